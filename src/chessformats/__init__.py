@@ -1,0 +1,7 @@
+"""chessformats: read, write, document and inspect the binary file formats of the chess world."""
+
+from .engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
+
+__version__ = "0.1.0"
+
+__all__ = ["FormatError", "InvalidValueError", "TruncatedError", "UnsupportedError", "__version__"]

@@ -1,0 +1,204 @@
+"""Static layout of a declaration, and the fast paths derived from it.
+
+:func:`describe` walks a construct declaration without data and lists every field with its offset, size,
+bit range, wire type and meaning; the documentation generator prints it. :func:`numpy_dtype` and
+:func:`bit_fields` derive the bulk-read machinery (a numpy structured dtype; shifts and masks of packed
+bit fields) from the same declaration, so no layout is ever written down twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import construct as cs
+import numpy as np
+
+from .errors import join_path
+from .schema import enum_meanings, is_bitwise, strip_renamed, type_name, unwrap
+
+__all__ = ["BitField", "LayoutField", "bit_fields", "describe", "numpy_dtype", "pack_bits", "unpack_bits"]
+
+
+@dataclass(frozen=True)
+class LayoutField:
+    """One field of a declaration, as documentation sees it.
+
+    ``offset``/``size`` are in bytes (``None`` when they depend on the data). For a field inside a bit
+    run, ``bits`` is its ``(low, high)`` bit numbers within the run read as one big-endian integer
+    (bit 0 = least significant), and ``offset``/``size`` are those of the whole run.
+    """
+
+    path: str
+    name: str
+    offset: int | None
+    size: int | None
+    type: str
+    meaning: str
+    depth: int
+    leaf: bool
+    bits: tuple[int, int] | None = None
+    enum: dict[int, tuple[str, str]] | None = None
+
+
+def _static_size(con: cs.Construct) -> int | None:
+    try:
+        return int(con.sizeof())
+    except (cs.SizeofError, KeyError, AttributeError, TypeError):
+        return None
+
+
+def describe(con: cs.Construct, *, name: str = "") -> list[LayoutField]:
+    """List the fields of ``con`` in order (containers before their children)."""
+    out: list[LayoutField] = []
+    _describe(con, name, "", "", 0, 0, out, None)
+    return out
+
+
+def _describe(
+    con: cs.Construct,
+    path: str,
+    name: str,
+    meaning: str,
+    offset: int | None,
+    depth: int,
+    out: list[LayoutField],
+    bitrun: tuple[int | None, int, int] | None,
+) -> None:
+    """``bitrun`` = (byte offset of the run, run width in bits, this field's bit offset in the run)."""
+    if isinstance(con, cs.Renamed):
+        inner_con, sub_name, sub_meaning = strip_renamed(con)
+        _describe(inner_con, join_path(path, sub_name), sub_name or name, sub_meaning or meaning,
+                  offset, depth, out, bitrun)
+        return
+    inner = unwrap(con)
+    size = _static_size(con)
+    enum = enum_meanings(con)
+
+    if bitrun is not None:
+        run_offset, run_bits, bit_offset = bitrun
+        if isinstance(inner, cs.Struct):
+            if path:
+                out.append(LayoutField(path, name, run_offset, run_bits // 8, "bits", meaning, depth, False,
+                                       _bit_numbers(run_bits, bit_offset, size or 0)))
+            position = bit_offset
+            for sub in inner.subcons:
+                _describe(sub, path, name, meaning, run_offset, depth + (1 if path else 0), out,
+                          (run_offset, run_bits, position))
+                position += _static_size(sub) or 0
+            return
+        out.append(LayoutField(path, name, run_offset, run_bits // 8, type_name(con), meaning, depth, True,
+                               _bit_numbers(run_bits, bit_offset, size or 0), enum))
+        return
+
+    if is_bitwise(inner):
+        bits = 8 * (size or 0)
+        _describe(inner.subcon, path, name, meaning, offset, depth, out, (offset, bits, 0))
+        return
+    if isinstance(inner, cs.Struct):
+        if path:
+            out.append(LayoutField(path, name, offset, size, "struct", meaning, depth, False))
+        position = offset
+        for sub in inner.subcons:
+            _describe(sub, path, name, meaning, position, depth + (1 if path else 0), out, None)
+            sub_size = _static_size(sub)
+            position = None if position is None or sub_size is None else position + sub_size
+        return
+    if isinstance(inner, cs.Array):
+        out.append(LayoutField(path, name, offset, size, type_name(con), meaning, depth, False))
+        _describe(inner.subcon, f"{path}[]", name, meaning, offset, depth + 1, out, None)
+        return
+    out.append(LayoutField(path, name, offset, size, type_name(con), meaning, depth, True, None, enum))
+
+
+def _bit_numbers(run_bits: int, bit_offset: int, width: int) -> tuple[int, int]:
+    high = run_bits - 1 - bit_offset
+    return (high - width + 1, high)
+
+
+class BitField(NamedTuple):
+    """Where a packed field sits in its run read as one integer: ``(value >> shift) & mask``."""
+
+    shift: int
+    width: int
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.width) - 1
+
+
+def bit_fields(con: cs.Construct) -> dict[str, BitField]:
+    """Shift and width of every named field of a ``BitStruct``/``Bitwise(Struct)`` declaration."""
+    result: dict[str, BitField] = {}
+    for field in describe(con):
+        if field.leaf and field.bits is not None:
+            low, high = field.bits
+            result[field.name] = BitField(low, high - low + 1)
+    if not result:
+        raise TypeError(f"{con!r} declares no bit fields")
+    return result
+
+
+def unpack_bits(values: np.ndarray[Any, Any], con: cs.Construct) -> dict[str, np.ndarray[Any, Any]]:
+    """Split an integer array holding the bit run ``con`` into one array per field."""
+    return {name: (values >> f.shift) & f.mask for name, f in bit_fields(con).items()}
+
+
+def pack_bits(con: cs.Construct, dtype: Any, **fields: Any) -> np.ndarray[Any, Any]:
+    """Inverse of :func:`unpack_bits`: combine per-field arrays into the run's integers."""
+    layout = bit_fields(con)
+    unknown = set(fields) - set(layout)
+    if unknown:
+        raise KeyError(f"not fields of the bit run: {sorted(unknown)}")
+    result: np.ndarray[Any, Any] | None = None
+    for name, value in fields.items():
+        f = layout[name]
+        part = (np.asarray(value).astype(np.uint64) & np.uint64(f.mask)) << np.uint64(f.shift)
+        result = part if result is None else result | part
+    if result is None:
+        raise ValueError("no fields given")
+    return result.astype(dtype)
+
+
+def numpy_dtype(con: cs.Construct) -> np.dtype[Any]:
+    """The numpy structured dtype of a fixed-size struct declaration, derived field by field.
+
+    Integers keep their byte order; bit runs of 1, 2, 4 or 8 bytes become one big-endian unsigned
+    integer (split them with :func:`unpack_bits`); other byte strings become ``V<n>``.
+    """
+    inner = unwrap(con)
+    if not isinstance(inner, cs.Struct):
+        raise TypeError("numpy_dtype needs a Struct")
+    fields: list[tuple[str, Any]] = []
+    for index, sub in enumerate(inner.subcons):
+        name = sub.name or f"_unnamed{index}"
+        fields.append((name, _field_dtype(sub)))
+    dtype = np.dtype(fields)
+    size = _static_size(con)
+    if size != dtype.itemsize:
+        raise TypeError(f"dtype size {dtype.itemsize} differs from the declaration's {size}")
+    return dtype
+
+
+# struct format codes (standard sizes) -> numpy type codes
+_STRUCT_TO_NUMPY = {"B": "u1", "H": "u2", "I": "u4", "L": "u4", "Q": "u8", "b": "i1", "h": "i2", "i": "i4",
+                    "l": "i4", "q": "i8", "e": "f2", "f": "f4", "d": "f8", "?": "b1"}
+
+
+def _field_dtype(con: cs.Construct) -> Any:
+    inner = unwrap(con)
+    size = _static_size(con)
+    if size is None:
+        raise TypeError(f"{con!r} has no fixed size")
+    if isinstance(inner, cs.FormatField):
+        order = "<" if inner.fmtstr[0] == "<" else ">"
+        return np.dtype(order + _STRUCT_TO_NUMPY[inner.fmtstr[1:]])
+    if isinstance(inner, cs.BytesInteger) and size in (1, 2, 4, 8):
+        return np.dtype(f"{'<' if inner.swapped else '>'}{'i' if inner.signed else 'u'}{size}")
+    if is_bitwise(inner) and size in (1, 2, 4, 8):
+        return np.dtype(f">u{size}")
+    if isinstance(inner, cs.Struct):
+        return numpy_dtype(inner)
+    if isinstance(inner, cs.Array) and isinstance(inner.count, int):
+        return (_field_dtype(inner.subcon), (inner.count,))
+    return np.dtype(f"V{size}")

@@ -1,0 +1,287 @@
+"""Field tracing: parse bytes with a declaration and report where every field lies.
+
+:func:`trace` walks a construct declaration the way construct parses it (structs, arrays, greedy
+ranges, bit runs, adapters, enums) and calls construct itself for every leaf, so the values are exactly
+the ones ``parse`` gives. For each field it records the path (``entries[3].move.to_file``), the byte
+span, the bit span for fields inside a bit run, the decoded value and the field's one-line meaning.
+
+A custom adapter can report sub-spans (one per square of a coded board, say) by defining
+``trace_spans(raw, value) -> list[Span]`` with bit offsets relative to the adapter's first bit.
+
+Errors raised while tracing are :class:`~chessformats.engine.errors.FormatError`\\ s that name the field
+that failed and its absolute offset; :func:`parse` uses this to locate construct's errors.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import construct as cs
+
+from .errors import FormatError, InvalidValueError, TruncatedError, join_path
+from .schema import enum_meanings, is_bitwise, strip_renamed, type_name, unwrap
+
+__all__ = ["Span", "TracedField", "parse", "trace"]
+
+
+class Span(NamedTuple):
+    """A sub-span reported by an adapter: bits ``[bit_start, bit_end)`` relative to the adapter's start."""
+
+    path: str
+    bit_start: int
+    bit_end: int
+    value: Any
+    meaning: str = ""
+
+
+@dataclass(frozen=True)
+class TracedField:
+    """One parsed field and where it lies.
+
+    ``start``/``end`` are absolute byte offsets (end exclusive). For fields inside a bit run,
+    ``bit_start``/``bit_end`` are absolute bit offsets (``8 * byte + bit``, bit 0 = most significant
+    bit of the byte, end exclusive) and ``bits`` the ``(low, high)`` bit numbers within the run read
+    as one big-endian integer.
+    """
+
+    path: str
+    name: str
+    start: int
+    end: int
+    value: Any
+    meaning: str
+    type: str
+    depth: int
+    leaf: bool
+    bit_start: int | None = None
+    bit_end: int | None = None
+    bits: tuple[int, int] | None = None
+    enum: dict[int, tuple[str, str]] | None = None
+
+
+_CONTAINERS = (cs.Struct, cs.Sequence, cs.Array, cs.GreedyRange)
+
+
+def trace(
+    con: cs.Construct,
+    data: bytes,
+    *,
+    offset: int = 0,
+    path: str = "",
+    file: str | os.PathLike[str] | None = None,
+    **contextkw: Any,
+) -> tuple[Any, list[TracedField]]:
+    """Parse ``data`` with ``con``; return the parsed object and the traced fields (pre-order).
+
+    ``offset`` is the absolute offset of ``data[0]`` in its file (for the reported spans),
+    ``path`` a prefix for every field path (``entries[7]``).
+    """
+    tracer = _Tracer(offset, file, len(data))
+    context = cs.Container(**contextkw)
+    context._parsing = True
+    context._building = False
+    context._sizing = False
+    context._params = context
+    value = tracer.walk(con, io.BytesIO(data), context, path, "", "", 0, None)
+    return value, tracer.out
+
+
+def parse(
+    con: cs.Construct,
+    data: bytes,
+    *,
+    offset: int = 0,
+    path: str = "",
+    file: str | os.PathLike[str] | None = None,
+    **contextkw: Any,
+) -> Any:
+    """``con.parse(data)``, with any failure turned into a located :class:`FormatError`.
+
+    The fast path is construct's own parse; only when it fails is the input traced to find the field.
+    """
+    try:
+        return con.parse(data, **contextkw)
+    except cs.ConstructError as exc:
+        try:
+            trace(con, data, offset=offset, path=path, file=file, **contextkw)
+        except FormatError as located:
+            raise located from exc
+        raise FormatError(_construct_message(exc), file=file, offset=offset, path=path or None) from exc
+
+
+def _construct_message(exc: BaseException) -> str:
+    text = str(exc)
+    # construct prefixes messages with its own path, e.g. "Error in path (parsing) -> key\n..."
+    return text.split("\n", 1)[-1].strip() or type(exc).__name__
+
+
+class _Tracer:
+    def __init__(self, base: int, file: str | os.PathLike[str] | None, length: int) -> None:
+        self.base = base
+        self.file = file
+        self.length = length
+        self.out: list[TracedField] = []
+
+    # bitrun: (absolute byte offset of the run, run width in bits) when the stream is a bit stream
+    def walk(
+        self,
+        con: cs.Construct,
+        stream: io.BytesIO,
+        context: Any,
+        path: str,
+        name: str,
+        meaning: str,
+        depth: int,
+        bitrun: tuple[int, int] | None,
+    ) -> Any:
+        if isinstance(con, cs.Renamed):
+            inner, sub_name, sub_meaning = strip_renamed(con)
+            return self.walk(inner, stream, context, join_path(path, sub_name), sub_name or name,
+                             sub_meaning or meaning, depth, bitrun)
+        if isinstance(con, cs.Struct):
+            return self._struct(con, stream, context, path, name, meaning, depth, bitrun)
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            return self._array(con, stream, context, path, name, meaning, depth, bitrun)
+        if is_bitwise(con) and bitrun is None and isinstance(con.decodeamount, int):
+            start = stream.tell()
+            raw = self._read(stream, con.decodeamount, path, con)
+            run = (self.base + start, 8 * con.decodeamount)
+            return self.walk(con.subcon, io.BytesIO(cs.bytes2bits(raw)), context, path, name, meaning, depth,
+                             run)
+        if isinstance(con, cs.Adapter) and isinstance(unwrap(con.subcon), _CONTAINERS):
+            raw = self.walk(con.subcon, stream, context, path, name, meaning, depth, bitrun)
+            return con._decode(raw, context, path)
+        return self._leaf(con, stream, context, path, name, meaning, depth, bitrun)
+
+    def _record(
+        self,
+        con: cs.Construct,
+        start: int,
+        end: int,
+        value: Any,
+        path: str,
+        name: str,
+        meaning: str,
+        depth: int,
+        leaf: bool,
+        bitrun: tuple[int, int] | None,
+    ) -> TracedField:
+        if bitrun is None:
+            field = TracedField(path, name, self.base + start, self.base + end, value, meaning, type_name(con),
+                                depth, leaf, enum=enum_meanings(con))
+        else:
+            run_start, run_bits = bitrun
+            high = run_bits - 1 - start
+            field = TracedField(path, name, run_start + start // 8, run_start + (end + 7) // 8, value, meaning,
+                                type_name(con), depth, leaf, 8 * run_start + start, 8 * run_start + end,
+                                (run_bits - end, high), enum_meanings(con))
+        return field
+
+    def _struct(self, con: cs.Struct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
+                depth: int, bitrun: tuple[int, int] | None) -> Any:
+        start = stream.tell()
+        slot = len(self.out)
+        if path:
+            self.out.append(self._record(con, start, start, None, path, name, meaning, depth, False, bitrun))
+        obj = cs.Container()
+        context = cs.Container(_=context, _params=context._params, _root=None, _parsing=True, _building=False,
+                               _sizing=False, _subcons=con._subcons, _io=stream, _index=context.get("_index"))
+        context._root = context._.get("_root", context)
+        child_depth = depth + 1 if path else depth
+        for sub in con.subcons:
+            try:
+                value = self.walk(sub, stream, context, path, "", "", child_depth, bitrun)
+            except cs.StopFieldError:
+                break
+            if sub.name:
+                obj[sub.name] = value
+                context[sub.name] = value
+        if path:
+            self.out[slot] = self._record(con, start, stream.tell(), obj, path, name, meaning, depth, False,
+                                          bitrun)
+        return obj
+
+    def _array(self, con: cs.Construct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
+               depth: int, bitrun: tuple[int, int] | None) -> Any:
+        start = stream.tell()
+        slot = len(self.out)
+        self.out.append(self._record(con, start, start, None, path, name, meaning, depth, False, bitrun))
+        items = cs.ListContainer()
+        if isinstance(con, cs.Array):
+            count = cs.evaluate(con.count, context)
+            if not isinstance(count, int) or count < 0:
+                raise InvalidValueError("invalid element count", actual=count, file=self.file,
+                                        offset=self.base + start, path=path)
+            indices: Any = range(count)
+        else:  # GreedyRange, traced strictly: every byte up to the end must form whole elements
+            indices = _count_until_end(stream)
+        for index in indices:
+            context._index = index
+            items.append(self.walk(con.subcon, stream, context, f"{path}[{index}]", name, meaning, depth + 1,
+                                   bitrun))
+        self.out[slot] = self._record(con, start, stream.tell(), items, path, name, meaning, depth, False, bitrun)
+        return items
+
+    def _leaf(self, con: cs.Construct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
+              depth: int, bitrun: tuple[int, int] | None) -> Any:
+        start = stream.tell()
+        try:
+            value = con._parsereport(stream, context, path)
+        except cs.StreamError as exc:
+            size = _size_or_none(con, context)
+            available = _remaining(stream, start)
+            unit = 8 if bitrun is not None else 1
+            raise TruncatedError(
+                f"truncated {path or 'data'}",
+                needed=size // unit if size is not None and unit == 1 else None,
+                available=available if unit == 1 else None,
+                file=self.file, offset=self._abs(start, bitrun), path=path or None,
+            ) from exc
+        except cs.ConstructError as exc:
+            raise InvalidValueError(_construct_message(exc), file=self.file, offset=self._abs(start, bitrun),
+                                    path=path or None) from exc
+        end = stream.tell()
+        field = self._record(con, start, end, value, path, name, meaning, depth, True, bitrun)
+        self.out.append(field)
+        spans = getattr(unwrap(con, keep_enum=True), "trace_spans", None)
+        if spans is not None:
+            origin = 8 * field.start if bitrun is None else (field.bit_start or 0)
+            raw = bytes(stream.getbuffer()[start:end]) if bitrun is None else None
+            for span in spans(raw, value):
+                bit_start, bit_end = origin + span.bit_start, origin + span.bit_end
+                self.out.append(TracedField(join_path(path, span.path), span.path, bit_start // 8,
+                                            (bit_end + 7) // 8, span.value, span.meaning, "bits", depth + 1,
+                                            True, bit_start, bit_end))
+        return value
+
+    def _read(self, stream: io.BytesIO, size: int, path: str, con: cs.Construct) -> bytes:
+        start = stream.tell()
+        data = stream.read(size)
+        if len(data) != size:
+            raise TruncatedError(f"truncated {path or 'data'}", needed=size, available=len(data),
+                                 file=self.file, offset=self.base + start, path=path or None)
+        return data
+
+    def _abs(self, position: int, bitrun: tuple[int, int] | None) -> int:
+        return self.base + position if bitrun is None else bitrun[0] + position // 8
+
+
+def _count_until_end(stream: io.BytesIO) -> Any:
+    index = 0
+    while _remaining(stream, stream.tell()) > 0:
+        yield index
+        index += 1
+
+
+def _remaining(stream: io.BytesIO, position: int) -> int:
+    return len(stream.getbuffer()) - position
+
+
+def _size_or_none(con: cs.Construct, context: Any) -> int | None:
+    try:
+        return int(con._sizeof(context, ""))
+    except (cs.SizeofError, KeyError, AttributeError, TypeError):
+        return None

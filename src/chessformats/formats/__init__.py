@@ -1,0 +1,1 @@
+"""The chess-level API of each format, built on python-chess types."""

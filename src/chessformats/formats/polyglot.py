@@ -1,0 +1,596 @@
+"""Polyglot opening books: Zobrist keys, probing, iterating, writing.
+
+>>> import chess
+>>> from chessformats import polyglot
+>>> with polyglot.open_book("book.bin") as book:          # doctest: +SKIP
+...     for entry in book.probe(chess.Board()):
+...         print(entry.move, entry.weight)
+
+The byte layout lives in :mod:`chessformats.schemas.polyglot`; this module adds the chess meaning.
+Bulk reads go through the numpy dtype derived from the entry declaration.
+"""
+
+from __future__ import annotations
+
+import os
+import random as _random
+import warnings
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import Any, NamedTuple, Union
+
+import chess
+import numpy as np
+
+from ..engine.errors import InvalidValueError, join_path
+from ..engine.fileio import atomic_write, map_file
+from ..engine.layout import bit_fields, numpy_dtype, unpack_bits
+from ..engine.records import record_array
+from ..schemas import polyglot as schema
+
+__all__ = [
+    "Entry",
+    "PolyglotBook",
+    "UnsortedBookWarning",
+    "decode_move",
+    "encode_move",
+    "open_book",
+    "write_book",
+    "zobrist_hash",
+]
+
+ENTRY_DTYPE = numpy_dtype(schema.ENTRY)
+"""The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY`."""
+
+_MOVE_BITS = bit_fields(schema.MOVE)
+_PROMOTION_NAMES = {value: name for value, (name, _) in schema.PROMOTION.meanings.items()}
+_PIECE_OF_PROMOTION: dict[int, chess.PieceType | None] = {
+    value: (None if name == "none" else chess.PIECE_NAMES.index(name))
+    for value, name in _PROMOTION_NAMES.items()
+}
+_PROMOTION_OF_PIECE = {piece: value for value, piece in _PIECE_OF_PROMOTION.items() if piece is not None}
+
+
+# --- Zobrist keys -------------------------------------------------------------------------------------
+
+def _pawn_byte_tables() -> list[list[int]]:
+    """For each pawn kind (black 0, white 1) and rank: the XOR of the randoms of each 8-bit occupancy."""
+    tables = []
+    for kind in (0, 1):
+        for rank in range(8):
+            randoms = schema.RANDOM_PIECE[64 * kind + 8 * rank: 64 * kind + 8 * rank + 8]
+            table = [0] * 256
+            for byte in range(1, 256):
+                low = byte & -byte
+                table[byte] = table[byte ^ low] ^ randoms[low.bit_length() - 1]
+            tables.append(table)
+    return tables
+
+
+_PAWN_TABLES = _pawn_byte_tables()
+_CASTLE_TABLE = [0] * 16  # bit 0 white short, 1 white long, 2 black short, 3 black long
+for _rights in range(16):
+    for _bit in range(4):
+        if _rights >> _bit & 1:
+            _CASTLE_TABLE[_rights] ^= schema.RANDOM_CASTLE[_bit]
+
+
+def _castle_index(board: chess.Board) -> int:
+    """Which of the four Polyglot castling rights the position really has, as bits 0-3."""
+    rights = board.castling_rights
+    if board.chess960 or board.promoted:
+        rights = board.clean_castling_rights()
+    else:  # the standard-chess case of clean_castling_rights, inlined: rook on its corner, king on e1/e8
+        white_king = board.kings & board.occupied_co[chess.WHITE] & chess.BB_E1
+        black_king = board.kings & board.occupied_co[chess.BLACK] & chess.BB_E8
+        rights &= board.rooks & ((board.occupied_co[chess.WHITE] & chess.BB_RANK_1 if white_king else 0)
+                                 | (board.occupied_co[chess.BLACK] & chess.BB_RANK_8 if black_king else 0))
+    return ((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)
+
+
+def _capturer_masks(color: chess.Color) -> list[int]:
+    """By en-passant square: where a pawn of ``color`` (to move) must stand to capture en passant."""
+    masks = []
+    for square in chess.SQUARES:
+        pushed = square - 8 if color == chess.WHITE else square + 8
+        mask = 0
+        if 0 <= pushed < 64:
+            for delta in (-1, 1):
+                file = chess.square_file(pushed) + delta
+                if 0 <= file < 8:
+                    mask |= chess.BB_SQUARES[chess.square(file, chess.square_rank(pushed))]
+        masks.append(mask)
+    return masks
+
+
+_EP_CAPTURERS = (_capturer_masks(chess.BLACK), _capturer_masks(chess.WHITE))
+_RANDOM_PIECE = schema.RANDOM_PIECE
+_RANDOM_EN_PASSANT = schema.RANDOM_EN_PASSANT
+_RANDOM_TURN = schema.RANDOM_TURN
+
+
+def zobrist_hash(board: chess.Board) -> int:
+    """The Polyglot key of ``board``.
+
+    Table-driven: pawns are looked up a rank (8 bits) at a time, other pieces a square at a time.
+    Castling rights are the ones the position really has (as :meth:`chess.Board.clean_castling_rights`
+    says); the en-passant part counts only when a pawn of the side to move stands beside the pawn that
+    just advanced two squares, whether or not the capture is legal.
+    """
+    black, white = board.occupied_co
+    key = 0
+    tables = _PAWN_TABLES
+    mask = (board.pawns & black) >> 8
+    rank = 1
+    while mask:
+        byte = mask & 0xFF
+        if byte:
+            key ^= tables[rank][byte]
+        mask >>= 8
+        rank += 1
+    mask = (board.pawns & white) >> 8
+    rank = 9
+    while mask:
+        byte = mask & 0xFF
+        if byte:
+            key ^= tables[rank][byte]
+        mask >>= 8
+        rank += 1
+    randoms = _RANDOM_PIECE
+    base = 128
+    for pieces in (board.knights, board.bishops, board.rooks, board.queens, board.kings):
+        mask = pieces & black
+        while mask:
+            square = mask.bit_length() - 1
+            key ^= randoms[base + square]
+            mask ^= 1 << square
+        base += 64
+        mask = pieces & white
+        while mask:
+            square = mask.bit_length() - 1
+            key ^= randoms[base + square]
+            mask ^= 1 << square
+        base += 64
+    if board.castling_rights:
+        key ^= _CASTLE_TABLE[_castle_index(board)]
+    ep = board.ep_square
+    if ep is not None and _EP_CAPTURERS[board.turn][ep] & board.pawns & (white if board.turn else black):
+        key ^= _RANDOM_EN_PASSANT[ep & 7]
+    if board.turn:
+        key ^= _RANDOM_TURN
+    return key
+
+
+# --- moves --------------------------------------------------------------------------------------------
+
+def _raw_to_move(raw: int) -> chess.Move:
+    to_square = raw & 0x3F
+    from_square = (raw >> 6) & 0x3F
+    promotion = (raw >> _MOVE_BITS["promotion"].shift) & _MOVE_BITS["promotion"].mask
+    if raw == 0:
+        return chess.Move.null()
+    return chess.Move(from_square, to_square, _PIECE_OF_PROMOTION.get(promotion))
+
+
+_MOVE_CACHE: dict[int, chess.Move] = {}
+
+
+def decode_move(raw: int, board: chess.Board | None = None) -> chess.Move:
+    """The :class:`chess.Move` of a raw 16-bit move.
+
+    Without a board the move is as stored (castling as king-takes-rook, ``a1a1`` as the null move).
+    With a board, king-takes-rook becomes standard castling when a king stands on e1/e8 and the board
+    is not Chess960 (where python-chess itself writes castling as king-takes-rook).
+    """
+    move = _MOVE_CACHE.get(raw)
+    if move is None:
+        move = _MOVE_CACHE[raw] = _raw_to_move(raw)
+    if board is not None and not board.chess960 and move.from_square in (chess.E1, chess.E8):
+        if move.to_square in (chess.H1, chess.A1, chess.H8, chess.A8) and board.kings & chess.BB_SQUARES[
+                move.from_square]:
+            file = 6 if chess.square_file(move.to_square) == 7 else 2
+            return chess.Move(move.from_square, chess.square(file, chess.square_rank(move.from_square)))
+    return move
+
+
+def encode_move(move: chess.Move, board: chess.Board | None = None) -> int:
+    """The raw 16-bit move of ``move``; with a board, castling is stored as king-takes-rook."""
+    if not move:
+        return 0
+    from_square, to_square = move.from_square, move.to_square
+    if board is not None and board.is_castling(move) and not board.chess960:
+        rook_file = 7 if chess.square_file(to_square) > chess.square_file(from_square) else 0
+        to_square = chess.square(rook_file, chess.square_rank(from_square))
+    if move.drop is not None or from_square == to_square:
+        raise ValueError(f"a Polyglot book cannot store the move {move.uci()}")
+    promotion = _PROMOTION_OF_PIECE[move.promotion] if move.promotion else 0
+    return (promotion << _MOVE_BITS["promotion"].shift) | (from_square << 6) | to_square
+
+
+# --- reading ------------------------------------------------------------------------------------------
+
+class Entry(NamedTuple):
+    """One book entry. ``move`` is decoded (castling converted when the entry came from a board probe)."""
+
+    key: int
+    """Zobrist key of the position."""
+    raw_move: int
+    """The move as stored (16 bits)."""
+    weight: int
+    """Relative frequency of the move."""
+    learn: int
+    """The learn field, kept as stored."""
+    move: chess.Move
+    """The move; ``chess.Move.null()`` for the ignored ``a1a1`` entries when iterating."""
+    index: int
+    """Position of the entry in the file (0-based)."""
+
+
+def _legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
+    """``board.is_legal`` for several moves of one position, sharing the work that depends only on it.
+
+    Out of check, python-chess's legality test is pseudo-legality plus king safety against the pinned
+    pieces; computing the pins once per position instead of once per move makes a probe much cheaper.
+    Falls back to ``board.is_legal`` in check or when python-chess lacks the helpers.
+    """
+    king = board.king(board.turn)
+    slider_blockers = getattr(board, "_slider_blockers", None)
+    is_safe = getattr(board, "_is_safe", None)
+    if king is None or slider_blockers is None or is_safe is None or board.is_variant_end() \
+            or board.checkers_mask():
+        return board.is_legal
+    blockers = slider_blockers(king)
+    pseudo_legal = board.is_pseudo_legal
+    return lambda move: pseudo_legal(move) and is_safe(king, blockers, move)
+
+
+class UnsortedBookWarning(UserWarning):
+    """The book's keys are not in ascending order; probes still work (through a sorted index)."""
+
+
+BoardOrKey = Union[chess.Board, int]
+
+
+class PolyglotBook:
+    """A Polyglot book mapped read-only into memory. Use :func:`open_book`."""
+
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = True) -> None:
+        self.path = os.fspath(path)
+        self._data = map_file(self.path)
+        try:
+            self.records = record_array(self._data, schema.ENTRY, file=self.path, label="entry",
+                                        path="entries")
+            self._keys = self.records["key"].astype(np.uint64)
+            self._weights = self.records["weight"].astype(np.int64)
+            self._moves = self.records["move"].astype(np.int64)
+            self._check_moves(strict)
+            self.sorted = bool(np.all(self._keys[1:] >= self._keys[:-1])) if len(self._keys) > 1 else True
+            if self.sorted:
+                self._order: np.ndarray[Any, Any] | None = None
+                self._sorted_keys = self._keys
+            else:
+                self._order = np.argsort(self._keys, kind="stable")
+                self._sorted_keys = self._keys[self._order]
+                first = int(np.argmax(self._keys[1:] < self._keys[:-1])) + 1
+                warnings.warn(
+                    f"{os.path.basename(self.path)}: entries are not sorted by key (first out of order: "
+                    f"entry {first}); probing through a sorted index",
+                    UnsortedBookWarning, stacklevel=3,
+                )
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_moves(self, strict: bool) -> None:
+        fields = unpack_bits(self._moves, schema.MOVE)
+        from_square = fields["from_rank"] * 8 + fields["from_file"]
+        to_square = fields["to_rank"] * 8 + fields["to_file"]
+        promotion = fields["promotion"]
+        nonzero = self._moves != 0
+        promotes_ok = (promotion == 0) | (
+            ((fields["from_rank"] == 6) & (fields["to_rank"] == 7))
+            | ((fields["from_rank"] == 1) & (fields["to_rank"] == 0))
+        )
+        problems = {
+            "move.reserved": (fields["reserved"] != 0, "0"),
+            "move.promotion": (promotion > 4, "0..4"),
+            "move": (nonzero & (from_square == to_square), "origin differs from destination"),
+            "move.to_rank": (nonzero & ~promotes_ok, "a promotion onto the last rank"),
+        }
+        self.invalid_entries = np.zeros(len(self._moves), dtype=bool)
+        for bad, _ in problems.values():
+            self.invalid_entries |= bad
+        if strict and self.invalid_entries.any():
+            index = int(np.argmax(self.invalid_entries))
+            for field, (bad, expected) in problems.items():
+                if bad[index]:
+                    raw = int(self._moves[index])
+                    value = raw if field == "move" else int(fields[field.split(".")[1]][index])
+                    raise InvalidValueError(
+                        f"invalid move in entry {index}: not a Polyglot book?", expected=expected,
+                        actual=value, file=self.path, offset=index * ENTRY_DTYPE.itemsize + 8,
+                        path=join_path(f"entries[{index}]", field),
+                    )
+
+    # --- container protocol ---
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __getitem__(self, index: int) -> Entry:
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._entry(index)
+
+    def __iter__(self) -> Iterator[Entry]:
+        """Every entry in file order (weight-0 and ``a1a1`` entries included)."""
+        keys = self._keys.tolist()
+        moves = self._moves.tolist()
+        weights = self._weights.tolist()
+        learns = self.records["learn"].tolist()
+        for index, raw in enumerate(moves):
+            yield Entry(keys[index], raw, weights[index], learns[index], decode_move(raw), index)
+
+    def _entry(self, index: int, board: chess.Board | None = None) -> Entry:
+        raw = int(self._moves[index])
+        return Entry(int(self._keys[index]), raw, int(self._weights[index]), int(self.records["learn"][index]),
+                     decode_move(raw, board), index)
+
+    def __enter__(self) -> PolyglotBook:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the memory map (arrays taken from the book must not be used afterwards)."""
+        data = getattr(self, "_data", None)
+        for name in ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order"):
+            self.__dict__.pop(name, None)
+        if data is not None and hasattr(data, "close"):
+            try:
+                data.close()
+            except BufferError:  # a numpy view still exported by a caller; the map closes when it dies
+                pass
+
+    # --- probing ---
+    def _indices(self, key: int) -> list[int]:
+        """File indices of the entries with ``key`` (ascending)."""
+        keys = self._sorted_keys
+        lo = int(keys.searchsorted(np.uint64(key)))  # a numpy scalar: a Python int makes numpy cast the array
+        hi = lo
+        while True:  # entries of one key are few: scan a window instead of a second binary search
+            window = keys[hi:hi + 32].tolist()
+            run = 0
+            for value in window:
+                if value != key:
+                    break
+                run += 1
+            hi += run
+            if run < 32:
+                break
+        if self._order is None:
+            return list(range(lo, hi))
+        return sorted(self._order[lo:hi].tolist())
+
+    def probe(
+        self,
+        position: BoardOrKey,
+        *,
+        minimum_weight: int = 0,
+        exclude_moves: Container[chess.Move] = (),
+        legal_only: bool = True,
+    ) -> list[Entry]:
+        """The book entries of a position (a :class:`chess.Board` or a key), in file order.
+
+        With a board, castling moves come back as standard castling and (with ``legal_only``) moves
+        that are not legal in the position are dropped (key collisions, damaged entries). ``a1a1``
+        entries are always left out; weight-0 entries only when ``minimum_weight`` > 0.
+        """
+        if isinstance(position, chess.Board):
+            board: chess.Board | None = position
+            key = zobrist_hash(position)
+        else:
+            board, key = None, int(position)
+        indices = self._indices(key)
+        if not indices:
+            return []
+        if self._order is None:
+            rows = self.records[indices[0]:indices[-1] + 1]
+            raws, weights, learns = rows["move"].tolist(), rows["weight"].tolist(), rows["learn"].tolist()
+        else:
+            rows = self.records[indices]
+            raws, weights, learns = rows["move"].tolist(), rows["weight"].tolist(), rows["learn"].tolist()
+        legal = _legality_checker(board) if board is not None and legal_only else None
+        result = []
+        for index, raw, weight, learn in zip(indices, raws, weights, learns):
+            if raw == 0 or weight < minimum_weight:
+                continue
+            move = decode_move(raw, board)
+            if exclude_moves and move in exclude_moves:
+                continue
+            if legal is not None and not legal(move):
+                continue
+            result.append(Entry(key, raw, weight, learn, move, index))
+        return result
+
+    def __contains__(self, position: object) -> bool:
+        if isinstance(position, (chess.Board, int)):
+            return bool(self.probe(position))
+        return False
+
+    def choice(
+        self,
+        position: BoardOrKey,
+        *,
+        random: _random.Random | int | None = None,
+        exclude_moves: Container[chess.Move] = (),
+    ) -> Entry:
+        """A book move drawn with probability weight / total weight (weight-0 moves never).
+
+        ``random`` is a :class:`random.Random` or a seed. Raises :class:`IndexError` when the position
+        has no move with a positive weight.
+        """
+        entries = self.probe(position, minimum_weight=1, exclude_moves=exclude_moves)
+        total = sum(entry.weight for entry in entries)
+        if not total:
+            raise IndexError("position not in book")
+        rng = random if isinstance(random, _random.Random) else _random.Random(random)
+        pick = rng.randrange(total)
+        for entry in entries:
+            pick -= entry.weight
+            if pick < 0:
+                return entry
+        raise AssertionError("unreachable")
+
+    def arrays(self) -> dict[str, np.ndarray[Any, Any]]:
+        """All entries as native numpy arrays: key, raw_move, weight, learn and every move bit field."""
+        result = {
+            "key": self._keys.copy(),
+            "raw_move": self._moves.astype(np.uint16),
+            "weight": self.records["weight"].astype(np.uint16),
+            "learn": self.records["learn"].astype(np.uint32),
+        }
+        result.update({name: values.astype(np.uint8)
+                       for name, values in unpack_bits(self._moves, schema.MOVE).items()})
+        return result
+
+    def findings(self) -> list[str]:
+        """Sanity findings a user should know about (unsorted, weight 0, learn data, odd entries)."""
+        notes = []
+        if not self.sorted:
+            first = int(np.argmax(self._keys[1:] < self._keys[:-1])) + 1
+            notes.append(f"unsorted: entry {first} has a smaller key than the one before it")
+        zero = int(np.count_nonzero(self._weights == 0))
+        if zero:
+            notes.append(f"{zero} entries with weight 0")
+        null = int(np.count_nonzero(self._moves == 0))
+        if null:
+            notes.append(f"{null} entries with move a1a1 (ignored when probing)")
+        learn = int(np.count_nonzero(self.records["learn"]))
+        if learn:
+            notes.append(f"{learn} entries with a non-zero learn field")
+        bad = int(np.count_nonzero(self.invalid_entries))
+        if bad:
+            notes.append(f"{bad} entries with an invalid move")
+        duplicates = len(self) - len(set(zip(self._keys.tolist(), self._moves.tolist())))
+        if duplicates:
+            notes.append(f"{duplicates} entries repeat a (key, move) pair")
+        return notes
+
+    def positions(self) -> int:
+        """Number of distinct keys."""
+        return int(len(np.unique(self._keys)))
+
+
+def open_book(path: str | os.PathLike[str], *, strict: bool = True) -> PolyglotBook:
+    """Open a Polyglot book (memory-mapped, read-only). Use as a context manager.
+
+    Raises :class:`~chessformats.FormatError` when the file is not a Polyglot book: a size that is
+    not a multiple of 16 (:class:`~chessformats.TruncatedError`) or, with ``strict``, an entry whose
+    move cannot be a Polyglot move (:class:`~chessformats.InvalidValueError`). With ``strict=False``
+    such entries are kept but never returned by probes (see :meth:`PolyglotBook.findings`).
+    """
+    return PolyglotBook(path, strict=strict)
+
+
+# --- writing ------------------------------------------------------------------------------------------
+
+EntryLike = Union[Entry, tuple[int, int, int, int]]
+MoveWeights = Mapping[Any, Any]
+
+
+def _rows_from_mapping(book: Mapping[Any, MoveWeights]) -> Iterator[tuple[int, int, int, int]]:
+    for position, moves in book.items():
+        board = position if isinstance(position, chess.Board) else None
+        key = zobrist_hash(board) if board is not None else int(position)
+        rows = []
+        for move, value in moves.items():
+            weight, learn = (value, 0) if isinstance(value, int) else value
+            if isinstance(move, str):
+                move = chess.Move.from_uci(move)
+            raw = move if isinstance(move, int) else encode_move(move, board)
+            rows.append((key, raw, int(weight), int(learn)))
+        # highest weight first within a position, as polyglot writes books
+        rows.sort(key=lambda row: -row[2])
+        yield from rows
+
+
+def _rows_from_entries(entries: Iterable[EntryLike]) -> Iterator[tuple[int, int, int, int]]:
+    for entry in entries:
+        if isinstance(entry, Entry):
+            yield entry.key, entry.raw_move, entry.weight, entry.learn
+        else:
+            key, raw, weight, learn = entry
+            yield int(key), int(raw), int(weight), int(learn)
+
+
+_MERGERS: dict[str, Callable[[int, int], int]] = {
+    "sum": lambda a, b: min(a + b, 0xFFFF),
+    "max": max,
+    "first": lambda a, b: a,
+}
+
+
+def build_records(
+    book: Mapping[Any, MoveWeights] | Iterable[EntryLike],
+    *,
+    merge: str | None = "sum",
+) -> np.ndarray[Any, Any]:
+    """Sorted entry records (numpy, :data:`ENTRY_DTYPE`) from entries or a mapping, see :func:`write_book`."""
+    rows = _rows_from_mapping(book) if isinstance(book, Mapping) else _rows_from_entries(book)
+    merged: dict[tuple[int, int], list[int]] = {}
+    ordered: list[list[int]] = []
+    combine = _MERGERS[merge] if merge is not None else None
+    for key, raw, weight, learn in rows:
+        if not 0 <= key < 1 << 64 or not 0 <= raw < 1 << 16 or not 0 <= weight < 1 << 16 \
+                or not 0 <= learn < 1 << 32:
+            raise ValueError(f"entry out of range: key={key:#x} move={raw} weight={weight} learn={learn}")
+        if combine is not None:
+            previous = merged.get((key, raw))
+            if previous is not None:
+                previous[2] = combine(previous[2], weight)
+                previous[3] = previous[3] or learn
+                continue
+        row = [key, raw, weight, learn]
+        if combine is not None:
+            merged[(key, raw)] = row
+        ordered.append(row)
+    records = np.zeros(len(ordered), dtype=ENTRY_DTYPE)
+    if ordered:
+        columns = list(zip(*ordered))
+        records["key"] = np.array(columns[0], dtype=np.uint64)
+        records["move"] = np.array(columns[1], dtype=np.uint16)
+        records["weight"] = np.array(columns[2], dtype=np.uint16)
+        records["learn"] = np.array(columns[3], dtype=np.uint32)
+        order = np.argsort(records["key"].astype(np.uint64), kind="stable")
+        records = records[order]
+    return records
+
+
+def write_book(
+    path: str | os.PathLike[str],
+    book: Mapping[Any, MoveWeights] | Iterable[EntryLike],
+    *,
+    merge: str | None = "sum",
+) -> int:
+    """Write a sorted Polyglot book atomically; return the number of entries written.
+
+    ``book`` is either an iterable of :class:`Entry` / ``(key, raw_move, weight, learn)`` tuples, or a
+    mapping ``position -> {move: weight | (weight, learn)}`` where a position is a :class:`chess.Board`
+    (castling moves are then stored king-takes-rook) or a key, and a move a :class:`chess.Move`, a UCI
+    string or a raw 16-bit move (with a key, give castling as king-takes-rook yourself).
+
+    Entries are sorted by key with a stable sort: entries of one position keep the order they were
+    given in (so a sorted real book written back gives the identical file); from a mapping, a
+    position's moves are ordered by descending weight. Repeated (key, move) pairs are merged:
+    ``merge="sum"`` adds the weights (capped at 65535), ``"max"`` keeps the largest, ``"first"`` the
+    first; ``merge=None`` keeps them all. The file is written through a temporary file and renamed,
+    so a failure never leaves a half-written book.
+    """
+    records = build_records(book, merge=merge)
+    with atomic_write(path) as handle:
+        handle.write(records.tobytes())
+    return len(records)

@@ -1,0 +1,1 @@
+"""Declarations only: one module per format. No I/O, no chess logic."""
