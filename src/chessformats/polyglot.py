@@ -9,6 +9,7 @@ from .formats.polyglot import (
     decode_move,
     encode_move,
     open_book,
+    weights_from_stats,
     write_book,
     zobrist_hash,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "decode_move",
     "encode_move",
     "open_book",
+    "weights_from_stats",
     "write_book",
     "zobrist_hash",
 ]

@@ -26,6 +26,9 @@ class FormatError(ValueError):
     :ivar file: the file's path (``None`` when reading from memory).
     :ivar offset: absolute byte offset in the file of the field that failed.
     :ivar path: the field path inside the schema, e.g. ``entries[3].move``.
+
+    ``str()`` gives ``file: offset N: path: reason``; ``show_path=False`` leaves the path out of the
+    message when the reason already names the place (``truncated entry 30415``).
     """
 
     def __init__(
@@ -35,11 +38,13 @@ class FormatError(ValueError):
         file: str | os.PathLike[str] | None = None,
         offset: int | None = None,
         path: str | None = None,
+        show_path: bool = True,
     ) -> None:
         self.reason = reason
         self.file = os.fspath(file) if file is not None else None
         self.offset = offset
         self.path = path
+        self.show_path = show_path
         super().__init__(reason)
 
     def located(
@@ -71,7 +76,7 @@ class FormatError(ValueError):
         if self.offset is not None:
             parts.append(f"offset {self.offset}")
         text = self.reason
-        if self.path and self.path not in text:
+        if self.path and self.show_path and self.path not in text:
             text = f"{self.path}: {text}"
         parts.append(text)
         return ": ".join(parts)

@@ -17,7 +17,16 @@ import numpy as np
 from .errors import join_path
 from .schema import enum_meanings, is_bitwise, strip_renamed, type_name, unwrap
 
-__all__ = ["BitField", "LayoutField", "bit_fields", "describe", "numpy_dtype", "pack_bits", "unpack_bits"]
+__all__ = [
+    "BitField",
+    "LayoutField",
+    "bit_fields",
+    "describe",
+    "numpy_dtype",
+    "pack_bits",
+    "struct_format",
+    "unpack_bits",
+]
 
 
 @dataclass(frozen=True)
@@ -81,11 +90,11 @@ def _describe(
             if path:
                 out.append(LayoutField(path, name, run_offset, run_bits // 8, "bits", meaning, depth, False,
                                        _bit_numbers(run_bits, bit_offset, size or 0)))
-            position = bit_offset
+            bit_position = bit_offset
             for sub in inner.subcons:
                 _describe(sub, path, name, meaning, run_offset, depth + (1 if path else 0), out,
-                          (run_offset, run_bits, position))
-                position += _static_size(sub) or 0
+                          (run_offset, run_bits, bit_position))
+                bit_position += _static_size(sub) or 0
             return
         out.append(LayoutField(path, name, run_offset, run_bits // 8, type_name(con), meaning, depth, True,
                                _bit_numbers(run_bits, bit_offset, size or 0), enum))
@@ -202,3 +211,31 @@ def _field_dtype(con: cs.Construct) -> Any:
     if isinstance(inner, cs.Array) and isinstance(inner.count, int):
         return (_field_dtype(inner.subcon), (inner.count,))
     return np.dtype(f"V{size}")
+
+
+_NUMPY_TO_STRUCT = {"u1": "B", "u2": "H", "u4": "I", "u8": "Q", "i1": "b", "i2": "h", "i4": "i", "i8": "q",
+                    "f2": "e", "f4": "f", "f8": "d", "b1": "?"}
+
+
+def struct_format(con: cs.Construct) -> str:
+    """The :mod:`struct` format of a flat fixed-size struct declaration (via :func:`numpy_dtype`).
+
+    For reading single records fast (``struct.unpack_from``) without writing the layout down again.
+    All multi-byte fields must share one byte order; nested structs and arrays are not flattened.
+    """
+    dtype = numpy_dtype(con)
+    orders = set()
+    codes = []
+    for name in dtype.names or ():
+        field = dtype.fields[name][0]  # type: ignore[index]
+        if field.kind == "V":
+            codes.append(f"{field.itemsize}s")
+            continue
+        if field.subdtype is not None or field.names:
+            raise TypeError(f"field {name!r} is not a scalar")
+        if field.itemsize > 1:
+            orders.add(field.byteorder if field.byteorder in "<>" else ("<" if np.little_endian else ">"))
+        codes.append(_NUMPY_TO_STRUCT[f"{field.kind}{field.itemsize}"])
+    if len(orders) > 1:
+        raise TypeError("fields of both byte orders: no single struct format")
+    return (orders.pop() if orders else ">") + "".join(codes)

@@ -35,5 +35,5 @@ def record_array(
     if rest:
         at = offset + count * dtype.itemsize
         raise TruncatedError(f"truncated {label} {count}", needed=dtype.itemsize, available=rest,
-                             file=file, offset=at, path=f"{path}[{count}]")
+                             file=file, offset=at, path=f"{path}[{count}]", show_path=False)
     return np.frombuffer(data, dtype=dtype, count=count, offset=offset)

@@ -16,7 +16,17 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
-__all__ = ["Example", "FormatDoc", "MeaningEnum", "Structure", "strip_renamed", "enum_meanings", "is_bitwise", "type_name", "unwrap"]
+__all__ = [
+    "Example",
+    "FormatDoc",
+    "MeaningEnum",
+    "Structure",
+    "enum_meanings",
+    "is_bitwise",
+    "strip_renamed",
+    "type_name",
+    "unwrap",
+]
 
 
 class MeaningEnum(cs.Enum):  # type: ignore[misc]
@@ -76,7 +86,7 @@ def type_name(con: cs.Construct) -> str:
     """A short wire-type name: ``u64 BE``, ``u24 LE``, ``u3``, ``bytes[16]``, ``struct``..."""
     inner = unwrap(con)
     if isinstance(inner, cs.FormatField):
-        order, code = inner.fmtstr[0], inner.fmtstr[1:]
+        order, code = str(inner.fmtstr[0]), str(inner.fmtstr[1:])
         base = _FORMAT_NAMES.get(code, code)
         if base.endswith("8"):
             return base

@@ -12,21 +12,24 @@ Bulk reads go through the numpy dtype derived from the entry declaration.
 
 from __future__ import annotations
 
+import bisect
 import os
 import random as _random
+import struct
 import warnings
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import chess
 import numpy as np
 
 from ..engine.errors import InvalidValueError, join_path
 from ..engine.fileio import atomic_write, map_file
-from ..engine.layout import bit_fields, numpy_dtype, unpack_bits
+from ..engine.layout import bit_fields, numpy_dtype, struct_format, unpack_bits
 from ..engine.records import record_array
 from ..schemas import polyglot as schema
+from .bookstats import BookStats
 
 __all__ = [
     "Entry",
@@ -35,12 +38,14 @@ __all__ = [
     "decode_move",
     "encode_move",
     "open_book",
+    "weights_from_stats",
     "write_book",
     "zobrist_hash",
 ]
 
 ENTRY_DTYPE = numpy_dtype(schema.ENTRY)
 """The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY`."""
+_ENTRY_STRUCT = struct.Struct(struct_format(schema.ENTRY))  # single entries, also derived from the schema
 
 _MOVE_BITS = bit_fields(schema.MOVE)
 _PROMOTION_NAMES = {value: name for value, (name, _) in schema.PROMOTION.meanings.items()}
@@ -73,19 +78,6 @@ for _rights in range(16):
     for _bit in range(4):
         if _rights >> _bit & 1:
             _CASTLE_TABLE[_rights] ^= schema.RANDOM_CASTLE[_bit]
-
-
-def _castle_index(board: chess.Board) -> int:
-    """Which of the four Polyglot castling rights the position really has, as bits 0-3."""
-    rights = board.castling_rights
-    if board.chess960 or board.promoted:
-        rights = board.clean_castling_rights()
-    else:  # the standard-chess case of clean_castling_rights, inlined: rook on its corner, king on e1/e8
-        white_king = board.kings & board.occupied_co[chess.WHITE] & chess.BB_E1
-        black_king = board.kings & board.occupied_co[chess.BLACK] & chess.BB_E8
-        rights &= board.rooks & ((board.occupied_co[chess.WHITE] & chess.BB_RANK_1 if white_king else 0)
-                                 | (board.occupied_co[chess.BLACK] & chess.BB_RANK_8 if black_king else 0))
-    return ((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)
 
 
 def _capturer_masks(color: chess.Color) -> list[int]:
@@ -151,8 +143,16 @@ def zobrist_hash(board: chess.Board) -> int:
             key ^= randoms[base + square]
             mask ^= 1 << square
         base += 64
-    if board.castling_rights:
-        key ^= _CASTLE_TABLE[_castle_index(board)]
+    rights = board.castling_rights
+    if rights:
+        if board.chess960 or board.promoted:
+            rights = board.clean_castling_rights()
+        else:  # clean_castling_rights for standard chess, inlined: rook on its corner, king on e1/e8
+            kings = board.kings
+            rights &= board.rooks & ((white & chess.BB_RANK_1 if kings & white & chess.BB_E1 else 0)
+                                     | (black & chess.BB_RANK_8 if kings & black & chess.BB_E8 else 0))
+        # corner bits h1, a1, h8, a8 -> Polyglot castling bits 0-3
+        key ^= _CASTLE_TABLE[((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)]
     ep = board.ep_square
     if ep is not None and _EP_CAPTURERS[board.turn][ep] & board.pawns & (white if board.turn else black):
         key ^= _RANDOM_EN_PASSANT[ep & 7]
@@ -173,6 +173,9 @@ def _raw_to_move(raw: int) -> chess.Move:
 
 
 _MOVE_CACHE: dict[int, chess.Move] = {}
+# raw moves that mean castling when a king stands on their origin: e1h1, e1a1, e8h8, e8a8
+_KING_TAKES_ROOK = frozenset((origin << 6) | target for origin, target in (
+    (chess.E1, chess.H1), (chess.E1, chess.A1), (chess.E8, chess.H8), (chess.E8, chess.A8)))
 
 
 def decode_move(raw: int, board: chess.Board | None = None) -> chess.Move:
@@ -222,33 +225,108 @@ class Entry(NamedTuple):
     """The learn field, kept as stored."""
     move: chess.Move
     """The move; ``chess.Move.null()`` for the ignored ``a1a1`` entries when iterating."""
-    index: int
-    """Position of the entry in the file (0-based)."""
+    number: int
+    """Number of the entry in the file, from 0 (its byte offset is ``16 * number``)."""
 
 
 def _legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
     """``board.is_legal`` for several moves of one position, sharing the work that depends only on it.
 
-    Out of check, python-chess's legality test is pseudo-legality plus king safety against the pinned
-    pieces; computing the pins once per position instead of once per move makes a probe much cheaper.
-    Falls back to ``board.is_legal`` in check or when python-chess lacks the helpers.
+    Out of check, a move is legal when it is pseudo-legal and does not expose the king: the pinned
+    pieces are computed once per position. Pawn and piece moves are tested directly on the bitboards
+    (a book move is one move, so generating every move of the position, as python-chess's pseudo-legality
+    test does for pawns, is wasted work); king moves, castling, en passant, drops, variants and positions
+    in check go to ``board.is_legal``. The tests compare this with ``board.is_legal`` on every square pair.
     """
-    king = board.king(board.turn)
-    slider_blockers = getattr(board, "_slider_blockers", None)
-    is_safe = getattr(board, "_is_safe", None)
-    if king is None or slider_blockers is None or is_safe is None or board.is_variant_end() \
-            or board.checkers_mask():
+    turn = board.turn
+    own = board.occupied_co[turn]
+    king_bb = board.kings & own
+    if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1) or not _HAS_PIN_HELPER:
         return board.is_legal
-    blockers = slider_blockers(king)
-    pseudo_legal = board.is_pseudo_legal
-    return lambda move: pseudo_legal(move) and is_safe(king, blockers, move)
+    king = king_bb.bit_length() - 1
+    if board.attackers_mask(not turn, king):
+        return board.is_legal
+    pins: list[int] = []  # the pinned pieces, computed at most once and only when a pin is possible
+
+    def legal(move: chess.Move) -> bool:
+        # Everything is read from the board when needed: a probe checks only one to a few moves.
+        origin, target = move.from_square, move.to_square
+        origin_mask, target_mask = _SQUARES[origin], _SQUARES[target]
+        ep = board.ep_square
+        special = board.kings | (_SQUARES[ep] if ep is not None else 0)  # king moves, castling, en passant
+        if not own & origin_mask or target_mask & own or move.drop:
+            return (origin_mask | target_mask) & special != 0 and board.is_legal(move)
+        if (origin_mask | target_mask) & special:
+            return board.is_legal(move)
+        if board.pawns & origin_mask:
+            step, start_rank, last_rank, pawn_attacks = _PAWN_RULES[turn]
+            if (move.promotion is not None) != (target_mask & last_rank != 0):
+                return False
+            occupied = board.occupied
+            if target == origin + step:
+                ok = not target_mask & occupied
+            elif target == origin + 2 * step:
+                ok = origin_mask & start_rank != 0 and not (_SQUARES[origin + step] | target_mask) & occupied
+            else:
+                ok = pawn_attacks[origin] & target_mask & occupied != 0
+        else:
+            ok = move.promotion is None and board.attacks_mask(origin) & target_mask != 0
+        if not ok:
+            return False
+        # a piece can only be pinned on a line from the king that holds an enemy slider of the right kind
+        line = _RAYS[king][origin]
+        if not line:
+            return True
+        straight = (origin & 7) == (king & 7) or (origin >> 3) == (king >> 3)
+        pinners = board.occupied_co[not turn] & (board.queens | (board.rooks if straight else board.bishops))
+        if not line & pinners:
+            return True
+        if not pins:
+            pins.append(board._slider_blockers(king) & own)
+        return not pins[0] & origin_mask or _RAY(origin, target) & _SQUARES[king] != 0
+
+    return legal
+
+
+_HAS_PIN_HELPER = hasattr(chess.Board, "_slider_blockers")
+_SQUARES = chess.BB_SQUARES
+_RAYS = chess.BB_RAYS
+_RAY = chess.ray
+# by side to move: pawn step, start rank, last rank, capture targets by square
+_PAWN_RULES = (
+    (-8, chess.BB_RANK_7, chess.BB_RANK_1, chess.BB_PAWN_ATTACKS[chess.BLACK]),
+    (8, chess.BB_RANK_2, chess.BB_RANK_8, chess.BB_PAWN_ATTACKS[chess.WHITE]),
+)
+
+
+def _move_problems(
+    moves: np.ndarray[Any, Any],
+) -> tuple[dict[str, tuple[np.ndarray[Any, Any], str]], dict[str, np.ndarray[Any, Any]]]:
+    """For raw moves: field path -> (mask of entries where it is invalid, what was expected); and the fields."""
+    fields = unpack_bits(moves, schema.MOVE)
+    nonzero = moves != 0
+    same_square = (fields["from_rank"] == fields["to_rank"]) & (fields["from_file"] == fields["to_file"])
+    promotes_ok = (fields["promotion"] == 0) | ((fields["from_rank"] == 6) & (fields["to_rank"] == 7)) | (
+        (fields["from_rank"] == 1) & (fields["to_rank"] == 0))
+    problems = {
+        "move.reserved": (fields["reserved"] != 0, "0"),
+        "move.promotion": (fields["promotion"] > 4, "0..4"),
+        "move": (nonzero & same_square, "origin differs from destination"),
+        "move.to_rank": (nonzero & ~promotes_ok, "7 or 0 (promotions end on the last rank)"),
+    }
+    return problems, fields
+
+
+def _new_entry(fields: tuple[int, int, int, int, chess.Move, int]) -> Entry:
+    """``Entry(*fields)`` without the NamedTuple constructor's Python-level overhead (hot path)."""
+    return tuple.__new__(Entry, fields)
 
 
 class UnsortedBookWarning(UserWarning):
     """The book's keys are not in ascending order; probes still work (through a sorted index)."""
 
 
-BoardOrKey = Union[chess.Board, int]
+BoardOrKey = chess.Board | int
 
 
 class PolyglotBook:
@@ -277,26 +355,13 @@ class PolyglotBook:
                     f"entry {first}); probing through a sorted index",
                     UnsortedBookWarning, stacklevel=3,
                 )
+            self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=np.uint64).data
         except BaseException:
             self.close()
             raise
 
     def _check_moves(self, strict: bool) -> None:
-        fields = unpack_bits(self._moves, schema.MOVE)
-        from_square = fields["from_rank"] * 8 + fields["from_file"]
-        to_square = fields["to_rank"] * 8 + fields["to_file"]
-        promotion = fields["promotion"]
-        nonzero = self._moves != 0
-        promotes_ok = (promotion == 0) | (
-            ((fields["from_rank"] == 6) & (fields["to_rank"] == 7))
-            | ((fields["from_rank"] == 1) & (fields["to_rank"] == 0))
-        )
-        problems = {
-            "move.reserved": (fields["reserved"] != 0, "0"),
-            "move.promotion": (promotion > 4, "0..4"),
-            "move": (nonzero & (from_square == to_square), "origin differs from destination"),
-            "move.to_rank": (nonzero & ~promotes_ok, "a promotion onto the last rank"),
-        }
+        problems, fields = _move_problems(self._moves)
         self.invalid_entries = np.zeros(len(self._moves), dtype=bool)
         for bad, _ in problems.values():
             self.invalid_entries |= bad
@@ -304,8 +369,7 @@ class PolyglotBook:
             index = int(np.argmax(self.invalid_entries))
             for field, (bad, expected) in problems.items():
                 if bad[index]:
-                    raw = int(self._moves[index])
-                    value = raw if field == "move" else int(fields[field.split(".")[1]][index])
+                    value = int(self._moves[index]) if field == "move" else int(fields[field.split(".")[1]][index])
                     raise InvalidValueError(
                         f"invalid move in entry {index}: not a Polyglot book?", expected=expected,
                         actual=value, file=self.path, offset=index * ENTRY_DTYPE.itemsize + 8,
@@ -347,7 +411,7 @@ class PolyglotBook:
     def close(self) -> None:
         """Release the memory map (arrays taken from the book must not be used afterwards)."""
         data = getattr(self, "_data", None)
-        for name in ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order"):
+        for name in ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view"):
             self.__dict__.pop(name, None)
         if data is not None and hasattr(data, "close"):
             try:
@@ -358,22 +422,23 @@ class PolyglotBook:
     # --- probing ---
     def _indices(self, key: int) -> list[int]:
         """File indices of the entries with ``key`` (ascending)."""
-        keys = self._sorted_keys
-        lo = int(keys.searchsorted(np.uint64(key)))  # a numpy scalar: a Python int makes numpy cast the array
-        hi = lo
-        while True:  # entries of one key are few: scan a window instead of a second binary search
-            window = keys[hi:hi + 32].tolist()
-            run = 0
-            for value in window:
-                if value != key:
-                    break
-                run += 1
-            hi += run
-            if run < 32:
-                break
+        lo, hi = self._key_range(key)
         if self._order is None:
             return list(range(lo, hi))
         return sorted(self._order[lo:hi].tolist())
+
+    def _key_range(self, key: int) -> tuple[int, int]:
+        """``[lo, hi)`` of ``key`` in the sorted keys.
+
+        ``bisect`` runs in C over a memoryview of the native key array: no per-call numpy overhead and
+        no Python list of the keys.
+        """
+        keys = self._key_view
+        lo = hi = bisect.bisect_left(keys, key)
+        count = len(keys)
+        while hi < count and keys[hi] == key:
+            hi += 1
+        return lo, hi
 
     def probe(
         self,
@@ -397,23 +462,23 @@ class PolyglotBook:
         indices = self._indices(key)
         if not indices:
             return []
-        if self._order is None:
-            rows = self.records[indices[0]:indices[-1] + 1]
-            raws, weights, learns = rows["move"].tolist(), rows["weight"].tolist(), rows["learn"].tolist()
-        else:
-            rows = self.records[indices]
-            raws, weights, learns = rows["move"].tolist(), rows["weight"].tolist(), rows["learn"].tolist()
         legal = _legality_checker(board) if board is not None and legal_only else None
         result = []
-        for index, raw, weight, learn in zip(indices, raws, weights, learns):
+        unpack = _ENTRY_STRUCT.unpack_from
+        data = self._data
+        size = _ENTRY_STRUCT.size
+        for index in indices:
+            _, raw, weight, learn = unpack(data, index * size)
             if raw == 0 or weight < minimum_weight:
                 continue
-            move = decode_move(raw, board)
+            move = _MOVE_CACHE.get(raw) if raw not in _KING_TAKES_ROOK else None
+            if move is None:
+                move = decode_move(raw, board)
             if exclude_moves and move in exclude_moves:
                 continue
             if legal is not None and not legal(move):
                 continue
-            result.append(Entry(key, raw, weight, learn, move, index))
+            result.append(_new_entry((key, raw, weight, learn, move, index)))
         return result
 
     def __contains__(self, position: object) -> bool:
@@ -475,14 +540,14 @@ class PolyglotBook:
         bad = int(np.count_nonzero(self.invalid_entries))
         if bad:
             notes.append(f"{bad} entries with an invalid move")
-        duplicates = len(self) - len(set(zip(self._keys.tolist(), self._moves.tolist())))
+        duplicates = len(self) - len(set(zip(self._keys.tolist(), self._moves.tolist(), strict=True)))
         if duplicates:
             notes.append(f"{duplicates} entries repeat a (key, move) pair")
         return notes
 
     def positions(self) -> int:
         """Number of distinct keys."""
-        return int(len(np.unique(self._keys)))
+        return len(np.unique(self._keys))
 
 
 def open_book(path: str | os.PathLike[str], *, strict: bool = True) -> PolyglotBook:
@@ -498,13 +563,13 @@ def open_book(path: str | os.PathLike[str], *, strict: bool = True) -> PolyglotB
 
 # --- writing ------------------------------------------------------------------------------------------
 
-EntryLike = Union[Entry, tuple[int, int, int, int]]
+EntryLike = Entry | tuple[int, int, int, int]
 MoveWeights = Mapping[Any, Any]
 
 
 def _rows_from_mapping(book: Mapping[Any, MoveWeights]) -> Iterator[tuple[int, int, int, int]]:
     for position, moves in book.items():
-        board = position if isinstance(position, chess.Board) else None
+        board = chess.Board(position) if isinstance(position, str) else None
         key = zobrist_hash(board) if board is not None else int(position)
         rows = []
         for move, value in moves.items():
@@ -560,7 +625,7 @@ def build_records(
         ordered.append(row)
     records = np.zeros(len(ordered), dtype=ENTRY_DTYPE)
     if ordered:
-        columns = list(zip(*ordered))
+        columns = list(zip(*ordered, strict=True))
         records["key"] = np.array(columns[0], dtype=np.uint64)
         records["move"] = np.array(columns[1], dtype=np.uint16)
         records["weight"] = np.array(columns[2], dtype=np.uint16)
@@ -579,9 +644,9 @@ def write_book(
     """Write a sorted Polyglot book atomically; return the number of entries written.
 
     ``book`` is either an iterable of :class:`Entry` / ``(key, raw_move, weight, learn)`` tuples, or a
-    mapping ``position -> {move: weight | (weight, learn)}`` where a position is a :class:`chess.Board`
-    (castling moves are then stored king-takes-rook) or a key, and a move a :class:`chess.Move`, a UCI
-    string or a raw 16-bit move (with a key, give castling as king-takes-rook yourself).
+    mapping ``position -> {move: weight | (weight, learn)}`` where a position is a FEN (castling moves
+    are then stored king-takes-rook) or a key, and a move a :class:`chess.Move`, a UCI string or a raw
+    16-bit move (with a key, give castling as king-takes-rook yourself).
 
     Entries are sorted by key with a stable sort: entries of one position keep the order they were
     given in (so a sorted real book written back gives the identical file); from a mapping, a
@@ -594,3 +659,105 @@ def write_book(
     with atomic_write(path) as handle:
         handle.write(records.tobytes())
     return len(records)
+
+
+def weights_from_stats(stats: BookStats) -> dict[str, dict[chess.Move, int]]:
+    """A ``write_book`` mapping from the format-neutral model: weight ``2 * wins + draws`` per move.
+
+    When the largest weight passes 65535 every weight is scaled by ``65535 / largest`` (rounded down).
+    Byte-identity with ``polyglot make-book`` (its exact scaling and filters) is the book builder's job.
+    """
+    largest = max((m.polyglot_weight for p in stats for m in p.moves.values()), default=0)
+
+    def scale(weight: int) -> int:
+        return weight * 0xFFFF // largest if largest > 0xFFFF else weight
+
+    return {
+        position.fen: {move: scale(move_stats.polyglot_weight) for move, move_stats in position.moves.items()}
+        for position in stats
+    }
+
+
+# --- command-line support (registered with the format registry) ---------------------------------------
+
+def _sniff(path: str, head: bytes, size: int) -> int:
+    # The extension alone scores 1, so that a damaged .bin still reaches the reader and its precise error.
+    score = 1 if path.lower().endswith(".bin") else 0
+    count = len(head) // ENTRY_DTYPE.itemsize
+    if size % ENTRY_DTYPE.itemsize or count == 0:
+        return score
+    records = np.frombuffer(head, dtype=ENTRY_DTYPE, count=count)
+    problems, _ = _move_problems(records["move"].astype(np.int64))
+    if any(bad.any() for bad, _ in problems.values()):
+        return score
+    keys = records["key"].astype(np.uint64)
+    return score + (2 if bool(np.all(keys[1:] >= keys[:-1])) else 1)
+
+
+def _info(path: str) -> dict[str, Any]:
+    with warnings.catch_warnings():  # an unsorted book is reported among the findings
+        warnings.simplefilter("ignore", UnsortedBookWarning)
+        book = open_book(path, strict=False)
+    with book:
+        return {
+            "format": "polyglot",
+            "entries": len(book),
+            "positions": book.positions(),
+            "sorted": book.sorted,
+            "findings": book.findings(),
+        }
+
+
+def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
+             fen: str | None = None, count: int = 1) -> list[Any]:
+    from .registry import InspectTarget
+
+    size = ENTRY_DTYPE.itemsize
+    with open_book(path, strict=False) as book:
+        total = len(book)
+        board = chess.Board(fen) if fen else None
+        if board is not None:
+            indices = book._indices(zobrist_hash(board))
+            if not indices:
+                raise KeyError(f"position not in book: {board.fen()}")
+        elif offset is not None:
+            first = offset // size
+            last = (offset + max(length or size, 1) - 1) // size
+            indices = list(range(first, min(last, total - 1) + 1))
+        else:
+            first = record or 0
+            indices = list(range(first, min(first + count, total)))
+        if not indices or not all(0 <= i < total for i in indices):
+            raise IndexError(f"no such entry (the book has {total})")
+        targets = []
+        for index in indices:
+            path_prefix = f"entries[{index}]"
+            raw = int(book._moves[index])
+            annotations = {f"{path_prefix}.move": decode_move(raw, board).uci() if raw else "a1a1 (ignored)"}
+            if board is not None:
+                annotations[f"{path_prefix}.key"] = board.fen()
+            targets.append(InspectTarget(schema.ENTRY, index * size, size, path_prefix, annotations))
+        return targets
+
+
+def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
+    with open_book(path) as book:
+        entries = book.probe(board)
+        total = sum(entry.weight for entry in entries) or 1
+        return [
+            {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight,
+             "share": round(e.weight / total, 4), "learn": e.learn, "raw_move": e.raw_move, "entry": e.number}
+            for e in entries
+        ]
+
+
+def _register() -> None:
+    from .registry import FormatHandler, register
+
+    register(FormatHandler(
+        key="polyglot", doc=schema.FORMAT, status="read, write, probe, inspect",
+        sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, extensions=(".bin",),
+    ))
+
+
+_register()

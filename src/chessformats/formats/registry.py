@@ -1,0 +1,88 @@
+"""The formats chessformats knows, and how a file's format is recognised.
+
+Each format module registers a :class:`FormatHandler`: its documentation declaration, a sniffer that
+scores a file from its content and name, and the functions the command line needs (``info``,
+``inspect``, ``probe``). The CLI only talks to handlers, never to a format directly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import chess
+import construct as cs
+
+from ..engine.errors import FormatError, UnsupportedError
+from ..engine.schema import FormatDoc
+
+__all__ = ["FormatHandler", "InspectTarget", "all_formats", "detect", "get", "register"]
+
+
+class InspectTarget(NamedTuple):
+    """A stretch of a file for the hex view: what to trace it with, and chess meaning to show beside it."""
+
+    declaration: cs.Construct
+    offset: int
+    size: int
+    path: str
+    annotations: dict[str, str]
+
+
+@dataclass(frozen=True)
+class FormatHandler:
+    """What the command line can do with one format."""
+
+    key: str
+    doc: FormatDoc
+    status: str
+    sniff: Callable[[str, bytes, int], int]
+    """(path, first bytes, file size) -> 0 (not this format) .. 3 (certainly this format)."""
+    info: Callable[[str], dict[str, Any]]
+    inspect: Callable[..., list[InspectTarget]]
+    probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
+    extensions: tuple[str, ...] = field(default=())
+
+
+_HANDLERS: dict[str, FormatHandler] = {}
+_SNIFF_BYTES = 4096
+
+
+def register(handler: FormatHandler) -> FormatHandler:
+    _HANDLERS[handler.key] = handler
+    return handler
+
+
+def _load() -> None:
+    # importing a format module registers its handler
+    from . import polyglot  # noqa: F401
+
+
+def all_formats() -> list[FormatHandler]:
+    _load()
+    return list(_HANDLERS.values())
+
+
+def get(key: str) -> FormatHandler:
+    _load()
+    try:
+        return _HANDLERS[key]
+    except KeyError:
+        raise UnsupportedError(f"unknown format {key!r} (known: {', '.join(sorted(_HANDLERS))})") from None
+
+
+def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
+    """The handler for a file: ``override`` if given, else the best sniffing score (content + name)."""
+    if override:
+        return get(override)
+    _load()
+    name = os.fspath(path)
+    with open(name, "rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+        size = os.fstat(handle.fileno()).st_size
+    scored = sorted(((h.sniff(name, head, size), h.key) for h in _HANDLERS.values()), reverse=True)
+    if not scored or scored[0][0] <= 0:
+        raise FormatError("not a file of any known format (use --format to force one)", file=name)
+    return _HANDLERS[scored[0][1]]

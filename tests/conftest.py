@@ -1,0 +1,103 @@
+"""Shared test helpers: where the shared test data lives, and where the external oracle programs are.
+
+Real-world files (``corpus``) and the format specifications (``specs``) live outside the repository, in
+``../shared`` next to the repository root; they are never copied into the repo. When they are missing a
+test skips, except in CI, which sets ``CHESSFORMATS_REQUIRE_CORPUS=1`` so that a missing corpus fails
+instead of silently skipping. External programs used as oracles (``polyglot``, ...) follow the same rule
+with ``CHESSFORMATS_REQUIRE_ORACLE=1``.
+
+Environment variables:
+
+``CHESSFORMATS_CORPUS``          the corpus folder (default ``<repo>/../shared/corpus``)
+``CHESSFORMATS_SPECS``           the specifications folder (default ``<repo>/../shared/specs``)
+``CHESSFORMATS_REQUIRE_CORPUS``  ``1``: missing corpus/spec files fail the test instead of skipping it
+``CHESSFORMATS_POLYGLOT``        the ``polyglot`` binary (else ``PATH``, ``/usr/games``, ``.ci/cache``)
+``CHESSFORMATS_REQUIRE_ORACLE``  ``1``: a missing oracle program fails the test instead of skipping it
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_ROOT = REPO_ROOT.parent / "shared"
+
+
+def _missing(message: str, require_env: str) -> None:
+    """Skip, or fail when ``require_env`` is set to ``1`` (CI must not skip silently)."""
+    if os.environ.get(require_env) == "1":
+        pytest.fail(f"{message} (and {require_env}=1)", pytrace=False)
+    pytest.skip(message)
+
+
+def _shared_file(env: str, default: Path, what: str, parts: tuple[str | os.PathLike[str], ...]) -> Path:
+    root = Path(os.environ[env]) if os.environ.get(env) else default
+    if not root.is_dir():
+        _missing(f"{what} folder {root} not found (set {env})", "CHESSFORMATS_REQUIRE_CORPUS")
+    path = root.joinpath(*parts)
+    if not path.exists():
+        _missing(f"{what} file {path} not found", "CHESSFORMATS_REQUIRE_CORPUS")
+    return path
+
+
+def find_corpus(*parts: str | os.PathLike[str]) -> Path:
+    """A path in the shared real-world corpus (``corpus_path("polyglot", "gm2001.bin")``); skips if absent."""
+    return _shared_file("CHESSFORMATS_CORPUS", SHARED_ROOT / "corpus", "corpus", parts)
+
+
+def find_spec(*parts: str | os.PathLike[str]) -> Path:
+    """A path in the shared specifications folder (``spec_path("polyglot.ru.txt")``); skips if absent."""
+    return _shared_file("CHESSFORMATS_SPECS", SHARED_ROOT / "specs", "specification", parts)
+
+
+def find_tool(name: str, *, env: str, candidates: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """An external oracle program: ``$env``, else ``PATH``, else the first existing candidate.
+
+    Relative candidates are taken from the repository root. Missing -> skip (fail with
+    ``CHESSFORMATS_REQUIRE_ORACLE=1``).
+    """
+    explicit = os.environ.get(env)
+    if explicit:
+        if not os.access(explicit, os.X_OK):
+            pytest.fail(f"{env}={explicit} is not an executable file", pytrace=False)
+        return Path(explicit)
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    for candidate in candidates:
+        path = Path(candidate)
+        if not path.is_absolute():
+            path = REPO_ROOT / path
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    _missing(f"oracle program {name!r} not found (set {env})", "CHESSFORMATS_REQUIRE_ORACLE")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def find_polyglot() -> Path:
+    """The ``polyglot`` binary (Debian package ``polyglot``), used as the oracle for Polyglot books."""
+    return find_tool("polyglot", env="CHESSFORMATS_POLYGLOT",
+                     candidates=("/usr/games/polyglot", ".ci/cache/polyglot/usr/games/polyglot"))
+
+
+@pytest.fixture(scope="session")
+def corpus_path() -> Callable[..., Path]:
+    """``corpus_path(*parts)``: a path under the shared corpus; the test skips (or fails in CI) if absent."""
+    return find_corpus
+
+
+@pytest.fixture(scope="session")
+def spec_path() -> Callable[..., Path]:
+    """``spec_path(*parts)``: a path under the shared specifications; skips (or fails in CI) if absent."""
+    return find_spec
+
+
+@pytest.fixture(scope="session")
+def polyglot_binary() -> Path:
+    """The ``polyglot`` oracle binary; the test skips (or fails with CHESSFORMATS_REQUIRE_ORACLE=1)."""
+    return find_polyglot()

@@ -1,0 +1,103 @@
+"""The chessformats command, end to end (in-process)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import chess
+import chess.polyglot
+import pytest
+
+from chessformats.cli import main
+from conftest import find_corpus
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tour(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tour", "--out", str(tmp_path))
+    assert code == 0
+    book = tmp_path / "example.bin"
+    assert (tmp_path / "docs" / "polyglot.md").exists()
+    # the bundled games open with 1.e4 in six of seven games and 1.f3 once: python-chess reads our book
+    with chess.polyglot.open_reader(book) as reader:
+        moves = {e.move.uci() for e in reader.find_all(chess.Board(), minimum_weight=0)}
+    assert moves == {"e2e4", "f2f3"}
+    assert "entries[" in out and ".move.to_file" in out and "=> e2e4" in out
+
+
+def test_probe_json_matches_python_chess(capsys: pytest.CaptureFixture[str]) -> None:
+    book = find_corpus("polyglot", "gm2001.bin")
+    code, out, _ = run(capsys, "probe", str(book), "--moves", "e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "--json")
+    assert code == 0
+    result = json.loads(out)
+    board = chess.Board()
+    for san in ("e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6"):
+        board.push_san(san)
+    with chess.polyglot.open_reader(book) as reader:
+        expected = [(e.move.uci(), e.weight) for e in reader.find_all(board, minimum_weight=0)]
+    assert [(m["uci"], m["weight"]) for m in result] == expected
+    assert result[0]["uci"] == "e1g1"
+
+
+def test_probe_text_and_not_in_book(capsys: pytest.CaptureFixture[str]) -> None:
+    book = find_corpus("polyglot", "lasker-trap.bin")
+    code, out, _ = run(capsys, "probe", str(book), "--fen", "8/8/8/8/8/8/8/K6k w - - 0 1")
+    assert code == 1 and "not in book" in out
+
+
+def test_info_reports_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "info", str(find_corpus("polyglot", "performance.bin")), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["format"] == "polyglot" and report["entries"] == 92954
+    assert "88848 entries with a non-zero learn field" in report["findings"]
+
+
+def test_info_on_a_truncated_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    damaged = tmp_path / "gm2001.bin"
+    damaged.write_bytes(find_corpus("polyglot", "gm2001.bin").read_bytes()[:486647])
+    code, _, err = run(capsys, "info", str(damaged))
+    assert code == 2
+    assert "gm2001.bin: offset 486640: truncated entry 30415 (16 bytes needed, 7 available)" in err
+
+
+def test_unknown_file_and_format_override(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not a chess file at all!\n")
+    code, _, err = run(capsys, "info", str(text))
+    assert code == 2 and "not a file of any known format" in err
+    code, _, err = run(capsys, "info", str(text), "--format", "polyglot")
+    assert code == 2 and "truncated entry 2" in err
+    code, _, err = run(capsys, "info", str(text), "--format", "nosuch")
+    assert code == 2 and "unknown format" in err
+
+
+def test_sniffing_by_content_not_only_extension(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    renamed = tmp_path / "book.dat"
+    shutil.copy(find_corpus("polyglot", "rodent3_guide.bin"), renamed)
+    code, out, _ = run(capsys, "info", str(renamed))
+    assert code == 0 and "Polyglot" in out
+
+
+def test_inspect_record_offset_and_fen(capsys: pytest.CaptureFixture[str]) -> None:
+    book = str(find_corpus("polyglot", "gm2001.bin"))
+    code, out, _ = run(capsys, "inspect", book, "--record", "8376")
+    assert code == 0 and "entries[8376].move.to_file" in out and "=> e2e4" in out
+    code, out, _ = run(capsys, "inspect", book, "--offset", "0x20b88", "--length", "20")
+    assert code == 0 and "entries[8376].key" in out and "entries[8377].key" in out and "entries[8378]" not in out
+    code, out, _ = run(capsys, "inspect", book, "--fen", "startpos")
+    assert code == 0 and out.count(".move.to_file") == len(
+        list(chess.polyglot.open_reader(book).find_all(chess.Board(), minimum_weight=0)))
+    code, _, err = run(capsys, "inspect", book, "--record", "999999")
+    assert code == 2 and "no such entry" in err
+
+
+def test_formats_lists_polyglot(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "formats")
+    assert code == 0 and "polyglot" in out
