@@ -365,6 +365,7 @@ class PolyglotBook:
         self.invalid_entries = np.zeros(len(self._moves), dtype=bool)
         for bad, _ in problems.values():
             self.invalid_entries |= bad
+        self._skip: frozenset[int] = frozenset(np.flatnonzero(self.invalid_entries).tolist())
         if strict and self.invalid_entries.any():
             index = int(np.argmax(self.invalid_entries))
             for field, (bad, expected) in problems.items():
@@ -465,11 +466,12 @@ class PolyglotBook:
         legal = _legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
+        skip = self._skip
         data = self._data
         size = _ENTRY_STRUCT.size
         for index in indices:
             _, raw, weight, learn = unpack(data, index * size)
-            if raw == 0 or weight < minimum_weight:
+            if raw == 0 or weight < minimum_weight or index in skip:
                 continue
             move = _MOVE_CACHE.get(raw) if raw not in _KING_TAKES_ROOK else None
             if move is None:
