@@ -50,15 +50,13 @@ def test_str_without_path_when_asked() -> None:
     assert error.path == "entries[3]"
 
 
-def test_str_does_not_repeat_a_path_the_reason_names() -> None:
-    error = FormatError("truncated entries[3].move", offset=56, path="entries[3].move")
-    assert str(error) == "offset 56: truncated entries[3].move"
-
-
 def test_truncated_error_fields_and_text() -> None:
     error = TruncatedError("truncated header", needed=16, available=7, file="x.bin", offset=32, path="header")
     assert (error.needed, error.available) == (16, 7)
-    assert str(error) == "x.bin: offset 32: truncated header (16 bytes needed, 7 available)"
+    assert str(error) == "x.bin: offset 32: header: truncated header (16 bytes needed, 7 available)"
+    error = TruncatedError("truncated entry 2", needed=16, available=7, offset=32, path="entries[2]",
+                           show_path=False)
+    assert str(error) == "offset 32: truncated entry 2 (16 bytes needed, 7 available)"
     assert str(TruncatedError("truncated", offset=3)) == "offset 3: truncated"
 
 
@@ -69,16 +67,11 @@ def test_invalid_value_error_fields_and_text() -> None:
     assert str(InvalidValueError("bad")) == "bad"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: engine/errors.py InvalidValueError.__init__ writes "
-                   "'(expected None, found -1)' when only `actual` is given "
-                   "(e.g. trace's 'invalid element count')")
 def test_invalid_value_error_with_actual_only() -> None:
     assert str(InvalidValueError("invalid element count", actual=-1)) == "invalid element count (found -1)"
+    assert str(InvalidValueError("bad", expected="0..4")) == "bad (expected 0..4)"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: engine/errors.py FormatError.__str__ omits the path when it "
-                   "occurs as a substring of the message: path 'n' vanishes from 'offset 1: invalid count' "
-                   "(any short field name does), so the error no longer says which field failed")
 def test_str_names_a_short_path() -> None:
     assert str(FormatError("invalid count", offset=1, path="n")) == "offset 1: n: invalid count"
 

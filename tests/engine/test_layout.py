@@ -6,7 +6,6 @@ layouts declared here.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import construct as cs
@@ -177,10 +176,6 @@ def test_numpy_dtype_agrees_with_construct(case: tuple[cs.Construct, list[dict[s
             assert got == parsed[name] == row[name], name
 
 
-@pytest.mark.xfail(sys.byteorder == "little", strict=True,
-                   reason="BUG: engine/layout.py _field_dtype maps native-order FormatFields "
-                   "(cs.Int16un/Int32sn, fmtstr '=H'/'=l') to big-endian '>u2'/'>i4'; construct reads them "
-                   "in the machine's order (little-endian on x86), so the numpy view gives other values")
 def test_numpy_dtype_native_order_fields() -> None:
     con = cs.Struct("a" / cs.Int16un, "b" / cs.Int32sn)
     data = con.build({"a": 0x0102, "b": -5})

@@ -272,9 +272,6 @@ def test_adapter_over_container_returns_decoded_value() -> None:
     assert (f["sum.a"].start, f["sum.b"].value) == (1, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: engine/trace.py _Tracer.walk: for an Adapter over a container "
-                   "the TracedField at the adapter's path holds the raw container, not the decoded value "
-                   "construct parses (Container(a=3, b=4) instead of 7)")
 def test_adapter_over_container_traced_field_holds_decoded_value() -> None:
     class Total(cs.Adapter):  # type: ignore[misc]
         def _decode(self, obj: Any, context: Any, path: str) -> int:

@@ -116,3 +116,26 @@ def test_weights_are_scaled_into_16_bits(tmp_path: Path) -> None:
     weights = weights_from_stats(stats)[chess.STARTING_FEN]
     assert weights[chess.Move.from_uci("e2e4")] == 65535
     assert weights[chess.Move.from_uci("d2d4")] == 1 * 65535 // 80000
+
+
+def test_merged_entries_keep_the_first_non_zero_learn(tmp_path: Path) -> None:
+    path = tmp_path / "merged.bin"
+    e2e4 = 0x031C  # to e4 (4 | 3 << 3), from e2 (4 << 6 | 1 << 9)
+    rows = [(5, e2e4, 10, 0), (5, e2e4, 20, 7), (5, e2e4, 30, 9)]
+    for merge, weight in (("sum", 60), ("max", 30), ("first", 10)):
+        assert write_book(path, rows, merge=merge) == 1
+        with open_book(path) as book:
+            assert [(e.weight, e.learn) for e in book] == [(weight, 7)]
+
+
+def test_a_board_as_position_key_is_a_clear_type_error(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="FEN string or a Zobrist key"):
+        write_book(tmp_path / "x.bin", {(1, 2): {"e2e4": 1}})  # type: ignore[dict-item]
+
+
+def test_describe_lists_the_fields_of_a_whole_book() -> None:
+    from chessformats.engine.layout import describe
+    from chessformats.schemas.polyglot import BOOK
+
+    paths = [field.path for field in describe(BOOK)]
+    assert paths[:4] == ["", "[]", "[].key", "[].move"] and "[].move.to_file" in paths

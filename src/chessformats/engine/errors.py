@@ -76,7 +76,7 @@ class FormatError(ValueError):
         if self.offset is not None:
             parts.append(f"offset {self.offset}")
         text = self.reason
-        if self.path and self.show_path and self.path not in text:
+        if self.path and self.show_path:
             text = f"{self.path}: {text}"
         parts.append(text)
         return ": ".join(parts)
@@ -106,8 +106,11 @@ class InvalidValueError(FormatError):
     def __init__(self, reason: str, *, expected: Any = None, actual: Any = None, **location: Any) -> None:
         self.expected = expected
         self.actual = actual
-        if expected is not None or actual is not None:
-            reason = f"{reason} (expected {expected}, found {actual!r})"
+        details = [f"expected {expected}"] if expected is not None else []
+        if actual is not None:
+            details.append(f"found {actual!r}")
+        if details:
+            reason = f"{reason} ({', '.join(details)})"
         super().__init__(reason, **location)
 
 

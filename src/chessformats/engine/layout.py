@@ -113,7 +113,7 @@ def _describe(
             sub_size = _static_size(sub)
             position = None if position is None or sub_size is None else position + sub_size
         return
-    if isinstance(inner, cs.Array):
+    if isinstance(inner, (cs.Array, cs.GreedyRange)):
         out.append(LayoutField(path, name, offset, size, type_name(con), meaning, depth, False))
         _describe(inner.subcon, f"{path}[]", name, meaning, offset, depth + 1, out, None)
         return
@@ -200,7 +200,7 @@ def _field_dtype(con: cs.Construct) -> Any:
     if size is None:
         raise TypeError(f"{con!r} has no fixed size")
     if isinstance(inner, cs.FormatField):
-        order = "<" if inner.fmtstr[0] == "<" else ">"
+        order = {"<": "<", ">": ">", "!": ">"}.get(inner.fmtstr[0], "=")  # "=" and "@": the machine's order
         return np.dtype(order + _STRUCT_TO_NUMPY[inner.fmtstr[1:]])
     if isinstance(inner, cs.BytesInteger) and size in (1, 2, 4, 8):
         return np.dtype(f"{'<' if inner.swapped else '>'}{'i' if inner.signed else 'u'}{size}")

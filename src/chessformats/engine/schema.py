@@ -109,6 +109,8 @@ def type_name(con: cs.Construct) -> str:
     if isinstance(inner, cs.Array):
         count = inner.count if isinstance(inner.count, int) else "n"
         return f"{type_name(inner.subcon)}[{count}]"
+    if isinstance(inner, cs.GreedyRange):
+        return f"{type_name(inner.subcon)}[] (to the end)"
     if isinstance(inner, (cs.Adapter, cs.Subconstruct)) and hasattr(inner, "subcon"):
         described = getattr(inner, "type_label", None)
         return str(described) if described else type_name(inner.subcon)

@@ -14,6 +14,7 @@ that failed and its absolute offset; :func:`parse` uses this to locate construct
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 from dataclasses import dataclass
@@ -152,8 +153,12 @@ class _Tracer:
             return self.walk(con.subcon, io.BytesIO(cs.bytes2bits(raw)), context, path, name, meaning, depth,
                              run)
         if isinstance(con, cs.Adapter) and isinstance(unwrap(con.subcon), _CONTAINERS):
+            slot = len(self.out)
             raw = self.walk(con.subcon, stream, context, path, name, meaning, depth, bitrun)
-            return con._decode(raw, context, path)
+            value = con._decode(raw, context, path)
+            if slot < len(self.out) and self.out[slot].path == path:  # the container's record: show the decoded value
+                self.out[slot] = dataclasses.replace(self.out[slot], value=value)
+            return value
         return self._leaf(con, stream, context, path, name, meaning, depth, bitrun)
 
     def _record(
@@ -238,7 +243,7 @@ class _Tracer:
                 f"truncated {path or 'data'}",
                 needed=size // unit if size is not None and unit == 1 else None,
                 available=available if unit == 1 else None,
-                file=self.file, offset=self._abs(start, bitrun), path=path or None,
+                file=self.file, offset=self._abs(start, bitrun), path=path or None, show_path=False,
             ) from exc
         except cs.ConstructError as exc:
             raise InvalidValueError(_construct_message(exc), file=self.file, offset=self._abs(start, bitrun),
@@ -262,7 +267,7 @@ class _Tracer:
         data = stream.read(size)
         if len(data) != size:
             raise TruncatedError(f"truncated {path or 'data'}", needed=size, available=len(data),
-                                 file=self.file, offset=self.base + start, path=path or None)
+                                 file=self.file, offset=self.base + start, path=path or None, show_path=False)
         return data
 
     def _abs(self, position: int, bitrun: tuple[int, int] | None) -> int:

@@ -105,9 +105,10 @@ def zobrist_hash(board: chess.Board) -> int:
     """The Polyglot key of ``board``.
 
     Table-driven: pawns are looked up a rank (8 bits) at a time, other pieces a square at a time.
-    Castling rights are the ones the position really has (as :meth:`chess.Board.clean_castling_rights`
-    says); the en-passant part counts only when a pawn of the side to move stands beside the pawn that
-    just advanced two squares, whether or not the capture is legal.
+    Castling rights are the ones the position really has (king and rook still in place, as
+    :meth:`chess.Board.has_kingside_castling_rights` says; in Chess960 a right counts as short or long by
+    the rook's side of the king); the en-passant part counts only when a pawn of the side to move stands
+    beside the pawn that just advanced two squares, whether or not the capture is legal.
     """
     black, white = board.occupied_co
     key = 0
@@ -145,14 +146,18 @@ def zobrist_hash(board: chess.Board) -> int:
         base += 64
     rights = board.castling_rights
     if rights:
-        if board.chess960 or board.promoted:
-            rights = board.clean_castling_rights()
-        else:  # clean_castling_rights for standard chess, inlined: rook on its corner, king on e1/e8
+        if board.chess960 or board.promoted:  # a right is on the king's side or the queen's side of the king
+            index = (board.has_kingside_castling_rights(chess.WHITE)
+                     | board.has_queenside_castling_rights(chess.WHITE) << 1
+                     | board.has_kingside_castling_rights(chess.BLACK) << 2
+                     | board.has_queenside_castling_rights(chess.BLACK) << 3)
+        else:  # standard chess: a right needs the king on e1/e8 and the rook on its corner
             kings = board.kings
             rights &= board.rooks & ((white & chess.BB_RANK_1 if kings & white & chess.BB_E1 else 0)
                                      | (black & chess.BB_RANK_8 if kings & black & chess.BB_E8 else 0))
-        # corner bits h1, a1, h8, a8 -> Polyglot castling bits 0-3
-        key ^= _CASTLE_TABLE[((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)]
+            # corner bits h1, a1, h8, a8 -> Polyglot castling bits 0-3
+            index = ((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)
+        key ^= _CASTLE_TABLE[index]
     ep = board.ep_square
     if ep is not None and _EP_CAPTURERS[board.turn][ep] & board.pawns & (white if board.turn else black):
         key ^= _RANDOM_EN_PASSANT[ep & 7]
@@ -571,8 +576,15 @@ MoveWeights = Mapping[Any, Any]
 
 def _rows_from_mapping(book: Mapping[Any, MoveWeights]) -> Iterator[tuple[int, int, int, int]]:
     for position, moves in book.items():
-        board = chess.Board(position) if isinstance(position, str) else None
-        key = zobrist_hash(board) if board is not None else int(position)
+        board: chess.Board | None = None
+        if isinstance(position, str):
+            board = chess.Board(position)
+            key = zobrist_hash(board)
+        elif isinstance(position, int):
+            key = position
+        else:
+            raise TypeError(f"a position must be a FEN string or a Zobrist key, not {type(position).__name__} "
+                            "(chess.Board is not hashable: use board.fen())")
         rows = []
         for move, value in moves.items():
             weight, learn = (value, 0) if isinstance(value, int) else value
@@ -654,8 +666,8 @@ def write_book(
     given in (so a sorted real book written back gives the identical file); from a mapping, a
     position's moves are ordered by descending weight. Repeated (key, move) pairs are merged:
     ``merge="sum"`` adds the weights (capped at 65535), ``"max"`` keeps the largest, ``"first"`` the
-    first; ``merge=None`` keeps them all. The file is written through a temporary file and renamed,
-    so a failure never leaves a half-written book.
+    first; the merged entry keeps the first non-zero ``learn``; ``merge=None`` keeps them all. The file
+    is written through a temporary file and renamed, so a failure never leaves a half-written book.
     """
     records = build_records(book, merge=merge)
     with atomic_write(path) as handle:
