@@ -101,3 +101,8 @@ def test_inspect_record_offset_and_fen(capsys: pytest.CaptureFixture[str]) -> No
 def test_formats_lists_polyglot(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "formats")
     assert code == 0 and "polyglot" in out
+
+
+def test_inspect_rejects_options_of_other_formats(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "inspect", str(find_corpus("polyglot", "lasker-trap.bin")), "--page", "3")
+    assert code == 2 and "does not take --page" in err

@@ -96,10 +96,14 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     handler = registry.detect(args.file, args.format)
-    targets = handler.inspect(args.file, record=args.record, offset=args.offset, length=args.length,
-                              fen=_board(args.fen, args.moves).fen() if (args.fen or args.moves) else None,
-                              count=args.count)
-    _show(_console(), args.file, targets)
+    options = {name: getattr(args, name) for name in registry.INSPECT_OPTIONS if getattr(args, name) is not None}
+    if args.fen or args.moves:
+        options["fen"] = _board(args.fen, args.moves).fen()
+    unsupported = sorted(set(options) - set(handler.inspect_options))
+    if unsupported:
+        raise FormatError(f"{handler.doc.title}: inspect does not take {', '.join('--' + o for o in unsupported)}"
+                          f" (it takes {', '.join('--' + o for o in handler.inspect_options)})", file=args.file)
+    _show(_console(), args.file, handler.inspect(args.file, **options))
     return 0
 
 
@@ -196,9 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="annotated hex dump: every field with its path, value and meaning")
     p.add_argument("file")
     p.add_argument("--record", type=int, help="record number (0-based)")
-    p.add_argument("--count", type=int, default=1, help="how many records from --record (default 1)")
+    p.add_argument("--count", type=int, help="how many records from --record (default 1)")
     p.add_argument("--offset", type=lambda s: int(s, 0), help="byte offset (records overlapping it)")
     p.add_argument("--length", type=lambda s: int(s, 0), help="bytes from --offset")
+    p.add_argument("--page", type=int, help="page number, for formats made of pages")
+    p.add_argument("--game", type=int, help="game number, for formats made of games")
+    p.add_argument("--ply", type=int, help="ply of --game")
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)

@@ -727,7 +727,7 @@ def _info(path: str) -> dict[str, Any]:
 
 
 def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
-             fen: str | None = None, count: int = 1) -> list[Any]:
+             fen: str | None = None, count: int | None = None) -> list[Any]:
     from .registry import InspectTarget
 
     size = ENTRY_DTYPE.itemsize
@@ -744,7 +744,7 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
             indices = list(range(first, min(last, total - 1) + 1))
         else:
             first = record or 0
-            indices = list(range(first, min(first + count, total)))
+            indices = list(range(first, min(first + (count or 1), total)))
         if not indices or not all(0 <= i < total for i in indices):
             raise IndexError(f"no such entry (the book has {total})")
         targets = []

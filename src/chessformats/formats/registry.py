@@ -18,7 +18,7 @@ import construct as cs
 from ..engine.errors import FormatError, UnsupportedError
 from ..engine.schema import FormatDoc
 
-__all__ = ["FormatHandler", "InspectTarget", "all_formats", "detect", "get", "register"]
+__all__ = ["INSPECT_OPTIONS", "FormatHandler", "InspectTarget", "all_formats", "detect", "get", "register"]
 
 
 class InspectTarget(NamedTuple):
@@ -44,6 +44,12 @@ class FormatHandler:
     inspect: Callable[..., list[InspectTarget]]
     probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
     extensions: tuple[str, ...] = field(default=())
+    inspect_options: tuple[str, ...] = ("record", "count", "offset", "length", "fen")
+    """Which of :data:`INSPECT_OPTIONS` (and ``fen``) this format's ``inspect`` takes as keywords."""
+
+
+INSPECT_OPTIONS = ("record", "count", "offset", "length", "page", "game", "ply")
+"""The ``chessformats inspect`` options passed to a handler's ``inspect`` (when given), besides ``fen``."""
 
 
 _HANDLERS: dict[str, FormatHandler] = {}
