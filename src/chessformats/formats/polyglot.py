@@ -19,7 +19,7 @@ import struct
 import warnings
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
 import numpy as np
@@ -31,6 +31,9 @@ from ..engine.records import record_array
 from ..schemas import polyglot as schema
 from .bookstats import BookStats
 
+if TYPE_CHECKING:
+    from .bookbuild import BookBuilder
+
 __all__ = [
     "ENTRY_DTYPE",
     "Entry",
@@ -39,6 +42,8 @@ __all__ = [
     "build_records",
     "decode_move",
     "encode_move",
+    "make_book",
+    "merge_books",
     "open_book",
     "weights_from_stats",
     "write_book",
@@ -621,6 +626,7 @@ def build_records(
     book: Mapping[Any, MoveWeights] | Iterable[EntryLike],
     *,
     merge: str | None = "sum",
+    sort: bool = True,
 ) -> np.ndarray[Any, Any]:
     """Sorted entry records (numpy, :data:`ENTRY_DTYPE`) from entries or a mapping, see :func:`write_book`."""
     rows = _rows_from_mapping(book) if isinstance(book, Mapping) else _rows_from_entries(book)
@@ -648,8 +654,8 @@ def build_records(
         records["move"] = np.array(columns[1], dtype=np.uint16)
         records["weight"] = np.array(columns[2], dtype=np.uint16)
         records["learn"] = np.array(columns[3], dtype=np.uint32)
-        order = np.argsort(records["key"].astype(np.uint64), kind="stable")
-        records = records[order]
+        if sort:
+            records = records[np.argsort(records["key"].astype(np.uint64), kind="stable")]
     return records
 
 
@@ -658,6 +664,7 @@ def write_book(
     book: Mapping[Any, MoveWeights] | Iterable[EntryLike],
     *,
     merge: str | None = "sum",
+    sort: bool = True,
 ) -> int:
     """Write a sorted Polyglot book atomically; return the number of entries written.
 
@@ -670,10 +677,11 @@ def write_book(
     given in (so a sorted real book written back gives the identical file); from a mapping, a
     position's moves are ordered by descending weight. Repeated (key, move) pairs are merged:
     ``merge="sum"`` adds the weights (capped at 65535), ``"max"`` keeps the largest, ``"first"`` the
-    first; the merged entry keeps the first non-zero ``learn``; ``merge=None`` keeps them all. The file
+    first; the merged entry keeps the first non-zero ``learn``; ``merge=None`` keeps them all.
+    ``sort=False`` writes the entries in the order given (to reproduce another program's file). The file
     is written through a temporary file and renamed, so a failure never leaves a half-written book.
     """
-    records = build_records(book, merge=merge)
+    records = build_records(book, merge=merge, sort=sort)
     with atomic_write(path) as handle:
         handle.write(records.tobytes())
     return len(records)
@@ -694,6 +702,90 @@ def weights_from_stats(stats: BookStats) -> dict[str, dict[chess.Move, int]]:
         position.fen: {move: scale(move_stats.polyglot_weight) for move, move_stats in position.moves.items()}
         for position in stats
     }
+
+
+def make_book(
+    path: str | os.PathLike[str],
+    builder: BookBuilder,
+    *,
+    min_games: int = 3,
+    min_score: float = 0.0,
+    only: chess.Color | None = None,
+    uniform: bool = False,
+) -> int:
+    """Write the book ``polyglot make-book`` writes for the same games and options; return its entry count.
+
+    Mirrors polyglot 2.0.4: an entry needs ``min_games`` games (polyglot's counter, halved when a move of
+    the position reaches 16,384 games) and a non-zero ``sum`` of ``result + 1`` (2 for a win of the side
+    to move, 1 for a draw or any result but 1-0/0-1, 0 for a loss), a score ``sum / games / 2`` of at
+    least ``min_score`` (a fraction; polyglot's ``-min-score`` is in percent), and only moves of
+    ``only`` when given (``-only-white``/``-only-black``). The weight is ``sum`` (1 with ``uniform``).
+    Entries are sorted by key, then by descending weight, ties in the order the moves were first met,
+    as polyglot's sort leaves them.
+    """
+    rows = []
+    for entry in builder.entries():
+        n, total = entry.polyglot_n, entry.polyglot_sum
+        if n < min_games or total == 0 or (total / n) / 2.0 < min_score:
+            continue
+        if only is not None and entry.white_to_move != only:
+            continue
+        rows.append((entry.key, entry.raw_move, 1 if uniform else total, 0))
+    rows.sort(key=lambda row: (row[0], -row[2]))
+    return write_book(path, rows, merge=None)
+
+
+def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
+    """``polyglot merge-book``: both books in one, as polyglot 2.0.4 merges them; returns the entry count.
+
+    Read off the real program (Debian's polyglot 2.0.4; its behaviour differs from older published
+    sources, which dropped the second book's moves): each book is taken as runs of consecutive entries
+    with the same key, and the runs are merged by key like two sorted lists. For a key in both books the
+    first book's run is written with each of the second book's moves either added to the first book's
+    entry with the same move (weights summed modulo 65536, as polyglot's 16-bit counter wraps; the first
+    book's learn kept) or appended after it. Nothing is re-sorted: unsorted input gives what polyglot
+    gives for it.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsortedBookWarning)  # polyglot merges in file order regardless
+        one, two = open_book(first, strict=False), open_book(second, strict=False)
+    with one, two:
+        runs_1, runs_2 = _runs(one), _runs(two)
+    rows: list[list[int]] = []
+    i = j = 0
+    while i < len(runs_1) or j < len(runs_2):
+        if j == len(runs_2) or (i < len(runs_1) and runs_1[i][0][0] < runs_2[j][0][0]):
+            rows.extend(runs_1[i])
+            i += 1
+        elif i == len(runs_1) or runs_1[i][0][0] > runs_2[j][0][0]:
+            rows.extend(runs_2[j])
+            j += 1
+        else:
+            run = runs_1[i]
+            own = len(run)
+            for entry in runs_2[j]:
+                for mine in run[:own]:
+                    if mine[1] == entry[1]:
+                        mine[2] = (mine[2] + entry[2]) & 0xFFFF
+                        break
+                else:
+                    run.append(entry)
+            rows.extend(run)
+            i += 1
+            j += 1
+    return write_book(out, [(key, raw, weight, learn) for key, raw, weight, learn in rows], merge=None, sort=False)
+
+
+def _runs(book: PolyglotBook) -> list[list[list[int]]]:
+    """The book's entries as runs of consecutive entries with the same key, in file order."""
+    runs: list[list[list[int]]] = []
+    columns = (book._keys.tolist(), book._moves.tolist(), book._weights.tolist(), book.records["learn"].tolist())
+    for row in zip(*columns, strict=True):
+        if runs and runs[-1][0][0] == row[0]:
+            runs[-1].append(list(row))
+        else:
+            runs.append([list(row)])
+    return runs
 
 
 # --- command-line support (registered with the format registry) ---------------------------------------
