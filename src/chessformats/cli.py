@@ -1,4 +1,4 @@
-"""The ``chessformats`` command: tour, info, probe, inspect, docs, formats."""
+"""The ``chessformats`` command: tour, info, probe, inspect, build, merge, docs, formats."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Sequence
 from importlib import resources
@@ -79,14 +80,18 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise FormatError(f"{handler.doc.title} files cannot be probed", file=args.book)
     board = _board(args.fen, args.moves)
     moves = handler.probe(args.book, board)
+    position = handler.position(args.book, board) if handler.position is not None else None
     if args.json:
-        print(json.dumps(moves, indent=2))
+        shown: Any = moves if handler.position is None else {"fen": board.fen(), "position": position, "moves": moves}
+        print(json.dumps(shown, indent=2))
         return 0
     console = _console()
     console.print(f"[bold]{board.fen()}[/bold]")
+    if position is not None:
+        console.print("  position: " + "  ".join(f"{k}={v}" for k, v in position.items() if v is not None))
     if not moves:
-        console.print("  not in book")
-        return 1
+        console.print("  no book moves" if position is not None else "  not in book")
+        return 0 if position is not None else 1
     for move in moves:
         extra = "".join(f"  {k}={v}" for k, v in move.items() if k not in ("uci", "san", "weight", "share"))
         console.print(f"  {move['san']:8} {move['uci']:6} weight {move['weight']:6}  {100 * move['share']:5.1f}%"
@@ -167,6 +172,66 @@ def cmd_tour(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build(args: argparse.Namespace) -> int:
+    """Build an opening book from PGN games (the output format follows the extension of -o)."""
+    from .formats.bookbuild import BookBuilder
+
+    handler = registry.for_output(args.output, args.format)
+    if handler.build is None:
+        raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
+    console = Console(stderr=True, highlight=False)
+    builder = BookBuilder(max_ply=args.max_ply)
+    started = time.perf_counter()
+    jobs = 1 if args.no_parallel else max(1, args.jobs)
+    for source in args.games:
+        if console.is_terminal:
+            from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+            with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                          console=console, transient=True) as progress:
+                task = progress.add_task(f"reading {os.path.basename(source)}", rate="")
+
+                def report(games: int, _: int, task: Any = task, progress: Any = progress) -> None:
+                    elapsed = max(time.perf_counter() - started, 1e-9)
+                    progress.update(task, rate=f"{games:,} games, {games / elapsed:,.0f} games/s")
+
+                builder.add_pgn(source, jobs=jobs, progress=report)
+        else:
+            builder.add_pgn(source, jobs=jobs)
+    only = True if args.only_white else False if args.only_black else None
+    count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
+                          only=only, uniform=args.uniform)
+    elapsed = time.perf_counter() - started
+    console.print(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
+                  f"{args.output} in {elapsed:.2f} s")
+    if builder.skipped:
+        console.print(f"skipped {len(builder.skipped)} games:")
+        for game in builder.skipped[:20]:
+            console.print(f"  game {game.number} (offset {game.offset}): {game.reason}")
+        if len(builder.skipped) > 20:
+            console.print(f"  ... and {len(builder.skipped) - 20} more")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Merge two Polyglot books as ``polyglot merge-book`` does."""
+    from .formats.polyglot import merge_books
+
+    count = merge_books(args.first, args.second, args.output)
+    print(f"{count:,} entries written to {args.output}")
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Convert a book to another format (CTG <-> Polyglot); formats by sniffing and by extension."""
+    from .formats import ctg
+
+    source = registry.detect(args.source, args.source_format)
+    target = registry.for_output(args.target, args.target_format)
+    print(ctg.convert(args.source, source.key, args.target, target.key))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chessformats", description=__doc__)
     parser.add_argument("--version", action="version", version=f"chessformats {__version__}")
@@ -209,6 +274,35 @@ def build_parser() -> argparse.ArgumentParser:
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("build", help="build an opening book from PGN games (like polyglot make-book)")
+    p.add_argument("games", nargs="+", help="PGN files (plain, .gz, .bz2 or .xz)")
+    p.add_argument("-o", "--output", required=True, help="the book to write; its extension picks the format")
+    p.add_argument("--max-ply", type=int, default=1024, help="plies of each game to use (default 1024)")
+    p.add_argument("--min-games", type=int, default=3, help="games a move needs to enter the book (default 3)")
+    p.add_argument("--min-score", type=float, default=0.0,
+                   help="score in percent a move needs for the side that plays it (default 0)")
+    side = p.add_mutually_exclusive_group()
+    side.add_argument("--only-white", action="store_true", help="only moves of white")
+    side.add_argument("--only-black", action="store_true", help="only moves of black")
+    p.add_argument("--uniform", action="store_true", help="every move weight 1")
+    p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
+    p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
+    add_format(p)
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("merge", help="merge two Polyglot books (like polyglot merge-book)")
+    p.add_argument("first", help="the first book (its learn values win for shared moves)")
+    p.add_argument("second")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG")
+    p.add_argument("source", help="the book to read (format sniffed)")
+    p.add_argument("target", help="the book to write (format from its extension: .bin, .ctg)")
+    p.add_argument("--from", dest="source_format", help="force the format of SOURCE")
+    p.add_argument("--to", dest="target_format", help="force the format of TARGET")
+    p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
     p.add_argument("--out", required=True, help="folder to write one page per format into")

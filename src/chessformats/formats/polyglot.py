@@ -866,7 +866,7 @@ def _register() -> None:
 
     register(FormatHandler(
         key="polyglot", doc=schema.FORMAT, status="read, write, probe, inspect",
-        sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, extensions=(".bin",),
+        sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, extensions=(".bin",), build=make_book,
     ))
 
 

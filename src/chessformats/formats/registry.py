@@ -18,7 +18,7 @@ import construct as cs
 from ..engine.errors import FormatError, UnsupportedError
 from ..engine.schema import FormatDoc
 
-__all__ = ["INSPECT_OPTIONS", "FormatHandler", "InspectTarget", "all_formats", "detect", "get", "register"]
+__all__ = ["INSPECT_OPTIONS", "FormatHandler", "InspectTarget", "all_formats", "detect", "for_output", "get", "register"]
 
 
 class InspectTarget(NamedTuple):
@@ -44,8 +44,13 @@ class FormatHandler:
     inspect: Callable[..., list[InspectTarget]]
     probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
     extensions: tuple[str, ...] = field(default=())
+    build: Callable[..., int] | None = None
+    """``build(path, builder, *, min_games, min_score, only, uniform) -> entries``: write a book built from games."""
     inspect_options: tuple[str, ...] = ("record", "count", "offset", "length", "fen")
     """Which of :data:`INSPECT_OPTIONS` (and ``fen``) this format's ``inspect`` takes as keywords."""
+    position: Callable[[str, chess.Board], dict[str, Any] | None] | None = None
+    """For books that store facts about a position (statistics): ``(path, board) -> facts`` (``None``: not in
+    the book); ``probe`` then prints them above the moves and ``--json`` gives ``{"position", "moves"}``."""
 
 
 INSPECT_OPTIONS = ("record", "count", "offset", "length", "page", "game", "ply")
@@ -63,7 +68,11 @@ def register(handler: FormatHandler) -> FormatHandler:
 
 def _load() -> None:
     # importing a format module registers its handler
-    from . import polyglot  # noqa: F401
+    from . import (
+        ctg,  # noqa: F401
+        monty,  # noqa: F401
+        polyglot,  # noqa: F401
+    )
 
 
 def all_formats() -> list[FormatHandler]:
@@ -77,6 +86,17 @@ def get(key: str) -> FormatHandler:
         return _HANDLERS[key]
     except KeyError:
         raise UnsupportedError(f"unknown format {key!r} (known: {', '.join(sorted(_HANDLERS))})") from None
+
+
+def for_output(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
+    """The handler for a file to be written: ``override``, else by the file's extension."""
+    if override:
+        return get(override)
+    name = os.fspath(path).lower()
+    for handler in all_formats():
+        if any(name.endswith(extension) for extension in handler.extensions):
+            return handler
+    raise UnsupportedError("no format writes files with this extension (use --format)", file=os.fspath(path))
 
 
 def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:

@@ -1,0 +1,310 @@
+"""Book building: byte-identical to `polyglot make-book` / `merge-book`, and right on small random game sets."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import itertools
+import lzma
+import random
+import subprocess
+from pathlib import Path
+
+import chess
+import chess.pgn
+import chess.polyglot
+import pytest
+from conftest import find_corpus, find_tool
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder
+from chessformats.formats.fastplay import play_san, position_from_board
+from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
+
+
+@pytest.fixture(scope="module")
+def polyglot_bin() -> Path:
+    return find_tool("polyglot", env="CHESSFORMATS_POLYGLOT",
+                     candidates=("/usr/games/polyglot", ".ci/cache/polyglot/usr/games/polyglot"))
+
+
+def polyglot_make(binary: Path, pgn: Path, out: Path, *options: str) -> bytes:
+    result = subprocess.run([str(binary), "make-book", "-pgn", str(pgn), "-bin", str(out), *options],
+                            capture_output=True, text=True, cwd=out.parent)
+    assert result.returncode == 0 and "all done" in result.stdout, result.stdout + result.stderr
+    return out.read_bytes()
+
+
+OPTION_SETS = [
+    ((), {}, 1024),
+    (("-max-ply", "30"), {}, 30),
+    (("-max-ply", "30", "-min-game", "1"), {"min_games": 1}, 30),
+    (("-min-game", "5", "-min-score", "40"), {"min_games": 5, "min_score": 0.40}, 1024),
+    (("-only-white", "-max-ply", "20"), {"only": chess.WHITE}, 20),
+    (("-only-black", "-uniform", "-min-game", "2"), {"only": chess.BLACK, "uniform": True, "min_games": 2}, 1024),
+    (("-max-ply", "8", "-min-game", "1", "-uniform"), {"min_games": 1, "uniform": True}, 8),
+]
+
+
+@pytest.mark.parametrize(("options", "keywords", "max_ply", "jobs"),
+                         [(*o, 1) for o in OPTION_SETS] + [(*o, 2) for o in OPTION_SETS[:2]],
+                         ids=lambda v: " ".join(v) if isinstance(v, tuple) else None)
+def test_twic_book_is_byte_identical_to_polyglot(polyglot_bin: Path, tmp_path: Path, options: tuple[str, ...],
+                                                  keywords: dict[str, object], max_ply: int, jobs: int) -> None:
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    expected = polyglot_make(polyglot_bin, pgn, tmp_path / "polyglot.bin", *options)
+    builder = BookBuilder(max_ply=max_ply)
+    builder.add_pgn(pgn, jobs=jobs)
+    assert builder.games == 6097 and not builder.skipped
+    make_book(tmp_path / "ours.bin", builder, **keywords)  # type: ignore[arg-type]
+    assert (tmp_path / "ours.bin").read_bytes() == expected
+
+
+def test_biel_book_equals_polyglot_on_the_games_it_can_read(polyglot_bin: Path, tmp_path: Path) -> None:
+    # BielMTO.pgn has five games whose movetext is only "1/2-0" (a forfeit marker, not a PGN result):
+    # polyglot stops with "illegal move". We skip those games (they have no moves) and report them;
+    # polyglot given the same file with that marker replaced by "*" must build the same book.
+    pgn = find_corpus("chessbase", "libcbh_NormalGames", "BielMTO.pgn")
+    text = pgn.read_text(encoding="utf-8")
+    cleaned = tmp_path / "cleaned.pgn"
+    cleaned.write_text(text.replace("\n 1/2-0\n", "\n *\n"), encoding="utf-8")
+    expected = polyglot_make(polyglot_bin, cleaned, tmp_path / "polyglot.bin", "-min-game", "1")
+    builder = BookBuilder()
+    builder.add_pgn(pgn)
+    assert builder.games == 548
+    assert [(g.number, g.reason) for g in builder.skipped] == [
+        (n, "illegal or unreadable move '1/2-0' at ply 1") for n in (57, 225, 281, 336, 337)]
+    assert all(text[g.offset:].startswith("[Event") for g in builder.skipped)
+    make_book(tmp_path / "ours.bin", builder, min_games=1)
+    assert (tmp_path / "ours.bin").read_bytes() == expected
+
+
+def test_chess960_games_polyglot_cannot_read(polyglot_bin: Path, tmp_path: Path) -> None:
+    # polyglot ignores the FEN tag and fails on the first move of a Chess960 game
+    pgn = find_corpus("chessbase", "libcbh_Chess960Biel", "Chess960.pgn")
+    result = subprocess.run([str(polyglot_bin), "make-book", "-pgn", str(pgn), "-bin", str(tmp_path / "p.bin")],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert "illegal move" in result.stdout + result.stderr
+    # we play each game from its FEN, castling as king-takes-rook: python-chess finds every move played
+    builder = BookBuilder(max_ply=12)
+    builder.add_pgn(pgn)
+    assert builder.games == 188 and not builder.skipped
+    make_book(tmp_path / "ours.bin", builder, min_games=1)
+    with open(pgn, encoding="utf-8") as handle, chess.polyglot.open_reader(tmp_path / "ours.bin") as reader:
+        checked = 0
+        while (game := chess.pgn.read_game(handle)) is not None:
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                if ply >= 12:
+                    break
+                found = {e.move for e in reader.find_all(board, minimum_weight=0)}
+                if _sum_for(builder, board, move) > 0:
+                    assert move in found, (board.fen(), move)
+                    checked += 1
+                board.push(move)
+    assert checked > 1000
+
+
+def _sum_for(builder: BookBuilder, board: chess.Board, move: chess.Move) -> int:
+    key, raw = zobrist_hash(board), encode_move(move, board)
+    return next((e.polyglot_sum for e in builder.entries() if e.key == key and e.raw_move == raw), 0)
+
+
+def test_bad_games_are_skipped_and_reported() -> None:
+    text = """[Event "good"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 1-0
+
+[Event "illegal"]
+[Result "0-1"]
+
+1. e4 e5 2. Ke3 Nc6 0-1
+
+[Event "garbage"]
+[Result "*"]
+
+1. e4 @@@ ) *
+
+[Event "good again"]
+[Result "1/2-1/2"]
+
+1. d4 {a comment (with parentheses)} d5 (1... Nf6 2. c4) 2. c4 $1 e6!? 1/2-1/2
+"""
+    builder = BookBuilder()
+    builder.add_pgn_text(text)
+    assert builder.games == 4
+    assert [(g.number, g.reason) for g in builder.skipped] == [
+        (2, "illegal or unreadable move 'Ke3' at ply 3"), (3, "unbalanced ')'")]
+    assert text[builder.skipped[0].offset:].startswith('[Event "illegal"]')
+    moves = {(e.key, e.raw_move): e for e in builder.entries()}
+    start = zobrist_hash(chess.Board())
+    e4 = moves[(start, encode_move(chess.Move.from_uci("e2e4")))]
+    d4 = moves[(start, encode_move(chess.Move.from_uci("d2d4")))]
+    assert (e4.games, e4.wins, e4.polyglot_sum) == (1, 1, 2)
+    assert (d4.games, d4.draws, d4.polyglot_sum) == (1, 1, 1)
+    assert len(builder) == 3 + 4  # 1.e4 e5 2.Nf3 and 1.d4 d5 2.c4 e6 (the variation is not read)
+
+
+def test_illegal_move_after_max_ply_is_not_checked() -> None:
+    # polyglot reads no move past -max-ply, so it cannot see that one is illegal: neither do we
+    builder = BookBuilder(max_ply=2)
+    builder.add_pgn_text('[Result "1-0"]\n\n1. e4 e5 2. Ke3 1-0\n')
+    assert not builder.skipped and len(builder) == 2
+
+
+@pytest.mark.parametrize("opener", [gzip.open, bz2.open, lzma.open])
+def test_compressed_pgn(tmp_path: Path, opener: object) -> None:
+    suffix = {gzip.open: ".gz", bz2.open: ".bz2", lzma.open: ".xz"}[opener]  # type: ignore[index]
+    path = tmp_path / f"games.pgn{suffix}"
+    with opener(path, "wt", encoding="utf-8") as handle:  # type: ignore[operator]
+        handle.write('[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Result "0-1"]\n\n1. d4 d5 0-1\n')
+    builder = BookBuilder()
+    builder.add_pgn(path)
+    assert builder.games == 2 and len(builder) == 4
+
+
+def test_counters_are_halved_at_16384_games_like_polyglot(polyglot_bin: Path, tmp_path: Path) -> None:
+    # 16,400 games 1.e4 e5 (white wins) and 3 games 1.d4 (drawn): when 1.e4 reaches 16,384 games polyglot
+    # halves every counter of the start position, so the weights are not 2 * wins + draws any more
+    games = ['[Result "1/2-1/2"]\n\n1. d4 1/2-1/2\n'] * 3 + ['[Result "1-0"]\n\n1. e4 e5 1-0\n'] * 16400
+    pgn = tmp_path / "many.pgn"
+    pgn.write_text("\n".join(games))
+    expected = polyglot_make(polyglot_bin, pgn, tmp_path / "polyglot.bin", "-min-game", "1")
+    for jobs in (1, 2):
+        builder = BookBuilder()
+        builder.add_pgn(pgn, jobs=jobs)
+        e4 = next(e for e in builder.entries() if e.raw_move == encode_move(chess.Move.from_uci("e2e4")))
+        assert e4.games == 16400 and e4.polyglot_n < COUNT_MAX
+        make_book(tmp_path / "ours.bin", builder, min_games=1)
+        assert (tmp_path / "ours.bin").read_bytes() == expected
+
+
+GAME = st.lists(st.integers(0, 10_000), min_size=1, max_size=24)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seeds=st.lists(GAME, min_size=1, max_size=12), results=st.lists(st.sampled_from(["1-0", "0-1", "1/2-1/2", "*"]),
+                                                                           min_size=12, max_size=12),
+       max_ply=st.integers(1, 30))
+def test_random_game_sets(tmp_path: Path, seeds: list[list[int]], results: list[str], max_ply: int) -> None:
+    """The book probed with python-chess gives exactly the moves played (within max-ply), weighted by results."""
+    played: dict[tuple[int, chess.Move], list[int]] = {}
+    pgn = []
+    for seeds_of_game, result in zip(seeds, results, strict=False):
+        board = chess.Board()
+        game = chess.pgn.Game()
+        game.headers["Result"] = result
+        node: chess.pgn.GameNode = game
+        for ply, seed in enumerate(seeds_of_game):
+            legal = sorted(board.legal_moves, key=lambda m: m.uci())
+            if not legal:
+                break
+            move = legal[seed % len(legal)]
+            if ply < max_ply:
+                stats = played.setdefault((zobrist_hash(board), move), [0, 0])
+                stats[0] += 1
+                points = {"1-0": 2, "0-1": 0}.get(result, 1)
+                stats[1] += points if board.turn == chess.WHITE else 2 - points
+            node = node.add_variation(move)
+            board.push(move)
+        pgn.append(str(game))
+    builder = BookBuilder(max_ply=max_ply)
+    builder.add_pgn_text("\n\n".join(pgn) + "\n")
+    assert not builder.skipped
+    make_book(tmp_path / "book.bin", builder, min_games=1)
+    found: dict[tuple[int, chess.Move], int] = {}
+    with chess.polyglot.open_reader(tmp_path / "book.bin") as reader:
+        for key, move in played:
+            for entry in reader.find_all(key, minimum_weight=0):
+                found[(key, entry.move)] = entry.weight
+    expected = {(key, _raw_move(move)): total for (key, move), (_, total) in played.items() if total > 0}
+    assert {(key, _raw_move(move)): weight for (key, move), weight in found.items()} == expected
+
+
+def _raw_move(move: chess.Move) -> tuple[int, int, int | None]:
+    # python-chess reads castling from a key alone as king-takes-rook: compare squares as stored
+    to_square = {(chess.E1, chess.G1): chess.H1, (chess.E1, chess.C1): chess.A1, (chess.E8, chess.G8): chess.H8,
+                 (chess.E8, chess.C8): chess.A8}.get((move.from_square, move.to_square), move.to_square)
+    return move.from_square, to_square, move.promotion
+
+
+def test_fast_replay_agrees_with_python_chess() -> None:
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(300):
+        board = chess.Board()
+        position = position_from_board(board)
+        assert position is not None
+        for _ply in range(120):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            # every legal move is played the same way; a sample of illegal tokens is refused
+            for move in rng.sample(legal, min(4, len(legal))):
+                played = play_san(position, board.san(move))
+                assert played is not None and played[0] == encode_move(move, board)
+                after = board.copy(stack=False)
+                after.push(move)
+                assert played[1].key == zobrist_hash(after)
+                checked += 1
+            for token in _illegal_tokens(board, rng):
+                assert play_san(position, token) is None, (board.fen(), token)
+            move = rng.choice(legal)
+            played = play_san(position, board.san(move))
+            assert played is not None
+            position = played[1]
+            board.push(move)
+    assert checked > 10_000
+
+
+def _illegal_tokens(board: chess.Board, rng: random.Random) -> list[str]:
+    """SAN-looking tokens python-chess refuses in this position (pinned pieces, wrong pieces, ...)."""
+    tokens = []
+    for piece, square in itertools.product("NBRQK", rng.sample(chess.SQUARE_NAMES, 4)):
+        tokens.append(piece + square)
+    tokens += [f"{f}{r}" for f, r in itertools.product("abcdefgh", "1845")] + ["O-O", "O-O-O", "exd5", "e8=Q"]
+    refused = []
+    for token in tokens:
+        try:
+            board.parse_san(token)
+        except ValueError:
+            refused.append(token)
+    return refused
+
+
+def test_merge_is_byte_identical_to_polyglot(polyglot_bin: Path, tmp_path: Path) -> None:
+    names = ["rodent3_cat.bin", "rodent3_cs.bin", "gm2001.bin", "performance.bin", "lasker-trap.bin",
+             "rodent3_empty.bin"]
+    for first, second in itertools.permutations(names, 2):
+        a, b = find_corpus("polyglot", first), find_corpus("polyglot", second)
+        subprocess.run([str(polyglot_bin), "merge-book", "-in1", str(a), "-in2", str(b), "-out",
+                        str(tmp_path / "p.bin")], capture_output=True, check=True)
+        merge_books(a, b, tmp_path / "o.bin")
+        assert (tmp_path / "o.bin").read_bytes() == (tmp_path / "p.bin").read_bytes(), (first, second)
+
+
+def test_merge_of_unsorted_and_repeated_entries(polyglot_bin: Path, tmp_path: Path) -> None:
+    gm = find_corpus("polyglot", "gm2001.bin").read_bytes()
+    lasker = find_corpus("polyglot", "lasker-trap.bin").read_bytes()
+    unsorted = tmp_path / "unsorted.bin"
+    unsorted.write_bytes(gm[-127 * 16:] + gm[:-127 * 16])
+    doubled = tmp_path / "doubled.bin"
+    doubled.write_bytes(b"".join(lasker[i:i + 16] * 2 for i in range(0, len(lasker), 16)))
+    for a, b in [(unsorted, find_corpus("polyglot", "lasker-trap.bin")), (doubled, doubled),
+                 (find_corpus("polyglot", "rodent3_cat.bin"), doubled)]:
+        subprocess.run([str(polyglot_bin), "merge-book", "-in1", str(a), "-in2", str(b), "-out",
+                        str(tmp_path / "p.bin")], capture_output=True, check=True)
+        merge_books(a, b, tmp_path / "o.bin")
+        assert (tmp_path / "o.bin").read_bytes() == (tmp_path / "p.bin").read_bytes()
+
+
+def test_to_stats_gives_the_neutral_model() -> None:
+    builder = BookBuilder()
+    builder.add_pgn_text('[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result "*"]\n\n1. e4 c5 *\n')
+    stats = builder.to_stats()
+    start = stats.positions[chess.Board().fen().rsplit(" ", 2)[0]]
+    e4 = start.moves[chess.Move.from_uci("e2e4")]
+    assert (e4.games, e4.wins, e4.draws, e4.losses) == (2, 1, 0, 0)
+    assert len(stats) == 3 and stats.games == 2
