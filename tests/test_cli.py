@@ -106,3 +106,27 @@ def test_formats_lists_polyglot(capsys: pytest.CaptureFixture[str]) -> None:
 def test_inspect_rejects_options_of_other_formats(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "inspect", str(find_corpus("polyglot", "lasker-trap.bin")), "--page", "3")
     assert code == 2 and "does not take --page" in err
+
+
+def test_build_and_merge_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result "1/2-1/2"]\n\n1. d4 d5 1/2-1/2\n\n'
+                   '[Result "0-1"]\n\n1. e4 Ke7 Ke2 0-1\n')
+    code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "a.bin"), "--min-games", "1", "--no-parallel")
+    assert code == 0
+    assert "3 games" in err and "skipped 1 games" in err and "game 3" in err and "'Ke7'" in err
+    with chess.polyglot.open_reader(tmp_path / "a.bin") as reader:
+        # 1.e4 won once (2 points); 1.d4 drawn once (1 point); 1...e5 lost once (0 points: left out)
+        assert {e.move.uci(): e.weight for e in reader.find_all(chess.Board(), minimum_weight=0)} == {
+            "e2e4": 2, "d2d4": 1}
+    code, _, _ = run(capsys, "build", str(pgn), "-o", str(tmp_path / "b.bin"), "--min-games", "1", "--only-black")
+    assert code == 0
+    code, out, _ = run(capsys, "merge", str(tmp_path / "a.bin"), str(tmp_path / "b.bin"), "-o",
+                       str(tmp_path / "c.bin"))
+    assert code == 0 and "entries written" in out
+    with chess.polyglot.open_reader(tmp_path / "c.bin") as reader:
+        # b.bin holds black's moves only: 1...d5 (drawn, 1 point), also in a.bin; merged weights add up
+        merged = {e.move.uci(): e.weight for e in reader}
+    assert merged == {"e2e4": 2, "d2d4": 1, "g1f3": 2, "d7d5": 2}
+    code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "x.txt"))
+    assert code == 2 and "no format writes files with this extension" in err

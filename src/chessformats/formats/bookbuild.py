@@ -96,6 +96,7 @@ _TOKEN = re.compile(
     re.M,
 )
 _SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*")
+_NO_CHECK_MARKS = str.maketrans("", "", "+#")
 _RESULTS = {"1-0": 1, "0-1": -1}
 _ENDINGS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
 
@@ -144,8 +145,8 @@ def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str
     truncated = len(head) < len(text) - position
     if truncated:
         head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
-    if not any(c in head for c in "{(;%)"):
-        symbols = [t.rstrip("+#") for t in _SYMBOL.findall(head) if not t.isdigit()]
+    if "{" not in head and "(" not in head and ";" not in head and "%" not in head and ")" not in head:
+        symbols = [t for t in _SYMBOL.findall(head.translate(_NO_CHECK_MARKS)) if not t.isdigit()]
         for index, symbol in enumerate(symbols):
             if symbol in _ENDINGS or index == max_ply:
                 return tags, symbols[:index], None
@@ -299,7 +300,8 @@ class BookBuilder:
         node = nodes[key]
         plies = []
         for san in sans:
-            step = node[1].get(san)
+            memo = node[1]
+            step = memo.get(san)
             position = node[0]
             if position is None:
                 return None
@@ -308,7 +310,7 @@ class BookBuilder:
                 if played is None:
                     return None
                 raw, child = played
-                step = node[1][san] = (self._entry(key, raw, position.turn), child.key)
+                step = memo[san] = (self._entry(key, raw, position.turn), child.key)
                 if child.key not in nodes:
                     nodes[child.key] = (child, {})
             plies.append((step[0], position.turn))

@@ -18,7 +18,16 @@ import construct as cs
 from ..engine.errors import FormatError, UnsupportedError
 from ..engine.schema import FormatDoc
 
-__all__ = ["INSPECT_OPTIONS", "FormatHandler", "InspectTarget", "all_formats", "detect", "for_output", "get", "register"]
+__all__ = [
+    "INSPECT_OPTIONS",
+    "FormatHandler",
+    "InspectTarget",
+    "all_formats",
+    "detect",
+    "for_output",
+    "get",
+    "register",
+]
 
 
 class InspectTarget(NamedTuple):

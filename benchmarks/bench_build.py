@@ -1,0 +1,143 @@
+"""Book building speed: `chessformats build` against `polyglot make-book`, in one run, same PGN and options.
+
+    python benchmarks/bench_build.py [--pgn FILE] [--polyglot BIN] [--repeat N] [--write-docs]
+
+Every contender runs as its own process (wall time from start to exit, best of N runs; peak memory is
+the process's maximum resident set size from ``wait4``). The outputs are compared byte for byte with
+polyglot's before anything is reported. For reference, a naive python-chess build (``read_game`` +
+``zobrist_hash`` per ply) is timed once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "performance.md"
+START, END = "<!-- book-build:start -->", "<!-- book-build:end -->"
+NAIVE = """
+import sys, chess.pgn, chess.polyglot
+counts = {}
+with open(sys.argv[1], encoding="utf-8") as handle:
+    while (game := chess.pgn.read_game(handle)) is not None:
+        board = game.board()
+        for ply, move in enumerate(game.mainline_moves()):
+            if ply >= 30:
+                break
+            key = (chess.polyglot.zobrist_hash(board), move)
+            counts[key] = counts.get(key, 0) + 1
+            board.push(move)
+"""
+
+
+def run(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (KiB) of one run of ``command``."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {process.stderr.read().decode() if process.stderr else ''}")
+    return elapsed, usage.ru_maxrss
+
+
+def best(command: list[str], repeat: int) -> tuple[float, int]:
+    runs = [run(command) for _ in range(repeat)]
+    return min(t for t, _ in runs), max(m for _, m in runs)
+
+
+def find_polyglot(explicit: str | None) -> str:
+    for candidate in (explicit, os.environ.get("CHESSFORMATS_POLYGLOT"), shutil.which("polyglot"),
+                      "/usr/games/polyglot", str(ROOT / ".ci/cache/polyglot/usr/games/polyglot")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise SystemExit("polyglot not found: install Debian's polyglot or run .ci/run once")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pgn", default=str(ROOT.parent / "shared/corpus/pgn/twic1134-mainlines.pgn"))
+    parser.add_argument("--polyglot")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--max-ply", type=int, default=30)
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args()
+    polyglot = find_polyglot(args.polyglot)
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder)
+        ply = str(args.max_ply)
+        contenders = {
+            "polyglot make-book (C)": [polyglot, "make-book", "-pgn", args.pgn, "-bin", str(out / "polyglot.bin"),
+                                       "-max-ply", ply],
+            "chessformats build, 1 process": [python, "-m", "chessformats.cli", "build", args.pgn, "-o",
+                                              str(out / "one.bin"), "--max-ply", ply, "--jobs", "1"],
+            "chessformats build, 2 processes": [python, "-m", "chessformats.cli", "build", args.pgn, "-o",
+                                                str(out / "two.bin"), "--max-ply", ply, "--jobs", "2"],
+        }
+        results = {name: best(command, args.repeat) for name, command in contenders.items()}
+        expected = (out / "polyglot.bin").read_bytes()
+        for name in ("one.bin", "two.bin"):
+            if (out / name).read_bytes() != expected:
+                raise SystemExit(f"{name} differs from polyglot's book: not reporting timings")
+        naive = run([python, "-c", NAIVE, args.pgn])
+        imports = best([python, "-c", "import chessformats.cli, chessformats.formats.bookbuild"], args.repeat)
+    base = results["polyglot make-book (C)"][0]
+    rows = [(name, seconds, memory, seconds / base) for name, (seconds, memory) in results.items()]
+    rows.append(("naive python-chess (read_game + zobrist_hash), once", naive[0], naive[1], naive[0] / base))
+    games = Path(args.pgn).read_text(encoding="utf-8", errors="replace").count("[Result ")
+    lines = [
+        "## Book building (`chessformats build` vs `polyglot make-book`)",
+        "",
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+        f"load average at start {os.getloadavg()[0]:.2f}; CPython {platform.python_version()}; "
+        f"python-chess {chess.__version__}",
+        f"- input: `{Path(args.pgn).name}` ({games:,} games), `-max-ply {args.max_ply}`, other options default; "
+        "every book checked byte-identical to polyglot's before timing is reported",
+        f"- wall time of the whole process, best of {args.repeat} runs; Python's start-up and imports alone "
+        f"take {imports[0]:.2f} s of each chessformats run",
+        "",
+        "| program | wall time | peak memory | × polyglot |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [f"| {name} | {seconds:.3f} s | {memory / 1024:.0f} MiB | {ratio:.2f}× |"
+              for name, seconds, memory, ratio in rows]
+    one = results["chessformats build, 1 process"][0] / base
+    two = results["chessformats build, 2 processes"][0] / base
+    lines += [
+        "",
+        f"Target (issue): within 3× of polyglot's wall time. One process: {one:.2f}× "
+        f"({'met' if one <= 3 else 'not met'}); two processes: {two:.2f}× ({'met' if two <= 3 else 'not met'}).",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write_docs:
+        write_section(text)
+
+
+def write_section(text: str) -> None:
+    current = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Performance\n"
+    block = f"{START}\n{text}\n{END}"
+    if START in current and END in current:
+        head, rest = current.split(START, 1)
+        _, tail = rest.split(END, 1)
+        current = head + block + tail
+    else:
+        current = current.rstrip("\n") + "\n\n" + block + "\n"
+    DOCS.write_text(current, encoding="utf-8")
+    print(f"wrote {DOCS}")
+
+
+if __name__ == "__main__":
+    main()
