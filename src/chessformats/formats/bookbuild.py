@@ -50,6 +50,9 @@ def _start_position() -> Position:
 
 _START = _start_position()
 
+MEMO_DEPTH = 40
+"""Plies from the start for which positions and what each SAN token led to are remembered (memory bound)."""
+
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
 
@@ -299,7 +302,9 @@ class BookBuilder:
         key = _START.key
         node = nodes[key]
         plies = []
-        for san in sans:
+        for ply, san in enumerate(sans):
+            if ply == MEMO_DEPTH:  # deep positions rarely repeat: play on without remembering them
+                return self._deep_plies(plies, node[0], sans[ply:])
             memo = node[1]
             step = memo.get(san)
             position = node[0]
@@ -316,6 +321,18 @@ class BookBuilder:
             plies.append((step[0], position.turn))
             key = step[1]
             node = nodes[key]
+        return plies
+
+    def _deep_plies(self, plies: list[tuple[list[int], bool]], position: Position | None,
+                    sans: list[str]) -> list[tuple[list[int], bool]] | None:
+        for san in sans:
+            if position is None:
+                return None
+            played = play_san(position, san)
+            if played is None:
+                return None
+            plies.append((self._entry(position.key, played[0], position.turn), position.turn))
+            position = played[1]
         return plies
 
     def _slow_plies(self, tags: dict[str, str], sans: list[str]) -> list[tuple[int, int, bool]]:
