@@ -99,7 +99,9 @@ _TOKEN = re.compile(
     re.M,
 )
 _SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*")
-_NO_CHECK_MARKS = str.maketrans("", "", "+#")
+_NO_MARKS = str.maketrans("", "", "+#!?")
+# comments, variations, NAGs, escapes and brackets send movetext to the full tokenizer
+_COMPLEX = re.compile(r"[{}();%$\[\]<>]")
 _RESULTS = {"1-0": 1, "0-1": -1}
 _ENDINGS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
 
@@ -148,13 +150,14 @@ def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str
     truncated = len(head) < len(text) - position
     if truncated:
         head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
-    if "{" not in head and "(" not in head and ";" not in head and "%" not in head and ")" not in head:
-        symbols = [t for t in _SYMBOL.findall(head.translate(_NO_CHECK_MARKS)) if not t.isdigit()]
-        for index, symbol in enumerate(symbols):
-            if symbol in _ENDINGS or index == max_ply:
-                return tags, symbols[:index], None
-        if not truncated:
-            return tags, symbols, None
+    if not _COMPLEX.search(head):
+        # Check marks and !? off, then every word that starts with a letter is a move, and the others must
+        # be "12." / "12..." move numbers or the result (which ends a game's text: nothing follows it).
+        words = head.translate(_NO_MARKS).split()
+        symbols = [word for word in words if word[0] > "9"]
+        if all(word[-1] == "." or word in _ENDINGS for word in words if word[0] <= "9") and (
+                len(symbols) >= max_ply or not truncated):
+            return tags, symbols[:max_ply], None
     moves: list[str] = []
     depth = 0
     for match in _TOKEN.finditer(text, position):
