@@ -308,3 +308,21 @@ def test_to_stats_gives_the_neutral_model() -> None:
     e4 = start.moves[chess.Move.from_uci("e2e4")]
     assert (e4.games, e4.wins, e4.draws, e4.losses) == (2, 1, 0, 0)
     assert len(stats) == 3 and stats.games == 2
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_to_stats_finds_positions_deeper_than_the_memo(jobs: int) -> None:
+    # positions past the first 40 plies are not kept; to_stats must still give every one of them
+    builder = BookBuilder(max_ply=60)
+    builder.add_pgn(find_corpus("pgn", "twic1134-mainlines.pgn"), jobs=jobs)
+    stats = builder.to_stats()
+    assert sum(len(position.moves) for position in stats) == len(builder)
+    with open(find_corpus("pgn", "twic1134-mainlines.pgn"), encoding="utf-8") as handle:
+        game = chess.pgn.read_game(handle)
+    assert game is not None
+    board = game.board()
+    for ply, move in enumerate(game.mainline_moves()):
+        if ply >= 60:
+            break
+        assert move in stats.positions[board.fen().rsplit(" ", 2)[0]].moves, ply
+        board.push(move)

@@ -201,6 +201,7 @@ class BookBuilder:
         self._entries: dict[tuple[int, int], list[int]] = {}
         self._by_key: dict[int, list[list[int]]] = {}
         self._pending_positions: list[list[int]] = []
+        self._parents: dict[int, tuple[int, str]] = {}  # deep positions: key -> (parent key, SAN played)
 
     # --- input ---
     def add_pgn(
@@ -304,7 +305,7 @@ class BookBuilder:
         nodes = self._nodes
         key = _START.key
         node = nodes[key]
-        plies = []
+        plies: list[tuple[list[int], bool]] = []
         for ply, san in enumerate(sans):
             if ply == MEMO_DEPTH:  # deep positions rarely repeat: play on without remembering them
                 return self._deep_plies(plies, node[0], sans[ply:])
@@ -328,6 +329,7 @@ class BookBuilder:
 
     def _deep_plies(self, plies: list[tuple[list[int], bool]], position: Position | None,
                     sans: list[str]) -> list[tuple[list[int], bool]] | None:
+        parents = self._parents
         for san in sans:
             if position is None:
                 return None
@@ -335,6 +337,9 @@ class BookBuilder:
             if played is None:
                 return None
             plies.append((self._entry(position.key, played[0], position.turn), position.turn))
+            child = played[1].key
+            if child not in parents:
+                parents[child] = (position.key, san)  # enough to find the position again (to_stats)
             position = played[1]
         return plies
 
@@ -407,7 +412,7 @@ class BookBuilder:
             if node[0] is not None and key in self._by_key:
                 positions.extend(node[0])
         return {"games": self.games, "skipped": self.skipped, "entries": table, "positions": positions,
-                "fens": self._fens}
+                "fens": self._fens, "parents": self._parents}
 
     def _import(self, other: dict[str, Any]) -> None:
         """Add what another builder exported (the games came after ours)."""
@@ -431,18 +436,33 @@ class BookBuilder:
         self._pending_positions.append(other["positions"])
         for key, fen in other["fens"].items():
             self._fens.setdefault(key, fen)
+        for key, parent in other["parents"].items():
+            self._parents.setdefault(key, parent)
 
     def _position(self, key: int) -> Position | None:
-        node = self._nodes.get(key)
-        if node is None and self._pending_positions:  # positions another process sent: index them once
+        nodes = self._nodes
+        if key not in nodes and self._pending_positions:  # positions another process sent: index them once
             width = len(Position._fields)
             for flat in self._pending_positions:
                 for start in range(0, len(flat), width):
                     row = flat[start:start + width]
-                    self._nodes.setdefault(row[11], (tuple.__new__(Position, row), {}))
+                    nodes.setdefault(row[11], (tuple.__new__(Position, row), {}))
             self._pending_positions.clear()
-            node = self._nodes.get(key)
-        return node[0] if node is not None else None
+        # a deep position is found again by replaying the moves from the last position remembered
+        chain = []
+        while key not in nodes and key in self._parents:
+            parent_key, san = self._parents[key]
+            chain.append((key, san))
+            key = parent_key
+        node = nodes.get(key)
+        position = node[0] if node is not None else None
+        for child_key, san in reversed(chain):
+            played = play_san(position, san) if position is not None else None
+            if played is None or played[1].key != child_key:
+                return None
+            position = played[1]
+            nodes[child_key] = (position, {})
+        return position
 
     # --- output ---
     def entries(self) -> Iterator[BookEntry]:
