@@ -130,3 +130,15 @@ def test_build_and_merge_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert merged == {"e2e4": 2, "d2d4": 1, "g1f3": 2, "d7d5": 2}
     code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "x.txt"))
     assert code == 2 and "no format writes files with this extension" in err
+
+
+def test_build_kvetka_with_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Event "one"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Event "two"]\n[Result "0-1"]\n\n1. d4 d5 0-1\n')
+    code, _, _ = run(capsys, "build", str(pgn), "-o", str(tmp_path / "BOOK.kob"), "--min-games", "1", "--sources")
+    assert code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["BOOK.kin", "BOOK.ksf", "BOOK_0.kob", "games.pgn"]
+    code, out, _ = run(capsys, "probe", str(tmp_path / "BOOK_0.kob"), "--fen", "startpos", "--json")
+    assert code == 0 and str(pgn) in out
+    code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "missing" / "BOOK.bin"))
+    assert code == 2 and "no folder" in err

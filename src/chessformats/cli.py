@@ -114,13 +114,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]) -> None:
     """Trace each target's bytes with its declaration and print the annotated hex."""
-    with open(path, "rb") as handle:
-        for target in targets:
+    for target in targets:
+        with open(target.file or path, "rb") as handle:
             handle.seek(target.offset)
             data = handle.read(target.size)
-            _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=path)
-            for line in render(fields, data, base=target.offset, annotations=target.annotations):
-                console.print(line)
+        _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=target.file or path)
+        for line in render(fields, data, base=target.offset, annotations=target.annotations):
+            console.print(line)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -179,7 +179,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
         raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     builder = BookBuilder(max_ply=args.max_ply)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
@@ -199,8 +199,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         else:
             builder.add_pgn(source, jobs=jobs)
     only = True if args.only_white else False if args.only_black else None
+    options: dict[str, Any] = {"sources": args.games} if args.sources else {}
     count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
-                          only=only, uniform=args.uniform)
+                          only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
     console.print(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
                   f"{args.output} in {elapsed:.2f} s")
@@ -226,9 +227,49 @@ def cmd_convert(args: argparse.Namespace) -> int:
     """Convert a book to another format (CTG <-> Polyglot); formats by sniffing and by extension."""
     from .formats import ctg
 
+    if args.target is None:
+        args.target = args.output
+    if args.target is None:
+        raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
     source = registry.detect(args.source, args.source_format)
+    if source.key == "chessbase":
+        return _convert_chessbase(args)
     target = registry.for_output(args.target, args.target_format)
+    if "kvetka" in (source.key, target.key):
+        from .formats import kvetka
+
+        print(kvetka.convert(args.source, source.key, args.target, target.key))
+        return 0
     print(ctg.convert(args.source, source.key, args.target, target.key))
+    return 0
+
+
+def _convert_chessbase(args: argparse.Namespace) -> int:
+    """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
+    from .formats.chessbase import export_pgn
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    started = time.perf_counter()
+    if console.is_terminal:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task(f"converting {os.path.basename(args.source)}", total=None)
+
+            def report(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
+                                         encoding=args.encoding, progress=report)
+    else:
+        written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
+                                     encoding=args.encoding)
+    console.print(f"{written:,} games written to {args.target} in {time.perf_counter() - started:.2f} s")
+    for error in failed[:20]:
+        console.print(f"  skipped: {error}")
+    if len(failed) > 20:
+        console.print(f"  ... and {len(failed) - 20} more")
     return 0
 
 
@@ -271,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--page", type=int, help="page number, for formats made of pages")
     p.add_argument("--game", type=int, help="game number, for formats made of games")
     p.add_argument("--ply", type=int, help="ply of --game")
+    p.add_argument("--player", help="a player's name (Last, First), for databases with a player index")
+    p.add_argument("--block", type=int, help="block number, for formats made of blocks (Kvetka)")
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
@@ -286,6 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     side.add_argument("--only-white", action="store_true", help="only moves of white")
     side.add_argument("--only-black", action="store_true", help="only moves of black")
     p.add_argument("--uniform", action="store_true", help="every move weight 1")
+    p.add_argument("--sources", action="store_true",
+                   help="record the PGN files as the book's sources (Kvetka: writes NAME.ksf)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_format(p)
@@ -297,9 +342,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_merge)
 
-    p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG")
-    p.add_argument("source", help="the book to read (format sniffed)")
-    p.add_argument("target", help="the book to write (format from its extension: .bin, .ctg)")
+    p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG; "
+                       "a ChessBase database -> PGN")
+    p.add_argument("source", help="the book or database to read (format sniffed)")
+    p.add_argument("target", nargs="?", help="the book to write (format from its extension: .bin, .ctg)")
+    p.add_argument("-o", "--output", help="the file to write (same as TARGET; a .pgn for ChessBase databases)")
+    p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
+    p.add_argument("--encoding", help="ChessBase -> PGN: code page of names and texts (default: UTF-8, else cp1252)")
     p.add_argument("--from", dest="source_format", help="force the format of SOURCE")
     p.add_argument("--to", dest="target_format", help="force the format of TARGET")
     p.set_defaults(func=cmd_convert)

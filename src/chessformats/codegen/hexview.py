@@ -20,6 +20,8 @@ __all__ = ["format_value", "plain", "render"]
 
 _PALETTE = ("cyan", "green", "magenta", "yellow", "blue", "red", "bright_cyan", "bright_green")
 _HEX_WIDTH = 8  # bytes per hex line
+_WIDE_RUN = 4  # bit runs wider than this many bytes show each field's own bytes, not the whole run
+_LONG_LIST = 8  # lists with more items are shown by their length
 
 
 def format_value(field: TracedField) -> str:
@@ -40,6 +42,10 @@ def format_value(field: TracedField) -> str:
     if isinstance(value, (bytes, bytearray)):
         shown = bytes(value[:16]).hex(" ")
         return shown + (" ..." if len(value) > 16 else "")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and len(value) > _LONG_LIST:
+        return f"[{len(value)} items]"
     return repr(value)
 
 
@@ -54,10 +60,13 @@ def _meaning(field: TracedField) -> str:
 
 
 def _bit_picture(field: TracedField, run_start: int, run_bytes: bytes) -> str:
-    """The run's bits with this field's shown as 0/1 and the others as dots, grouped by 4."""
+    """The run's bits with this field's shown as 0/1 and the others as dots, grouped by 4.
+
+    The run is read as one integer in its byte order and drawn most significant bit first.
+    """
     assert field.bit_start is not None and field.bit_end is not None
     width = 8 * len(run_bytes)
-    value = int.from_bytes(run_bytes, "big")
+    value = int.from_bytes(run_bytes, "little" if field.little_endian else "big")
     first = 8 * run_start
     chars = [
         str(value >> (width - 1 - i) & 1) if field.bit_start <= first + i < field.bit_end else "."
@@ -87,9 +96,11 @@ def render(
     leaves = [f for f in fields if f.leaf]
     path_width = min(max((2 * f.depth + len(f.path) for f in leaves), default=0), 48)
     runs = [f for f in fields if not f.leaf and f.bit_start is not None]
-    widest_run = max((r.end - r.start for r in runs), default=0)
+    # a wide run (a coded board, say) is pictured field by field, over at most _WIDE_RUN bytes each
+    widest_run = max((min(r.end - r.start, _WIDE_RUN) for r in runs), default=0)
+    label_width = 12 if any(r.end - r.start > _WIDE_RUN for r in runs) else 11
     # hex column: 8 bytes of hex, or a bit label plus the picture of the widest bit run
-    column = max(3 * _HEX_WIDTH - 1, 11 + 10 * widest_run - 1 if widest_run else 0)
+    column = max(3 * _HEX_WIDTH - 1, label_width + 10 * widest_run - 1 if widest_run else 0)
     colour = 0
     shown_runs: set[tuple[int, int]] = set()
     for field in fields:
@@ -97,9 +108,12 @@ def render(
         if not field.leaf:
             if field.bit_start is not None:
                 continue  # a bit run: its bytes are shown once, with its first field
-            lines.append(Text(f"{field.start:08x}  {indent}{field.path or '(record)'}", style="bold dim")
-                         .append(f"  {field.end - field.start} bytes", style="dim")
-                         .append(f"  {field.meaning}" if field.meaning else "", style="dim italic"))
+            heading = (Text(f"{field.start:08x}  {indent}{field.path or '(record)'}", style="bold dim")
+                       .append(f"  {field.end - field.start} bytes", style="dim")
+                       .append(f"  {field.meaning}" if field.meaning else "", style="dim italic"))
+            if field.path in annotations:
+                heading.append(f"  => {annotations[field.path]}", style="bold")
+            lines.append(heading)
             continue
         style = _PALETTE[colour % len(_PALETTE)]
         colour += 1
@@ -114,23 +128,41 @@ def render(
             run = next((r for r in runs if r.bit_start is not None and r.bit_end is not None
                         and r.bit_start <= bit_start and bit_end <= r.bit_end), None)
             span = (run.start, run.end) if run else (field.start, field.end)
+            wide = span[1] - span[0] > _WIDE_RUN
             if span not in shown_runs:
                 shown_runs.add(span)
                 run_bytes = bytes(data[span[0] - base:span[1] - base])
                 head = Text(f"{span[0]:08x}  ")
-                head.append(run_bytes.hex(" ").ljust(column), style="bold")
+                head.append((run_bytes[:_HEX_WIDTH] if wide else run_bytes).hex(" ").ljust(column), style="bold")
                 head.append(f"  {indent[2:]}{run.path if run else field.path}", style="bold")
                 if run is not None and run.meaning:
                     head.append(f"  {run.meaning}", style="dim italic")
+                if wide:
+                    head.append("  (bits counted from the run's first bit)", style="dim")
                 if run is not None and run.path in annotations:
                     head.append(f"  => {annotations[run.path]}", style="bold")
                 lines.append(head)
+                if wide:
+                    lines += _more_chunks(run_bytes, "bold")
             chunks = []
-            low, high = field.bits or (0, 0)
-            label = f"bit {low}" if low == high else f"bits {low}-{high}"
-            picture = _bit_picture(field, span[0], bytes(data[span[0] - base:span[1] - base]))
-            line.append(f"{'':8}  ")
-            line.append(f"{label:<11}{picture}".ljust(column), style=style)
+            if wide:  # bits numbered in stream order from the run's start; the picture covers the field's bytes
+                first_bit = bit_start - 8 * span[0]
+                last_bit = first_bit + max(bit_end - bit_start, 1) - 1
+                label = f"bit {first_bit}" if first_bit == last_bit else f"bits {first_bit}-{last_bit}"
+                own = bytes(data[field.start - base:field.end - base])
+                if field.end - field.start > _WIDE_RUN:
+                    chunks = [own[i:i + _HEX_WIDTH] for i in range(0, len(own), _HEX_WIDTH)]
+                    line.append(f"{field.start:08x}  ")
+                    line.append(f"{label:<12}{chunks[0].hex(' ')}".ljust(column), style=style)
+                else:
+                    line.append(f"{field.start:08x}  ")
+                    line.append(f"{label:<12}{_bit_picture(field, field.start, own)}".ljust(column), style=style)
+            else:
+                low, high = field.bits or (0, 0)
+                label = f"bit {low}" if low == high else f"bits {low}-{high}"
+                picture = _bit_picture(field, span[0], bytes(data[span[0] - base:span[1] - base]))
+                line.append(f"{'':8}  ")
+                line.append(f"{label:<11}{picture}".ljust(column), style=style)
         line.append(f"  {(indent + field.path).ljust(path_width)}", style=style)
         line.append(f" = {format_value(field)}")
         if field.path in annotations:
@@ -139,8 +171,25 @@ def render(
         if meaning:
             line.append(f"  {meaning}", style="dim italic")
         lines.append(line)
-        for extra in chunks[1:] if field.bit_start is None else []:
-            lines.append(Text(f"{'':8}  ").append(extra.hex(" "), style=style))
+        if chunks:
+            lines += _more_chunks(b"".join(chunks), style)
+    return lines
+
+
+def _more_chunks(raw: bytes, style: str) -> list[Text]:
+    """Hex lines for the bytes of a field after its first line; a run of equal lines is shown once and ``*``."""
+    lines = []
+    previous = raw[:_HEX_WIDTH]
+    starred = False
+    for start in range(_HEX_WIDTH, len(raw), _HEX_WIDTH):
+        chunk = raw[start:start + _HEX_WIDTH]
+        if chunk == previous and len(chunk) == _HEX_WIDTH:
+            if not starred:
+                lines.append(Text(f"{'':8}  *", style=style))
+                starred = True
+            continue
+        lines.append(Text(f"{'':8}  ").append(chunk.hex(" "), style=style))
+        previous, starred = chunk, False
     return lines
 
 

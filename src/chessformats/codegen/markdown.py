@@ -37,8 +37,11 @@ def _structure_section(structure: Structure) -> list[str]:
     if rows:
         lines += ["", "| offset | size | type | field | meaning |", "|---:|---:|---|---|---|"]
     for field in rows:
-        offset = "" if field.offset is None else str(field.offset)
+        offset = "" if field.offset is None or (field.varbits and field.leaf) else str(field.offset)
         length = "var" if field.size is None else str(field.size)
+        if field.varbits and field.leaf:  # a field of a bit run whose layout depends on the data
+            width = field.bit_width
+            length = "var bits" if width is None else f"{width} bit" + ("s" if width != 1 else "")
         name = ("&nbsp;&nbsp;" * field.depth) + f"`{field.path}`"
         lines.append(f"| {offset} | {length} | {_cell(field.type)} | {name} | {_cell(field.meaning)} |")
     for run in _bit_runs(fields):
@@ -48,6 +51,10 @@ def _structure_section(structure: Structure) -> list[str]:
             lines += ["", f"#### Values of `{field.path}`", "", "| value | name | meaning |", "|---:|---|---|"]
             for value, (name, meaning) in sorted(field.enum.items()):
                 lines.append(f"| {value} | `{name}` | {_cell(meaning)} |")
+        if field.codes:
+            lines += ["", f"#### Code words of `{field.path}` (bits in stream order, first bit first)", "",
+                      "| code word | name | meaning |", "|---|---|---|"]
+            lines += [f"| `{bits}` | `{name}` | {_cell(meaning)} |" for bits, name, meaning in field.codes]
     return lines
 
 
@@ -62,7 +69,7 @@ def _bit_runs(fields: list[LayoutField]) -> Iterable[LayoutField]:
     """Containers whose children are bit fields (and top-level declarations that are bit runs)."""
     for index, field in enumerate(fields):
         children = fields[index + 1:]
-        if not field.leaf and children and children[0].bits is not None and field.type == "bits":
+        if not field.leaf and children and children[0].bits is not None and field.type.startswith("bits"):
             yield field
     if fields and fields[0].bits is not None and fields[0].depth == 0 and fields[0].leaf:
         yield LayoutField("", "", 0, fields[0].size, "bits", "", -1, False, None)
@@ -73,7 +80,8 @@ def _bit_layout(run: LayoutField, fields: list[LayoutField]) -> list[str]:
                and (not run.path or f.path.startswith(run.path + "."))]
     width = 8 * (run.size or 0)
     title = f"`{run.path}`" if run.path else "the structure"
-    lines = [f"#### Bit layout of {title} ({width} bits, bit 0 = least significant; bytes big-endian)", ""]
+    order = "little" if any(f.little_endian for f in members) else "big"
+    lines = [f"#### Bit layout of {title} ({width} bits, bit 0 = least significant; bytes {order}-endian)", ""]
     # a one-line diagram, most significant bit first
     cells = []
     for f in sorted(members, key=lambda m: -(m.bits or (0, 0))[1]):

@@ -28,6 +28,8 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot write {target}: no folder {folder}")
     fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:

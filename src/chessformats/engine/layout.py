@@ -8,14 +8,16 @@ bit fields) from the same declaration, so no layout is ever written down twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import construct as cs
 import numpy as np
 
+from .bitruns import bit_run
 from .errors import join_path
-from .schema import enum_meanings, is_bitwise, strip_renamed, type_name, unwrap
+from .prefixcode import PrefixCoded
+from .schema import enum_meanings, strip_renamed, type_name, unwrap
 
 __all__ = [
     "BitField",
@@ -34,8 +36,8 @@ class LayoutField:
     """One field of a declaration, as documentation sees it.
 
     ``offset``/``size`` are in bytes (``None`` when they depend on the data). For a field inside a bit
-    run, ``bits`` is its ``(low, high)`` bit numbers within the run read as one big-endian integer
-    (bit 0 = least significant), and ``offset``/``size`` are those of the whole run.
+    run, ``bits`` is its ``(low, high)`` bit numbers within the run read as one integer (bit 0 = least
+    significant; big-endian unless ``little_endian``), and ``offset``/``size`` are those of the whole run.
     """
 
     path: str
@@ -48,6 +50,14 @@ class LayoutField:
     leaf: bool
     bits: tuple[int, int] | None = None
     enum: dict[int, tuple[str, str]] | None = None
+    little_endian: bool = False
+    """For fields of a bit run: the run is stored as a little-endian integer (see :mod:`.bitruns`)."""
+    varbits: bool = False
+    """The field lies in a bit run whose field positions depend on the data (``bits`` is then ``None``)."""
+    bit_width: int | None = None
+    """For a field of such a run: its width in bits, when fixed."""
+    codes: tuple[tuple[str, str, str], ...] | None = None
+    """For prefix code words (:class:`~.prefixcode.PrefixCoded`): ``(code word, symbol, meaning)`` rows."""
 
 
 def _static_size(con: cs.Construct) -> int | None:
@@ -72,9 +82,12 @@ def _describe(
     offset: int | None,
     depth: int,
     out: list[LayoutField],
-    bitrun: tuple[int | None, int, int] | None,
+    bitrun: tuple[int | None, int, int, bool] | None,
 ) -> None:
-    """``bitrun`` = (byte offset of the run, run width in bits, this field's bit offset in the run)."""
+    """``bitrun`` = (byte offset of the run, run width in bits, this field's bit offset in the run, little-endian).
+
+    An adapter over a struct or array (a decoded view of plain fields) is described by its fields.
+    """
     if isinstance(con, cs.Renamed):
         inner_con, sub_name, sub_meaning = strip_renamed(con)
         _describe(inner_con, join_path(path, sub_name), sub_name or name, sub_meaning or meaning,
@@ -85,24 +98,36 @@ def _describe(
     enum = enum_meanings(con)
 
     if bitrun is not None:
-        run_offset, run_bits, bit_offset = bitrun
+        run_offset, run_bits, bit_offset, little = bitrun
         if isinstance(inner, cs.Struct):
             if path:
                 out.append(LayoutField(path, name, run_offset, run_bits // 8, "bits", meaning, depth, False,
-                                       _bit_numbers(run_bits, bit_offset, size or 0)))
+                                       _bit_numbers(run_bits, bit_offset, size or 0), little_endian=little))
             bit_position = bit_offset
             for sub in inner.subcons:
                 _describe(sub, path, name, meaning, run_offset, depth + (1 if path else 0), out,
-                          (run_offset, run_bits, bit_position))
+                          (run_offset, run_bits, bit_position, little))
                 bit_position += _static_size(sub) or 0
             return
         out.append(LayoutField(path, name, run_offset, run_bits // 8, type_name(con), meaning, depth, True,
-                               _bit_numbers(run_bits, bit_offset, size or 0), enum))
+                               _bit_numbers(run_bits, bit_offset, size or 0), enum, little))
         return
 
-    if is_bitwise(inner):
-        bits = 8 * (size or 0)
-        _describe(inner.subcon, path, name, meaning, offset, depth, out, (offset, bits, 0))
+    if isinstance(inner, cs.FixedSized):  # a region of a given length: described by what fills it
+        _describe(inner.subcon, path, name, meaning, offset, depth, out, None)
+        return
+    if isinstance(inner, cs.IfThenElse):
+        _describe_optional(inner, path, name, meaning, offset, depth, out, bitrun)
+        return
+    run = bit_run(inner)
+    if run is not None and run.size is None:
+        _describe_varbits(run.fields, path, name, meaning, offset, depth, out)
+        return
+    if run is not None:
+        _describe(run.fields, path, name, meaning, offset, depth, out, (offset, 8 * (size or 0), 0, run.little_endian))
+        return
+    if isinstance(inner, cs.Adapter) and isinstance(unwrap(inner.subcon), (cs.Struct, cs.Array, cs.GreedyRange)):
+        _describe(inner.subcon, path, name, meaning, offset, depth, out, None)
         return
     if isinstance(inner, cs.Struct):
         if path:
@@ -118,6 +143,42 @@ def _describe(
         _describe(inner.subcon, f"{path}[]", name, meaning, offset, depth + 1, out, None)
         return
     out.append(LayoutField(path, name, offset, size, type_name(con), meaning, depth, True, None, enum))
+
+
+def _describe_optional(con: cs.IfThenElse, path: str, name: str, meaning: str, offset: int | None, depth: int,
+                       out: list[LayoutField], bitrun: tuple[int | None, int, int, bool] | None) -> None:
+    """``If(condition, X)``: described as ``X``, its type marked optional (the meaning says when)."""
+    first = len(out)
+    _describe(con.thensubcon, path, name, meaning, offset, depth, out, bitrun)
+    if first < len(out):
+        out[first] = replace(out[first], type=type_name(con))
+
+
+def _describe_varbits(con: cs.Construct, path: str, name: str, meaning: str, offset: int | None, depth: int,
+                      out: list[LayoutField]) -> None:
+    """A bit run whose fields have data-dependent widths: fields in order, each with its width when fixed."""
+    if isinstance(con, cs.Renamed):
+        inner_con, sub_name, sub_meaning = strip_renamed(con)
+        _describe_varbits(inner_con, join_path(path, sub_name), sub_name or name, sub_meaning or meaning, offset,
+                          depth, out)
+        return
+    inner = unwrap(con)
+    if isinstance(inner, cs.IfThenElse):
+        first = len(out)
+        _describe_varbits(inner.thensubcon, path, name, meaning, offset, depth, out)
+        if first < len(out):
+            out[first] = replace(out[first], type=type_name(inner))
+        return
+    if isinstance(inner, cs.Struct):  # only the run itself has a known byte offset
+        if path:
+            out.append(LayoutField(path, name, offset, None, "bits", meaning, depth, False, varbits=True))
+        for sub in inner.subcons:
+            _describe_varbits(sub, path, name, meaning, None, depth + (1 if path else 0), out)
+        return
+    code = inner.code if isinstance(inner, PrefixCoded) else None
+    out.append(LayoutField(path, name, offset, None, type_name(con), meaning, depth, True, None, enum_meanings(con),
+                           varbits=True, bit_width=_static_size(con),
+                           codes=tuple(code.table()) if code is not None else None))
 
 
 def _bit_numbers(run_bits: int, bit_offset: int, width: int) -> tuple[int, int]:
@@ -172,8 +233,8 @@ def pack_bits(con: cs.Construct, dtype: Any, **fields: Any) -> np.ndarray[Any, A
 def numpy_dtype(con: cs.Construct) -> np.dtype[Any]:
     """The numpy structured dtype of a fixed-size struct declaration, derived field by field.
 
-    Integers keep their byte order; bit runs of 1, 2, 4 or 8 bytes become one big-endian unsigned
-    integer (split them with :func:`unpack_bits`); other byte strings become ``V<n>``.
+    Integers keep their byte order; bit runs of 1, 2, 4 or 8 bytes become one unsigned integer in the
+    run's byte order (split them with :func:`unpack_bits`); other byte strings become ``V<n>``.
     """
     inner = unwrap(con)
     if not isinstance(inner, cs.Struct):
@@ -204,8 +265,9 @@ def _field_dtype(con: cs.Construct) -> Any:
         return np.dtype(order + _STRUCT_TO_NUMPY[inner.fmtstr[1:]])
     if isinstance(inner, cs.BytesInteger) and size in (1, 2, 4, 8):
         return np.dtype(f"{'<' if inner.swapped else '>'}{'i' if inner.signed else 'u'}{size}")
-    if is_bitwise(inner) and size in (1, 2, 4, 8):
-        return np.dtype(f">u{size}")
+    run = bit_run(inner)
+    if run is not None and size in (1, 2, 4, 8):
+        return np.dtype(f"{'<' if run.little_endian else '>'}u{size}")
     if isinstance(inner, cs.Struct):
         return numpy_dtype(inner)
     if isinstance(inner, cs.Array) and isinstance(inner.count, int):

@@ -17,10 +17,12 @@ from typing import Any, NamedTuple
 import construct as cs
 
 __all__ = [
+    "BitsUnsigned",
     "Example",
     "FormatDoc",
     "MeaningEnum",
     "Structure",
+    "bitwise_rest",
     "enum_meanings",
     "is_bitwise",
     "strip_renamed",
@@ -74,8 +76,53 @@ def strip_renamed(con: cs.Construct) -> tuple[cs.Construct, str, str]:
 
 
 def is_bitwise(con: cs.Construct) -> bool:
-    """True for ``Bitwise(...)``/``BitStruct(...)``: a byte-aligned run parsed as a bit stream."""
-    return isinstance(con, (cs.Transformed, cs.Restreamed)) and getattr(con, "decodefunc", None) is cs.bytes2bits
+    """True for ``Bitwise(...)``/``BitStruct(...)``/:func:`bitwise_rest`: bytes parsed as a bit stream."""
+    if isinstance(con, cs.Restreamed):  # construct's Bitwise over a subcon without a fixed size
+        return getattr(con, "decoder", None) is cs.bytes2bits
+    return isinstance(con, cs.Transformed) and getattr(con, "decodefunc", None) is cs.bytes2bits
+
+
+def bitwise_rest(subcon: cs.Construct) -> cs.Construct:
+    """``Bitwise(subcon)`` over all the bytes left in the stream: a bit run whose width the data decides.
+
+    Wrap it in ``FixedSized(length, ...)`` to give the run its length in bytes (``subcon`` must use
+    every bit of it: build writes ``8 * length`` bits).
+    """
+    return cs.Transformed(subcon, cs.bytes2bits, None, cs.bits2bytes, None)
+
+
+class BitsUnsigned(cs.Construct):  # type: ignore[misc]
+    """An unsigned integer of ``length`` bits in a bit stream, where ``length`` may be 0 or come from the context.
+
+    (construct's ``BitsInteger`` refuses width 0, which padding of a variable width needs.) Parses to 0
+    for width 0; a negative width is an error.
+    """
+
+    def __init__(self, length: int | Any) -> None:
+        super().__init__()
+        self.length = length
+        self.type_label = f"u{length} (bits)" if isinstance(length, int) else "uN (bits, N from the data)"
+
+    def _width(self, context: Any, path: str) -> int:
+        width = cs.evaluate(self.length, context)
+        if not isinstance(width, int) or width < 0:
+            raise cs.ExplicitError(f"invalid bit width {width!r}", path=path)
+        return width
+
+    def _parse(self, stream: Any, context: Any, path: str) -> int:
+        width = self._width(context, path)
+        return cs.bits2integer(cs.stream_read(stream, width, path)) if width else 0
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        width = self._width(context, path)
+        if not isinstance(obj, int) or not 0 <= obj < 1 << width:
+            raise cs.ExplicitError(f"{obj!r} does not fit in {width} bits", path=path)
+        if width:
+            cs.stream_write(stream, cs.integer2bits(obj, width), width, path)
+        return obj
+
+    def _sizeof(self, context: Any, path: str) -> int:
+        return self._width(context, path)
 
 
 _FORMAT_NAMES = {"B": "u8", "H": "u16", "L": "u32", "Q": "u64", "b": "i8", "h": "i16", "l": "i32", "q": "i64",
@@ -85,6 +132,16 @@ _FORMAT_NAMES = {"B": "u8", "H": "u16", "L": "u32", "Q": "u64", "b": "i8", "h": 
 def type_name(con: cs.Construct) -> str:
     """A short wire-type name: ``u64 BE``, ``u24 LE``, ``u3``, ``bytes[16]``, ``struct``..."""
     inner = unwrap(con)
+    label = getattr(inner, "type_label", None)
+    if label and not isinstance(inner, (cs.Adapter, cs.Subconstruct)):
+        return str(label)
+    if isinstance(inner, cs.IfThenElse):
+        if inner.elsesubcon is cs.Pass:
+            return f"{type_name(inner.thensubcon)}, optional"
+        return f"{type_name(inner.thensubcon)} or {type_name(inner.elsesubcon)}"
+    if isinstance(inner, cs.FixedSized):
+        size = inner.length if isinstance(inner.length, int) else "n"
+        return f"{type_name(inner.subcon)} in bytes[{size}]" if not is_bitwise(inner.subcon) else "bits"
     if isinstance(inner, cs.FormatField):
         order, code = str(inner.fmtstr[0]), str(inner.fmtstr[1:])
         base = _FORMAT_NAMES.get(code, code)

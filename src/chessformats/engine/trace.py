@@ -22,8 +22,9 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
+from .bitruns import bit_run, run_bits
 from .errors import FormatError, InvalidValueError, TruncatedError, join_path
-from .schema import enum_meanings, is_bitwise, strip_renamed, type_name, unwrap
+from .schema import enum_meanings, strip_renamed, type_name, unwrap
 
 __all__ = ["Span", "TracedField", "parse", "trace"]
 
@@ -45,7 +46,9 @@ class TracedField:
     ``start``/``end`` are absolute byte offsets (end exclusive). For fields inside a bit run,
     ``bit_start``/``bit_end`` are absolute bit offsets (``8 * byte + bit``, bit 0 = most significant
     bit of the byte, end exclusive) and ``bits`` the ``(low, high)`` bit numbers within the run read
-    as one big-endian integer.
+    as one big-endian integer. In a run stored as a little-endian integer (``little_endian``), bit
+    offsets count from ``8 * the run's first byte`` along the integer, most significant bit first, and
+    ``bits`` are the integer's bit numbers; ``start``/``end`` are still the bytes that hold the field.
     """
 
     path: str
@@ -61,6 +64,7 @@ class TracedField:
     bit_end: int | None = None
     bits: tuple[int, int] | None = None
     enum: dict[int, tuple[str, str]] | None = None
+    little_endian: bool = False
 
 
 _CONTAINERS = (cs.Struct, cs.Sequence, cs.Array, cs.GreedyRange)
@@ -126,7 +130,7 @@ class _Tracer:
         self.length = length
         self.out: list[TracedField] = []
 
-    # bitrun: (absolute byte offset of the run, run width in bits) when the stream is a bit stream
+    # bitrun: (absolute byte offset of the run, run width in bits, little-endian) when the stream is a bit stream
     def walk(
         self,
         con: cs.Construct,
@@ -136,7 +140,7 @@ class _Tracer:
         name: str,
         meaning: str,
         depth: int,
-        bitrun: tuple[int, int] | None,
+        bitrun: tuple[int, int, bool] | None,
     ) -> Any:
         if isinstance(con, cs.Renamed):
             inner, sub_name, sub_meaning = strip_renamed(con)
@@ -146,12 +150,22 @@ class _Tracer:
             return self._struct(con, stream, context, path, name, meaning, depth, bitrun)
         if isinstance(con, (cs.Array, cs.GreedyRange)):
             return self._array(con, stream, context, path, name, meaning, depth, bitrun)
-        if is_bitwise(con) and bitrun is None and isinstance(con.decodeamount, int):
+        run = bit_run(con) if bitrun is None else None
+        if run is not None and run.size is None and not run.little_endian:
+            return self._variable_run(con, run.fields, stream, context, path, name, meaning, depth)
+        if run is not None and run.size is not None:
             start = stream.tell()
-            raw = self._read(stream, con.decodeamount, path, con)
-            run = (self.base + start, 8 * con.decodeamount)
-            return self.walk(con.subcon, io.BytesIO(cs.bytes2bits(raw)), context, path, name, meaning, depth,
-                             run)
+            raw = self._read(stream, run.size, path, con)
+            return self.walk(run.fields, io.BytesIO(run_bits(run, raw)), context, path, name, meaning, depth,
+                             (self.base + start, 8 * run.size, run.little_endian))
+        if isinstance(con, cs.FixedSized) and bitrun is None:
+            return self._fixed(con, stream, context, path, name, meaning, depth)
+        if isinstance(con, cs.IfThenElse):
+            branch = con.thensubcon if self._evaluate(con.condfunc, context, stream, path, bitrun) \
+                else con.elsesubcon
+            if branch is cs.Pass:
+                return None
+            return self.walk(branch, stream, context, path, name, meaning, depth, bitrun)
         if isinstance(con, cs.Adapter) and isinstance(unwrap(con.subcon), _CONTAINERS):
             slot = len(self.out)
             raw = self.walk(con.subcon, stream, context, path, name, meaning, depth, bitrun)
@@ -172,21 +186,25 @@ class _Tracer:
         meaning: str,
         depth: int,
         leaf: bool,
-        bitrun: tuple[int, int] | None,
+        bitrun: tuple[int, int, bool] | None,
     ) -> TracedField:
         if bitrun is None:
             field = TracedField(path, name, self.base + start, self.base + end, value, meaning, type_name(con),
                                 depth, leaf, enum=enum_meanings(con))
         else:
-            run_start, run_bits = bitrun
-            high = run_bits - 1 - start
-            field = TracedField(path, name, run_start + start // 8, run_start + (end + 7) // 8, value, meaning,
-                                type_name(con), depth, leaf, 8 * run_start + start, 8 * run_start + end,
-                                (run_bits - end, high), enum_meanings(con))
+            run_start, width, little = bitrun
+            high = width - 1 - start
+            if little:  # integer bit k is in byte k // 8 of the run
+                first, last = run_start + (width - end) // 8, run_start + high // 8 + 1
+            else:
+                first, last = run_start + start // 8, run_start + (end + 7) // 8
+            field = TracedField(path, name, first, last, value, meaning, type_name(con), depth, leaf,
+                                8 * run_start + start, 8 * run_start + end, (width - end, high), enum_meanings(con),
+                                little)
         return field
 
     def _struct(self, con: cs.Struct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
-                depth: int, bitrun: tuple[int, int] | None) -> Any:
+                depth: int, bitrun: tuple[int, int, bool] | None) -> Any:
         start = stream.tell()
         slot = len(self.out)
         if path:
@@ -210,13 +228,13 @@ class _Tracer:
         return obj
 
     def _array(self, con: cs.Construct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
-               depth: int, bitrun: tuple[int, int] | None) -> Any:
+               depth: int, bitrun: tuple[int, int, bool] | None) -> Any:
         start = stream.tell()
         slot = len(self.out)
         self.out.append(self._record(con, start, start, None, path, name, meaning, depth, False, bitrun))
         items = cs.ListContainer()
         if isinstance(con, cs.Array):
-            count = cs.evaluate(con.count, context)
+            count = self._evaluate(con.count, context, stream, path, bitrun)
             if not isinstance(count, int) or count < 0:
                 raise InvalidValueError("invalid element count", actual=count, file=self.file,
                                         offset=self.base + start, path=path)
@@ -231,7 +249,7 @@ class _Tracer:
         return items
 
     def _leaf(self, con: cs.Construct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
-              depth: int, bitrun: tuple[int, int] | None) -> Any:
+              depth: int, bitrun: tuple[int, int, bool] | None) -> Any:
         start = stream.tell()
         try:
             value = con._parsereport(stream, context, path)
@@ -262,6 +280,46 @@ class _Tracer:
                                             True, bit_start, bit_end))
         return value
 
+    def _variable_run(self, con: cs.Construct, fields: cs.Construct, stream: io.BytesIO, context: Any, path: str,
+                      name: str, meaning: str, depth: int) -> Any:
+        """A bit run whose size the data decides: ``Bitwise`` of a variable struct, or ``schema.bitwise_rest``.
+
+        The run is traced over the rest of the stream; it then takes the whole bytes its fields used
+        (``bitwise_rest``: all of them).
+        """
+        start = stream.tell()
+        raw = stream.read()
+        bits = io.BytesIO(cs.bytes2bits(raw))
+        value = self.walk(fields, bits, context, path, name, meaning, depth, (self.base + start, 8 * len(raw), False))
+        used = len(raw) if isinstance(con, cs.Transformed) else (bits.tell() + 7) // 8
+        stream.seek(start + used)
+        return value
+
+    def _fixed(self, con: cs.FixedSized, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
+               depth: int) -> Any:
+        """A ``FixedSized`` region: its bytes are traced as a stream of their own, at their file offset."""
+        start = stream.tell()
+        length = self._evaluate(con.length, context, stream, path, None)
+        if not isinstance(length, int) or length < 0:
+            raise InvalidValueError("invalid length", actual=length, file=self.file, offset=self.base + start,
+                                    path=path or None)
+        raw = self._read(stream, length, path, con)
+        saved = self.base
+        self.base = saved + start
+        try:
+            return self.walk(con.subcon, io.BytesIO(raw), context, path, name, meaning, depth, None)
+        finally:
+            self.base = saved
+
+    def _evaluate(self, expression: Any, context: Any, stream: io.BytesIO, path: str,
+                  bitrun: tuple[int, int, bool] | None) -> Any:
+        """A context expression (a count, a length, a condition), its failure located."""
+        try:
+            return cs.evaluate(expression, context)
+        except Exception as exc:  # a context lambda can raise anything (KeyError, TypeError, ...)
+            raise InvalidValueError(f"cannot evaluate {path or 'the field'}: {exc}", file=self.file,
+                                    offset=self._abs(stream.tell(), bitrun), path=path or None) from exc
+
     def _read(self, stream: io.BytesIO, size: int, path: str, con: cs.Construct) -> bytes:
         start = stream.tell()
         data = stream.read(size)
@@ -270,8 +328,11 @@ class _Tracer:
                                  file=self.file, offset=self.base + start, path=path or None, show_path=False)
         return data
 
-    def _abs(self, position: int, bitrun: tuple[int, int] | None) -> int:
-        return self.base + position if bitrun is None else bitrun[0] + position // 8
+    def _abs(self, position: int, bitrun: tuple[int, int, bool] | None) -> int:
+        if bitrun is None:
+            return self.base + position
+        run_start, width, little = bitrun
+        return run_start + (max(width - 1 - position, 0) // 8 if little else position // 8)
 
 
 def _count_until_end(stream: io.BytesIO) -> Any:

@@ -38,6 +38,8 @@ class InspectTarget(NamedTuple):
     size: int
     path: str
     annotations: dict[str, str]
+    file: str | None = None
+    """The file the offset refers to, when not the file given on the command line (a database's companion)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class FormatHandler:
     the book); ``probe`` then prints them above the moves and ``--json`` gives ``{"position", "moves"}``."""
 
 
-INSPECT_OPTIONS = ("record", "count", "offset", "length", "page", "game", "ply")
+INSPECT_OPTIONS = ("record", "count", "offset", "length", "page", "game", "ply", "player", "block")
 """The ``chessformats inspect`` options passed to a handler's ``inspect`` (when given), besides ``fen``."""
 
 
@@ -78,7 +80,9 @@ def register(handler: FormatHandler) -> FormatHandler:
 def _load() -> None:
     # importing a format module registers its handler
     from . import (
+        chessbase,  # noqa: F401
         ctg,  # noqa: F401
+        kvetka,  # noqa: F401
         monty,  # noqa: F401
         polyglot,  # noqa: F401
     )

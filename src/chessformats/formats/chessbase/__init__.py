@@ -1,0 +1,768 @@
+"""ChessBase game databases: games with their headers, entities (players, tournaments, ...), a fast header scan.
+
+>>> from chessformats import chessbase
+>>> with chessbase.open_database("twic1134.cbh") as db:        # doctest: +SKIP
+...     print(len(db), db[1].headers["White"])
+...     for player in db.players.sorted():
+...         print(player.name)
+
+The byte layouts live in :mod:`chessformats.schemas.chessbase`; this module adds the meaning. Files are
+memory-mapped and records are read when asked for, so memory does not grow with the number of games.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import chess.pgn
+import numpy as np
+
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.fileio import atomic_write, map_file
+from ...engine.layout import bit_fields, numpy_dtype
+from ...engine.records import record_array
+from ...engine.trace import parse
+from ...schemas import chessbase as schema
+from .annotations import Annotator, decode_text
+from .moves import DecodedGame, DecodedMove, decode_game
+from .pgn import build_game, pgn_text, stream_pgn_text
+
+__all__ = [
+    "COMPANIONS",
+    "GAME_DTYPE",
+    "Database",
+    "Entity",
+    "EntityFile",
+    "GameHeader",
+    "GuidingText",
+    "decode_name",
+    "export_pgn",
+    "open_database",
+]
+
+COMPANIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
+              ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
+              ".pgi")
+"""Extensions of a database's files; a database can be opened by any of them."""
+
+GAME_DTYPE = numpy_dtype(schema.GAME_RECORD)
+"""The numpy dtype of a ``.cbh`` record read as a game record, derived from the declaration."""
+
+_DATE_BITS = bit_fields(schema.DATE)
+_KIND_BITS = bit_fields(schema.RECORD_KIND)
+_RESULTS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
+_CHESS960_ECO = 64576
+_ENTITY_CACHE = 1 << 16  # entities kept parsed (bounded: memory does not grow with the base)
+
+
+def decode_name(raw: bytes, encoding: str | None = None) -> str:
+    """The text of a 0-terminated name field: UTF-8 when valid, else cp1252 (``encoding`` overrides).
+
+    Never raises: bytes the code page does not define become U+FFFD.
+    """
+    text = raw.split(b"\0", 1)[0]
+    if encoding:
+        return text.decode(encoding, errors="replace")
+    try:
+        return text.decode("utf-8")
+    except UnicodeDecodeError:
+        return text.decode("cp1252", errors="replace")
+
+
+def _pgn_date(year: int, month: int, day: int) -> str:
+    return ".".join((f"{year:04d}" if year else "????", f"{month:02d}" if month else "??",
+                     f"{day:02d}" if day else "??"))
+
+
+def _tag_value(text: str) -> str:
+    """A PGN tag value: control characters (a damaged name's line break, say) become spaces."""
+    return "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in text)
+
+
+def _eco(value: int) -> tuple[str | None, int | None]:
+    """(ECO code, Chess960 start position) of the 16-bit ECO field."""
+    if value >= _CHESS960_ECO:
+        return None, value - _CHESS960_ECO
+    code, sub = value >> 7, value & 0x7F
+    if not 1 <= code <= 500:
+        return None, None
+    code -= 1
+    return f"{'ABCDE'[code // 100]}{code % 100:02d}" + (f"/{sub:02d}" if sub else ""), None
+
+
+# --- entities ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entity:
+    """One record of an entity file (a player, tournament, annotator, source or team)."""
+
+    number: int
+    """Record number in its file (from 0), as game records name it."""
+    name: str
+    """The display name: "Last, First" for players, the title otherwise."""
+    record: Any = field(repr=False)
+    """The parsed record (every field of the declaration; names as raw bytes)."""
+    deleted: bool = False
+
+
+_SIGNED_ORDER = {".cbp", ".cbt", ".cbc"}
+# notes: tournaments and annotators compare signed bytes. The notes say players compare unsigned, but the only
+# corpus tree with a player name above 0x7F (morphy_linares_old: "L\xe9k\xf3" before "Larsen") is sorted signed.
+
+
+class EntityFile:
+    """An entity file: records by number, in record order, in sorted (AVL in-order) order, by name."""
+
+    def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
+        self.path = os.fspath(path)
+        self.extension = os.path.splitext(self.path)[1].lower()
+        self.declaration = schema.ENTITY_RECORDS[self.extension]
+        self.encoding = encoding
+        self.record_size: int = self.declaration.sizeof()
+        self._cache: dict[int, Entity] = {}
+        self._data = map_file(self.path) if os.path.exists(self.path) else b""
+        if not self._data:
+            self.header = None
+            self.header_size = 0
+            self.count = 0
+            self.root = -1
+            return
+        if len(self._data) < 28:
+            raise TruncatedError("truncated entity header", needed=28, available=len(self._data), file=self.path,
+                                 offset=0)
+        extra = int.from_bytes(self._data[24:28], "little")
+        if extra > len(self._data) - 28:
+            raise InvalidValueError("entity header: extra_space larger than the file", actual=extra,
+                                    file=self.path, offset=24, path="extra_space")
+        self.header = parse(schema.ENTITY_HEADER, bytes(self._data[:28 + extra]), file=self.path)
+        self.header_size = 28 + extra
+        if self.header.record_data_size + 9 != self.record_size:
+            raise UnsupportedError(f"records of {self.header.record_data_size + 9} bytes "
+                                   f"(this reader knows {self.record_size})", file=self.path, offset=12)
+        available = (len(self._data) - self.header_size) // self.record_size
+        if self.header.records > available:
+            raise TruncatedError(f"the header counts {self.header.records} records, the file holds {available}",
+                                 file=self.path, offset=self.header_size + available * self.record_size)
+        self.count = int(self.header.records)
+        self.root = int(self.header.root)
+        self._nodes = np.frombuffer(self._data, dtype=np.dtype([("left", "<i4"), ("right", "<i4"), ("balance", "i1"),
+                                                                ("rest", f"V{self.record_size - 9}")]),
+                                    count=self.count, offset=self.header_size)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def close(self) -> None:
+        if hasattr(self._data, "close"):
+            self._nodes = None  # type: ignore[assignment]
+            self._data.close()
+
+    def _raw(self, number: int) -> bytes:
+        start = self.header_size + number * self.record_size
+        return bytes(self._data[start:start + self.record_size])
+
+    def __getitem__(self, number: int) -> Entity:
+        cached = self._cache.get(number)
+        if cached is not None:
+            return cached
+        entity = self._read(number)
+        if len(self._cache) >= _ENTITY_CACHE:
+            self._cache.clear()
+        self._cache[number] = entity
+        return entity
+
+    def _read(self, number: int) -> Entity:
+        if not 0 <= number < self.count:
+            raise IndexError(f"{os.path.basename(self.path)}: no record {number} (the file has {self.count})")
+        start = self.header_size + number * self.record_size
+        record = parse(self.declaration, self._raw(number), file=self.path, offset=start, path=f"records[{number}]")
+        return Entity(number, self._display(record), record, record.left == -999)
+
+    def _display(self, record: Any) -> str:
+        if self.extension == ".cbp":
+            last, first = decode_name(record.last_name, self.encoding), decode_name(record.first_name, self.encoding)
+            return f"{last}, {first}" if first else last
+        title = record.name if self.extension == ".cbc" else record.title
+        return decode_name(title, self.encoding)
+
+    def name_of(self, number: int) -> str:
+        """The display name of record ``number`` ("" when out of range: a game may name no entity)."""
+        if not 0 <= number < self.count:
+            return ""
+        return self[number].name
+
+    def __iter__(self) -> Iterator[Entity]:
+        """Records in record order, deleted ones skipped."""
+        for number in range(self.count):
+            entity = self[number]
+            if not entity.deleted:
+                yield entity
+
+    def _key(self, number: int) -> bytes:
+        raw = self._raw(number)
+        if self.extension == ".cbp":
+            return raw[9:39].split(b"\0", 1)[0] + b"\0" + raw[39:59].split(b"\0", 1)[0]
+        end = {".cbt": 49, ".cbc": 54, ".cbs": 34, ".cbe": 54}[self.extension]
+        return raw[9:end].split(b"\0", 1)[0]
+
+    def _order_key(self, key: bytes) -> tuple[int, ...]:
+        if self.extension in _SIGNED_ORDER:
+            return tuple(b - 256 if b > 127 else b for b in key)
+        return tuple(key)
+
+    def _inorder(self) -> Iterator[int]:
+        """Record numbers in the tree's in-order; stops (without looping) on a damaged tree."""
+        stack: list[int] = []
+        node = self.root
+        seen: set[int] = set()
+        while stack or 0 <= node < self.count:
+            while 0 <= node < self.count and node not in seen:
+                seen.add(node)
+                stack.append(node)
+                node = int(self._nodes["left"][node])
+            if not stack:
+                return
+            node = stack.pop()
+            yield node
+            node = int(self._nodes["right"][node])
+
+    def sorted(self) -> Iterator[Entity]:
+        """Records in the tree's (alphabetical) order."""
+        for number in self._inorder():
+            yield self[number]
+
+    def find(self, name: str | bytes) -> Entity | None:
+        """The record with this name (players: "Last, First" or "Last"), walking the tree: O(log n).
+
+        A ``str`` is looked up in the base's code page (``encoding``, else UTF-8 and then cp1252).
+        """
+        for key in self._lookup_keys(name):
+            wanted = self._order_key(key)
+            node, steps = self.root, 0
+            while 0 <= node < self.count and steps <= self.count:
+                steps += 1
+                here = self._order_key(self._key(node))
+                if here == wanted:
+                    return self[node]
+                node = int(self._nodes["left" if wanted < here else "right"][node])
+        if self.extension == ".cbt":  # tournament trees are not always search trees (notes): scan on a miss
+            keys = self._lookup_keys(name)
+            for number in range(self.count):
+                if self._key(number) in keys and self._nodes["left"][number] != -999:
+                    return self[number]
+        return None
+
+    def _lookup_keys(self, name: str | bytes) -> list[bytes]:
+        if isinstance(name, bytes):
+            return [name]
+        keys = []
+        for encoding in (self.encoding,) if self.encoding else ("utf-8", "cp1252"):
+            if self.extension == ".cbp":
+                last, _, first = name.partition(",")
+                key = last.strip().encode(encoding, "replace") + b"\0" + first.strip().encode(encoding, "replace")
+            else:
+                key = name.encode(encoding, errors="replace")
+            if key not in keys:
+                keys.append(key)
+        return keys
+
+    def check(self) -> list[str]:
+        """Findings about the tree: balance factors, order, counts (reported, never raised)."""
+        if self.header is None:
+            return []
+        name = os.path.basename(self.path)
+        findings = []
+        deleted = int(np.count_nonzero(self._nodes["left"] == -999))
+        if self.count - deleted != self.header.existing:
+            findings.append(f"{name}: header says {self.header.existing} records exist, "
+                            f"{self.count - deleted} are not deleted")
+        order = list(self._inorder())
+        if len(order) != self.count - deleted:
+            findings.append(f"{name}: the tree reaches {len(order)} of {self.count - deleted} records")
+        keys = [self._order_key(self._key(n)) for n in order]
+        disorder = sum(1 for a, b in itertools.pairwise(keys) if a > b)
+        if disorder:
+            findings.append(f"{name}: the tree's in-order is not sorted at {disorder} places")
+        heights: dict[int, int] = {}
+        bad_balance = 0
+        for number in reversed(self._postorder_ready(order)):
+            left, right = int(self._nodes["left"][number]), int(self._nodes["right"][number])
+            lh, rh = heights.get(left, 0), heights.get(right, 0)
+            heights[number] = 1 + max(lh, rh)
+            if rh - lh != int(self._nodes["balance"][number]) or abs(rh - lh) > 1:
+                bad_balance += 1
+        if bad_balance:
+            findings.append(f"{name}: {bad_balance} nodes with a wrong or out-of-range balance factor")
+        return findings
+
+    def _postorder_ready(self, order: list[int]) -> list[int]:
+        """Nodes so that, walked backwards, children come before parents (reverse of a pre-order)."""
+        pre: list[int] = []
+        stack = [self.root] if 0 <= self.root < self.count else []
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if node in seen or not 0 <= node < self.count:
+                continue
+            seen.add(node)
+            pre.append(node)
+            stack += [int(self._nodes["right"][node]), int(self._nodes["left"][node])]
+        return pre
+
+
+# --- games ---------------------------------------------------------------------------------------------
+
+@dataclass
+class GameHeader:
+    """A game: its ``.cbh`` record with the names resolved; :meth:`moves` decodes its move stream."""
+
+    number: int
+    record: Any = field(repr=False)
+    headers: dict[str, str]
+    """PGN-style tags: Event, Site, Date, Round, White, Black, Result, WhiteElo, BlackElo, ECO, Annotator..."""
+    chess960_position: int | None = None
+    medals: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    database: Database | None = field(default=None, repr=False, compare=False)
+
+    def decode(self) -> DecodedGame:
+        """The decoded move stream (tokens in stream order, start position, mode)."""
+        if self.database is None:
+            raise ValueError("the game is not attached to an open database")
+        return self.database.decode(self.number)
+
+    def moves(self) -> chess.pgn.Game:
+        """The game with its variation tree, setup position and Chess960 castling (no annotations)."""
+        return build_game(self.decode(), self.headers)
+
+    def to_pgn(self, *, annotations: bool = True) -> chess.pgn.Game:
+        """The game as ``moves()``, with its annotations as comments, NAGs and ``[%...]`` commands."""
+        if not annotations or self.database is None:
+            return self.moves()
+        return self.database._annotated(self)
+
+
+@dataclass
+class GuidingText:
+    """A guiding-text record: its titles per language and its body (raw bytes, usually HTML)."""
+
+    number: int
+    record: Any = field(repr=False)
+    titles: dict[str, str]
+    body: bytes = field(repr=False)
+    tournament: str = ""
+    annotator: str = ""
+    source: str = ""
+
+
+class Database:
+    """A ChessBase database, opened by its ``.cbh`` or any companion file."""
+
+    def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
+        name = os.fspath(path)
+        stem, extension = os.path.splitext(name)
+        if extension.lower() == ".2cbh" or (os.path.exists(stem + ".2cbh") and not os.path.exists(stem + ".cbh")):
+            raise UnsupportedError("a ChessBase 17+ database (.2cbh): not supported yet", file=name)
+        if extension.lower() not in COMPANIONS:
+            stem = name
+        self.base = stem
+        self.encoding = encoding
+        self.cbh_path = self._companion(".cbh")
+        if not os.path.exists(self.cbh_path):
+            raise FormatError("no .cbh file beside it: not a ChessBase database", file=name)
+        self._cbh = map_file(self.cbh_path)
+        if len(self._cbh) < schema.CBH_HEADER_SIZE:
+            raise TruncatedError("truncated .cbh header", needed=schema.CBH_HEADER_SIZE, available=len(self._cbh),
+                                 file=self.cbh_path, offset=0)
+        self.header = parse(schema.CBH_HEADER, bytes(self._cbh[:schema.CBH_HEADER_SIZE]), file=self.cbh_path)
+        self.records = record_array(self._cbh, schema.GAME_RECORD, file=self.cbh_path, offset=schema.CBH_HEADER_SIZE,
+                                    label="record", path="records")
+        self._cbg = self._map(".cbg")
+        self._cba = self._map(".cba")
+        self.players = EntityFile(self._companion(".cbp"), encoding=encoding)
+        self.tournaments = EntityFile(self._companion(".cbt"), encoding=encoding)
+        self.annotators = EntityFile(self._companion(".cbc"), encoding=encoding)
+        self.sources = EntityFile(self._companion(".cbs"), encoding=encoding)
+        self.teams = EntityFile(self._companion(".cbe"), encoding=encoding)
+
+    def _companion(self, extension: str) -> str:
+        for candidate in (self.base + extension, self.base + extension.upper()):
+            if os.path.exists(candidate):
+                return candidate
+        return self.base + extension
+
+    def _map(self, extension: str) -> Any:
+        path = self._companion(extension)
+        return map_file(path) if os.path.exists(path) else b""
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.records = None  # type: ignore[assignment]
+        for data in (self._cbh, self._cbg, self._cba):
+            if hasattr(data, "close"):
+                data.close()
+        for entities in (self.players, self.tournaments, self.annotators, self.sources, self.teams):
+            entities.close()
+
+    def __len__(self) -> int:
+        """Records (games and guiding texts) in the ``.cbh`` file."""
+        return len(self.records)
+
+    def _record(self, number: int) -> Any:
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = schema.CBH_HEADER_SIZE * number
+        return parse(schema.CBH_RECORD, bytes(self._cbh[start:start + schema.CBH_RECORD_SIZE]), file=self.cbh_path,
+                     offset=start, path=f"records[{number}]")
+
+    def __getitem__(self, number: int) -> GameHeader | GuidingText:
+        """Game (or guiding text) ``number``, counted from 1 as ChessBase does."""
+        record = self._record(number)
+        if record.kind.guiding_text:
+            return self._text(number, record)
+        return self._game(number, record)
+
+    def games(self) -> Iterator[GameHeader | GuidingText]:
+        """Every record in order (games and guiding texts; deleted ones skipped)."""
+        for number in range(1, len(self) + 1):
+            if self.records["kind"][number - 1] & 0x80:
+                continue
+            yield self[number]
+
+    def _game(self, number: int, record: Any) -> GameHeader:
+        body = record.body
+        tournament = self.tournaments[body.tournament] if body.tournament < len(self.tournaments) else None
+        headers = {
+            "Event": tournament.name if tournament else "?",
+            "Site": decode_name(tournament.record.place, self.encoding) if tournament else "?",
+            "Date": _pgn_date(body.date.year, body.date.month, body.date.day),
+            "Round": (f"{body.round}" + (f".{body.subround}" if body.subround else "")) if body.round else "?",
+            "White": self.players.name_of(body.white) or "?",
+            "Black": self.players.name_of(body.black) or "?",
+            "Result": _RESULTS.get(int(body.result), "*"),
+        }
+        if body.white_elo:
+            headers["WhiteElo"] = str(body.white_elo)
+        if body.black_elo:
+            headers["BlackElo"] = str(body.black_elo)
+        eco, chess960 = _eco(body.eco.code << 7 | body.eco.subcode)
+        if eco:
+            headers["ECO"] = eco
+        annotator = self.annotators.name_of(body.annotator)
+        if annotator:
+            headers["Annotator"] = annotator
+        source = self.sources.name_of(body.source)
+        if source:
+            headers["Source"] = source
+        if tournament is not None:
+            date = tournament.record.date
+            if date.year:
+                headers["EventDate"] = _pgn_date(date.year, date.month, date.day)
+            kind = tournament.record.kind
+            if int(kind.type):
+                headers["EventType"] = str(kind.type)
+        headers = {name: _tag_value(value) for name, value in headers.items()}
+        medals = [name for name, value in body.medals.items() if value is True]
+        flags = [name for name, value in body.flags.items() if value is True]
+        if body.flags.chess960 and chess960 is None:
+            chess960 = -1
+        return GameHeader(number, record, headers, chess960, medals, flags, self)
+
+    def _text(self, number: int, record: Any) -> GuidingText:
+        start = int(record.cbg_offset)
+        if start + 4 > len(self._cbg):
+            raise TruncatedError(f"guiding text {number}: data beyond the end of the .cbg file",
+                                 file=self._companion(".cbg"), offset=start)
+        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
+        if start + size > len(self._cbg) or size < 8:
+            raise TruncatedError(f"guiding text {number}: {size} bytes from offset {start}",
+                                 file=self._companion(".cbg"), offset=start)
+        data = parse(schema.TEXT_DATA, bytes(self._cbg[start:start + size]), file=self._companion(".cbg"),
+                     offset=start, path=f"texts[{number}]")
+        titles = {str(t.language): decode_name(t.title, self.encoding) for t in data.titles}
+        body = record.body
+        return GuidingText(number, record, titles, data.body, self.tournaments.name_of(body.tournament),
+                           self.annotators.name_of(body.annotator), self.sources.name_of(body.source))
+
+    def decode(self, number: int) -> DecodedGame:
+        """Game ``number``'s move stream, decoded (without reading its header's names)."""
+        offset, data = self.game_data(number)
+        return decode_game(data, file=self._companion(".cbg"), base=offset, game=number,
+                           main_moves=int(self.records["moves"][number - 1]))
+
+    def annotations(self, number: int) -> list[Any]:
+        """The parsed items of game ``number``'s annotation record (empty when it has none)."""
+        found = self.annotation_data(number)
+        if found is None:
+            return []
+        offset, data = found
+        record = parse(schema.ANNOTATION_RECORD, data, file=self._companion(".cba"), offset=offset,
+                       path=f"annotations[{number}]")
+        return list(record.entries)
+
+    def _annotated(self, game: GameHeader) -> chess.pgn.Game:
+        annotator = Annotator(self.annotations(game.number), self.encoding)
+        result = build_game(game.decode(), game.headers, annotator)
+        annotator.finish(result)
+        result.chessbase_extras = annotator.extras  # type: ignore[attr-defined]
+        return result
+
+    def game_data(self, number: int) -> tuple[int, bytes]:
+        """(offset, bytes) of game ``number``'s data in the ``.cbg`` file, its size checked against the file."""
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = int(self.records["cbg_offset"][number - 1])
+        cbg = self._companion(".cbg")
+        if start + 4 > len(self._cbg):
+            raise TruncatedError(f"game {number}: data offset {start} beyond the end of the .cbg file",
+                                 file=cbg, offset=start)
+        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
+        if size < 4 or start + size > len(self._cbg):
+            raise TruncatedError(f"game {number}: data of {size} bytes from offset {start}", needed=size,
+                                 available=len(self._cbg) - start, file=cbg, offset=start)
+        return start, bytes(self._cbg[start:start + size])
+
+    def annotation_data(self, number: int) -> tuple[int, bytes] | None:
+        """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none)."""
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = int(self.records["cba_offset"][number - 1])
+        if int(self.records["kind"][number - 1]) & 2 or not start:
+            return None
+        cba = self._companion(".cba")
+        if start + 14 > len(self._cba):
+            raise TruncatedError(f"game {number}: annotation offset {start} beyond the end of the .cba file",
+                                 file=cba, offset=start)
+        size = int.from_bytes(self._cba[start + 10:start + 14], "big")
+        if size < 14 or start + size > len(self._cba):
+            raise TruncatedError(f"game {number}: annotation record of {size} bytes", needed=size,
+                                 available=len(self._cba) - start, file=cba, offset=start)
+        return start, bytes(self._cba[start:start + size])
+
+    # --- bulk -------------------------------------------------------------------------------------------
+
+    def header_arrays(self) -> dict[str, np.ndarray[Any, Any]]:
+        """Every record's header fields as numpy arrays (one element per record), without a Python loop."""
+        records = self.records
+        count = len(records)
+
+        def u24(name: str) -> np.ndarray[Any, Any]:
+            raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, 3).astype(np.uint32)
+            return np.asarray(raw[:, 0] << 16 | raw[:, 1] << 8 | raw[:, 2])
+
+        date = u24("date")
+        kind = records["kind"]
+        return {
+            "number": np.arange(1, count + 1, dtype=np.uint32),
+            "deleted": (kind >> _KIND_BITS["deleted"].shift & 1).astype(bool),
+            "guiding_text": (kind >> _KIND_BITS["guiding_text"].shift & 1).astype(bool),
+            "cbg_offset": records["cbg_offset"].astype(np.uint32),
+            "cba_offset": records["cba_offset"].astype(np.uint32),
+            "white": u24("white"), "black": u24("black"), "tournament": u24("tournament"),
+            "annotator": u24("annotator"), "source": u24("source"),
+            "year": date >> _DATE_BITS["year"].shift & _DATE_BITS["year"].mask,
+            "month": date >> _DATE_BITS["month"].shift & _DATE_BITS["month"].mask,
+            "day": date >> _DATE_BITS["day"].shift & _DATE_BITS["day"].mask,
+            "result": records["result"].astype(np.uint8),
+            "white_elo": records["white_elo"].astype(np.uint16),
+            "black_elo": records["black_elo"].astype(np.uint16),
+            "eco": records["eco"].astype(np.uint16),
+            "flags": records["flags"].astype(np.uint32),
+            "moves": records["moves"].astype(np.uint8),
+        }
+
+    def encoding_modes(self) -> dict[int, int]:
+        """How many games use each move-encoding mode (from the first byte of each game's data)."""
+        arrays = self.header_arrays()
+        games = ~arrays["guiding_text"] & ~arrays["deleted"]
+        offsets = arrays["cbg_offset"][games].astype(np.int64)
+        if len(offsets) and int(offsets.max()) >= len(self._cbg):
+            raise TruncatedError("a game's data offset lies beyond the end of the .cbg file",
+                                 file=self._companion(".cbg"), offset=int(offsets.max()))
+        cbg = np.frombuffer(self._cbg, dtype=np.uint8) if len(self._cbg) else np.zeros(0, np.uint8)
+        modes = cbg[offsets] & 0x3F
+        values, counts = np.unique(modes, return_counts=True)
+        return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+
+def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
+               encoding: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> tuple[int, list[FormatError]]:
+    """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
+
+    A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
+    others are written. Guiding texts have no PGN form and are left out.
+    """
+    failed: list[FormatError] = []
+    written = 0
+    with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
+        total = len(db)
+        for number in range(1, total + 1):
+            if int(db.records["kind"][number - 1]) & 0x82:  # deleted or a guiding text
+                continue
+            try:
+                game = db[number]
+                assert isinstance(game, GameHeader)
+                if annotations and int(db.records["cba_offset"][number - 1]):
+                    text = pgn_text(game.to_pgn())
+                else:  # no annotations: straight from the stream, no chess.pgn.Game built
+                    text = stream_pgn_text(game.decode(), game.headers)
+            except FormatError as error:
+                failed.append(error)
+                continue
+            handle.write(text.encode("utf-8") + b"\n")
+            written += 1
+            if progress is not None and (number % 256 == 0 or number == total):
+                progress(number, total)
+    return written, failed
+
+
+def open_database(path: str | os.PathLike[str], *, encoding: str | None = None) -> Database:
+    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page)."""
+    return Database(path, encoding=encoding)
+
+
+# --- command-line support ------------------------------------------------------------------------------
+
+def _sniff(path: str, head: bytes, size: int) -> int:
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".cbh":
+        return 3 if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" else 2
+    return 2 if extension in COMPANIONS[1:9] else 0
+
+
+def _info(path: str) -> dict[str, Any]:
+    with open_database(path) as db:
+        arrays = db.header_arrays()
+        texts = int(np.count_nonzero(arrays["guiding_text"]))
+        deleted = int(np.count_nonzero(arrays["deleted"]))
+        findings: list[str] = []
+        for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+            findings += entities.check()
+        modes = db.encoding_modes()
+        unknown = sorted(mode for mode in modes if mode > 11)
+        if unknown:
+            findings.append(f"games with unknown move-encoding modes: {unknown}")
+        return {
+            "format": "chessbase",
+            "variant": str(db.header.header_variant),
+            "records": len(db),
+            "games": len(db) - texts - deleted,
+            "guiding_texts": texts,
+            "deleted": deleted,
+            "players": db.players.header.existing if db.players.header else 0,
+            "tournaments": db.tournaments.header.existing if db.tournaments.header else 0,
+            "annotators": db.annotators.header.existing if db.annotators.header else 0,
+            "sources": db.sources.header.existing if db.sources.header else 0,
+            "teams": db.teams.header.existing if db.teams.header else 0,
+            "encoding_modes": {str(k): v for k, v in modes.items()},
+            "findings": findings,
+        }
+
+
+def _inspect(path: str, *, game: int | None = None, record: int | None = None, count: int | None = None,
+             player: str | None = None) -> list[Any]:
+    from ..registry import InspectTarget
+
+    with open_database(path) as db:
+        if player is not None:
+            found = db.players.find(player)
+            if found is None:
+                raise KeyError(f"no player {player!r} in {os.path.basename(db.players.path)}")
+            offset = db.players.header_size + found.number * db.players.record_size
+            return [InspectTarget(schema.PLAYER, offset, db.players.record_size, f"players[{found.number}]",
+                                  {f"players[{found.number}].last_name": found.name}, db.players.path)]
+        first = game if game is not None else (record if record is not None else 1)
+        numbers = range(first, first + (count or 1))
+        targets = []
+        for number in numbers:
+            header = db[number]
+            at = schema.CBH_HEADER_SIZE * number
+            label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
+                if isinstance(header, GameHeader) else "guiding text"
+            declaration = schema.GAME_RECORD if isinstance(header, GameHeader) else schema.TEXT_RECORD
+            targets.append(InspectTarget(declaration, at, schema.CBH_RECORD_SIZE, f"games[{number}]",
+                                         {f"games[{number}].kind": label}, db.cbh_path))
+            if isinstance(header, GuidingText):
+                continue
+            targets += _move_targets(db, number)
+            targets += _annotation_targets(db, number)
+        return targets
+
+
+def _annotation_targets(db: Database, number: int) -> list[Any]:
+    """The game's annotation record: its head, then each item's head and body (traced with its type's layout)."""
+    from ..registry import InspectTarget
+
+    found = db.annotation_data(number)
+    if found is None:
+        return []
+    offset, _ = found
+    cba = db._companion(".cba")
+    targets = [InspectTarget(schema.ANNOTATION_RECORD_HEAD, offset, 14, f"cba[{number}]", {}, cba)]
+    at = offset + 14
+    for index, entry in enumerate(db.annotations(number)):
+        path = f"cba[{number}].entries[{index}]"
+        targets.append(InspectTarget(schema.ANNOTATION_ITEM_HEAD, at, 6, path, {}, cba))
+        body = schema.ANNOTATION_BODY.case_of(int(entry.type))
+        notes = {}
+        if int(entry.type) in (0x02, 0x82):
+            notes[f"{path}.body.text"] = repr(decode_text(entry.body.text, db.encoding))
+        targets.append(InspectTarget(body, at + 6, int(entry.size) - 6, f"{path}.body", notes, cba))
+        at += int(entry.size)
+    return targets
+
+
+def _move_targets(db: Database, number: int) -> list[Any]:
+    """The game's data head, then each move's bytes labelled with the move (the raw stream if it is corrupt)."""
+    from ..registry import InspectTarget
+
+    offset, data = db.game_data(number)
+    cbg = db._companion(".cbg")
+    try:
+        decoded = db.decode(number)
+    except FormatError as error:
+        return [InspectTarget(schema.GAME_DATA, offset, len(data), f"cbg[{number}]",
+                              {f"cbg[{number}].moves": f"cannot be decoded: {error.reason}"}, cbg)]
+    head_size = 4 + (28 if data[0] & 0x40 else 0) + (8 if data[0] & 0x40 and decoded.chess960 else 0)
+    targets = [InspectTarget(schema.GAME_DATA_HEAD, offset, head_size, f"cbg[{number}]",
+                             {f"cbg[{number}].word.mode": f"{schema.MODE_ENCODER[decoded.mode]} encoder, counter "
+                              f"{schema.MODE_COUNTER[decoded.mode]}, {schema.MODE_VARIANT[decoded.mode]}"}, cbg)]
+    nodes: list[chess.pgn.GameNode] = []
+    build_game(decoded, {}, lambda node, index: nodes.append(node) if index else None)  # stream order
+    moves = [token for token in decoded.tokens if isinstance(token, DecodedMove)]
+    for index, (token, node) in enumerate(zip(moves, nodes, strict=False)):
+        path = f"cbg[{number}].moves[{index}]"
+        parent = node.parent
+        move = node.move
+        san = parent.board().san(move) if parent is not None and move is not None and not token.null else "--"
+        shown = f"{token.uci(chess960=decoded.chess960)} ({san})"
+        declaration = schema.MOVE_BYTE if token.byte_count == 1 else \
+            schema.MOVE_BYTES if token.byte_count == 3 else schema.SIMPLE_MOVE_BYTES
+        label = f"{path}.code" if token.byte_count != 2 else f"{path}.move"
+        targets.append(InspectTarget(declaration, token.offset, token.byte_count, path, {label: shown}, cbg))
+    return targets
+
+
+def _register() -> None:
+    from ..registry import FormatHandler, register
+
+    register(FormatHandler(
+        key="chessbase", doc=schema.FORMAT, status="read, PGN export, inspect",
+        sniff=_sniff, info=_info, inspect=_inspect, extensions=(".cbh",),
+        inspect_options=("game", "record", "count", "player"),
+    ))
+
+
+_register()

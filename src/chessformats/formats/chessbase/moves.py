@@ -1,0 +1,494 @@
+"""The ChessBase move stream: from a game's ``.cbg`` data to moves in stream order (variations included).
+
+The decoder keeps its own light board (64 squares, numbered piece lists) instead of a ``chess.Board``: it
+only needs to know which square the n-th piece of a kind stands on, so it runs at a few microseconds per
+move. :func:`decode_game` gives the tokens in stream order -- a :class:`DecodedMove` per move, ``PUSH``
+and ``POP`` for the variation markers -- which :mod:`.pgn` turns into a ``chess.pgn.Game``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import chess
+
+from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
+from ...schemas import chessbase as schema
+
+__all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "read_setup"]
+
+PUSH = "("
+POP = ")"
+SKIP = "skip"
+
+_EMPTY = 0
+_BLACK = 8  # piece code = chess piece type + 8 for black
+_NAMES = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "rook": chess.ROOK,
+          "queen": chess.QUEEN, "king": chess.KING}
+_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+_SETUP_PIECES = {1: chess.KING, 2: chess.QUEEN, 3: chess.KNIGHT, 4: chess.BISHOP, 5: chess.ROOK, 6: chess.PAWN}
+
+
+def _code_table() -> list[tuple[int, int, int, int, int]]:
+    """By decoded code: (kind, piece type, index, dx, dy); kind 0 = not a one-byte move, 1 = move, 2/3 = O-O/O-O-O."""
+    table = [(0, 0, 0, 0, 0)] * 256
+    for code, entry in schema.MOVE_CODES.items():
+        piece, number = _NAMES[entry[0]], entry[1]
+        if isinstance(entry[2], str):
+            table[code] = (2 if entry[2] == "O-O" else 3, piece, 0, 0, 0)
+        else:
+            dx, dy = entry[2], entry[3]
+            assert isinstance(dx, int) and isinstance(dy, int)
+            table[code] = (1, piece, number - 1, dx, dy)
+    return table
+
+
+_CODES = _code_table()
+
+
+class DecodedMove(NamedTuple):
+    """One move of the stream: squares as python-chess numbers; castling as king takes own rook."""
+
+    from_square: int
+    to_square: int
+    promotion: int | None
+    castling: bool
+    null: bool
+    offset: int
+    """Offset in the ``.cbg`` file of the move's first byte."""
+    byte_count: int
+
+    def uci(self, *, chess960: bool = False) -> str:
+        """UCI text ("0000" for a null move); castling as the king's move (or onto the rook in Chess960)."""
+        if self.null:
+            return "0000"
+        to_square = self.to_square
+        if self.castling and not chess960:
+            to_square = chess.square(6 if chess.square_file(to_square) > chess.square_file(self.from_square) else 2,
+                                     chess.square_rank(self.from_square))
+        return chess.Move(self.from_square, to_square, self.promotion).uci()
+
+
+@dataclass
+class StartPosition:
+    """Where a game starts: its FEN, whether it is Chess960, and the squares the decoder numbers pieces on."""
+
+    board: list[int]
+    white_to_move: bool
+    castling: int
+    """Bits: 1 white short, 2 white long, 4 black short, 8 black long."""
+    en_passant_file: int | None
+    first_move: int
+    chess960: bool = False
+    rooks: tuple[int, int, int, int] = (chess.H1, chess.A1, chess.H8, chess.A8)
+    """Castling rooks: white short, white long, black short, black long."""
+    kings: tuple[int, int] = (chess.E1, chess.E8)
+    start_position: int | None = None
+    standard: bool = True
+
+    def fen(self) -> str:
+        board = chess.Board(None, chess960=self.chess960)
+        for square, code in enumerate(self.board):
+            if code:
+                board.set_piece_at(square, chess.Piece(code & 7, not code & _BLACK))
+        board.turn = self.white_to_move
+        rights = 0
+        for bit, rook in zip((1, 2, 4, 8), self.rooks, strict=True):
+            if self.castling & bit:
+                rights |= chess.BB_SQUARES[rook]
+        board.castling_rights = rights & (board.rooks | board.kings)
+        if self.en_passant_file is not None:
+            rank = 5 if self.white_to_move else 2
+            board.ep_square = chess.square(self.en_passant_file, rank)
+        board.fullmove_number = max(self.first_move, 1)
+        return board.fen(en_passant="fen")
+
+
+def _standard_start() -> StartPosition:
+    board = [_EMPTY] * 64
+    for square, piece in chess.Board().piece_map().items():
+        board[square] = piece.piece_type | (0 if piece.color else _BLACK)
+    return StartPosition(board, True, 15, None, 1)
+
+
+def read_setup(data: bytes, at: int, *, chess960: bool, file: str | None, base: int,
+               game: int) -> StartPosition:
+    """The setup position at ``data[at:]`` (28 bytes, + 8 for Chess960 modes)."""
+    needed = 28 + (8 if chess960 else 0)
+    if len(data) < at + needed:
+        raise TruncatedError(f"game {game}: truncated setup position", needed=needed, available=len(data) - at,
+                             file=file, offset=base + at)
+    turn, castling, first = data[at + 1], data[at + 2], data[at + 3]
+    bits = int.from_bytes(data[at + 4:at + 28], "big")
+    width = 192
+    board = [_EMPTY] * 64
+    position = 0
+    for file_index in range(8):
+        for rank in range(8):
+            if position >= width:
+                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
+                                        offset=base + at + 4, path="setup.board")
+            if not bits >> (width - 1 - position) & 1:
+                position += 1
+                continue
+            if position + 5 > width:
+                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
+                                        offset=base + at + 4, path="setup.board")
+            code = bits >> (width - 5 - position) & 0xF
+            position += 5
+            piece = _SETUP_PIECES.get(code & 7)
+            if piece is None:
+                raise InvalidValueError(f"game {game}: invalid piece code in the setup board", actual=code,
+                                        file=file, offset=base + at + 4 + position // 8, path="setup.board")
+            board[chess.square(file_index, rank)] = piece | (_BLACK if code & 8 else 0)
+    ep = turn & 0x0F
+    # castling byte (spec): bit 0 white O-O-O, bit 1 white O-O, bit 2 black O-O-O, bit 3 black O-O
+    rights = (2 if castling & 1 else 0) | (1 if castling & 2 else 0) | (8 if castling & 4 else 0) | \
+             (4 if castling & 8 else 0)
+    start = StartPosition(board, not turn & 0x10, rights, ep - 1 if 1 <= ep <= 8 else None, first,
+                          standard=False)
+    if chess960:
+        extra = data[at + 28:at + 36]
+        squares = [_file_major(value) for value in extra[:6]]
+        if any(square is None for square in squares):
+            raise InvalidValueError(f"game {game}: invalid Chess960 start square", file=file,
+                                    offset=base + at + 28, path="chess960")
+        white_king, black_king, ws, wl, bs, bl = (s for s in squares if s is not None)
+        start.chess960 = True
+        start.kings = (white_king, black_king)
+        start.rooks = (ws, wl, bs, bl)
+        start.start_position = int.from_bytes(extra[6:8], "big")
+    return start
+
+
+def _file_major(value: int) -> int | None:
+    """A file-major square number (0 = a1, 1 = a2, ..., 8 = b1) as a python-chess square."""
+    return chess.square(value >> 3, value & 7) if 0 <= value < 64 else None
+
+
+@dataclass
+class DecodedGame:
+    """A game's decoded move stream and where it starts."""
+
+    start: StartPosition
+    tokens: list[DecodedMove | str]
+    mode: int
+    ended: bool = True
+    """The stream ended with its end marker (0xFF with no variation open); some streams lack it."""
+
+    @property
+    def chess960(self) -> bool:
+        return self.start.chess960
+
+    def stream(self) -> list[str]:
+        """The stream as text: UCI moves ("/c" after castling), "(" and ")" for the markers."""
+        out = []
+        for token in self.tokens:
+            if isinstance(token, str):
+                out.append(token)
+            else:
+                out.append(token.uci(chess960=self.chess960) + ("/c" if token.castling else ""))
+        if self.ended:
+            out.append(POP)
+        return out
+
+
+class _Position:
+    """The decoder's board: piece codes by square, and each side's numbered pieces by type."""
+
+    __slots__ = ("board", "pieces", "white")
+
+    def __init__(self, board: list[int], white: bool, reverse: bool) -> None:
+        self.board = board
+        self.white = white
+        # pieces[colour][type]: squares in numbering order; pawns keep their slot (None once gone)
+        self.pieces: list[list[list[Any]]] = [[[] for _ in range(7)] for _ in range(2)]
+        files = range(7, -1, -1) if reverse else range(8)
+        for file_index in files:
+            for rank in range(8):
+                square = chess.square(file_index, rank)
+                code = board[square]
+                if code:
+                    self.pieces[1 if code & _BLACK else 0][code & 7].append(square)
+
+    def copy(self) -> _Position:
+        clone = _Position.__new__(_Position)
+        clone.board = self.board[:]
+        clone.white = self.white
+        clone.pieces = [[squares[:] for squares in side] for side in self.pieces]
+        return clone
+
+
+def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base: int = 0,
+                game: int = 0, main_moves: int | None = None) -> DecodedGame:
+    """Decode one game's ``.cbg`` data (``data`` starts with its size word; ``base`` is its file offset).
+
+    A stream that cannot be a game (a piece that is not there, a move onto one's own piece, bytes that run
+    out) is an :class:`InvalidValueError`/:class:`TruncatedError` naming the game and the byte's offset.
+
+    ``main_moves`` is the main line's move count from the ``.cbh`` record: some streams lack their end marker
+    and carry leftover bytes after the last move (corpus NormalNoPop); once the main line has that many moves
+    and no variation is open, bytes that are not a valid move end the game instead of raising.
+    """
+    name = os.fspath(file) if file is not None else None
+    if len(data) < 4:
+        raise TruncatedError(f"game {game}: truncated game data", needed=4, available=len(data), file=name,
+                             offset=base)
+    word = int.from_bytes(data[:4], "big")
+    mode = word >> 24 & 0x3F
+    if word >> 31:
+        raise InvalidValueError(f"game {game}: the data is a guiding text, not a game", file=name, offset=base)
+    if mode >= len(schema.MODE_TABLES):
+        raise UnsupportedError(f"game {game}: unknown move-encoding mode {mode}", file=name, offset=base,
+                               path="word.mode")
+    chess960 = schema.MODE_VARIANT[mode] == "chess960"
+    at = 4
+    if word >> 30 & 1:
+        start = read_setup(data, at, chess960=chess960, file=name, base=base, game=game)
+        at += 28 + (8 if chess960 else 0)
+    else:
+        start = _standard_start()
+    if schema.MODE_VARIANT[mode] == "losing chess":
+        raise UnsupportedError(f"game {game}: losing-chess games (mode {mode}) are not supported yet",
+                               file=name, offset=base, path="word.mode")
+    decoder = _Decoder(data, at, mode, start, name, base, game)
+    if main_moves is not None and 0 < main_moves < 255:
+        decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)
+    tokens = decoder.run_simple() if schema.MODE_ENCODER[mode] == "simple" else decoder.run_compact()
+    return DecodedGame(start, tokens, mode, decoder.ended)
+
+
+class _Decoder:
+    def __init__(self, data: bytes, at: int, mode: int, start: StartPosition, file: str | None, base: int,
+                 game: int) -> None:
+        self.data = data
+        self.at = at
+        self.table = schema.MODE_TABLES[mode]
+        self.post = schema.MODE_COUNTER[mode] == "post"
+        self.reverse = schema.MODE_REVERSE[mode]
+        self.start = start
+        self.file = file
+        self.base = base
+        self.game = game
+        self.position = _Position(start.board[:], start.white_to_move, self.reverse)
+        self.count = 0
+        self.ended = False
+        self.enough_plies: int | None = None
+        self.main_plies = 0
+        self.main_end = 0
+
+    def _error(self, reason: str, offset: int) -> InvalidValueError:
+        return InvalidValueError(f"game {self.game}: {reason}", file=self.file, offset=self.base + offset,
+                                 path="moves")
+
+    def _decode(self, byte: int) -> int:
+        if self.post:
+            return (self.table[byte] - self.count) & 0xFF
+        return self.table[(byte - self.count) & 0xFF]
+
+    def run_compact(self) -> list[DecodedMove | str]:
+        tokens: list[DecodedMove | str] = []
+        stack: list[_Position] = []
+        try:
+            self._compact(tokens, stack)
+        except InvalidValueError:
+            if stack or self.enough_plies is None or self.main_plies < self.enough_plies:
+                raise
+            del tokens[self.main_end:]  # leftover bytes after a stream without its end marker
+        return tokens
+
+    def _compact(self, tokens: list[DecodedMove | str], stack: list[_Position]) -> None:
+        data, end = self.data, len(self.data)
+        codes = _CODES
+        self.main_end = 0
+        while True:
+            at = self.at
+            if at >= end:
+                return  # notes/corpus: some streams lack the final end marker (NormalNoPop)
+            code = self._decode(data[at])
+            self.at = at + 1
+            if code == schema.CODE_POP:
+                if not stack:
+                    self.ended = True
+                    return
+                self.position = stack.pop()
+                tokens.append(POP)
+            elif code == schema.CODE_PUSH:
+                stack.append(self.position.copy())
+                tokens.append(PUSH)
+            elif code == schema.CODE_SKIP:
+                tokens.append(SKIP)
+                continue
+            elif code == schema.CODE_TWO_BYTE:
+                if at + 3 > end:
+                    raise TruncatedError(f"game {self.game}: truncated two-byte move", needed=2,
+                                         available=end - at - 1, file=self.file, offset=self.base + at)
+                word = self._decode(data[at + 1]) << 8 | self._decode(data[at + 2])
+                self.at = at + 3
+                tokens.append(self._two_byte(word, at))
+            elif code == schema.CODE_NULL:
+                tokens.append(self._null(at, 1))
+            else:
+                kind, piece, index, dx, dy = codes[code]
+                if kind == 0:
+                    raise self._error(f"invalid move code {code:#04x}", at)
+                tokens.append(self._one_byte(kind, piece, index, dx, dy, at))
+            if code < schema.CODE_SKIP:  # moves advance the counter; markers and skipped bytes do not
+                self.count = (self.count + 1) & 0xFF
+                if not stack:
+                    self.main_plies += 1
+                    self.main_end = len(tokens)
+
+    def run_simple(self) -> list[DecodedMove | str]:
+        data, end = self.data, len(self.data)
+        tokens: list[DecodedMove | str] = []
+        stack: list[_Position] = []
+        while self.at < end:
+            at = self.at
+            if at + 2 > end:
+                raise TruncatedError(f"game {self.game}: truncated move", needed=2, available=end - at,
+                                     file=self.file, offset=self.base + at)
+            word = self._decode(data[at]) << 8 | self._decode(data[at + 1])
+            self.at = at + 2
+            if word & 0x8000:
+                stack.append(self.position.copy())
+                tokens.append(PUSH)
+            source, target = word & 0x3F, word >> 6 & 0x3F
+            if self.reverse:
+                source, target = target, source
+            if source == 0 and target == 0:
+                tokens.append(self._null(at, 2))
+            else:
+                from_square, to_square = _file_major(source), _file_major(target)
+                assert from_square is not None and to_square is not None
+                tokens.append(self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 2,
+                                          explicit=True))
+            self.count = (self.count + 1) & 0xFF
+            if word & 0x4000:
+                if not stack:
+                    self.ended = True
+                    return tokens
+                self.position = stack.pop()
+                tokens.append(POP)
+        return tokens
+
+    def _null(self, at: int, size: int) -> DecodedMove:
+        self.position.white = not self.position.white
+        return DecodedMove(0, 0, None, False, True, self.base + at, size)
+
+    def _one_byte(self, kind: int, piece: int, index: int, dx: int, dy: int, at: int) -> DecodedMove:
+        position = self.position
+        side = 0 if position.white else 1
+        squares = position.pieces[side][piece]
+        if kind != 1:  # castling
+            if not squares:
+                raise self._error("castling without a king", at)
+            king = squares[0]
+            return self._castle(king, kind == 2, at, 1)
+        if index >= len(squares) or squares[index] is None:
+            raise self._error(f"no {chess.piece_name(piece)} {index + 1} to move", at)
+        square = squares[index]
+        x, y = square & 7, square >> 3
+        if piece == chess.PAWN:
+            if side:
+                dy, dx = -dy, (8 - dx) & 7
+            x2, y2 = x + (1 if dx == 1 else -1 if dx == 7 else 0), y + dy
+            if not (0 <= x2 < 8 and 0 <= y2 < 8):
+                raise self._error("a pawn moves off the board", at)
+        else:
+            x2, y2 = (x + dx) & 7, (y + dy) & 7
+        target = y2 * 8 + x2
+        promotion = chess.QUEEN if piece == chess.PAWN and y2 in (0, 7) else None
+        return self._apply(square, target, promotion, at, 1, explicit=False)
+
+    def _two_byte(self, word: int, at: int) -> DecodedMove:
+        from_square = chess.square(word >> 3 & 7, word & 7)
+        to_square = chess.square(word >> 9 & 7, word >> 6 & 7)
+        if from_square == to_square and chess.square_file(to_square) in (2, 6):
+            # Chess960 castling (seen in libcbh_Chess960*): source = destination = the king's destination square
+            # (g-file: short, c-file: long); the rook is the one the setup names for that side
+            side = 0 if self.position.white else 1
+            kings = self.position.pieces[side][chess.KING]
+            if not kings:
+                raise self._error("castling without a king", at)
+            return self._castle(kings[0], chess.square_file(to_square) == 6, at, 3)
+        return self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 3, explicit=True)
+
+    def _castle(self, king: int, short: bool, at: int, size: int, rook: int | None = None) -> DecodedMove:
+        position = self.position
+        side = 0 if position.white else 1
+        rank = chess.square_rank(king)
+        if rook is None:
+            rooks = self.start.rooks
+            rook = rooks[(0 if short else 1) + 2 * side] if self.start.chess960 else \
+                chess.square(7 if short else 0, rank)
+        board = position.board
+        own = _BLACK if side else 0
+        if board[king] != chess.KING | own or board[rook] != chess.ROOK | own:
+            raise self._error("castling without king and rook in place", at)
+        king_to = chess.square(6 if short else 2, rank)
+        rook_to = chess.square(5 if short else 3, rank)
+        board[king] = board[rook] = _EMPTY
+        if board[king_to] or board[rook_to]:
+            board[king] = chess.KING | own
+            board[rook] = chess.ROOK | own
+            raise self._error("castling through an occupied square", at)
+        board[king_to] = chess.KING | own
+        board[rook_to] = chess.ROOK | own
+        pieces = position.pieces[side]
+        pieces[chess.KING][pieces[chess.KING].index(king)] = king_to
+        rooks_list = pieces[chess.ROOK]
+        rooks_list[rooks_list.index(rook)] = rook_to
+        position.white = not position.white
+        return DecodedMove(king, rook, None, True, False, self.base + at, size)
+
+    def _apply(self, source: int, target: int, promotion: int | None, at: int, size: int, *,
+               explicit: bool) -> DecodedMove:
+        position = self.position
+        board = position.board
+        side = 0 if position.white else 1
+        own = _BLACK if side else 0
+        code = board[source]
+        if not code or (code & _BLACK) != own:
+            raise self._error(f"no piece of the side to move on {chess.square_name(source)}", at)
+        piece = code & 7
+        if piece == chess.KING and abs((source & 7) - (target & 7)) == 2 and not self.start.chess960 \
+                and (source >> 3) == (target >> 3):
+            return self._castle(source, (target & 7) > (source & 7), at, size)  # castling written as e1g1
+        captured = board[target]
+        if captured and (captured & _BLACK) == own:
+            raise self._error(f"move {chess.square_name(source)}{chess.square_name(target)} onto an own piece", at)
+        if source == target:
+            raise self._error(f"move from {chess.square_name(source)} to the same square", at)
+        enemy = position.pieces[1 - side]
+        if captured:
+            squares = enemy[captured & 7]
+            if captured & 7 == chess.PAWN:
+                squares[squares.index(target)] = None
+            else:
+                squares.remove(target)
+        elif piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
+            behind = target - 8 if side == 0 else target + 8
+            if board[behind] != (chess.PAWN | (own ^ _BLACK)):
+                raise self._error("a pawn captures on an empty square", at)
+            board[behind] = _EMPTY
+            pawns = enemy[chess.PAWN]
+            pawns[pawns.index(behind)] = None
+        mine = position.pieces[side][piece]
+        index = mine.index(source)
+        rank = target >> 3
+        if piece == chess.PAWN and rank in (0, 7):
+            new_piece = promotion or chess.QUEEN
+            mine[index] = None
+            position.pieces[side][new_piece].append(target)
+            board[target] = new_piece | own
+        else:
+            promotion = None
+            mine[index] = target
+            board[target] = code
+        board[source] = _EMPTY
+        position.white = not position.white
+        return DecodedMove(source, target, promotion, False, False, self.base + at, size)
+

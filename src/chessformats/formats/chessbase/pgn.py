@@ -1,0 +1,202 @@
+"""From a decoded ChessBase game to a ``chess.pgn.Game``: variation tree, setup, Chess960, annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import chess
+import chess.pgn
+
+from .moves import POP, PUSH, DecodedGame, DecodedMove
+from .san import SanBoard
+
+__all__ = ["build_game", "pgn_text", "stream_pgn_text", "tree_of"]
+
+
+def build_game(decoded: DecodedGame, headers: Mapping[str, str],
+               annotate: Callable[[chess.pgn.GameNode, int], Any] | None = None) -> chess.pgn.Game:
+    """The game as python-chess sees it; ``annotate(node, stream_index)`` adds annotations.
+
+    ``stream_index`` counts the moves of the stream (depth first) from 1; ``annotate(game, 0)`` is
+    called for the start position.
+    """
+    game = chess.pgn.Game()
+    for name, value in headers.items():
+        game.headers[name] = value
+    _setup(game, decoded)
+    chess960 = decoded.chess960
+    if annotate is not None:
+        annotate(game, 0)
+    count = [0]
+
+    def add(node: chess.pgn.GameNode, token: DecodedMove) -> chess.pgn.GameNode:
+        move = chess.Move.null() if token.null else chess.Move.from_uci(token.uci(chess960=chess960))
+        child = node.add_variation(move)
+        count[0] += 1
+        if annotate is not None:
+            annotate(child, count[0])
+        return child
+
+    _grow(decoded.tokens, game, add)
+    return game
+
+
+def _setup(game: chess.pgn.Game, decoded: DecodedGame) -> chess.Board:
+    """Set the FEN, SetUp and Variant tags of a game that does not start from the standard position."""
+    start = decoded.start
+    if not decoded.chess960 and start.standard:
+        return chess.Board()
+    board = chess.Board(start.fen(), chess960=decoded.chess960)
+    game.setup(board)
+    if decoded.chess960:
+        game.headers["Variant"] = "Chess960"
+    return board
+
+
+def _grow(tokens: list[DecodedMove | str], root: Any, add: Callable[[Any, DecodedMove], Any]) -> None:
+    """Grow a tree from the stream: ``add(parent, move) -> child``; "(" remembers a node, ")" goes back to it."""
+    node, stack = root, []
+    for token in tokens:
+        if token is PUSH:
+            stack.append(node)
+        elif token is POP:
+            if stack:
+                node = stack.pop()
+        elif isinstance(token, DecodedMove):
+            node = add(node, token)
+
+
+def tree_of(game: chess.pgn.GameNode) -> list[str]:
+    """A game's moves as a flat list: UCI in depth-first order, "(" and ")" around each variation.
+
+    Two games with the same moves and variations give the same list, whatever their formatting.
+    """
+    out: list[str] = []
+
+    def walk(node: chess.pgn.GameNode) -> None:
+        while node.variations:
+            main, *others = node.variations
+            out.append(main.move.uci())
+            for other in others:
+                out.append("(")
+                out.append(other.move.uci())
+                walk(other)
+                out.append(")")
+            node = main
+
+    walk(game)
+    return out
+
+
+
+def pgn_text(game: chess.pgn.Game) -> str:
+    """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes, faster.
+
+    The SAN comes from :class:`~.san.SanBoard` (bitboards, each move played once) instead of a
+    ``chess.Board``; lines are wrapped at 80 columns.
+    """
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in game.headers.items()]
+    tokens: list[str] = []
+    board = SanBoard(game.board())
+    if game.comment:
+        tokens.append(_comment(game.comment))
+    _walk(game, board, tokens, True)
+    tokens.append(game.headers.get("Result", "*"))
+    return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    return "{ " + text.replace("}", "").strip() + " }"
+
+
+def _move(move: chess.Move, nags: Any, comment: str, board: SanBoard, tokens: list[str], force_number: bool,
+          castling: bool | None = None) -> None:
+    """Write one move (number, SAN, NAGs, comment) and play it."""
+    if board.turn == chess.WHITE:
+        tokens.append(f"{board.fullmove}.")
+    elif force_number:
+        tokens.append(f"{board.fullmove}...")
+    tokens.append(board.san_and_push(move, castling))
+    if nags:
+        tokens.extend(f"${nag}" for nag in sorted(nags))
+    if comment:
+        tokens.append(_comment(comment))
+
+
+def _walk(parent: chess.pgn.GameNode, board: SanBoard, tokens: list[str], force_number: bool) -> None:
+    while parent.variations:
+        main, *others = parent.variations
+        before = board.copy() if others else board
+        _move(main.move, main.nags, main.comment, board, tokens, force_number)
+        force_number = bool(main.comment)
+        for other in others:
+            tokens.append("(")
+            if other.starting_comment:
+                tokens.append(_comment(other.starting_comment))
+            line = before.copy()
+            _move(other.move, other.nags, other.comment, line, tokens, True)
+            _walk(other, line, tokens, bool(other.comment))
+            tokens.append(")")
+            force_number = True
+        parent = main
+
+
+def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
+    """PGN text straight from a decoded stream without annotations (no ``chess.pgn.Game`` is built)."""
+    holder = chess.pgn.Game()  # for the tags only: the same order and values as build_game gives
+    for name, value in headers.items():
+        holder.headers[name] = value
+    board = _setup(holder, decoded)
+    game_headers = dict(holder.headers)
+    root: list[Any] = [None, []]
+
+    def add(node: list[Any], token: DecodedMove) -> list[Any]:
+        child: list[Any] = [token, []]
+        node[1].append(child)
+        return child
+
+    _grow(decoded.tokens, root, add)
+    tokens: list[str] = []
+    _walk_light(root, SanBoard(board), tokens, True)
+    tokens.append(game_headers.get("Result", "*"))
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in game_headers.items()]
+    return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
+
+
+def _light_move(token: DecodedMove) -> chess.Move:
+    return chess.Move.null() if token.null else chess.Move(token.from_square, token.to_square, token.promotion)
+
+
+def _walk_light(parent: list[Any], board: SanBoard, tokens: list[str], force_number: bool) -> None:
+    while parent[1]:
+        main, *others = parent[1]
+        before = board.copy() if others else board
+        _move(_light_move(main[0]), None, "", board, tokens, force_number, main[0].castling)
+        force_number = False
+        for other in others:
+            tokens.append("(")
+            line = before.copy()
+            _move(_light_move(other[0]), None, "", line, tokens, True, other[0].castling)
+            _walk_light(other, line, tokens, False)
+            tokens.append(")")
+            force_number = True
+        parent = main
+
+
+def _wrap(tokens: list[str], width: int = 80) -> str:
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        if current and len(current) + 1 + len(token) > width:
+            lines.append(current)
+            current = token
+        else:
+            current = f"{current} {token}" if current else token
+    if current:
+        lines.append(current)
+    return "\n".join(lines)

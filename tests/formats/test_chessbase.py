@@ -1,0 +1,271 @@
+"""ChessBase reader: headers, names, entities, the fast header scan, info, robustness.
+
+Expected values come from the corpus's independent outputs (``expected.libcbh.tsv``), the source PGNs,
+the spec and hand arithmetic, never from our own output.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import chess.pgn
+import numpy as np
+import pytest
+
+from chessformats import chessbase
+from chessformats.cli import main
+from chessformats.engine.errors import FormatError, TruncatedError, UnsupportedError
+from chessformats.formats.chessbase import decode_name
+from conftest import find_corpus
+
+TSV_SETS = ("libcbh_Chess960Biel", "libcbh_NormalGames", "libcbh_UnusualStart", "libcbh_WithVariations",
+            "morphy_hedgehog", "morphy_linares_old", "morphy_mate2_veryold")
+
+
+def _cbh(name: str) -> Path:
+    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
+    return cbh
+
+
+def _tsv(name: str) -> list[list[bytes]]:
+    data = find_corpus("chessbase", name, "expected.libcbh.tsv").read_bytes()
+    return [line.split(b"\t") for line in data.splitlines() if line]
+
+
+@pytest.mark.parametrize("name", TSV_SETS)
+def test_player_names_agree_with_the_independent_reader(name: str) -> None:
+    # the tsv prints "last, first" from the raw bytes (undecoded); we compare the same bytes, decoded alike
+    with chessbase.open_database(_cbh(name)) as db:
+        rows = _tsv(name)
+        assert rows
+        for row in rows:
+            number = int(row[0][1:])
+            game = db[number]
+            if isinstance(game, chessbase.GuidingText):
+                continue  # the tsv prints an empty line for guiding texts (README: it skips them)
+            for column, player in ((2, game.record.body.white), (3, game.record.body.black)):
+                record = db.players[player].record
+                expected = decode_name(row[column])
+                assert f"{decode_name(record.last_name)}, {decode_name(record.first_name)}" == expected
+
+
+def test_old_base_names_are_cp1252() -> None:
+    # linares: "Lékó, Péter" stored as cp1252 bytes 4c e9 6b f3 (the tsv holds the same raw bytes)
+    with chessbase.open_database(_cbh("morphy_linares_old")) as db:
+        names = {game.headers["White"] for game in db.games() if isinstance(game, chessbase.GameHeader)}
+        assert "Lékó, Péter" in names
+        assert db.players.find("Lékó, Péter") is not None
+    with chessbase.open_database(_cbh("morphy_linares_old"), encoding="latin-1") as db:
+        assert db.players.find("Lékó, Péter") is not None
+
+
+def test_headers_agree_with_the_source_pgn() -> None:
+    # BielMTO.pgn holds the same 548 games in the same order: result, ratings, date. (Names are compared with
+    # the tsv above: the PGN adds titles such as "Hornung, Hans, Dr." that the .cbp record does not hold.)
+    cbh = _cbh("libcbh_NormalGames")
+    pgn = io.StringIO(cbh.with_name("BielMTO.pgn").read_text(encoding="utf-8", errors="replace"))
+    with chessbase.open_database(cbh) as db:
+        for number in range(1, len(db) + 1):
+            source = chess.pgn.read_headers(pgn)
+            assert source is not None
+            game = db[number]
+            assert isinstance(game, chessbase.GameHeader)
+            assert game.headers["White"].split(",")[0] == source["White"].split(",")[0]
+            for tag in ("Result", "Date", "WhiteElo", "BlackElo"):
+                ours, theirs = game.headers.get(tag, "?"), source.get(tag, "?")
+                if tag == "Result" and theirs == "1/2-0":  # stored as result 3 (the spec's "line"): PGN "*"
+                    assert int(game.record.body.result) == 3 and ours == "*"
+                    continue
+                assert ours == theirs or (tag.endswith("Elo") and theirs in ("?", "0", "") and ours == "?"), (
+                    number, tag, ours, theirs)
+        assert chess.pgn.read_headers(pgn) is None
+
+
+def test_open_by_any_companion_and_count() -> None:
+    cbh = _cbh("uncbv_twic1134")
+    for extension in (".cbh", ".cbg", ".cbp", ".ini"):
+        with chessbase.open_database(cbh.with_suffix(extension)) as db:
+            assert len(db) == 6117  # corpus README: 6,117 games
+            assert len(db.players) == 2737  # .cbp header: 2737 records
+
+
+def test_fast_header_scan_matches_the_records() -> None:
+    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+        arrays = db.header_arrays()
+        assert len(arrays["year"]) == len(db)
+        for number in (1, 2, 1000, 6117):
+            record = db[number].record
+            body = record.body
+            index = number - 1
+            assert arrays["cbg_offset"][index] == record.cbg_offset
+            assert (arrays["year"][index], arrays["month"][index], arrays["day"][index]) == (
+                body.date.year, body.date.month, body.date.day)
+            assert (arrays["white"][index], arrays["black"][index]) == (body.white, body.black)
+            assert arrays["white_elo"][index] == body.white_elo
+        assert not arrays["guiding_text"].any() and not arrays["deleted"].any()
+        assert int(np.count_nonzero(arrays["year"] == 2016)) > 0  # TWIC 1134 (2016)
+
+
+def test_entities_sorted_and_found_by_tree() -> None:
+    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+        players = list(db.players.sorted())
+        assert len(players) == db.players.header.existing == 2737
+        keys = [(p.record.last_name.split(b"\0")[0], p.record.first_name.split(b"\0")[0]) for p in players]
+        assert keys == sorted(keys)  # TWIC names are ASCII: signed and unsigned orders agree
+        for player in players[::97]:
+            found = db.players.find(player.name)
+            assert found is not None and found.number == player.number
+        assert db.players.find("Nobody, Such") is None
+        assert db.players.check() == []
+        assert [t.number for t in db.tournaments] == list(range(48))
+
+
+def test_guiding_texts() -> None:
+    with chessbase.open_database(_cbh("morphy_text")) as db:
+        text = db[1]
+        assert isinstance(text, chessbase.GuidingText)
+        assert text.titles == {"english": "My first text"}  # bytes at .cbg offset 34: "My first text"
+        assert b"<html>" in text.body
+    with chessbase.open_database(_cbh("morphy_hedgehog")) as db:
+        kinds = [isinstance(g, chessbase.GuidingText) for g in db.games()]
+        assert sum(kinds) == 27  # corpus README: 27 guiding texts
+
+
+def test_info_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", str(_cbh("libcbh_UnusualStart")), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"games": 9' in out and '"1": 2' in out and '"4": 3' in out and '"5": 4' in out  # notes: modes 1, 4, 5
+
+
+def test_inspect_game_and_player(capsys: pytest.CaptureFixture[str]) -> None:
+    cbh = str(_cbh("libcbh_Annotation"))
+    assert main(["inspect", cbh, "--game", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "cbg[1].word.mode" in out and "cba[1].entries[0].type" in out
+    # TWIC 1134, game 1: "Vachier Lagrave, M" (its .cbp record, found through the tree)
+    assert main(["inspect", str(_cbh("uncbv_twic1134")), "--player", "Vachier Lagrave, M"]) == 0
+    out = capsys.readouterr().out
+    assert ".last_name" in out and "Vachier Lagrave, M" in out and ".balance" in out
+
+
+def test_empty_database() -> None:
+    with chessbase.open_database(_cbh("uncbv_small")) as db:
+        assert len(db) == 0 and list(db.games()) == [] and list(db.players.sorted()) == []
+
+
+# --- robustness ---------------------------------------------------------------------------------------
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    cbh = _cbh(name)
+    for path in cbh.parent.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path / cbh.name
+
+
+def test_truncated_cbh(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh.write_bytes(cbh.read_bytes()[:-5])
+    with pytest.raises(TruncatedError) as error:
+        chessbase.open_database(cbh)
+    assert error.value.offset == 46 * 4 and error.value.file == str(cbh)
+
+
+def test_entity_count_beyond_the_file(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbp = cbh.with_suffix(".cbp")
+    data = bytearray(cbp.read_bytes())
+    data[0:4] = (10**9).to_bytes(4, "little")
+    cbp.write_bytes(bytes(data))
+    with pytest.raises(TruncatedError):
+        chessbase.open_database(cbh)
+
+
+def test_game_data_beyond_the_file(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    data = bytearray(cbh.read_bytes())
+    data[46 * 2 + 1:46 * 2 + 5] = (10**8).to_bytes(4, "big")
+    cbh.write_bytes(bytes(data))
+    with chessbase.open_database(cbh) as db:
+        with pytest.raises(FormatError) as error:
+            db.game_data(2)
+        assert "game 2" in str(error.value)
+        assert db.game_data(1)[0] == 26  # the other games still read
+
+
+def test_newer_generation_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "new.2cbh"
+    path.write_bytes(b"\0" * 64)
+    with pytest.raises(UnsupportedError):
+        chessbase.open_database(path)
+
+
+def test_names_never_raise() -> None:
+    assert decode_name(b"\x81\x8d\xff\0junk") == "\ufffd\ufffd\xff"
+    assert decode_name("Lékó".encode()) == "Lékó"
+    assert decode_name(b"L\xe9k\xf3\0") == "Lékó"
+    assert decode_name(b"\xe9", "koi8-r") == "И"
+
+
+def test_damaged_tree_is_reported_not_raised(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbp = cbh.with_suffix(".cbp")
+    data = bytearray(cbp.read_bytes())
+    root = int.from_bytes(data[4:8], "little")
+    start = 32 + 67 * root
+    data[start:start + 4] = root.to_bytes(4, "little")  # the root is its own left child: a cycle
+    cbp.write_bytes(bytes(data))
+    with chessbase.open_database(cbh) as db:
+        findings = db.players.check()
+        assert findings
+        assert len(list(db.players.sorted())) <= len(db.players)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -> None:
+    import random
+
+    from chessformats.formats.chessbase import _info
+
+    rng = random.Random(seed)
+    names = ("morphy_test_annotations", "libcbh_Annotation", "morphy_text", "libcbh_Chess960NonStandard")
+    for attempt in range(40):
+        folder = tmp_path / f"{attempt}"
+        folder.mkdir()
+        source = _cbh(rng.choice(names))
+        for path in source.parent.iterdir():
+            if path.is_file():
+                shutil.copy(path, folder / path.name)
+        files = [p for p in folder.iterdir() if p.suffix in (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs")]
+        for _ in range(rng.randint(1, 6)):
+            target = rng.choice(files)
+            data = bytearray(target.read_bytes())
+            if not data:
+                continue
+            if rng.random() < 0.2:
+                data = data[:rng.randrange(len(data))]
+            else:
+                for _ in range(rng.randint(1, 8)):
+                    data[rng.randrange(len(data))] = rng.randrange(256)
+            target.write_bytes(bytes(data))
+        cbh = folder / source.name
+        try:
+            db = chessbase.open_database(cbh)
+        except FormatError:
+            continue
+        with db:
+            for number in range(1, len(db) + 1):
+                try:
+                    game = db[number]
+                    if isinstance(game, chessbase.GameHeader):
+                        str(game.to_pgn())
+                except FormatError:
+                    pass
+            for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+                list(entities.sorted())
+                entities.check()
+        try:
+            _info(str(cbh))
+        except FormatError:
+            pass

@@ -1,0 +1,557 @@
+"""Monty training data: reading against the reference crate's own log, writing, lossless round trips.
+
+References: the oracle table the reference crate's driver logged for the corpus file (FEN before each ply,
+UCI, u16 code, ep byte), python-chess (legal moves, positions), the corpus bytes themselves (parsed with the
+declarations), the spec and notes (formulas), and hand arithmetic (commented).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chessformats import FormatError, InvalidValueError, TruncatedError, monty
+from chessformats.formats import monty as implementation
+from chessformats.schemas import monty as schema
+
+POLICY = ("monty", "reference_generated_policy.montyformat")
+VALUE = ("monty", "reference_generated_value.montyvalue")
+TSV = ("monty", "reference_generated_policy.montyformat.plies.tsv")
+RESULT_TEXT = {0: "0-1", 1: "1/2-1/2", 2: "1-0"}  # spec: 0 loss, 1 draw, 2 win, from white's side
+CHESS960_GAME = 3  # corpus/README.md: the fourth game is the Chess960 one (rook files [[5, 7], [5, 7]])
+
+
+@pytest.fixture(scope="module")
+def policy_path(corpus_path: Callable[..., Path]) -> Path:
+    return corpus_path(*POLICY)
+
+
+@pytest.fixture(scope="module")
+def value_path(corpus_path: Callable[..., Path]) -> Path:
+    return corpus_path(*VALUE)
+
+
+@pytest.fixture(scope="module")
+def oracle(corpus_path: Callable[..., Path]) -> list[dict[str, str]]:
+    with corpus_path(*TSV).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+@pytest.fixture(scope="module")
+def games(policy_path: Path) -> list[monty.Game]:
+    return list(monty.read_games(policy_path))
+
+
+@pytest.fixture(scope="module")
+def value_games(value_path: Path) -> list[monty.Game]:
+    return list(monty.read_games(value_path, format="value"))
+
+
+@pytest.fixture(scope="module")
+def stored(policy_path: Path) -> list[Any]:
+    """The corpus games as the declarations parse them (raw header fields, scores, visit bytes)."""
+    return list(schema.POLICY_FILE.parse(policy_path.read_bytes()))
+
+
+def monty_castling(board: chess.Board) -> set[str]:
+    """The castling letters of a position as Monty's FEN writes them (Q K q k rights)."""
+    letters = {"Q": board.has_queenside_castling_rights(chess.WHITE),
+               "K": board.has_kingside_castling_rights(chess.WHITE),
+               "q": board.has_queenside_castling_rights(chess.BLACK),
+               "k": board.has_kingside_castling_rights(chess.BLACK)}
+    return {letter for letter, held in letters.items() if held}
+
+
+def plies(games: list[monty.Game]) -> Iterator[tuple[monty.Game, int, monty.Ply]]:
+    for game in games:
+        for index, ply in enumerate(game.plies):
+            yield game, index, ply
+
+
+# --- reading: the corpus against the reference crate's log ---------------------------------------------------
+
+def test_every_ply_agrees_with_the_oracle(games: list[monty.Game], oracle: list[dict[str, str]]) -> None:
+    rows = list(plies(games))
+    assert len(rows) == len(oracle) == 132
+    for (game, index, ply), row in zip(rows, oracle, strict=True):
+        assert (game.number, index) == (int(row["game"]), int(row["ply"]))
+        placement, turn, castling, _, halfmove, fullmove = row["fen_before(as_fen,no ep)"].split()
+        board = ply.board
+        assert board is not None
+        assert board.board_fen() == placement, row
+        assert ("w" if board.turn else "b") == turn
+        assert monty_castling(board) == set(castling) - {"-"}, row
+        assert (board.halfmove_clock, board.fullmove_number) == (int(halfmove), int(fullmove)), row
+        assert (board.ep_square or 0) == int(row["enp_sq_byte_before"]), row
+        assert ply.move.uci() == row["uci"] and ply.code == int(row["move_u16"]), row
+        assert ply.move in board.legal_moves
+
+
+def test_games_results_and_chess960(games: list[monty.Game], stored: list[Any]) -> None:
+    assert [game.result for game in games] == [RESULT_TEXT[int(game.header.result)] for game in stored]
+    assert [game.board.chess960 for game in games] == [n == CHESS960_GAME for n in range(5)]
+    # the Chess960 game's rook files are f, h for both sides: 05 07 05 07
+    assert games[CHESS960_GAME].rook_files == (5, 7, 5, 7)
+    assert all(game.rook_files == (0, 7, 0, 7) for n, game in enumerate(games) if n != CHESS960_GAME)
+    assert games[0].offset == 0 and [game.number for game in games] == list(range(5))
+
+
+def oracle_order(board: chess.Board) -> list[chess.Move]:
+    """Legal moves in the order of their u16 codes, by the spec alone: source, then destination (the king's
+    g/c-file square when castling), then flag; a castling move comes after a plain king move to the same
+    square (flag 2/3 > 0) and promotions go knight, bishop, rook, queen (flags 8-11)."""
+    def key(move: chess.Move) -> tuple[int, int, int, int]:
+        if board.is_castling(move):
+            rank = chess.square_rank(move.from_square)
+            target = chess.square(6 if board.is_kingside_castling(move) else 2, rank)
+            return (move.from_square, target, 1, 0)
+        return (move.from_square, move.to_square, 0, move.promotion or 0)
+
+    return sorted(board.legal_moves, key=key)
+
+
+def test_visits_align_with_legal_moves_sorted_by_code(games: list[monty.Game], stored: list[Any]) -> None:
+    checked = 0
+    for game, stored_game in zip(games, stored, strict=True):
+        for ply, stored_ply in zip(game.plies, stored_game.plies, strict=True):
+            assert ply.raw_score == stored_ply.score
+            if stored_ply.num_moves == 0:
+                assert ply.visits is None and ply.visit_bytes is None
+                continue
+            assert ply.board is not None
+            moves = oracle_order(ply.board)
+            total = sum(stored_ply.visits)
+            assert ply.visit_bytes == bytes(stored_ply.visits)
+            assert list(ply.visits or {}) == moves
+            assert ply.visits == {move: byte / total for move, byte in zip(moves, stored_ply.visits, strict=True)}
+            checked += 1
+    assert checked == 106  # plies with a distribution: 132 minus the 26 with num_moves 0
+
+
+def test_scores(games: list[monty.Game], value_games: list[monty.Game]) -> None:
+    first, second = games[0].plies[0], games[0].plies[1]
+    # policy: game 0 ply 0 stores ab a0 = 41131 -> 41131 / 65535
+    assert first.raw_score == 41131 and first.score == 41131 / 65535
+    # value: d0 00 = 208 for white to move: 1 / (1 + e^(-208/400)) = 0.62714...
+    value_first, value_second = value_games[0].plies[0], value_games[0].plies[1]
+    assert value_first.raw_score == 208 and value_first.score == pytest.approx(0.627148, abs=1e-6)
+    # ply 1, black to move, stores 628 (white's view): black's score 1 - 1 / (1 + e^(-1.57)) = 1 / (1 + e^1.57)
+    # = 1 / (1 + 4.80664) = 0.172216
+    assert value_second.raw_score == 628 and value_second.score == pytest.approx(0.172216, abs=1e-6)
+    # the same search scores in both files: policy 11283 / 65535 = 0.17217 for black
+    assert second.score == pytest.approx(value_second.score, abs=2e-4)
+
+
+def test_value_file_has_the_same_games(games: list[monty.Game], value_games: list[monty.Game]) -> None:
+    assert len(value_games) == len(games)
+    for game, value_game in zip(games, value_games, strict=True):
+        assert value_game.board == game.board and value_game.result == game.result
+        assert [p.move for p in value_game.plies] == [p.move for p in game.plies]
+        assert [p.board for p in value_game.plies] == [p.board for p in game.plies]
+        for ply, value_ply in zip(game.plies, value_game.plies, strict=True):
+            assert value_ply.visits is None and value_ply.visit_bytes is None
+            assert ply.board is not None and value_ply.raw_score is not None
+            # notes point 6 and MontyValueFormat::push: i16 = trunc(-400 ln(1/p - 1)), p white's score; the
+            # corpus driver clamped p to [0.01, 0.99] (+-1838 = 400 ln 99). The policy u16 is itself truncated,
+            # so allow one unit.
+            white = ply.score if ply.board.turn else 1 - ply.score
+            p = min(max(white, 0.01), 0.99)
+            assert abs(value_ply.raw_score - int(-400 * math.log(1 / p - 1))) <= 1
+
+
+# --- writing --------------------------------------------------------------------------------------------------
+
+def test_lossless_round_trip(games: list[monty.Game], value_games: list[monty.Game], policy_path: Path,
+                             value_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "copy.montyformat"
+    assert monty.write_games(out, games) == 5
+    assert out.read_bytes() == policy_path.read_bytes()
+    buffer = io.BytesIO()
+    assert monty.write_games(buffer, value_games, format="value") == 5
+    assert buffer.getvalue() == value_path.read_bytes()
+    # also with the older rounding asked for: stored visit bytes are written as they are
+    buffer = io.BytesIO()
+    monty.write_games(buffer, monty.read_games(policy_path), rounding="trunc256")
+    assert buffer.getvalue() == policy_path.read_bytes()
+
+
+def test_writing_independent_data_gives_the_reference_bytes(oracle: list[dict[str, str]], stored: list[Any],
+                                                            policy_path: Path, value_path: Path) -> None:
+    """Start positions and moves from the oracle table, scores and visits from the stored numbers."""
+    policy_games, value_games = [], []
+    for number, stored_game in enumerate(stored):
+        rows = [row for row in oracle if int(row["game"]) == number]
+        placement, turn, castling, _, halfmove, fullmove = rows[0]["fen_before(as_fen,no ep)"].split()
+        rights = "".join(sorted(set(castling) - {"-"}, key="KQkq".index)) or "-"
+        board = chess.Board(f"{placement} {turn} {rights} - {halfmove} {fullmove}", chess960=number == CHESS960_GAME)
+        board.ep_square = int(rows[0]["enp_sq_byte_before"]) or None
+        start = board.copy()
+        policy_plies, value_plies = [], []
+        for row, stored_ply in zip(rows, stored_game.plies, strict=True):
+            move = chess.Move.from_uci(row["uci"])
+            visits = None
+            if stored_ply.num_moves:  # the stored bytes as visit counts: round(b * 255 / 255) = b
+                visits = dict(zip(oracle_order(board), stored_ply.visits, strict=True))
+            # trunc(f32((raw + 0.5) / 65535) * 65535) = raw: the half unit is far above the f32 error
+            policy_plies.append(monty.Ply(move, (stored_ply.score + 0.5) / 65535, visits))
+            value_plies.append(monty.Ply(move, value_score(next_value_raw(value_path, number, len(value_plies)),
+                                                           board.turn)))
+            board.push(move)
+        result = RESULT_TEXT[int(stored_game.header.result)]
+        policy_games.append(monty.Game(start, policy_plies, result))
+        value_games.append(monty.Game(start, value_plies, result))
+    buffer = io.BytesIO()
+    monty.write_games(buffer, policy_games)
+    assert buffer.getvalue() == policy_path.read_bytes()
+    buffer = io.BytesIO()
+    monty.write_games(buffer, value_games, format="value")
+    assert buffer.getvalue() == value_path.read_bytes()
+
+
+def next_value_raw(value_path: Path, game: int, ply: int) -> int:
+    return int(_value_games(value_path)[game].plies[ply].score)
+
+
+_VALUE_CACHE: dict[Path, Any] = {}
+
+
+def _value_games(path: Path) -> Any:
+    if path not in _VALUE_CACHE:
+        _VALUE_CACHE[path] = schema.VALUE_FILE.parse(path.read_bytes())
+    return _VALUE_CACHE[path]
+
+
+def value_score(raw: int, white_to_move: bool) -> float:
+    """A score for the side to move that MontyValueFormat::push turns into ``raw``: white's p with
+    -400 ln(1/p - 1) = raw +- 0.5 (away from zero, as the conversion truncates toward zero)."""
+    target = raw + (0.5 if raw >= 0 else -0.5)
+    white = 1 / (1 + math.exp(-target / 400))
+    return white if white_to_move else 1 - white
+
+
+def test_visit_rounding_conventions() -> None:
+    # visits 10, 5, 0, 3 of max 10:
+    #   round:    10*255/10 = 255, 5*255/10 = 127.5 -> 128, 0, 3*255/10 = 76.5 -> 77 (half away from zero)
+    #   trunc256: 10*256/10 = 256 -> 255 (saturated), 5*256/10 = 128, 0, 3*256/10 = 76.8 -> 76
+    assert monty.visit_bytes([10, 5, 0, 3]) == bytes([255, 128, 0, 77])
+    assert monty.visit_bytes([10, 5, 0, 3], "trunc256") == bytes([255, 128, 0, 76])
+    # fractions give the same bytes as counts (the formula only sees ratios to the largest)
+    assert monty.visit_bytes([0.5, 0.25, 0.0, 0.15]) == bytes([255, 128, 0, 77])
+    # nothing visited: all zero (the reference divides 0 by 0 and casts NaN to 0)
+    assert monty.visit_bytes([0, 0]) == bytes(2) and monty.visit_bytes([]) == b""
+    # 1 of 3: 85 exactly; 2 of 3: 170 exactly; with 256: 85.33 -> 85, 170.67 -> 170
+    assert monty.visit_bytes([1, 2, 3]) == bytes([85, 170, 255])
+    assert monty.visit_bytes([1, 2, 3], "trunc256") == bytes([85, 170, 255])
+    with pytest.raises(ValueError):
+        monty.visit_bytes([1, -1])
+    with pytest.raises(ValueError):
+        monty.visit_bytes([1, 2], "nearest")
+
+
+def test_written_visits_read_back(tmp_path: Path) -> None:
+    board = chess.Board()
+    moves = oracle_order(board)  # 20 moves; give move i i visits
+    counts = {move: index for index, move in enumerate(moves)}
+    e4 = chess.Move.from_uci("e2e4")
+    for rounding, scale in (("round", 255), ("trunc256", 256)):
+        path = tmp_path / f"{rounding}.montyformat"
+        monty.write_games(path, [monty.Game(board, [monty.Ply(e4, 0.5, counts)], "1/2-1/2")], rounding=rounding)
+        (game,) = monty.read_games(path)
+        (ply,) = game.plies
+        # move i stores i * scale / 19 (the largest count is 19), rounded or truncated, at most 255
+        expected = [min(round(i * scale / 19 + 1e-9) if rounding == "round" else i * scale // 19, 255)
+                    for i in range(20)]
+        assert ply.visit_bytes == bytes(expected)
+        assert ply.visits == {move: byte / sum(expected) for move, byte in zip(moves, expected, strict=True)}
+        # score 0.5: trunc(0.5 * 65535) = 32767
+        assert ply.raw_score == 32767 and ply.move == e4
+
+
+def test_chess960_castling_written_and_read(tmp_path: Path) -> None:
+    # a Chess960 start with ...NKR on the first rank: the king on g1 castles with the h1 rook once f1 is free
+    number = next(n for n in range(960) if chess.Board.from_chess960_pos(n).board_fen().endswith("NKR"))
+    board = chess.Board.from_chess960_pos(number)
+    start = board.copy()
+    played = [min((m for m in board.legal_moves if m.from_square == chess.F1), key=chess.Move.uci)]
+    board.push(played[0])
+    played.append(chess.Move.from_uci("a7a6"))
+    board.push(played[1])
+    castle = chess.Move.from_uci("g1h1")  # python-chess Chess960 castling: king takes own rook
+    assert board.is_kingside_castling(castle)
+    played.append(castle)
+    path = tmp_path / "960.montyformat"
+    monty.write_games(path, [monty.Game(start, [monty.Ply(move, 0.5) for move in played], "1-0")])
+    (game,) = monty.read_games(path)
+    queenside_rook = chess.square_file(min(chess.SquareSet(start.rooks & chess.BB_RANK_1)))
+    assert game.board.chess960 and game.rook_files == (queenside_rook, 7, queenside_rook, 7)
+    assert [ply.move for ply in game.plies] == played
+    # stored as the king's move to g1 (its own square), flag 2: 2 | 6 << 4 | 6 << 10 = 6242
+    last = game.plies[-1]
+    assert last.code == 6242 and last.board is not None
+    assert monty.decode_move(6242, last.board) == castle and monty.decode_move(6242).uci() == "g1g1"
+    assert monty.encode_move(castle, last.board) == 6242
+
+
+def test_spec_example_codes() -> None:
+    board = chess.Board()
+    # spec: Nf3 (g1 = 6, f3 = 21, flag 0) = 6480; e2e4 (12, 28, flag 1) = 12737
+    assert monty.encode_move(chess.Move.from_uci("g1f3"), board) == 6480
+    assert monty.encode_move(chess.Move.from_uci("e2e4"), board) == 12737
+    # spec: "e2 to e1 capturing and promoting to a rook" (12, 4, flag 14) = 12366: arithmetic only (a pawn
+    # cannot capture straight ahead); a real capture-promotion e2xd1=R is 14 | 3 << 4 | 12 << 10 = 12350
+    assert monty.decode_move(12366) == chess.Move.from_uci("e2e1r")
+    promotion = chess.Board("k7/8/8/8/8/8/4p3/3Q2K1 b - - 0 1")
+    assert monty.encode_move(chess.Move.from_uci("e2d1r"), promotion) == 12350
+    assert monty.encode_move(chess.Move.from_uci("e2e1n"), promotion) == 8 | 4 << 4 | 12 << 10
+    with pytest.raises(ValueError, match="not a legal move"):
+        monty.encode_move(chess.Move.from_uci("e2e5"), board)
+
+
+def test_writer_rejects_what_the_format_cannot_hold(tmp_path: Path) -> None:
+    board = chess.Board()
+    e4 = chess.Move.from_uci("e2e4")
+    path = tmp_path / "out.montyformat"
+    path.write_bytes(b"old")
+    cases: list[tuple[monty.Game, str]] = [
+        (monty.Game(board, [monty.Ply(chess.Move.from_uci("e2e5"), 0.5)], "1-0"), "not a legal move"),
+        (monty.Game(board, [monty.Ply(e4, 1.5)], "1-0"), "outside"),
+        (monty.Game(board, [monty.Ply(e4, 0.5, {chess.Move.from_uci("e7e5"): 3})], "1-0"), "not legal"),
+        (monty.Game(board, [monty.Ply(e4, 0.5, raw_score=3)], "1-0"), "disagree"),
+        (monty.Game(board, [monty.Ply(e4, 0.5, {e4: 1}, visit_bytes=bytes(20))], "1-0"), "disagree"),
+        (monty.Game(board, [monty.Ply(e4, 0.5, None, visit_bytes=bytes(3))], "1-0"), "3 visit bytes for 20"),
+        (monty.Game(board, [], "*"), "result"),
+        (monty.Game(chess.Board("8/8/8/8/8/8/8/K7 w - - 0 1"), [], "1-0"), "not a position"),
+        (monty.Game(chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 300 1"), [], "1-0"), "counters"),
+        (monty.Game(board, [], "1-0", rook_files=(1, 7, 0, 7)), "rook files"),
+    ]
+    for game, message in cases:
+        with pytest.raises(ValueError, match=message):
+            monty.write_games(path, [monty.Game(board, [monty.Ply(e4, 0.25)], "1-0"), game])
+        assert path.read_bytes() == b"old"  # written atomically: nothing replaced
+    with pytest.raises(ValueError, match="unknown Monty format"):
+        monty.write_games(path, [], format="binpack")
+
+
+def test_raw_values_of_the_other_format_are_not_reused(games: list[monty.Game]) -> None:
+    # a policy game written as a value file: scores are converted from the float score, not copied
+    buffer = io.BytesIO()
+    monty.write_games(buffer, games[:1], format="value")
+    (game,) = monty.read_games(io.BytesIO(buffer.getvalue()), format="value")
+    first = game.plies[0]
+    # 41131 / 65535 = 0.62762 for white: trunc(-400 ln(1/0.62762 - 1)) = trunc(208.81) = 208
+    assert first.raw_score == 208
+
+
+# --- reading: faults --------------------------------------------------------------------------------------------
+
+def patched(data: bytes, offset: int, new: bytes) -> bytes:
+    return data[:offset] + new + data[offset + len(new):]
+
+
+def read_all(data: bytes, tmp_path: Path, format: str = "policy", name: str = "bad.montyformat") -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    for _ in monty.read_games(path, format=format):
+        pass
+
+
+# game 0 starts at 0: header 43 bytes, ply 0 at 43 (move 43-44, score 45-46, num_moves 47, 20 visit bytes)
+FAULTS = [
+    (47, b"\x15", InvalidValueError, "games[0].plies[0].num_moves", 47, "game 0, ply 0"),
+    # e2e5: 12 << 10 | 36 << 4 = 12864 = 0x3240, stored 40 32
+    (43, b"\x40\x32", InvalidValueError, "games[0].plies[0].move", 43, "not a legal move"),
+    # g2g4 with flag 6: 0x39e6
+    (43, b"\xe6\x39", InvalidValueError, "games[0].plies[0].move.flag", 43, "flag"),
+    (32, b"\x02", InvalidValueError, "games[0].header.side_to_move", 32, "side to move"),
+    (34, b"\x1f", InvalidValueError, "games[0].header.castling_rights", 34, "low 4 bits"),
+    (38, b"\x08", InvalidValueError, "games[0].header.white_queenside_rook", 38, "rook file"),
+    (42, b"\x03", InvalidValueError, "games[0].header.result", 42, "result"),
+    # a1 (a rook: in rooks_queens_kings) also in knights_bishops_kings and pawns_bishops_queens
+    (16, b"\x77", InvalidValueError, "games[0].header.board", 0, "all three"),
+    # white to move with an en-passant square on e3 (20): no black pawn just advanced
+    (33, b"\x14", InvalidValueError, "games[0].header.ep_square", 33, "advanced two squares"),
+    # the white king's bit removed from both king bitboards: e1 = bit 4 of byte 8 and byte 16
+    (8, b"\x89", InvalidValueError, "games[0].header.board", 0, "king"),
+]
+
+
+@pytest.mark.parametrize("offset,new,kind,path,at,words", FAULTS)
+def test_faults_are_located(policy_path: Path, tmp_path: Path, offset: int, new: bytes, kind: type[FormatError],
+                            path: str, at: int, words: str) -> None:
+    data = policy_path.read_bytes()
+    if offset == 8:  # both king bitboards lose e1: 0x99 -> 0x89 (byte 8) and 0x76 -> 0x66 (byte 16)
+        data = patched(data, 16, b"\x66")
+    if offset == 16:  # a1 into byte 16 and byte 24 (0x2c -> 0x2d)
+        data = patched(data, 24, b"\x2d")
+    with pytest.raises(kind) as caught:
+        read_all(patched(data, offset, new), tmp_path)
+    error = caught.value
+    assert (error.path, error.offset, error.file) == (path, at, str(tmp_path / "bad.montyformat"))
+    assert words in str(error) and str(error).startswith("bad.montyformat: offset ")
+
+
+def test_value_null_move_with_a_score(value_path: Path, tmp_path: Path) -> None:
+    # game 0 has 40 plies of 4 bytes: its terminator is at 43 + 160 = 203; give it score 1
+    data = patched(value_path.read_bytes(), 205, b"\x01")
+    with pytest.raises(InvalidValueError) as caught:
+        read_all(data, tmp_path, "value", "bad.montyvalue")
+    assert (caught.value.path, caught.value.offset) == ("games[0].plies[40].score", 205)
+
+
+def test_truncation_anywhere(policy_path: Path, value_path: Path) -> None:
+    for path, format in ((policy_path, "policy"), (value_path, "value")):
+        data = path.read_bytes()
+        boundaries = [game.offset for game in monty.read_games(path, format)] + [len(data)]
+        cuts = sorted(set(range(0, len(data), 13)) | set(range(40, 50)) | {b - 1 for b in boundaries[1:]})
+        for cut in cuts:
+            try:
+                games = list(monty.read_games(io.BytesIO(data[:cut]), format))
+            except TruncatedError as error:
+                assert error.offset is not None and error.offset <= cut
+                assert error.path is not None and error.path.startswith("games[")
+                assert error.needed is not None and error.available is not None
+                continue
+            assert cut in boundaries and len(games) == boundaries.index(cut)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 64, 4096])
+def test_small_chunks_give_the_same_games(policy_path: Path, games: list[monty.Game], chunk: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(implementation, "_CHUNK", chunk)
+    again = list(monty.read_games(io.BytesIO(policy_path.read_bytes())))
+    assert [[(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in again] == [
+        [(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in games]
+
+
+class CountingReader(io.BytesIO):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.served = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        self.served += len(data)
+        return data
+
+
+def test_games_are_streamed(policy_path: Path, games: list[monty.Game], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(implementation, "_CHUNK", 64)
+    data = policy_path.read_bytes()
+    source = CountingReader(data)
+    reader = monty.read_games(source)
+    next(reader)
+    # game 0 ends where game 1 starts; the reader keeps a whole ply record (5 + 255 bytes) or a header ahead,
+    # read in chunks of 64 bytes
+    end_of_first = games[1].offset
+    assert end_of_first is not None and source.served <= end_of_first + 5 + 255 + 64 < len(data)
+    assert len(list(reader)) == 4
+
+
+def test_unknown_format_name(policy_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown Monty format"):
+        list(monty.read_games(policy_path, format="binpack"))
+
+
+# --- legal moves, in move codes ---------------------------------------------------------------------------------
+
+SPECIAL = [
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",   # kiwipete
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",                            # ep pins along the rank
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",      # promotions, checks
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1",                                      # ep capture exposes the king
+    "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
+    "8/8/3k4/8/2pP4/8/8/3KB3 b - d3 0 1",                                      # ep resolves a check
+    "4k3/8/8/8/8/8/8/r3K2R w K - 0 1",                                          # castling path attacked
+]
+
+
+def codes_as_moves(board: chess.Board) -> list[chess.Move]:
+    return [monty.decode_move(code, board) for code in monty.legal_codes(board)]
+
+
+def test_legal_codes_on_special_positions() -> None:
+    for fen in SPECIAL:
+        board = chess.Board(fen)
+        moves = codes_as_moves(board)
+        assert sorted(moves, key=chess.Move.uci) == sorted(board.legal_moves, key=chess.Move.uci), fen
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans())
+def test_legal_codes_equal_python_chess_on_random_games(seed: int, chess960: bool) -> None:
+    rng = random.Random(seed)
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    for _ in range(rng.randrange(20, 200)):
+        moves = codes_as_moves(board)
+        assert len(moves) == len(set(moves))
+        assert set(moves) == set(board.legal_moves), board.fen()
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans(), format=st.sampled_from(["policy", "value"]))
+def test_random_games_round_trip(tmp_path: Path, seed: int, chess960: bool, format: str) -> None:
+    rng = random.Random(seed)
+    written = []
+    for _ in range(rng.randrange(1, 4)):
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+        start = board.copy()
+        game_plies = []
+        for _ in range(rng.randrange(0, 60)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            move = rng.choice(legal)
+            visits = {m: rng.randrange(0, 5000) for m in legal} if rng.random() < 0.8 else None
+            game_plies.append(monty.Ply(move, rng.random(), visits))
+            board.push(move)
+        written.append(monty.Game(start, game_plies, rng.choice(["1-0", "0-1", "1/2-1/2"])))
+    path = tmp_path / "random.monty"
+    assert monty.write_games(path, written, format=format) == len(written)
+    read = list(monty.read_games(path, format=format))
+    for game, again in zip(written, read, strict=True):
+        assert again.board == game.board and again.result == game.result
+        # a Chess960 start with the king on e1 and rooks on a1/h1 reads as standard chess (the file cannot tell):
+        # compare moves in SAN, which does not depend on how castling is written
+        assert sans(again.board, [p.move for p in again.plies]) == sans(game.board, [p.move for p in game.plies])
+        for ply, back in zip(game.plies, again.plies, strict=True):
+            assert back.board is not None
+            if format == "policy":
+                # trunc(f32(score) * 65535): within one unit of the score
+                assert back.raw_score is not None and abs(back.raw_score - ply.score * 65535) <= 1
+                if ply.visits is None:
+                    assert back.visits is None
+                else:
+                    assert back.visits is not None
+                    by_san = {back.board.san(m): ply.visits[m] for m in ply.visits}  # type: ignore[union-attr]
+                    order = oracle_order(back.board)
+                    assert back.visit_bytes == monty.visit_bytes([by_san[back.board.san(m)] for m in order])
+                    assert list(back.visits) == order
+            else:
+                assert back.score == pytest.approx(ply.score, abs=0.002)
+    # and what was read writes back to the same bytes
+    buffer = io.BytesIO()
+    monty.write_games(buffer, read, format=format)
+    assert buffer.getvalue() == path.read_bytes()
+
+
+def sans(board: chess.Board, moves: list[chess.Move]) -> list[str]:
+    board = board.copy()
+    out = []
+    for move in moves:
+        out.append(board.san(move))
+        board.push(move)
+    return out
