@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -180,6 +181,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if handler.build is None:
         raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
     console = Console(stderr=True, highlight=False, soft_wrap=True)
+    # the build keeps millions of small objects alive to the end and makes no reference cycles: the
+    # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
+    gc.disable()
     builder = BookBuilder(max_ply=args.max_ply)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)

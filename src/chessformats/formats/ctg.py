@@ -1323,11 +1323,9 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
         record = book.probe(board)
         if record is None:
             return []
-        rows = [_move_row(board, book, move) for move in record.moves]
-        total = sum(row["weight"] for row in rows) or 1
-        for row in rows:
-            row["share"] = round(row["weight"] / total, 4)
-        return rows
+        from .registry import with_shares
+
+        return with_shares([_move_row(board, book, move) for move in record.moves])
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:

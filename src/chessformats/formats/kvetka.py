@@ -1518,11 +1518,9 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
         result = book.probe(board)
         if result is None:
             return []
-        rows = [_move_row(board, book, move) for move in result.moves]
-        total = sum(row["weight"] for row in rows) or 1
-        for row in rows:
-            row["share"] = round(row["weight"] / total, 4)
-        return rows
+        from .registry import with_shares
+
+        return with_shares([_move_row(board, book, move) for move in result.moves])
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:

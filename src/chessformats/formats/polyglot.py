@@ -851,14 +851,14 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
 
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
+    from .registry import with_shares
+
     with open_book(path) as book:
-        entries = book.probe(board)
-        total = sum(entry.weight for entry in entries) or 1
-        return [
-            {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight,
-             "share": round(e.weight / total, 4), "learn": e.learn, "raw_move": e.raw_move, "entry": e.number}
-            for e in entries
-        ]
+        return with_shares([
+            {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight, "learn": e.learn,
+             "raw_move": e.raw_move, "entry": e.number}
+            for e in book.probe(board)
+        ])
 
 
 def _register() -> None:

@@ -7,6 +7,7 @@ scores a file from its content and name, and the functions the command line need
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ __all__ = [
     "for_output",
     "get",
     "register",
+    "with_shares",
 ]
 
 
@@ -72,20 +74,26 @@ _HANDLERS: dict[str, FormatHandler] = {}
 _SNIFF_BYTES = 4096
 
 
+def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Add to each probed move its ``share``: its weight over the position's total weight (4 decimals)."""
+    total = sum(row["weight"] for row in rows) or 1
+    for row in rows:
+        row["share"] = round(row["weight"] / total, 4)
+    return rows
+
+
 def register(handler: FormatHandler) -> FormatHandler:
     _HANDLERS[handler.key] = handler
     return handler
 
 
-def _load() -> None:
-    # importing a format module registers its handler
-    from . import (
-        chessbase,  # noqa: F401
-        ctg,  # noqa: F401
-        kvetka,  # noqa: F401
-        monty,  # noqa: F401
-        polyglot,  # noqa: F401
-    )
+_MODULES = ("chessbase", "ctg", "kvetka", "monty", "polyglot")
+"""Format modules (``chessformats.formats.<name>``); importing one registers its handler."""
+
+
+def _load(*names: str) -> None:
+    for name in names or _MODULES:
+        importlib.import_module(f"{__package__}.{name}")
 
 
 def all_formats() -> list[FormatHandler]:
@@ -94,7 +102,7 @@ def all_formats() -> list[FormatHandler]:
 
 
 def get(key: str) -> FormatHandler:
-    _load()
+    _load(key) if key in _MODULES else _load()
     try:
         return _HANDLERS[key]
     except KeyError:
@@ -106,6 +114,10 @@ def for_output(path: str | os.PathLike[str], override: str | None = None) -> For
     if override:
         return get(override)
     name = os.fspath(path).lower()
+    # the usual book extensions are known without importing every format (start-up time of `build`)
+    for extension, key in ((".bin", "polyglot"), (".ctg", "ctg"), (".kob", "kvetka")):
+        if name.endswith(extension):
+            return get(key)
     for handler in all_formats():
         if any(name.endswith(extension) for extension in handler.extensions):
             return handler
