@@ -139,3 +139,28 @@ def test_describe_lists_the_fields_of_a_whole_book() -> None:
 
     paths = [field.path for field in describe(BOOK)]
     assert paths[:4] == ["", "[]", "[].key", "[].move"] and "[].move.to_file" in paths
+
+
+def test_probe_legality_test_equals_python_chess_on_every_square_pair() -> None:
+    """The bitboard legality test used by probes against ``board.is_legal`` for every from/to pair."""
+    import random
+
+    from chessformats.formats.polyglot import _legality_checker
+
+    rng = random.Random(11)
+    candidates = [chess.Move(a, b) for a in chess.SQUARES for b in chess.SQUARES if a != b]
+    candidates += [chess.Move(a, b, piece) for a in chess.SQUARES for b in chess.SQUARES
+                   if a != b and chess.square_rank(b) in (0, 7) for piece in (2, 3, 4, 5)]
+    positions = 0
+    for _ in range(12):
+        board = chess.Board()
+        for _ply in range(rng.randrange(10, 90)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            if rng.random() < 0.25:
+                check = _legality_checker(board)
+                assert [bool(check(m)) for m in candidates] == [board.is_legal(m) for m in candidates], board.fen()
+                positions += 1
+            board.push(rng.choice(legal))
+    assert positions > 50
