@@ -1148,24 +1148,12 @@ def from_polyglot(bin_path: str | os.PathLike[str], out: str | os.PathLike[str])
     from . import polyglot
 
     stats = BookStats()
+    first = chess.Board()
     with polyglot.open_book(bin_path) as book:
-        first = chess.Board()
-        queue = collections.deque([first])
-        seen = {_fen_key(first)}
-        while queue:
-            board = queue.popleft()
-            entries = book.probe(board)
-            if not entries:
-                continue
+        for board, entries in polyglot.reachable_positions(book):
             position = stats.positions.setdefault(_fen_key(board), _position_stats(board))
             for entry in entries:
                 position.moves[entry.move] = MoveStats(games=entry.weight)
-                child = board.copy(stack=False)
-                child.push(entry.move)
-                key = _fen_key(child)
-                if key not in seen:
-                    seen.add(key)
-                    queue.append(child)
         stats.games = sum(m.games for m in stats.positions[_fen_key(first)].moves.values()) \
             if _fen_key(first) in stats.positions else 0
         total = len(book)

@@ -1304,22 +1304,10 @@ def _polyglot_stats(bin_path: str | os.PathLike[str]) -> tuple[BookStats, int]:
 
     stats = BookStats()
     with polyglot.open_book(bin_path) as book:
-        first = chess.Board()
-        queue = collections.deque([first])
-        seen = {_fen_key(first)}
-        while queue:
-            board = queue.popleft()
-            entries = book.probe(board)
-            if not entries:
-                continue
+        for board, entries in polyglot.reachable_positions(book):
             position = stats.positions.setdefault(_fen_key(board), PositionStats(board.fen(en_passant="legal")))
             for entry in entries:
                 position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight)
-                child = board.copy(stack=False)
-                child.push(entry.move)
-                if _fen_key(child) not in seen:
-                    seen.add(_fen_key(child))
-                    queue.append(child)
         total = len(book)
     return stats, total
 

@@ -13,6 +13,7 @@ Bulk reads go through the numpy dtype derived from the entry declaration.
 from __future__ import annotations
 
 import bisect
+import collections
 import os
 import random as _random
 import struct
@@ -45,6 +46,7 @@ __all__ = [
     "make_book",
     "merge_books",
     "open_book",
+    "reachable_positions",
     "weights_from_stats",
     "write_book",
     "zobrist_hash",
@@ -786,6 +788,29 @@ def _runs(book: PolyglotBook) -> list[list[list[int]]]:
         else:
             runs.append([list(row)])
     return runs
+
+
+def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[Entry]]]:
+    """Every position reachable from the start through the book's moves (breadth first), with its entries.
+
+    Positions are told apart by FEN without move counters, so a transposition is visited once.
+    """
+    first = chess.Board()
+    queue = collections.deque([first])
+    seen = {first.fen(en_passant="legal").rsplit(" ", 2)[0]}
+    while queue:
+        board = queue.popleft()
+        entries = book.probe(board)
+        if not entries:
+            continue
+        yield board, entries
+        for entry in entries:
+            child = board.copy(stack=False)
+            child.push(entry.move)
+            name = child.fen(en_passant="legal").rsplit(" ", 2)[0]
+            if name not in seen:
+                seen.add(name)
+                queue.append(child)
 
 
 # --- command-line support (registered with the format registry) ---------------------------------------
