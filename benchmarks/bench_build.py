@@ -22,6 +22,8 @@ from pathlib import Path
 
 import chess
 
+from perfdoc import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "performance.md"
 START, END = "<!-- book-build:start -->", "<!-- book-build:end -->"
@@ -127,15 +129,7 @@ def main() -> None:
 
 
 def write_section(text: str) -> None:
-    current = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Performance\n"
-    block = f"{START}\n{text}\n{END}"
-    if START in current and END in current:
-        head, rest = current.split(START, 1)
-        _, tail = rest.split(END, 1)
-        current = head + block + tail
-    else:
-        current = current.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.write_text(current, encoding="utf-8")
+    replace_section(f"{START}\n{text}\n{END}", START, END, DOCS)
     print(f"wrote {DOCS}")
 
 

@@ -35,6 +35,7 @@ import chess.pgn
 from chessformats import chessbase
 from chessformats.formats.chessbase.moves import DecodedMove
 from chessformats.formats.chessbase.pgn import tree_of
+from perfdoc import replace_section
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = Path("/work/shared/corpus/chessbase")
@@ -163,14 +164,7 @@ def docs_section(figures: dict[str, tuple[float, int, int]], other: dict[str, tu
 
 
 def write_docs(section: str, path: Path = DOCS) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START_MARKER in text and END_MARKER in text:
-        before = text[:text.index(START_MARKER)]
-        after = text[text.index(END_MARKER) + len(END_MARKER):].lstrip("\n")
-        text = before + section + ("\n" + after if after else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(section, START_MARKER, END_MARKER, path)
 
 
 def main() -> int:

@@ -36,6 +36,7 @@ import chess
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_polyglot import best_of, machine_info, random_game_positions
 from chessformats import ctg
+from perfdoc import replace_section
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = Path("/work/shared/corpus/ctg")
@@ -164,12 +165,7 @@ def docs_section(rows: Sequence[Sequence[str]], figures: dict[str, float], info:
 
 
 def write_docs(section: str, path: Path = DOCS) -> None:
-    """Replace the text between the markers (or append the section); everything else is kept."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
-    before, found, rest = text.partition(START_MARKER)
-    after = rest.partition(END_MARKER)[2] if found else ""
-    text = (before if found else text.rstrip("\n") + "\n\n") + section.rstrip("\n") + (after or "\n")
-    path.write_text(text, encoding="utf-8")
+    replace_section(section, START_MARKER, END_MARKER, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

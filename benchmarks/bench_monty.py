@@ -32,6 +32,7 @@ import chess
 
 from bench_polyglot import machine_info
 from chessformats import monty
+from perfdoc import replace_section
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "performance.md"
@@ -232,13 +233,7 @@ def docs_section(rows: Sequence[Row], notes: Sequence[str], info: dict[str, str]
 
 
 def write_section(section: str, path: Path = DOCS) -> None:
-    text = path.read_text(encoding="utf-8")
-    start, end = text.find(START_MARKER), text.find(END_MARKER)
-    if start != -1 and end > start:
-        text = text[:start] + section.rstrip("\n") + text[end + len(END_MARKER):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(section, START_MARKER, END_MARKER, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -40,6 +40,7 @@ import chess.polyglot
 import numpy as np
 
 from chessformats.formats.polyglot import PolyglotBook, open_book, zobrist_hash
+from perfdoc import replace_section
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = Path("/work/shared/corpus/polyglot")
@@ -492,18 +493,10 @@ def docs_section(rows: Sequence[Row], notes: Sequence[str], info: dict[str, str]
 
 
 def write_docs(section: str, path: Path = DOCS) -> None:
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        start, end = text.find(START_MARKER), text.find(END_MARKER)
-        if start != -1 and end > start:
-            after = text[end + len(END_MARKER):]
-            text = text[:start] + section.rstrip("\n") + (after if after.startswith("\n") else "\n" + after)
-        else:
-            text = text.rstrip("\n") + "\n\n" + section
-    else:
+    if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = INTRO + "\n" + section
-    path.write_text(text, encoding="utf-8")
+        path.write_text(INTRO, encoding="utf-8")
+    replace_section(section, START_MARKER, END_MARKER, path)
 
 
 # --- main -----------------------------------------------------------------------------------------------
