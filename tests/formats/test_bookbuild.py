@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import itertools
 import lzma
 import random
@@ -326,3 +327,16 @@ def test_to_stats_finds_positions_deeper_than_the_memo(jobs: int) -> None:
             break
         assert move in stats.positions[board.fen().rsplit(" ", 2)[0]].moves, ply
         board.push(move)
+
+
+def test_python_chess_games_count_like_their_pgn() -> None:
+    text = ('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0\n\n[Result "1/2-1/2"]\n\n1. d4 d5 2. c4 1/2-1/2\n\n'
+            '[Variant "Chess960"]\n[FEN "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"]\n'
+            '[SetUp "1"]\n[Result "0-1"]\n\n9. g3 Ne8 10. Nf3 0-1\n')
+    from_text = BookBuilder(max_ply=4)
+    from_text.add_pgn_text(text)
+    from_games = BookBuilder(max_ply=4)
+    handle = io.StringIO(text)
+    from_games.add_games(iter(lambda: chess.pgn.read_game(handle), None))
+    assert from_games.games == from_text.games == 3 and not from_games.skipped and not from_text.skipped
+    assert list(from_games.entries()) == list(from_text.entries())

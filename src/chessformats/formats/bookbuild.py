@@ -98,7 +98,6 @@ _TOKEN = re.compile(
     r"|([A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*)",  # 5: symbols: moves, move numbers (all digits), results
     re.M,
 )
-_SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*")
 _NO_MARKS = str.maketrans("", "", "+#!?")
 # comments, variations, NAGs, escapes and brackets send movetext to the full tokenizer
 _COMPLEX = re.compile(r"[{}();%$\[\]<>]")
@@ -237,16 +236,21 @@ class BookBuilder:
         """Add the main line of a python-chess game (its ``Result`` header scores it)."""
         self.games += 1
         board = game.board()
+        headers = dict(game.headers)
+        if "FEN" not in headers and board.fen() != chess.STARTING_FEN:
+            headers["FEN"] = board.fen()
         sans: list[str] = []
         for move in game.mainline_moves():
             if len(sans) >= self.max_ply:
                 break
             sans.append(board.san(move).rstrip("+#"))
             board.push(move)
-        headers = dict(game.headers)
-        if "FEN" not in headers and game.board().fen() != chess.STARTING_FEN:
-            headers["FEN"] = game.board().fen()
         self._add_moves(headers, sans, self.games, 0)
+
+    def add_games(self, games: Iterable[chess.pgn.Game]) -> None:
+        """Add the main lines of python-chess games."""
+        for game in games:
+            self.add_game(game)
 
     def _add_text(self, text: str, base: int, progress: Callable[[int, int], None] | None) -> None:
         for done, (offset, game_text) in enumerate(split_games(text, base), 1):
@@ -512,12 +516,3 @@ def _child_build(max_ply: int, text: str, split: int, first_games: int, writer: 
         writer.close()
     finally:
         os._exit(0)  # no clean-up of the copied heap: the parent has what it needs (or sees EOF)
-
-
-
-def build_from_games(games: Iterable[chess.pgn.Game], *, max_ply: int = 1024) -> BookBuilder:
-    """A builder filled from python-chess games."""
-    builder = BookBuilder(max_ply=max_ply)
-    for game in games:
-        builder.add_game(game)
-    return builder

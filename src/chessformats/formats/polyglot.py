@@ -436,11 +436,11 @@ class PolyglotBook:
                 pass
 
     # --- probing ---
-    def _indices(self, key: int) -> list[int]:
+    def _indices(self, key: int) -> range | list[int]:
         """File indices of the entries with ``key`` (ascending)."""
         lo, hi = self._key_range(key)
         if self._order is None:
-            return list(range(lo, hi))
+            return range(lo, hi)
         return sorted(self._order[lo:hi].tolist())
 
     def _key_range(self, key: int) -> tuple[int, int]:
@@ -475,10 +475,9 @@ class PolyglotBook:
             key = zobrist_hash(position)
         else:
             board, key = None, int(position)
-        lo, hi = self._key_range(key)
-        if lo == hi:
+        indices = self._indices(key)
+        if not indices:
             return []
-        indices: range | list[int] = range(lo, hi) if self._order is None else sorted(self._order[lo:hi].tolist())
         legal = _legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
