@@ -13,14 +13,11 @@ import warnings
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
-from rich.console import Console
 
 from . import __version__
-from .codegen.hexview import render
-from .codegen.markdown import write_docs
 from .engine.errors import FormatError
 from .engine.trace import trace
 from .formats import registry
@@ -30,8 +27,14 @@ __all__ = ["main"]
 EXAMPLE_GAMES = "example_games.pgn"
 
 
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _console(*, stderr: bool = False) -> Console:
+    from rich.console import Console  # rich is imported only by commands that print through it
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
@@ -120,12 +123,16 @@ def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]
             handle.seek(target.offset)
             data = handle.read(target.size)
         _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=target.file or path)
+        from .codegen.hexview import render
+
         for line in render(fields, data, base=target.offset, annotations=target.annotations):
             console.print(line)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
     docs = [h.doc for h in registry.all_formats()]
+    from .codegen.markdown import write_docs
+
     written = write_docs(args.out, docs)
     for path in written:
         print(path)
@@ -167,6 +174,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
         console.print(f"{key}: {value}")
 
     console.rule("5. docs")
+    from .codegen.markdown import write_docs
+
     for path in write_docs(out / "docs", [h.doc for h in registry.all_formats()]):
         console.print(f"generated {path}")
     console.print(f"\nEverything is in {out}. Next: chessformats inspect {book_path} --record 0 --count 3")
@@ -180,7 +189,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
         raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = _console(stderr=True) if sys.stderr.isatty() else None
+    say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
     gc.disable()
@@ -188,7 +198,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
     for source in args.games:
-        if console.is_terminal:
+        if console is not None and console.is_terminal:
             from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
             with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
@@ -207,14 +217,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                           only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
-    console.print(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
+    say(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
                   f"{args.output} in {elapsed:.2f} s")
     if builder.skipped:
-        console.print(f"skipped {len(builder.skipped)} games:")
+        say(f"skipped {len(builder.skipped)} games:")
         for game in builder.skipped[:20]:
-            console.print(f"  game {game.number} (offset {game.offset}): {game.reason}")
+            say(f"  game {game.number} (offset {game.offset}): {game.reason}")
         if len(builder.skipped) > 20:
-            console.print(f"  ... and {len(builder.skipped) - 20} more")
+            say(f"  ... and {len(builder.skipped) - 20} more")
     return 0
 
 
@@ -252,7 +262,7 @@ def _convert_chessbase(args: argparse.Namespace) -> int:
     """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
     from .formats.chessbase import export_pgn
 
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = _console(stderr=True)
     started = time.perf_counter()
     if console.is_terminal:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chessformats.formats import batchplay
 from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder
-from chessformats.formats.fastplay import play_san, position_from_board
 from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
 from conftest import find_corpus, find_tool
 
@@ -231,33 +231,62 @@ def _raw_move(move: chess.Move) -> tuple[int, int, int | None]:
     return move.from_square, to_square, move.promotion
 
 
-def test_fast_replay_agrees_with_python_chess() -> None:
+def test_batch_replay_agrees_with_python_chess() -> None:
+    # random games (so every kind of move: castling both ways, en passant, promotions, pins, checks)
     rng = random.Random(7)
-    checked = 0
+    games: list[list[str]] = []
+    expected: list[list[tuple[int, int]]] = []
     for _ in range(300):
         board = chess.Board()
-        position = position_from_board(board)
-        assert position is not None
-        for _ply in range(120):
+        sans, plies = [], []
+        for _ply in range(rng.randint(0, 160)):
             legal = list(board.legal_moves)
             if not legal:
                 break
-            # every legal move is played the same way; a sample of illegal tokens is refused
-            for move in rng.sample(legal, min(4, len(legal))):
-                played = play_san(position, board.san(move))
-                assert played is not None and played[0] == encode_move(move, board)
-                after = board.copy(stack=False)
-                after.push(move)
-                assert played[1].key == zobrist_hash(after)
-                checked += 1
-            for token in _illegal_tokens(board, rng):
-                assert play_san(position, token) is None, (board.fen(), token)
             move = rng.choice(legal)
-            played = play_san(position, board.san(move))
-            assert played is not None
-            position = played[1]
+            plies.append((zobrist_hash(board), encode_move(move, board)))
+            sans.append(board.san(move).rstrip("+#"))
             board.push(move)
-    assert checked > 10_000
+        games.append(sans)
+        expected.append(plies)
+    result = batchplay.replay(games, memo_depth=12)
+    assert not result.failed.any()  # pins that decide between two candidates included
+    got: dict[int, list[tuple[int, int]]] = {}
+    for game, ply, key, raw in zip(result.game.tolist(), result.ply.tolist(), result.key.tolist(),
+                                   result.raw.tolist(), strict=True):
+        got.setdefault(game, []).append((ply, key, raw))
+    for number, plies in enumerate(expected):
+        assert [(k, r) for _, k, r in sorted(got.get(number, []))] == plies, number
+    assert sum(map(len, expected)) > 20_000
+    # the positions kept are the boards python-chess had before each move (first of each key per ply)
+    kept = dict(zip(result.positions["key"].tolist(), range(len(result.positions["key"])), strict=False))
+    board = chess.Board()
+    for ply, san in enumerate(games[0][:12]):
+        row = kept[zobrist_hash(board)]
+        assert result.positions["white"][row] == board.occupied_co[chess.WHITE]
+        assert result.positions["castling"][row] == board.castling_rights and result.positions["turn"][row] == (
+            ply % 2 == 0)
+        board.push_san(san)
+
+
+def test_batch_replay_refuses_what_python_chess_refuses() -> None:
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(60):
+        board = chess.Board()
+        sans: list[str] = []
+        for _ply in range(rng.randint(0, 80)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            move = rng.choice(legal)
+            sans.append(board.san(move).rstrip("+#"))
+            board.push(move)
+        tokens = _illegal_tokens(board, rng)
+        result = batchplay.replay([[*sans, token] for token in tokens] + [sans])
+        assert result.failed[:-1].all() and not result.failed[-1], (board.fen(), tokens)
+        checked += len(tokens)
+    assert checked > 1000
 
 
 def _illegal_tokens(board: chess.Board, rng: random.Random) -> list[str]:

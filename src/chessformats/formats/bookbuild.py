@@ -14,9 +14,12 @@ scores as a draw for polyglot's counters; the neutral counts keep ``*`` apart). 
 with an illegal or unreadable move within ``max_ply`` plies is skipped whole and reported with its
 number and byte offset; the build goes on.
 
-Speed: opening positions repeat massively, so each position remembers what each SAN token led to;
-novel plies go through :mod:`chessformats.formats.fastplay` (python-chess only for what it does not
-handle), and with ``jobs=2`` the second half of the games is read by a forked process.
+Speed: the games are read in batches; each batch is replayed by :mod:`chessformats.formats.batchplay`
+(all games of the batch advance one ply per numpy step; python-chess only for what it does not play),
+which yields one event (game, ply, key, move) per ply. The counts are then aggregated with numpy into
+a table sorted by (key, move); polyglot's sequential halving is recomputed exactly, in game order, for
+the few positions that reach 16,384 games. With ``jobs=2`` the second half of the text is read and
+replayed by a forked process, which sends back its events.
 """
 
 from __future__ import annotations
@@ -31,27 +34,25 @@ import os
 import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import chess
-import chess.pgn
+import numpy as np
 
+from . import batchplay
 from .bookstats import BookStats, MoveStats, PositionStats
-from .fastplay import Position, play_san, position_from_board, position_to_board
 from .polyglot import decode_move, encode_move, zobrist_hash
+
+if TYPE_CHECKING:
+    import chess.pgn
 
 __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"]
 
-def _start_position() -> Position:
-    position = position_from_board(chess.Board())
-    assert position is not None
-    return position
-
-
-_START = _start_position()
-
 MEMO_DEPTH = 40
-"""Plies from the start for which positions and what each SAN token led to are remembered (memory bound)."""
+"""Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
+
+CHUNK_GAMES = 32768
+"""Games replayed together (a batch); the events of one batch are held in memory at once."""
 
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
@@ -84,8 +85,13 @@ class BookEntry(NamedTuple):
     losses: int
 
 
-# entry record layout inside the builder (lists, for in-place updates)
-_N, _SUM, _GAMES, _WINS, _DRAWS, _LOSSES, _TURN, _KEY = range(8)
+# the outcome of a game for the side to move: polyglot's points for it and the counter it adds to
+_WIN, _DRAW, _LOSS, _UNKNOWN = range(4)
+_POINTS = np.array([2, 1, 0, 1], dtype=np.int64)
+# per result tag (1-0, 1/2-1/2, 0-1, anything else): the outcome for black (row 0) and white (row 1) to move
+_RESULT_CODES = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}
+_OUTCOMES = np.array([[_LOSS, _DRAW, _WIN, _UNKNOWN], [_WIN, _DRAW, _LOSS, _UNKNOWN]], dtype=np.int8)
+_COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
 
 _GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
@@ -101,8 +107,11 @@ _TOKEN = re.compile(
 _NO_MARKS = str.maketrans("", "", "+#!?")
 # comments, variations, NAGs, escapes and brackets send movetext to the full tokenizer
 _COMPLEX = re.compile(r"[{}();%$\[\]<>]")
-_RESULTS = {"1-0": 1, "0-1": -1}
 _ENDINGS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
+# movetext without comments, variations or NAGs: single blanks, move numbers and moves (a move ends at a blank
+# or at the end: no backtracking into it), then the result; written so that matching stays linear
+_SIMPLE = re.compile(r"(?:\s|\d+\.+|[A-Za-z][A-Za-z0-9_=:/-]*(?![A-Za-z0-9_=:/-]))*(?:(?:1-0|0-1|1/2-1/2|\*)\s*)?")
+_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_=:/-]*")
 
 
 def open_text(path: str | os.PathLike[str]) -> IO[str]:
@@ -150,13 +159,13 @@ def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str
     if truncated:
         head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
     if not _COMPLEX.search(head):
-        # Check marks and !? off, then every word that starts with a letter is a move, and the others must
-        # be "12." / "12..." move numbers or the result (which ends a game's text: nothing follows it).
-        words = head.translate(_NO_MARKS).split()
-        symbols = [word for word in words if word[0] > "9"]
-        if all(word[-1] == "." or word in _ENDINGS for word in words if word[0] <= "9") and (
-                len(symbols) >= max_ply or not truncated):
-            return tags, symbols[:max_ply], None
+        # Check marks and !? off, the movetext must be moves, "12." / "12..." move numbers and at its end the
+        # result; then the words that start with a letter are the moves.
+        head = head.translate(_NO_MARKS)
+        if _SIMPLE.fullmatch(head):
+            symbols = _SYMBOL.findall(head)
+            if len(symbols) >= max_ply or not truncated:
+                return tags, symbols[:max_ply], None
     moves: list[str] = []
     depth = 0
     for match in _TOKEN.finditer(text, position):
@@ -183,6 +192,117 @@ def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str
     return tags, moves, None
 
 
+
+class _Chunk(NamedTuple):
+    """What one batch of games adds: counts as events, positions to find boards again, skipped games."""
+
+    games: int
+    """Games read, skipped ones included."""
+    skipped: list[SkippedGame]
+    key: np.ndarray[Any, Any]
+    """Per event (a ply of a game): the key before the move, ..."""
+    raw: np.ndarray[Any, Any]
+    white: np.ndarray[Any, Any]
+    seq: np.ndarray[Any, Any]
+    """... the order the plies come in (game number, then ply) ..."""
+    outcome: np.ndarray[Any, Any]
+    """... and the game's outcome for the side to move (_WIN, _DRAW, _LOSS, _UNKNOWN)."""
+    positions: dict[str, np.ndarray[Any, Any]]
+    links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
+    fens: dict[int, str]
+    """Positions met only through python-chess (setups, Chess960, what the batch replay left)."""
+
+
+_Game = tuple[int, int, dict[str, str], list[str]]  # number, offset, tags, SAN tokens
+
+
+def _standard(tags: dict[str, str]) -> bool:
+    return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
+
+
+def _replay_games(games: list[_Game], stride: int, read: int, skipped: list[SkippedGame]) -> _Chunk:
+    """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
+    standard = [game for game in games if _standard(game[2])]
+    result = batchplay.replay([game[3] for game in standard], memo_depth=MEMO_DEPTH)
+    numbers = np.array([game[0] for game in standard], dtype=np.int64)
+    codes = np.array([_RESULT_CODES.get(game[2].get("Result", "*"), 3) for game in standard], dtype=np.int64)
+    white = result.ply % 2 == 0
+    columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
+                                       _OUTCOMES[white.astype(np.int64), codes[result.game]])]
+    fens: dict[int, str] = {}
+    slow = [game for game in games if not _standard(game[2])]
+    slow += [standard[index] for index in np.flatnonzero(result.failed).tolist()]
+    for number, offset, tags, sans in sorted(slow):
+        try:
+            plies = _slow_plies(tags, sans, fens)
+        except ValueError as exc:
+            skipped.append(SkippedGame(number, offset, str(exc)))
+            continue
+        if not plies:
+            continue
+        code = _RESULT_CODES.get(tags.get("Result", "*"), 3)
+        keys, raws, turns = zip(*plies, strict=True)
+        turn = np.array(turns, dtype=bool)
+        columns.append((np.array(keys, dtype=np.uint64), np.array(raws, dtype=np.int64), turn,
+                        number * stride + np.arange(len(plies), dtype=np.int64),
+                        _OUTCOMES[turn.astype(np.int64), code]))
+    key, raw, turn, seq, outcome = (np.concatenate(parts) for parts in zip(*columns, strict=True))
+    return _Chunk(read, sorted(skipped), key, raw, turn, seq, outcome, result.positions, result.links, fens)
+
+
+def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> list[tuple[int, int, bool]]:
+    """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game."""
+    fen = tags.get("FEN")
+    chess960 = "960" in tags.get("Variant", "")
+    try:
+        board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
+    except ValueError as exc:
+        raise ValueError(f"bad FEN tag: {exc}") from None
+    if fen and not chess960 and board.has_chess960_castling_rights():
+        board.chess960 = True
+    plies = []
+    for ply, san in enumerate(sans):
+        try:
+            move = board.parse_san(san)
+        except ValueError:
+            raise ValueError(f"illegal or unreadable move {san!r} at ply {ply + 1}") from None
+        key = zobrist_hash(board)
+        if key not in fens:
+            fens[key] = board.fen()
+        plies.append((key, encode_move(move, board), board.turn))
+        board.push(move)
+    return plies
+
+
+def _read_chunks(text: str, base: int, first_number: int, max_ply: int,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
+    """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
+    stride = _stride(max_ply)
+    batch: list[_Game] = []
+    skipped: list[SkippedGame] = []
+    read = 0
+    number = first_number - 1
+    for offset, game_text in split_games(text, base):
+        number += 1
+        read += 1
+        tags, sans, error = _parse_game(game_text, max_ply)
+        if error is not None:
+            skipped.append(SkippedGame(number, offset, error))
+        else:
+            batch.append((number, offset, tags, sans))
+        if progress is not None and read % 1000 == 0:
+            progress(number, offset - base)
+        if len(batch) >= CHUNK_GAMES:
+            yield _replay_games(batch, stride, read, skipped)
+            batch, skipped, read = [], [], 0
+    if batch or skipped or read:
+        yield _replay_games(batch, stride, read, skipped)
+
+
+def _stride(max_ply: int) -> int:
+    return min(max_ply, 1 << 24) + 1
+
+
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
 
@@ -193,14 +313,17 @@ class BookBuilder:
         self.games = 0
         """Games read (including skipped ones)."""
         self.skipped: list[SkippedGame] = []
-        # key -> (position or None, {san: (entry of that move, child key)})
-        self._nodes: dict[int, tuple[Position | None, dict[str, tuple[list[int], int]]]] = {
-            _START.key: (_START, {})}
-        self._fens: dict[int, str] = {}  # positions met only through python-chess (setups, Chess960)
-        self._entries: dict[tuple[int, int], list[int]] = {}
-        self._by_key: dict[int, list[list[int]]] = {}
-        self._pending_positions: list[list[int]] = []
-        self._parents: dict[int, tuple[int, str]] = {}  # deep positions: key -> (parent key, SAN played)
+        # the counts: one row per (key, move), sorted by key then move; "first" orders rows as first met
+        self._table: dict[str, np.ndarray[Any, Any]] = {
+            "key": np.zeros(0, dtype=np.uint64), "raw": np.zeros(0, dtype=np.int64),
+            "white": np.zeros(0, dtype=bool), "first": np.zeros(0, dtype=np.int64),
+            **{name: np.zeros(0, dtype=np.int64) for name in _COUNTS}}
+        # positions by key (sorted): whole for the first MEMO_DEPTH plies, deeper ones as (parent, move)
+        start = batchplay.start_columns()
+        self._positions = {name: np.array([value], dtype=np.int64 if name == "ep" else np.uint64)
+                           for name, value in start.items()}
+        self._links = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
+        self._fens: dict[int, str] = {}
 
     # --- input ---
     def add_pgn(
@@ -218,274 +341,212 @@ class BookBuilder:
         with open_text(path) as handle:
             text = handle.read()
         collecting = gc.isenabled()
-        gc.disable()  # the build creates millions of small objects that live to the end: no cycles to find
+        gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
             if jobs > 1 and hasattr(os, "fork") and len(text) > 1 << 20:
                 self._add_text_parallel(text, progress)
             else:
-                self._add_text(text, 0, progress)
+                self._add_text(text, progress)
         finally:
             if collecting:
                 gc.enable()
 
     def add_pgn_text(self, text: str) -> None:
         """Add the games of a PGN text."""
-        self._add_text(text, 0, None)
+        self._add_text(text, None)
 
     def add_game(self, game: chess.pgn.Game) -> None:
         """Add the main line of a python-chess game (its ``Result`` header scores it)."""
-        self.games += 1
-        board = game.board()
-        headers = dict(game.headers)
-        if "FEN" not in headers and board.fen() != chess.STARTING_FEN:
-            headers["FEN"] = board.fen()
-        sans: list[str] = []
-        for move in game.mainline_moves():
-            if len(sans) >= self.max_ply:
-                break
-            sans.append(board.san(move).rstrip("+#"))
-            board.push(move)
-        self._add_moves(headers, sans, self.games, 0)
+        self.add_games((game,))
 
     def add_games(self, games: Iterable[chess.pgn.Game]) -> None:
         """Add the main lines of python-chess games."""
+        stride = _stride(self.max_ply)
+        batch: list[_Game] = []
         for game in games:
-            self.add_game(game)
+            board = game.board()
+            headers = dict(game.headers)
+            if "FEN" not in headers and board.fen() != chess.STARTING_FEN:
+                headers["FEN"] = board.fen()
+            sans: list[str] = []
+            for move in game.mainline_moves():
+                if len(sans) >= self.max_ply:
+                    break
+                sans.append(board.san(move).rstrip("+#"))
+                board.push(move)
+            batch.append((self.games + len(batch) + 1, 0, headers, sans))
+            if len(batch) >= CHUNK_GAMES:
+                self._merge(_replay_games(batch, stride, len(batch), []))
+                batch = []
+        if batch:
+            self._merge(_replay_games(batch, stride, len(batch), []))
 
-    def _add_text(self, text: str, base: int, progress: Callable[[int, int], None] | None) -> None:
-        for done, (offset, game_text) in enumerate(split_games(text, base), 1):
-            self.games += 1
-            tags, sans, error = _parse_game(game_text, self.max_ply)
-            if error is not None:
-                self.skipped.append(SkippedGame(self.games, offset, error))
-            else:
-                self._add_moves(tags, sans, self.games, offset)
-            if progress is not None and done % 1000 == 0:
-                progress(self.games, offset - base)
+    def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
+        for chunk in _read_chunks(text, 0, self.games + 1, self.max_ply, progress):
+            self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
-
-    def _add_moves(self, tags: dict[str, str], sans: list[str], number: int, offset: int) -> None:
-        plies = None
-        if "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", ""):
-            plies = self._fast_plies(sans)
-        if plies is None:
-            try:
-                plies = [(self._entry(key, raw, white), white) for key, raw, white in self._slow_plies(tags, sans)]
-            except ValueError as exc:
-                self.skipped.append(SkippedGame(number, offset, str(exc)))
-                return
-        result = tags.get("Result", "*")
-        score = _RESULTS.get(result, 0)
-        # per side to move: (added to polyglot's sum, counter to add one to)
-        if result == "1/2-1/2":
-            white_side, black_side = (1, _DRAWS), (1, _DRAWS)
-        elif score:
-            won, lost = (2, _WINS), (0, _LOSSES)
-            white_side, black_side = (won, lost) if score > 0 else (lost, won)
-        else:
-            white_side, black_side = (1, -1), (1, -1)
-        by_key = self._by_key
-        for entry, white in plies:
-            points, counter = white_side if white else black_side
-            entry[_N] += 1
-            entry[_SUM] += points
-            entry[_GAMES] += 1
-            if counter >= 0:
-                entry[counter] += 1
-            if entry[_N] >= COUNT_MAX:
-                for sibling in by_key[entry[_KEY]]:
-                    sibling[_N] = (sibling[_N] + 1) // 2
-                    sibling[_SUM] = (sibling[_SUM] + 1) // 2
-
-    def _entry(self, key: int, raw: int, white: bool) -> list[int]:
-        entry = self._entries.get((key, raw))
-        if entry is None:
-            entry = self._entries[(key, raw)] = [0, 0, 0, 0, 0, 0, white, key]
-            self._by_key.setdefault(key, []).append(entry)
-        return entry
-
-    def _fast_plies(self, sans: list[str]) -> list[tuple[list[int], bool]] | None:
-        nodes = self._nodes
-        key = _START.key
-        node = nodes[key]
-        plies: list[tuple[list[int], bool]] = []
-        for ply, san in enumerate(sans):
-            if ply == MEMO_DEPTH:  # deep positions rarely repeat: play on without remembering them
-                return self._deep_plies(plies, node[0], sans[ply:])
-            memo = node[1]
-            step = memo.get(san)
-            position = node[0]
-            if position is None:
-                return None
-            if step is None:
-                played = play_san(position, san)
-                if played is None:
-                    return None
-                raw, child = played
-                step = memo[san] = (self._entry(key, raw, position.turn), child.key)
-                if child.key not in nodes:
-                    nodes[child.key] = (child, {})
-            plies.append((step[0], position.turn))
-            key = step[1]
-            node = nodes[key]
-        return plies
-
-    def _deep_plies(self, plies: list[tuple[list[int], bool]], position: Position | None,
-                    sans: list[str]) -> list[tuple[list[int], bool]] | None:
-        parents = self._parents
-        for san in sans:
-            if position is None:
-                return None
-            played = play_san(position, san)
-            if played is None:
-                return None
-            plies.append((self._entry(position.key, played[0], position.turn), position.turn))
-            child = played[1].key
-            if child not in parents:
-                parents[child] = (position.key, san)  # enough to find the position again (to_stats)
-            position = played[1]
-        return plies
-
-    def _slow_plies(self, tags: dict[str, str], sans: list[str]) -> list[tuple[int, int, bool]]:
-        fen = tags.get("FEN")
-        chess960 = "960" in tags.get("Variant", "")
-        try:
-            board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
-        except ValueError as exc:
-            raise ValueError(f"bad FEN tag: {exc}") from None
-        if fen and not chess960 and board.has_chess960_castling_rights():
-            board.chess960 = True
-        plies = []
-        for ply, san in enumerate(sans):
-            try:
-                move = board.parse_san(san)
-            except ValueError:
-                raise ValueError(f"illegal or unreadable move {san!r} at ply {ply + 1}") from None
-            key = zobrist_hash(board)
-            if key not in self._nodes and key not in self._fens:
-                self._fens[key] = board.fen()
-            plies.append((key, encode_move(move, board), board.turn))
-            board.push(move)
-        return plies
 
     # --- parallel reading ---
     def _add_text_parallel(self, text: str, progress: Callable[[int, int], None] | None) -> None:
         match = _GAME_BREAK.search(text, len(text) // 2)
         if match is None:
-            self._add_text(text, 0, progress)
+            self._add_text(text, progress)
             return
         split = match.end()
         first_games = sum(1 for _ in split_games(text[:split]))
         reader, writer = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.get_context("fork").Process(
-            target=_child_build, args=(self.max_ply, text, split, first_games, writer))
+            target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer))
         child.start()
         writer.close()
-        self._add_text(text[:split], 0, progress)
+        for chunk in _read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress):
+            self._merge(chunk)
         try:
             payload = reader.recv_bytes()
         except EOFError:
             payload = b""
-        if not payload:
-            child.join()
-            raise RuntimeError(f"the second reader process failed (exit code {child.exitcode})")
-        other = pickle.loads(payload)
-        table = other["entries"]
-        if any(games >= COUNT_MAX or games + (e[_GAMES] if (e := self._entries.get((key, raw))) else 0) >= COUNT_MAX
-               for games, key, raw in zip(table[2::9], table[7::9], table[8::9], strict=True)):
-            # polyglot halves counters in game order: only one reader in sequence can reproduce that
-            child.join()
-            fresh = BookBuilder(max_ply=self.max_ply)
-            fresh._add_text(text, 0, progress)
-            self.__dict__.update(fresh.__dict__)
-            return
-        self._import(other)
         child.join()
+        if not payload:
+            raise RuntimeError(f"the second reader process failed (exit code {child.exitcode})")
+        for chunk in pickle.loads(payload):
+            self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
 
-    def _export(self) -> dict[str, Any]:
-        """The counts and positions as flat lists of integers (quick to pickle for another process)."""
-        table: list[int] = []
-        for (_, raw), entry in self._entries.items():
-            table.extend(entry)
-            table.append(raw)
-        positions: list[int] = []
-        for key, node in self._nodes.items():
-            if node[0] is not None and key in self._by_key:
-                positions.extend(node[0])
-        return {"games": self.games, "skipped": self.skipped, "entries": table, "positions": positions,
-                "fens": self._fens, "parents": self._parents}
+    # --- counting ---
+    def _merge(self, chunk: _Chunk) -> None:
+        """Add a batch's events to the table (the batch's games come after every game counted so far)."""
+        self.games += chunk.games
+        self.skipped.extend(chunk.skipped)
+        for position, fen in chunk.fens.items():
+            self._fens.setdefault(position, fen)
+        self._keep_positions(chunk.positions, chunk.links)
+        if not len(chunk.key):
+            return
+        order = np.lexsort((chunk.raw, chunk.key))
+        key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
+        outcome = chunk.outcome[order]
+        starts = _group_starts(key, raw)
+        games = np.diff(np.append(starts, len(key)))
+        added = {"key": key[starts], "raw": raw[starts], "white": chunk.white[order][starts],
+                 "first": np.minimum.reduceat(seq, starts), "polyglot_n": games.copy(),
+                 "polyglot_sum": np.add.reduceat(_POINTS[outcome], starts), "games": games,
+                 "wins": np.add.reduceat((outcome == _WIN).astype(np.int64), starts),
+                 "draws": np.add.reduceat((outcome == _DRAW).astype(np.int64), starts),
+                 "losses": np.add.reduceat((outcome == _LOSS).astype(np.int64), starts)}
+        old = self._table
+        if len(old["key"]):
+            both = {name: np.concatenate((old[name], added[name])) for name in old}
+            merged = np.lexsort((both["raw"], both["key"]))  # stable: a row of the table before the batch's
+            both = {name: column[merged] for name, column in both.items()}
+            starts = _group_starts(both["key"], both["raw"])
+            table = {name: both[name][starts] for name in ("key", "raw", "white", "first")}
+            for name in _COUNTS:
+                table[name] = np.add.reduceat(both[name], starts)
+        else:
+            table = added
+        hot = table["polyglot_n"] >= COUNT_MAX
+        if hot.any():
+            self._halve(table, np.unique(table["key"][hot]), key, raw, _POINTS[outcome], seq)
+        self._table = table
 
-    def _import(self, other: dict[str, Any]) -> None:
-        """Add what another builder exported (the games came after ours)."""
-        self.games += other["games"]
-        self.skipped.extend(other["skipped"])
-        table = other["entries"]
-        entries, by_key = self._entries, self._by_key
-        for start in range(0, len(table), 9):
-            key, raw = table[start + _KEY], table[start + 8]
-            entry = entries.get((key, raw))
+    def _halve(self, table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any], key: Any, raw: Any,
+               points: Any, seq: Any) -> None:
+        """Polyglot's counters of positions where a move reached COUNT_MAX games: replayed in game order.
+
+        ``polyglot make-book`` halves ``n`` and ``sum`` of every move of a position (rounding up) as soon
+        as one of its moves reaches COUNT_MAX games; the result depends on the order of the games.
+        """
+        old = self._table
+        rows = np.flatnonzero(np.isin(table["key"], hot_keys))
+        counters: dict[tuple[int, int], list[int]] = {}
+        siblings: dict[int, list[list[int]]] = {}
+        previous = np.flatnonzero(np.isin(old["key"], hot_keys))
+        for k, r, n, total in zip(old["key"][previous].tolist(), old["raw"][previous].tolist(),
+                                  old["polyglot_n"][previous].tolist(), old["polyglot_sum"][previous].tolist(),
+                                  strict=True):
+            counters[(k, r)] = [n, total]
+            siblings.setdefault(k, []).append(counters[(k, r)])
+        events = np.flatnonzero(np.isin(key, hot_keys))
+        events = events[np.argsort(seq[events], kind="stable")]
+        for k, r, p in zip(key[events].tolist(), raw[events].tolist(), points[events].tolist(), strict=True):
+            entry = counters.get((k, r))
             if entry is None:
-                entry = entries[(key, raw)] = table[start:start + 8]
-                by_key.setdefault(key, []).append(entry)
-            else:
-                entry[_N] += table[start + _N]
-                entry[_SUM] += table[start + _SUM]
-                entry[_GAMES] += table[start + _GAMES]
-                entry[_WINS] += table[start + _WINS]
-                entry[_DRAWS] += table[start + _DRAWS]
-                entry[_LOSSES] += table[start + _LOSSES]
-        self._pending_positions.append(other["positions"])
-        for key, fen in other["fens"].items():
-            self._fens.setdefault(key, fen)
-        for key, parent in other["parents"].items():
-            self._parents.setdefault(key, parent)
+                entry = counters[(k, r)] = [0, 0]
+                siblings.setdefault(k, []).append(entry)  # a move first met now: nothing to halve before
+            entry[0] += 1
+            entry[1] += p
+            if entry[0] >= COUNT_MAX:
+                for sibling in siblings[k]:
+                    sibling[0] = (sibling[0] + 1) // 2
+                    sibling[1] = (sibling[1] + 1) // 2
+        for row, k, r in zip(rows.tolist(), table["key"][rows].tolist(), table["raw"][rows].tolist(), strict=True):
+            table["polyglot_n"][row], table["polyglot_sum"][row] = counters[(k, r)]
 
-    def _position(self, key: int) -> Position | None:
-        nodes = self._nodes
-        if key not in nodes and self._pending_positions:  # positions another process sent: index them once
-            width = len(Position._fields)
-            for flat in self._pending_positions:
-                for start in range(0, len(flat), width):
-                    row = flat[start:start + width]
-                    nodes.setdefault(row[11], (tuple.__new__(Position, row), {}))
-            self._pending_positions.clear()
-        # a deep position is found again by replaying the moves from the last position remembered
-        chain = []
-        while key not in nodes and key in self._parents:
-            parent_key, san = self._parents[key]
-            chain.append((key, san))
-            key = parent_key
-        node = nodes.get(key)
-        position = node[0] if node is not None else None
-        for child_key, san in reversed(chain):
-            played = play_san(position, san) if position is not None else None
-            if played is None or played[1].key != child_key:
-                return None
-            position = played[1]
-            nodes[child_key] = (position, {})
-        return position
+    def _keep_positions(self, positions: dict[str, np.ndarray[Any, Any]],
+                        links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]) -> None:
+        if len(positions["key"]):
+            both = {name: np.concatenate((self._positions[name], positions[name])) for name in self._positions}
+            _, first = np.unique(both["key"], return_index=True)
+            self._positions = {name: column[first] for name, column in both.items()}
+        if len(links[0]):
+            joined = tuple(np.concatenate((mine, theirs)) for mine, theirs in zip(self._links, links, strict=True))
+            _, first = np.unique(joined[0], return_index=True)
+            self._links = (joined[0][first], joined[1][first], joined[2][first])
 
     # --- output ---
+    def columns(self) -> dict[str, np.ndarray[Any, Any]]:
+        """The counts as arrays, one row per (position, move) in the order first met.
+
+        ``key``, ``raw`` (the move as Polyglot stores it), ``white`` (White to move), ``polyglot_n``,
+        ``polyglot_sum``, ``games``, ``wins``, ``draws``, ``losses`` (see :class:`BookEntry`).
+        """
+        order = np.argsort(self._table["first"], kind="stable")
+        return {name: column[order] for name, column in self._table.items() if name != "first"}
+
     def entries(self) -> Iterator[BookEntry]:
         """Every (position, move) in the order first met."""
-        for (key, raw), e in self._entries.items():
-            yield BookEntry(key, raw, bool(e[_TURN]), e[_N], e[_SUM], e[_GAMES], e[_WINS], e[_DRAWS], e[_LOSSES])
+        columns = self.columns()
+        names = ("key", "raw", "white", *_COUNTS)
+        for row in zip(*(columns[name].tolist() for name in names), strict=True):
+            yield BookEntry(*row)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._table["key"])
 
     def board(self, key: int) -> chess.Board:
         """The position of a key met in the build."""
         fen = self._fens.get(key)
         if fen is not None:
             return chess.Board(fen, chess960=chess.Board(fen).has_chess960_castling_rights())
-        position = self._position(key)
-        if position is None:
-            raise KeyError(f"position {key:#018x} not met in this build")
-        return position_to_board(position)
+        moves: list[int] = []
+        link_keys, parents, raws = self._links
+        while (board := self._stored(key)) is None:
+            at = int(np.searchsorted(link_keys, np.uint64(key)))
+            if at == len(link_keys) or int(link_keys[at]) != key:
+                raise KeyError(f"position {key:#018x} not met in this build")
+            moves.append(int(raws[at]))
+            key = int(parents[at])
+        for raw in reversed(moves):
+            board.push(decode_move(raw, board))
+        return board
+
+    def _stored(self, key: int) -> chess.Board | None:
+        keys = self._positions["key"]
+        at = int(np.searchsorted(keys, np.uint64(key)))
+        if at == len(keys) or int(keys[at]) != key:
+            return None
+        row = {name: int(column[at]) for name, column in self._positions.items()}
+        board = chess.Board(None)
+        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = row["white"], row["black"]
+        board.occupied = row["white"] | row["black"]
+        board.pawns, board.knights, board.bishops = row["pawns"], row["knights"], row["bishops"]
+        board.rooks, board.queens, board.kings = row["rooks"], row["queens"], row["kings"]
+        board.turn = bool(row["turn"])
+        board.castling_rights = row["castling"]
+        board.ep_square = row["ep"] if row["ep"] < 64 else None
+        return board
 
     def to_stats(self) -> BookStats:
         """The format-neutral model: FEN -> moves -> games, wins, draws, losses (for the mover)."""
@@ -505,14 +566,18 @@ class BookBuilder:
         return stats
 
 
-def _child_build(max_ply: int, text: str, split: int, first_games: int, writer: Any) -> None:
-    builder = BookBuilder(max_ply=max_ply)
-    builder.games = first_games  # game numbers continue from the first half
+def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where each run of equal (key, raw) starts in sorted columns."""
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = (key[1:] != key[:-1]) | (raw[1:] != raw[:-1])
+    return np.flatnonzero(new)
+
+
+def _child_build(max_ply: int, text: str, split: int, first_number: int, writer: Any) -> None:
     gc.disable()
     try:
-        builder._add_text(text[split:], split, None)
-        builder.games -= first_games
-        writer.send_bytes(pickle.dumps(builder._export(), protocol=pickle.HIGHEST_PROTOCOL))
+        chunks = list(_read_chunks(text[split:], split, first_number, max_ply))
+        writer.send_bytes(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
         writer.close()
     finally:
         os._exit(0)  # no clean-up of the copied heap: the parent has what it needs (or sees EOF)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import chess
-import chess.pgn
+
+if TYPE_CHECKING:
+    import chess.pgn
 
 __all__ = ["BookStats", "MoveStats", "PositionStats"]
 
@@ -89,5 +92,7 @@ class BookStats:
 def read_pgn_games(path: str) -> Iterator[chess.pgn.Game]:
     """The games of a PGN file, in order."""
     with open(path, encoding="utf-8", errors="replace") as handle:
+        import chess.pgn
+
         while (game := chess.pgn.read_game(handle)) is not None:
             yield game

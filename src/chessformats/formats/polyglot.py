@@ -724,16 +724,22 @@ def make_book(
     Entries are sorted by key, then by descending weight, ties in the order the moves were first met,
     as polyglot's sort leaves them.
     """
-    rows = []
-    for entry in builder.entries():
-        n, total = entry.polyglot_n, entry.polyglot_sum
-        if n < min_games or total == 0 or (total / n) / 2.0 < min_score:
-            continue
-        if only is not None and entry.white_to_move != only:
-            continue
-        rows.append((entry.key, entry.raw_move, 1 if uniform else total, 0))
-    rows.sort(key=lambda row: (row[0], -row[2]))
-    return write_book(path, rows, merge=None)
+    columns = builder.columns()
+    n, total = columns["polyglot_n"], columns["polyglot_sum"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keep = (n >= min_games) & (total != 0) & ~((total / n) / 2.0 < min_score)
+    if only is not None:
+        keep &= columns["white"] == only
+    rows = np.flatnonzero(keep)  # in the order first met
+    weights = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
+    rows = rows[np.lexsort((rows, -weights, columns["key"][rows]))]
+    records = np.zeros(len(rows), dtype=ENTRY_DTYPE)
+    records["key"] = columns["key"][rows]
+    records["move"] = columns["raw"][rows]
+    records["weight"] = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
+    with atomic_write(path) as handle:
+        handle.write(records.tobytes())
+    return len(records)
 
 
 def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
