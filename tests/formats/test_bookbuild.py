@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessformats.formats import batchplay
-from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder
+from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder, _parse_game, _read_batch, split_games
 from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
 from conftest import find_corpus, find_tool
 
@@ -369,3 +369,36 @@ def test_python_chess_games_count_like_their_pgn() -> None:
     from_games.add_games(iter(lambda: chess.pgn.read_game(handle), None))
     assert from_games.games == from_text.games == 3 and not from_games.skipped and not from_text.skipped
     assert list(from_games.entries()) == list(from_text.entries())
+
+
+def _pgn_files() -> list[Path]:
+    return [find_corpus("pgn", "twic1134-mainlines.pgn"), find_corpus("chessbase", "libcbh_NormalGames", "BielMTO.pgn"),
+            find_corpus("chessbase", "libcbh_Chess960Biel", "Chess960.pgn"),
+            find_corpus("chessbase", "libcbh_WithVariations", "GamesWithVariations.pgn"),
+            find_corpus("chessbase", "libcbh_UnusualStart", "UnusualStart.pgn"),
+            find_corpus("chessbase", "libcbh_ManyPromotions", "Promotions.pgn")]
+
+
+@pytest.mark.parametrize("max_ply", [1, 8, 30, 1024])
+def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
+    # the numpy scan of plain movetext (and its hand-over to the full tokenizer) reads what the tokenizer reads
+    rng = random.Random(max_ply)
+    texts = [path.read_text(encoding="utf-8") for path in _pgn_files()]
+    games = [game for text in texts for game in split_games(text)]
+    # plus movetext the scan must hand over or read right: glued numbers, marks, odd tokens, cut results
+    games += [(0, f'[Result "1-0"]\n\n{body}\n') for body in (
+        "1.e4 e5 2.Nf3+ Nc6 1-0", "1. e4! e5?! 2. Nf3 1-0", "1. e4 e5 1-0 2. Nf3", "1. e4 12a 1-0", "1. 0-0 *",
+        "1. e4 e5 2. Nf3 * Nc6", "1. e4 ~ e5 1-0", "1. e4 +e5 1-0", "1. Nf3xe5xd6xc7 1-0", "1. e4 e5 2. Nf3#+ 1-0",
+        "", "1.", "1. d4 Nf6 2. c4 e6 3. Nc3 Bb4 4. Ne2 1/2-1/2", "1. e4 Ç5 1-0", "1 e4 2 e5 *")]
+    for _ in range(200):  # random cuts of real games
+        offset, text = rng.choice(games[:6000])
+        games.append((offset, text[:rng.randint(0, len(text))]))
+    batch, skipped = _read_batch(games, 1, max_ply)
+    expected = [_parse_game(text, max_ply) for _, text in games]
+    assert [(s.number, s.reason) for s in skipped] == [
+        (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
+    good = [(tags, sans) for tags, sans, error in expected if error is None]
+    assert len(good) == len(batch.numbers)
+    for index, (tags, sans) in enumerate(good):
+        assert batch.tags[index] == tags
+        assert batch.sans(index) == sans, (index, sans)

@@ -27,7 +27,7 @@ import numpy as np
 from ..schemas import polyglot as schema
 from .polyglot import _CASTLE_TABLE, _EP_CAPTURERS
 
-__all__ = ["COLUMNS", "Replay", "parse_token", "replay"]
+__all__ = ["COLUMNS", "Replay", "parse_token", "replay", "replay_tokens"]
 
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
@@ -231,15 +231,21 @@ def start_columns() -> dict[str, int]:
 
 def replay(games: list[list[str]], *, memo_depth: int = 40) -> Replay:
     """Play every game's SAN tokens (``+``/``#`` stripped) from the standard start position."""
-    count = len(games)
-    lengths = np.fromiter((len(g) for g in games), dtype=np.int64, count=count)
-    order = np.argsort(-lengths, kind="stable")  # longest first: the games still playing are a prefix
-    sorted_lengths = lengths[order]
+    lengths = np.fromiter((len(g) for g in games), dtype=np.int64, count=len(games))
     flat = list(chain.from_iterable(games))
     vocabulary = {token: number for number, token in enumerate(dict.fromkeys(flat))}
     tokens = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
-    starts = np.zeros(count, dtype=np.int64)
+    starts = np.zeros(len(games), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
+    return replay_tokens(tokens, starts, lengths, list(vocabulary), memo_depth=memo_depth)
+
+
+def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any],
+                  vocabulary: list[str], *, memo_depth: int = 40) -> Replay:
+    """:func:`replay` for games as numbers: game ``i`` is ``vocabulary[tokens[starts[i] + j]]``, j < lengths[i]."""
+    count = len(lengths)
+    order = np.argsort(-lengths, kind="stable")  # longest first: the games still playing are a prefix
+    sorted_lengths = lengths[order]
     starts = starts[order]
     parsed = [parse_token(token) for token in vocabulary]
     forms = np.array([p[0] for p in parsed], dtype=np.int64)

@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 import chess
 import numpy as np
 
-from . import batchplay
+from . import batchplay, pgnscan
 from .bookstats import BookStats, MoveStats, PositionStats
 from .polyglot import decode_move, encode_move, zobrist_hash
 
@@ -216,27 +216,56 @@ class _Chunk(NamedTuple):
 _Game = tuple[int, int, dict[str, str], list[str]]  # number, offset, tags, SAN tokens
 
 
+class _Batch(NamedTuple):
+    """Games to replay: numbers, offsets, tags, and their moves as numbers (see :class:`pgnscan.Scan`)."""
+
+    numbers: list[int]
+    offsets: list[int]
+    tags: list[dict[str, str]]
+    tokens: np.ndarray[Any, Any]
+    starts: np.ndarray[Any, Any]
+    lengths: np.ndarray[Any, Any]
+    vocabulary: list[str]
+
+    def sans(self, game: int) -> list[str]:
+        start = int(self.starts[game])
+        return [self.vocabulary[token] for token in self.tokens[start:start + int(self.lengths[game])].tolist()]
+
+    @classmethod
+    def of(cls, games: list[_Game]) -> _Batch:
+        vocabulary: dict[str, int] = {}
+        tokens = [vocabulary.setdefault(san, len(vocabulary)) for game in games for san in game[3]]
+        lengths = np.array([len(game[3]) for game in games], dtype=np.int64)
+        starts = np.zeros(len(games), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
+                   np.array(tokens, dtype=np.int64), starts, lengths, list(vocabulary))
+
+
 def _standard(tags: dict[str, str]) -> bool:
     return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
 
 
-def _replay_games(games: list[_Game], stride: int, read: int, skipped: list[SkippedGame]) -> _Chunk:
+def _replay_games(batch: _Batch, stride: int, read: int, skipped: list[SkippedGame]) -> _Chunk:
     """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
-    standard = [game for game in games if _standard(game[2])]
-    result = batchplay.replay([game[3] for game in standard], memo_depth=MEMO_DEPTH)
-    numbers = np.array([game[0] for game in standard], dtype=np.int64)
-    codes = np.array([_RESULT_CODES.get(game[2].get("Result", "*"), 3) for game in standard], dtype=np.int64)
+    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
+    chosen = np.flatnonzero(standard)
+    result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
+                                     memo_depth=MEMO_DEPTH)
+    numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
+    codes = np.array([_RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
+                     dtype=np.int64)
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        _OUTCOMES[white.astype(np.int64), codes[result.game]])]
     fens: dict[int, str] = {}
-    slow = [game for game in games if not _standard(game[2])]
-    slow += [standard[index] for index in np.flatnonzero(result.failed).tolist()]
-    for number, offset, tags, sans in sorted(slow):
+    slow = sorted(np.flatnonzero(~standard).tolist() + chosen[result.failed].tolist())
+    for game in slow:
+        number, tags = batch.numbers[game], batch.tags[game]
         try:
-            plies = _slow_plies(tags, sans, fens)
+            plies = _slow_plies(tags, batch.sans(game), fens)
         except ValueError as exc:
-            skipped.append(SkippedGame(number, offset, str(exc)))
+            skipped.append(SkippedGame(number, batch.offsets[game], str(exc)))
             continue
         if not plies:
             continue
@@ -278,25 +307,60 @@ def _read_chunks(text: str, base: int, first_number: int, max_ply: int,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
     """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
     stride = _stride(max_ply)
-    batch: list[_Game] = []
-    skipped: list[SkippedGame] = []
-    read = 0
+    games: list[tuple[int, str]] = []
     number = first_number - 1
     for offset, game_text in split_games(text, base):
-        number += 1
-        read += 1
-        tags, sans, error = _parse_game(game_text, max_ply)
+        games.append((offset, game_text))
+        if progress is not None and len(games) % 1000 == 0:
+            progress(number + len(games), offset - base)
+        if len(games) >= CHUNK_GAMES:
+            batch, skipped = _read_batch(games, number + 1, max_ply)
+            yield _replay_games(batch, stride, len(games), skipped)
+            number += len(games)
+            games = []
+    if games:
+        batch, skipped = _read_batch(games, number + 1, max_ply)
+        yield _replay_games(batch, stride, len(games), skipped)
+
+
+def _read_batch(games: list[tuple[int, str]], first_number: int, max_ply: int) -> tuple[_Batch, list[SkippedGame]]:
+    """Tags and first moves of the games: plain movetext scanned together (numpy), the rest one by one."""
+    numbers, offsets, tags, heads, truncated = [], [], [], [], []
+    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
+    for number, (offset, game_text) in enumerate(games, first_number):
+        header = _HEADER.match(game_text)
+        position = header.end() if header else 0
+        head = game_text[position:position + limit]
+        cut = len(head) < len(game_text) - position
+        if cut:
+            head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
+        numbers.append(number)
+        offsets.append(offset)
+        tags.append(dict(_TAG.findall(game_text, 0, position)))
+        heads.append(head)
+        truncated.append(cut)
+    scanned = pgnscan.scan(heads, truncated, max_ply)
+    skipped: list[SkippedGame] = []
+    if scanned.read.all():
+        return _Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths,
+                      scanned.vocabulary), skipped
+    # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
+    vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
+    extra: list[int] = []
+    starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
+    keep = np.ones(len(games), dtype=bool)
+    for game in np.flatnonzero(~scanned.read).tolist():
+        _, sans, error = _parse_game(games[game][1], max_ply)
         if error is not None:
-            skipped.append(SkippedGame(number, offset, error))
-        else:
-            batch.append((number, offset, tags, sans))
-        if progress is not None and read % 1000 == 0:
-            progress(number, offset - base)
-        if len(batch) >= CHUNK_GAMES:
-            yield _replay_games(batch, stride, read, skipped)
-            batch, skipped, read = [], [], 0
-    if batch or skipped or read:
-        yield _replay_games(batch, stride, read, skipped)
+            skipped.append(SkippedGame(numbers[game], offsets[game], error))
+            keep[game] = False
+            continue
+        starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
+        extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
+    tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
+    chosen = np.flatnonzero(keep).tolist()
+    return _Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen], [tags[i] for i in chosen], tokens,
+                  starts[chosen], lengths[chosen], list(vocabulary)), skipped
 
 
 def _stride(max_ply: int) -> int:
@@ -376,10 +440,10 @@ class BookBuilder:
                 board.push(move)
             batch.append((self.games + len(batch) + 1, 0, headers, sans))
             if len(batch) >= CHUNK_GAMES:
-                self._merge(_replay_games(batch, stride, len(batch), []))
+                self._merge(_replay_games(_Batch.of(batch), stride, len(batch), []))
                 batch = []
         if batch:
-            self._merge(_replay_games(batch, stride, len(batch), []))
+            self._merge(_replay_games(_Batch.of(batch), stride, len(batch), []))
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
         for chunk in _read_chunks(text, 0, self.games + 1, self.max_ply, progress):
