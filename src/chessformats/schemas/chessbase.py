@@ -6,11 +6,15 @@ and the entity files ``.cbp`` (players), ``.cbt`` (tournaments), ``.cbc`` (annot
 ``.cbe`` (teams), each an AVL tree of fixed-size records. ``.cbh .cbg .cba`` are big-endian, the entity
 files little-endian. Sources: ``specs/chessbase.ru.txt`` (a translation of the CBH format description),
 corrected by ``notes/chessbase.md`` and by the corpus (``corpus/chessbase``); where the bytes disagree
-with both, the meaning says so. Move decoding and every chess meaning live in
-:mod:`chessformats.formats.chessbase`.
+with both, the meaning says so. The ``.cbj`` layout (extended game header) comes from the Java project
+Yarin78/morphy (``ExtendedGameHeaderStorage``), facts only, each checked on the corpus. Move decoding and
+every chess meaning live in :mod:`chessformats.formats.chessbase`.
 """
 
 from __future__ import annotations
+
+import functools
+import itertools
 
 import construct as cs
 
@@ -30,6 +34,10 @@ __all__ = [
     "CBH_HEADER_SIZE",
     "CBH_RECORD",
     "CBH_RECORD_SIZE",
+    "CBJ_HEADER",
+    "CBJ_HEADER_SIZE",
+    "CBJ_RECORD",
+    "CBJ_RECORD_V8",
     "CHESS960_SETUP",
     "ENTITY_HEADER",
     "ENTITY_NODE",
@@ -52,8 +60,10 @@ __all__ = [
     "SOURCE",
     "STORE_HEADER",
     "TEAM",
+    "TEXT_CONTENTS",
     "TEXT_DATA",
     "TEXT_RECORD",
+    "TIME_PERIOD",
     "TOURNAMENT",
     "TWO_BYTE_MOVE",
 ]
@@ -397,22 +407,59 @@ GAME_DATA = cs.Struct(
 
 TITLE_LANGUAGE = MeaningEnum(cs.Int16ul, {
     "english": (0, "English"), "german": (1, "German"), "french": (2, "French"), "spanish": (3, "Spanish"),
-    "italian": (4, "Italian"), "dutch": (5, "Dutch"),
+    "italian": (4, "Italian"), "dutch": (5, "Dutch"), "portuguese": (6, "Portuguese (morphy's TextLanguage)"),
+    "unknown": (7, "no language: stored by ChessBase, not selectable (morphy; seen in morphy_text)"),
 })
+
+TEXT_FORMAT = MeaningEnum(cs.Int16ul, {
+    "formatted": (1, "plain text with formatting data, 16-bit lengths (seen: morphy_hedgehog)"),
+    "formatted_long": (2, "plain text with formatting data, 32-bit lengths (morphy)"),
+    "html": (3, "HTML, 32-bit lengths (seen: morphy_text, ChessBase 16)"),
+})
+
+
+def _short_lengths(ctx: cs.Container) -> bool:
+    """Text format 1 (16-bit lengths)? ``text_format`` is read from the enclosing TEXT_DATA."""
+    while ctx is not None and "text_format" not in ctx:
+        ctx = ctx.get("_")
+    return ctx is not None and ctx.text_format in ("formatted", 1)
+
+
+TEXT_CONTENT = cs.Struct(
+    "language" / TITLE_LANGUAGE * "language of the text (little-endian)",
+    "length" / cs.IfThenElse(_short_lengths, cs.Int16ul, cs.Int32ul) * "bytes of the text: u16 in format 1, "
+                                                                       "else u32 (little-endian)",
+    "text" / cs.Bytes(cs.this.length) * "the text: HTML (format 3) or plain text with CR line ends; code page of "
+                                       "the base or UTF-8 (the HTML of morphy_text declares charset utf-8)",
+    "formatting_length" / cs.IfThenElse(_short_lengths, cs.Int16ul, cs.Int32ul)
+    * "bytes of formatting data after the text (u16 in format 1, else u32); in format 3 a u32 that is 0 "
+      "(every corpus text; morphy: always 0)",
+    "formatting" / cs.Bytes(cs.this.formatting_length) * "formatting runs of a plain text (layout unknown)",
+)
+"""One language's text in a guiding text's body (morphy's TextContentsSerializer)."""
+
+TEXT_CONTENTS = cs.Struct(
+    "unknown" / cs.Int8ub * "0 or 1 (morphy); 1 in every corpus text",
+    "count" / cs.Int16ul * "number of texts, one per language (little-endian)",
+    "texts" / cs.Array(cs.this.count, TEXT_CONTENT) * "the texts",
+    "rest" / cs.GreedyBytes * "bytes after the last text (none in the corpus)",
+)
+"""The body of a guiding text: its texts, one per language."""
 
 TEXT_DATA = cs.Struct(
     "word" / DATA_WORD * "flags (not_encoded = 1) and size",
-    "reserved_4" / cs.Int16ub * "meaning unknown (0x0300 in the corpus)",
+    "text_format" / TEXT_FORMAT * "how the texts are stored (little-endian; morphy's text format)",
     "title_count" / cs.Int16ul * "number of titles (little-endian)",
     "titles" / cs.Array(cs.this.title_count, cs.Struct(
         "language" / TITLE_LANGUAGE * "language of the title (little-endian)",
         "length" / cs.Int16ul * "bytes of the title (little-endian)",
         "title" / cs.Bytes(cs.this.length) * "the title",
     )) * "one title per language",
-    "body" / cs.Bytes(lambda ctx: ctx.word.size - 8 - sum(4 + t.length for t in ctx.titles))
-    * "the text itself (kept raw: a small header, then HTML or plain text)",
+    "body" / cs.FixedSized(lambda ctx: ctx.word.size - 8 - sum(4 + t.length for t in ctx.titles), TEXT_CONTENTS)
+    * "the texts (to the end of word.size)",
 )
-"""A guiding text's data in the ``.cbg`` file."""
+"""A guiding text's data in the ``.cbg`` file (layout after morphy's TextContentsSerializer, checked on the
+corpus: every text of morphy_text and morphy_hedgehog parses to its end and rebuilds byte for byte)."""
 
 # --- the move stream -----------------------------------------------------------------------------------
 
@@ -528,7 +575,9 @@ MODE_COUNTER = ("pre", "pre", "pre", "pre", "post", "post", "post", "post", "pos
 MODE_REVERSE = (False, False, True, True, False, False, True, True, False, True, False, True)
 MODE_VARIANT = ("chess",) * 8 + ("losing chess", "losing chess", "chess960", "chess960")
 """Per encoding mode 0-11 (``notes/chessbase-mode-tables.json``): encoder, when the move counter is
-subtracted ('pre': before the table lookup, 'post': after), piece numbering from the h-file, variant."""
+subtracted ('pre': before the table lookup, 'post': after), piece numbering from the h-file, variant.
+Losing chess (modes 8 and 9; "give away chess" in the Java reader) decodes like chess (kings may be taken)
+and is exported as python-chess's ``Giveaway`` variant; how a promotion to a king is coded is unknown."""
 
 MODE_TABLES: tuple[bytes, ...] = (
     bytes.fromhex(  # mode 0
@@ -626,33 +675,35 @@ ANNOTATION_TYPE = MeaningEnum(cs.Int8ub, {
     "squares": (0x04, "coloured squares"),
     "arrows": (0x05, "arrows"),
     "time_spent": (0x07, "time spent on the move"),
-    "training": (0x09, "training annotation (kept raw)"),
-    "sound": (0x10, "sound (kept raw)"),
-    "picture": (0x11, "picture (kept raw)"),
-    "game_link": (0x13, "link to another game (kept raw)"),
-    "pawn_structure": (0x14, "pawn structure (kept raw)"),
-    "piece_path": (0x15, "piece path (kept raw)"),
+    "training": (0x09, "training question (head decoded, the question kept raw)"),
+    "sound": (0x10, "sound (layout unknown: kept raw)"),
+    "picture": (0x11, "picture (number of an embedded picture)"),
+    "game_link": (0x13, "game quotation: another game's header (and moves) quoted in a comment"),
+    "pawn_structure": (0x14, "pawn structure"),
+    "piece_path": (0x15, "piece path"),
     "white_clock": (0x16, "clock time of white (centiseconds)"),
     "black_clock": (0x17, "clock time of black (centiseconds)"),
     "critical_position": (0x18, "critical position"),
-    "correspondence_move": (0x19, "correspondence move (kept raw)"),
-    "web_link": (0x1C, "web link (kept raw)"),
-    "video": (0x20, "video (kept raw)"),
-    "engine_evaluation": (0x21, "engine evaluation (kept raw)"),
+    "correspondence_move": (0x19, "correspondence move (layout unknown: kept raw)"),
+    "web_link": (0x1C, "web link"),
+    "video": (0x20, "video"),
+    "engine_evaluation": (0x21, "computer (engine) evaluation"),
     "medals": (0x22, "medals"),
     "variation_colour": (0x23, "colour of the variation's text"),
-    "time_control": (0x24, "time control (kept raw)"),
-    "evaluation_list": (0x26, "list of evaluations (kept raw)"),
+    "time_control": (0x24, "time control"),
+    "evaluation_list": (0x26, "engine evaluations of the main line"),
     "correspondence_header": (0x61, "correspondence header (kept raw)"),
     "text_before": (0x82, "text before the move"),
 })
 
 COLOUR = MeaningEnum(cs.Int8ub, {
-    "none": (1, "no colour given (drawn by ChessBase as its default)"),
-    "green": (2, "green"),
-    "yellow": (3, "yellow"),
-    "red": (4, "red"),
+    "none": (0, "no colour (morphy's GraphicalAnnotationColor NONE)"),
+    "not_used": (1, "not used (morphy's NOT_USED)"),
+    "green": (2, "green (seen: morphy_test_annotations game 6)"),
+    "yellow": (3, "yellow (morphy's YELLOW and format notes; no corpus example)"),
+    "red": (4, "red (seen: morphy_test_annotations game 6)"),
 })
+"""Square and arrow colours: 2, 3, 4 as the Java project Yarin78/morphy (GraphicalAnnotationColor) numbers them."""
 
 
 def _optional(con: cs.Construct, label: str) -> cs.Construct:
@@ -667,6 +718,95 @@ TEXT_ITEM = cs.Struct(
     "language" / TEXT_LANGUAGE * "language of the text",
     "text" / cs.GreedyBytes * "the text (code page of the base); 0x9E marks a diagram",
 )
+
+# Layouts of the rarer item types: facts from the Java project Yarin78/morphy (its *AnnotationSerializer
+# classes under morphy-cbh/.../games/annotations and its format notes format/v1/spec/3-annotations.md),
+# checked against the corpus where it has an example (training: morphy_mate2_veryold).
+
+EVALUATION_KIND = MeaningEnum(cs.Int16sl, {
+    "centipawns": (0, "an ordinary evaluation in centipawns"),
+    "mate": (1, "mate in the given number of moves"),
+    "hidden": (3, "meaning unknown: ChessBase shows nothing for it (morphy)"),
+})
+
+TIME_PERIOD_KIND = MeaningEnum(cs.Int8ub, {
+    "rest": (0, "the rest of the game, no increment"),
+    "stage": (1, "a stage of a set number of moves"),
+    "unknown": (2, "meaning unknown"),
+    "rest_increment": (3, "the rest of the game, with an increment"),
+    "unused": (5, "no time and 1000 moves: not used (after a period of kind 0 or 3)"),
+})
+
+TIME_PERIOD = cs.Struct(
+    "start" / cs.Int32ub * "time for the period, in hundredths of a second",
+    "increment" / cs.Int32ub * "increment per move, in hundredths of a second",
+    "moves" / cs.Int16ub * "moves the period lasts; 1000 = the rest of the game",
+    "kind" / TIME_PERIOD_KIND * "kind of period (all zeros: not used)",
+)
+"""One period of a time control item (11 bytes, big-endian)."""
+
+EVALUATION_ENTRY = cs.Struct(
+    "kind" / MeaningEnum(cs.Int8ub, {
+        "centipawns": (0, "an ordinary evaluation in centipawns"),
+        "mate": (1, "mate in the given number of moves"),
+        "none": (0xFF, "no evaluation"),
+    }) * "kind of evaluation",
+    "depth" / cs.Int8ub * "search depth in plies",
+    "value" / cs.Int16sb * "centipawns, or moves to mate",
+)
+"""One entry of an evaluation list: the position before the first move, then one per main-line move."""
+
+QUOTATION_DATE = cs.BitStruct(*_date_fields(11))
+
+
+def _quoted_string(name: str, meaning: str) -> list[cs.Construct]:
+    """A string of a game quotation: a length byte, the bytes, a zero byte (morphy)."""
+    return [
+        f"{name}_length" / cs.Int8ub * f"bytes of {name}",
+        name / cs.Bytes(lambda ctx: ctx[f"{name}_length"]) * meaning,
+        f"{name}_end" / cs.Int8ub * "0",
+    ]
+
+
+def _quotation_head(ctx: cs.Container) -> int:
+    """Bytes of a game quotation before its moves: 37 fixed, the setup position and the four strings."""
+    return int(37 + (28 if ctx.setup is not None else 0) + ctx.white_length + ctx.black_length
+               + ctx.event_length + ctx.site_length)
+
+
+GAME_QUOTATION = cs.Struct(
+    "size" / cs.Int16ub * "size of the quotation in bytes, this field included",
+    "kind" / MeaningEnum(cs.Int16ub, {
+        "header": (1, "the game's header alone"),
+        "game": (2, "the game's header and its moves"),
+    }) * "what is quoted",
+    "flags" / cs.BitStruct(
+        "reserved" / cs.BitsInteger(9) * "0 (morphy)",
+        "setup" / cs.Flag * "a setup position follows (value 64)",
+        "reserved_low" / cs.BitsInteger(6) * "0 (morphy)",
+    ) * "flags",
+    "setup" / cs.If(cs.this.flags.setup, SETUP) * "the quoted game's start position (when flags.setup)",
+    *_quoted_string("white", "white player, 'last,first'"),
+    *_quoted_string("black", "black player, 'last,first'"),
+    "white_elo" / cs.Int16ub * "white's rating, 0 = not given",
+    "black_elo" / cs.Int16ub * "black's rating, 0 = not given",
+    "eco" / ECO * "opening classification, as in the .cbh record",
+    *_quoted_string("event", "tournament title"),
+    *_quoted_string("site", "tournament place"),
+    "date" / QUOTATION_DATE * "date of the game",
+    "event_type" / cs.Int16ub * "tournament type and time control (morphy's CBUtil; not checked here)",
+    "nation" / cs.Int16ub * "tournament country, a number into NATIONS (0 = not given)",
+    "category" / cs.Int16ub * "tournament category, 0 = not given",
+    "rounds" / cs.Int16ub * "rounds of the tournament, 0 = not given",
+    "subround" / cs.Int8ub * "subround, 0 = not given",
+    "round" / cs.Int8ub * "round, 0 = not given",
+    "result" / RESULT * "result",
+    "unknown" / cs.Int16ub * "meaning unknown (morphy: always set to some value)",
+    "moves" / cs.Bytes(lambda ctx: max(0, ctx.size - _quotation_head(ctx)))
+    * "the quoted moves, 2 bytes per ply (morphy's GameQuotationMoveEncoder; kept raw); empty for kind 1",
+    "rest" / cs.GreedyBytes * "bytes after `size` (none expected)",
+)
+"""A game quotation (item type 0x13), after morphy's GameQuotationAnnotationSerializer."""
 
 ANNOTATION_CASES = {
     0x02: Case("Text after the move (item type 0x02)", TEXT_ITEM, "The text comes after its move."),
@@ -707,6 +847,59 @@ ANNOTATION_CASES = {
         "green" / cs.Int8ub * "green component",
         "red" / cs.Int8ub * "red component",
     ), ""),
+    0x07: Case("Time spent (item type 0x07)", cs.Struct(
+        "hours" / cs.Int8ub * "hours spent on the move",
+        "minutes" / cs.Int8ub * "minutes",
+        "seconds" / cs.Int8ub * "seconds",
+        "unknown" / cs.Int8ub * "meaning unknown (morphy: 0x1E on each player's first item, else 0)",
+    ), "Four bytes (morphy's TimeSpentAnnotation). PGN: `[%emt h:mm:ss]`."),
+    0x09: Case("Training (item type 0x09)", cs.Struct(
+        "marker" / cs.Bytes(3) * "01 00 01 (every corpus item, morphy_mate2_veryold; morphy's notes)",
+        "size" / cs.Int16ul * "bytes from this field to the end of the item, this field included (seen: item "
+                              "size - 9; morphy's notes say 'bytes that follow')",
+        "seconds" / cs.Int32ul * "time allowed, in seconds",
+        "points" / cs.Int16ul * "points for solving it",
+        "question" / cs.GreedyBytes * "the question and its solutions (layout unknown)",
+    ), "Little-endian after the marker. Kept on the game (`chessbase_extras`): PGN has no form."),
+    0x10: Case("Sound (item type 0x10)", cs.Struct(
+        "data" / cs.GreedyBytes * "layout unknown (morphy keeps it raw; likely a number like a picture's)"), ""),
+    0x11: Case("Picture (item type 0x11)", cs.Struct(
+        "number" / cs.GreedyBytes * "number of an embedded picture, in ASCII decimal digits (morphy's notes)"), ""),
+    0x13: Case("Game quotation (item type 0x13)", GAME_QUOTATION,
+               "Another game's header (and moves) quoted in a comment; morphy's GameQuotationAnnotationSerializer."),
+    0x14: Case("Pawn structure (item type 0x14)", cs.Struct(
+        "kind" / cs.Int8ub * "which structure (one byte in morphy; the values' meanings are unknown)"), ""),
+    0x15: Case("Piece path (item type 0x15)", cs.Struct(
+        "kind" / cs.Int8ub * "meaning unknown (morphy: a type)",
+        "square" / cs.Int8ub * "the square of the piece, numbered from 1 (1 = a1, 2 = a2, 9 = b1: file-major)",
+    ), "Two bytes (morphy's PiecePathAnnotation)."),
+    0x19: Case("Correspondence move (item type 0x19)", cs.Struct(
+        "data" / cs.GreedyBytes * "layout unknown (morphy keeps it raw; never seen)"), ""),
+    0x1C: Case("Web link (item type 0x1C)", cs.Struct(
+        "size" / cs.Int16ul * "size of this data in bytes, this field included (little-endian)",
+        "url_length" / cs.Int8ub * "bytes of the URL",
+        "url" / cs.Bytes(cs.this.url_length) * "the URL",
+        "text_length" / cs.Int8ub * "bytes of the text",
+        "text" / cs.Bytes(cs.this.text_length) * "the link's text (empty in morphy's examples)",
+        "rest" / cs.GreedyBytes * "bytes after the text (none expected)",
+    ), "morphy's WebLinkAnnotation."),
+    0x20: Case("Video (item type 0x20)", cs.Struct(
+        "reserved" / cs.Int8ub * "1 (morphy)",
+        "language" / TEXT_LANGUAGE * "language, as in a text item",
+        "caption" / cs.GreedyBytes * "a text, likely the video's caption (code page of the base)",
+    ), "morphy's notes (its serializer keeps the bytes raw)."),
+    0x21: Case("Computer evaluation (item type 0x21)", cs.Struct(
+        "value" / cs.Int16sl * "centipawns (kind 0) or moves to mate (kind 1), from White's point of view",
+        "kind" / EVALUATION_KIND * "kind of evaluation",
+        "depth" / cs.Int16sl * "search depth in plies (0: not given)",
+    ), "Three little-endian 16-bit integers (morphy's ComputerEvaluationAnnotation). PGN: `[%eval ...]`."),
+    0x24: Case("Time control (item type 0x24)", cs.Struct(
+        "periods" / cs.GreedyRange(TIME_PERIOD) * "three periods of 11 bytes (unused ones all zeros)",
+    ), "33 bytes, big-endian (morphy's TimeControlAnnotation). PGN: the `TimeControl` tag."),
+    0x26: Case("Evaluation list (item type 0x26)", cs.Struct(
+        "count" / cs.Int16ub * "number of entries",
+        "entries" / cs.Array(cs.this.count, EVALUATION_ENTRY) * "the evaluations, 4 bytes each",
+    ), "On position -1 (morphy's notes). Kept on the game (`chessbase_extras`)."),
 }
 
 ANNOTATION_BODY = TaggedUnion(cs.this.type, ANNOTATION_CASES, label="by type (other types: raw bytes)")
@@ -840,6 +1033,103 @@ TEAM = cs.Struct(
 ENTITY_RECORDS = {".cbp": PLAYER, ".cbt": TOURNAMENT, ".cbc": ANNOTATOR, ".cbs": SOURCE, ".cbe": TEAM}
 """The record declaration of each entity file, by extension."""
 
+# --- .cbj: the extended game header ---------------------------------------------------------------------
+# Field order and sizes from Yarin78/morphy (ExtendedGameHeaderStorage, ExtendedGameHeader, RatingType,
+# EndgameInfo, FinalMaterial); every value the meanings call "seen" or "in the corpus" was checked on
+# corpus/chessbase (tests/schemas/test_chessbase_cbj_schema.py).
+
+CBJ_HEADER = cs.Struct(
+    "version" / cs.Int32ul * "format version: 11 (120-byte records) or 8 (78-byte records) in the corpus",
+    "record_size" / cs.Int32ul * "size of every record: 120 (version 11), 78 (version 8); morphy names 8-38 for "
+                                 "older versions",
+    "records" / cs.Int32ul * "records in the file (the .cbh record count in the corpus); record n is game n",
+    "reserved_12" / cs.Bytes(20) * "leftovers, meaning unknown (fragments of names and paths in the corpus)",
+)
+"""The 32-byte header of a ``.cbj`` file (little-endian, unlike its records)."""
+CBJ_HEADER_SIZE: int = CBJ_HEADER.sizeof()
+
+MATERIAL = cs.BitStruct(
+    "pawns" / cs.BitsInteger(4) * "pawns (16 wraps to 0)",
+    "queens" / cs.BitsInteger(3) * "queens (at most 7)",
+    "knights" / cs.BitsInteger(3) * "knights (at most 7)",
+    "bishops" / cs.BitsInteger(3) * "bishops (at most 7)",
+    "rooks" / cs.BitsInteger(3) * "rooks (at most 7)",
+)
+"""The pieces (kings aside) of one side, packed in 16 bits."""
+
+TIME_CONTROL = MeaningEnum(cs.Int8ub, {
+    "normal": (0, "normal"), "blitz": (1, "blitz"), "rapid": (2, "rapid"), "correspondence": (3, "correspondence"),
+})
+
+RATING_TYPE = cs.Struct(
+    "reserved_0" / cs.Int8ub * "0 in the corpus",
+    "kind" / MeaningEnum(cs.Int8ub, {
+        "none": (0, "not given (all 16 bytes 0; bases written by other programs)"),
+        "international": (1, "an international rating (FIDE, ICCF)"),
+        "national": (2, "a national rating (morphy; not in the corpus)"),
+    }) * "kind of rating",
+    "national_control" / TIME_CONTROL * "time control of a national rating (0 otherwise)",
+    "international_control" / MeaningEnum(cs.Int8ub, {
+        "none": (0, "not given"), "normal": (1, "normal"), "blitz": (2, "blitz"), "rapid": (3, "rapid"),
+        "correspondence": (4, "correspondence"), "national": (100, "a national rating (morphy)"),
+    }) * "time control of an international rating, plus 1",
+    "nation" / NATION * "nation of a national rating (morphy; 0 in the corpus)",
+    "name" / cs.Bytes(11) * "name of the rating, 0-terminated (FIDE in the corpus)",
+)
+"""A player's rating type (16 bytes)."""
+
+ENDGAME = cs.Struct(
+    "version" / cs.Int16ub * "1: the fields below are filled (written by morphy); 0 in ChessBase's corpus records",
+    "longest" / cs.Int16ub * "code of the endgame type the game stayed in longest (morphy's EndgameType; 0 none)",
+    *[field for stage in range(1, 5) for field in (
+        f"type_{stage}" / cs.Int16ub * f"code of the game's endgame type number {stage} (0 none)",
+        f"ply_{stage}" / cs.Int16ub * f"ply at which endgame type number {stage} starts",
+    )],
+)
+"""Endgame classification (20 bytes; all 0 in the ChessBase-written corpus bases)."""
+
+_CBJ_FIELDS: tuple[cs.Construct, ...] = (
+    "white_team" / cs.Int32sb * "record number of white's team in the .cbe file; -1: none",
+    "black_team" / cs.Int32sb * "record number of black's team in the .cbe file; -1: none",
+    "media_offset" / cs.Int32sb * "a guiding text's offset in the .cbm media file; -1 (ChessBase) or 0: none",
+    "cba_offset" / cs.Int64ub * "the game's .cba offset again (equal to the .cbh record's; 0 for guiding texts)",
+    "reserved_20" / cs.Int16sb * "0 in the corpus",
+    "material_1" / MATERIAL * "material at the end of the main line of the side with more (pawns compared first, "
+                              "then queens, knights, bishops, rooks); 0 when not computed",
+    "reserved_24" / cs.Int16sb * "0 in the corpus",
+    "material_2" / MATERIAL * "material at the end of the main line of the other side",
+    "check_sum" / cs.Int16ub * "sum of the ten 16-bit words at offsets 8-27, mod 65536 (morphy: total material)",
+    "cbg_offset" / cs.Int64ub * "the game's .cbg offset again (equal to the .cbh record's)",
+    "white_rating" / RATING_TYPE * "the type of white's rating",
+    "black_rating" / RATING_TYPE * "the type of black's rating",
+    "reserved_70" / cs.Int32ub * "meaning unknown (morphy: reset when a game is copied); 0 in the corpus",
+    "reserved_74" / cs.Int32ub * "meaning unknown (morphy: reset when a game is copied); 0 in the corpus",
+    "game_version" / cs.Int16ub * "edit count: 1 for a new game, raised when it is saved again (morphy)",
+    "created" / cs.Int64sb * "creation time in 1/1024 s since 2008-12-01 00:00 Europe/Berlin (other writers: other "
+                             "units)",
+    "endgame" / ENDGAME * "endgame classification",
+    "modified" / cs.Int64ub * "last change in 100 ns ticks since 1582-10-15 00:00 UTC; 0: never changed",
+    "game_tag" / cs.Int32sb * "the game's tag record (morphy); 0 or -1 (none) in the corpus",
+)
+_CBJ_ENDS: tuple[int, ...] = tuple(itertools.accumulate(int(f.sizeof()) for f in _CBJ_FIELDS))
+
+
+@functools.cache
+def cbj_record(size: int) -> cs.Struct:
+    """The declaration of a ``.cbj`` record of ``size`` bytes: the fields that fit, then the rest raw."""
+    count = sum(1 for end in _CBJ_ENDS if end <= size)
+    used = _CBJ_ENDS[count - 1] if count else 0
+    fields = list(_CBJ_FIELDS[:count])
+    if size > used:
+        fields.append("extra" / cs.Bytes(size - used) * "bytes of a version this reader does not know, kept raw")
+    return cs.Struct(*fields)
+
+
+CBJ_RECORD = cbj_record(120)
+"""A version-11 ``.cbj`` record (120 bytes, big-endian): the extended header of game n (record n, from 1)."""
+CBJ_RECORD_V8 = cbj_record(78)
+"""A version-8 ``.cbj`` record (78 bytes): the first 78 bytes of a version-11 record."""
+
 # --- documentation -------------------------------------------------------------------------------------
 
 def _move_table_note() -> str:
@@ -861,15 +1151,17 @@ def _move_table_note() -> str:
 FORMAT = FormatDoc(
     key="chessbase",
     title="ChessBase game database",
-    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe"),
+    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj"),
     summary=(
         "A ChessBase database is a family of files with one name. The `.cbh` file has a 46-byte header and "
         "one 46-byte record per game or guiding text (game number n, counted from 1, is record n); each record "
         "points into `.cbg` (the game data: setup position and coded move stream) and `.cba` (annotations) "
         "and names the game's players, tournament, annotator and source by record number in the entity files "
         "`.cbp .cbt .cbc .cbs .cbe`, which are AVL trees of fixed-size records. `.cbh .cbg .cba` are "
-        "big-endian; the entity files are little-endian. Other companions (`.cbj .cbm .cbl .cbtt .cib .cit "
-        ".cbb .ini` ...) are indexes and settings that a reader does not need."
+        "big-endian; the entity files are little-endian. The optional `.cbj` file (the extended game header) "
+        "adds per game the teams (record numbers in `.cbe`), rating types, final material and timestamps. "
+        "Other companions (`.cbm .cbl .cbtt .cib .cit .cbb .ini` ...) are indexes and settings that a reader "
+        "does not need."
     ),
     structures=(
         Structure(".cbh header", CBH_HEADER, "The first 46 bytes of the `.cbh` file. Old bases differ only in "
@@ -900,6 +1192,16 @@ FORMAT = FormatDoc(
         Structure(".cbc annotator", ANNOTATOR, "An annotator."),
         Structure(".cbs source", SOURCE, "A source."),
         Structure(".cbe team", TEAM, "A team."),
+        Structure(".cbj header", CBJ_HEADER, "The first 32 bytes of the `.cbj` file (little-endian); record n "
+                  "(game n, from 1) follows at 32 + (n - 1) * record_size. A missing `.cbj`, or one holding fewer "
+                  "records than the `.cbh`, means no extended header for those games."),
+        Structure(".cbj record", CBJ_RECORD, "A version-11 record (120 bytes, big-endian). Version 8 records "
+                  "(78 bytes) end after `reserved_74`; a record of another size holds the fields that fit and "
+                  "keeps the rest raw (`extra`)."),
+        Structure("Rating type", RATING_TYPE, "`white_rating` and `black_rating` of a `.cbj` record."),
+        Structure("Final material", MATERIAL, "`material_1` and `material_2` of a `.cbj` record (a big-endian "
+                  "16-bit integer)."),
+        Structure("Endgame classification", ENDGAME, "`endgame` of a `.cbj` record."),
     ),
     notes=(
         "**Byte order.** `.cbh .cbg .cba` are big-endian, except the guiding-text title fields; the entity "
@@ -915,7 +1217,10 @@ FORMAT = FormatDoc(
         "the remembered position; with none left, the game ends), 0xEB announces a two-byte move and 0xEC is "
         "skipped. (The spec says 0xEC and 0xED: its one-byte table leaves out code 0x40, rook 2 x+5, so every "
         "code it lists from 0x41 on is one too high.) Other codes are one-byte moves of the n-th "
-        "piece of a kind (pieces numbered in a1, a2, ..., h8 order).",
+        "piece of a kind (pieces numbered in a1, a2, ..., h8 order; h1, h2, ..., a8 in 'reverse' modes). Only "
+        "the first 3 queens, rooks, bishops and knights, 8 pawns and 1 king of a side get a number; a piece "
+        "without one never gets one (a promoted piece takes a free number, if any) and moves as a two-byte "
+        "move (corpus ManyPromotions). Losing chess (modes 8 and 9) is read as python-chess's `Giveaway`.",
         _move_table_note(),
         "**Annotation positions.** An item's position counts the moves before it in the stored depth-first "
         "order of the move stream (variations included), not in PGN order; -1 is the whole game.",
@@ -928,9 +1233,25 @@ FORMAT = FormatDoc(
         "texts) or, in newer bases, UTF-8.",
         "**Clocks.** The two clock items at position -1 (BielMTO, Chess960Biel) hold each side's clock after its "
         "last move of the main line, in centiseconds.",
+        "**Rarer annotation items** (no corpus example except training): layouts from Yarin78/morphy. A computer "
+        "evaluation (0x21) is three little-endian 16-bit integers; its value is taken as from White's point of "
+        "view, as ChessBase shows it and morphy prints it (`+0.50/20`), and written as `[%eval 0.50,20]` "
+        "(`#N` for mate in N); time spent (0x07) is written as `[%emt h:mm:ss]`; a time control (0x24) whose "
+        "times are whole seconds becomes the `TimeControl` tag (`40/5400+30:1800+30`). Square and arrow colours "
+        "2, 3, 4 are green, yellow, red (morphy; 2 and 4 seen in morphy_test_annotations).",
+        "**Guiding texts.** After the titles, the body holds one text per language (morphy's text languages 0-7: "
+        "English, German, French, Spanish, Italian, Dutch, Portuguese, none): HTML in `text_format` 3 "
+        "(morphy_text, each text's HTML names its language), plain text with formatting data in format 1 "
+        "(morphy_hedgehog, cp1251 Cyrillic).",
         "**Chess960.** ECO values >= 64576 are start-position numbers + 64576; game flag bit `chess960` "
         "(0x08000000 of bytes 39-42) is set; castling is stored as a two-byte move whose source equals its "
         "destination.",
+        "**Extended header (.cbj).** Header little-endian, records big-endian. `check_sum` is the 16-bit sum "
+        "of the words at offsets 8-27 in every corpus record ChessBase wrote (morphy reads it as the total "
+        "material, and so writes other values). `material_1`/`material_2` match the end of the main line "
+        "(both sides, larger first) except in 14 of morphy_hedgehog's games. `created` is in ChessBase's "
+        "unit only in bases ChessBase wrote (twic1134: 2016-08-01, the issue's date); other writers store "
+        "larger values in another unit.",
     ),
     examples=(
         Example(CBH_RECORD, bytes.fromhex(
@@ -951,5 +1272,11 @@ FORMAT = FormatDoc(
         "*Описание формата баз партий от Chessbase* (the Kvetka project's translation of the CBH format "
         "description), `specs/chessbase.ru.txt`.",
         "`notes/chessbase.md` and `notes/chessbase-mode-tables.json` (corrections and the twelve mode tables).",
+        "Yarin78/morphy (Java), `morphy-cbh/.../games/ExtendedGameHeaderStorage.java` and the classes it uses: "
+        "the `.cbj` field order and sizes, checked on the corpus.",
+        "Yarin78/morphy (Java), `morphy-cbh/.../games/annotations/*Serializer.java`, "
+        "`GraphicalAnnotationColor.java`, `morphy-cbh/.../text/TextContentsSerializer.java` and its notes "
+        "`format/v1/spec/3-annotations.md`: the layouts of the rarer annotation items and of guiding texts "
+        "(facts only; checked on the corpus where it has examples).",
     ),
 )

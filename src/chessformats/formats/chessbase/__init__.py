@@ -16,6 +16,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import atomic_write, map_file
-from ...engine.layout import bit_fields, numpy_dtype
+from ...engine.layout import bit_fields, describe, numpy_dtype
 from ...engine.records import record_array
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
@@ -38,6 +39,8 @@ __all__ = [
     "Database",
     "Entity",
     "EntityFile",
+    "ExtendedHeader",
+    "ExtendedHeaders",
     "GameHeader",
     "GuidingText",
     "decode_name",
@@ -315,6 +318,197 @@ class EntityFile:
         return pre
 
 
+# --- extended game headers (.cbj) ----------------------------------------------------------------------
+
+_UTC = timezone.utc  # not datetime.UTC: mypy checks for Python 3.10
+_CBJ_CREATED_EPOCH = datetime(2008, 11, 30, 23, 0, tzinfo=_UTC)  # 2008-12-01 00:00 in Berlin (CET, UTC+1)
+_CBJ_MODIFIED_EPOCH = datetime(1582, 10, 15, tzinfo=_UTC)
+_CBJ_LATEST = datetime(2100, 1, 1, tzinfo=_UTC)  # later times are another writer's unit, not a date
+_CBJ_MAX_RECORD = 1 << 16
+_CBJ_TEAM_FIELDS = {f.name: (f.offset or 0, f.size or 0) for f in describe(schema.CBJ_RECORD)
+                    if f.name.endswith("_team")}  # fixed fields at the start of every record version
+
+
+@dataclass(frozen=True)
+class ExtendedHeader:
+    """A game's ``.cbj`` record (the extended game header) with its values decoded."""
+
+    number: int
+    """The game (record) number, from 1."""
+    offset: int
+    """Offset of the record in the ``.cbj`` file."""
+    record: Any = field(repr=False)
+    """The parsed record (every field the record's size holds; see ``schema.cbj_record``)."""
+    white_team: int | None = None
+    """Record number of white's team in the ``.cbe`` file (``None``: no team)."""
+    black_team: int | None = None
+    game_version: int | None = None
+    """Edit count (1 for a new game); ``None`` in records too old to hold it."""
+    created: datetime | None = None
+    """When the game was created (``None``: not given, or a value in another writer's unit)."""
+    modified: datetime | None = None
+    """When the game was last changed (``None``: never, or not given)."""
+    white_rating_type: str | None = None
+    """Type of white's rating, e.g. "FIDE" or "FIDE blitz" (``None``: not given)."""
+    black_rating_type: str | None = None
+    final_material: tuple[str, str] | None = None
+    """Pieces (kings aside) left at the end of the main line, e.g. ("RB5P", "R6P"): the side with more first,
+    which is not necessarily white. ``None``: not computed."""
+
+
+def _material(value: Any) -> str:
+    text: str = "Q" * value.queens + "R" * value.rooks + "B" * value.bishops + "N" * value.knights
+    return text + (f"{value.pawns}P" if value.pawns else "")
+
+
+def _rating_type(value: Any) -> str | None:
+    kind = str(value.kind)
+    name = decode_name(value.name)
+    if kind == "international":
+        control = str(value.international_control)
+        return (name or "international") + ("" if control in ("normal", "none") else f" {control}")
+    if kind == "national":
+        control = str(value.national_control)
+        return " ".join(part for part in (str(value.nation).upper(), name or "national",
+                                          "" if control == "normal" else control) if part)
+    return None
+
+
+def _roman(number: int) -> str:
+    """``number`` in Roman numerals (1-3999; others in digits)."""
+    if not 1 <= number <= 3999:
+        return str(number)
+    text = ""
+    for value, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        count, number = divmod(number, value)
+        text += letters * count
+    return text
+
+
+def _time(epoch: datetime, delta: timedelta) -> datetime | None:
+    try:
+        moment = epoch + delta
+    except OverflowError:
+        return None
+    return moment if moment < _CBJ_LATEST else None
+
+
+class ExtendedHeaders:
+    """The ``.cbj`` file: one record per game (game n is record n), memory-mapped, read when asked for.
+
+    A missing or empty file, a game beyond the records it holds (a ``.cbj`` older than its games) or a record
+    too small for the field asked for mean "not given"; a header or record that cannot be right raises a
+    :class:`FormatError`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._data: Any = map_file(self.path) if os.path.exists(self.path) else b""
+        self.header: Any = None
+        self.record_size = 0
+        self.count = 0
+        self._available = 0
+        if not self._data:
+            return
+        if len(self._data) < schema.CBJ_HEADER_SIZE:
+            raise TruncatedError("truncated .cbj header", needed=schema.CBJ_HEADER_SIZE, available=len(self._data),
+                                 file=self.path, offset=0)
+        self.header = parse(schema.CBJ_HEADER, bytes(self._data[:schema.CBJ_HEADER_SIZE]), file=self.path)
+        size = int(self.header.record_size)
+        if not 1 <= size <= _CBJ_MAX_RECORD:
+            raise InvalidValueError(f".cbj records of {size} bytes", expected=f"1..{_CBJ_MAX_RECORD}", actual=size,
+                                    file=self.path, offset=4, path="record_size")
+        self.record_size = size
+        self.count = int(self.header.records)
+        self._available = (len(self._data) - schema.CBJ_HEADER_SIZE) // size
+        self.declaration = schema.cbj_record(size)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def close(self) -> None:
+        if hasattr(self._data, "close"):
+            self._data.close()
+
+    def offset_of(self, number: int) -> int:
+        return schema.CBJ_HEADER_SIZE + (number - 1) * self.record_size
+
+    def raw(self, number: int) -> tuple[int, bytes] | None:
+        """(offset, bytes) of game ``number``'s record; ``None`` when the file holds none for it."""
+        start = self.raw_span(number)
+        if start is None:
+            return None
+        return start, bytes(self._data[start:start + self.record_size])
+
+    def __getitem__(self, number: int) -> ExtendedHeader | None:
+        """Game ``number``'s extended header (``None``: the file holds no record for it)."""
+        found = self.raw(number)
+        if found is None:
+            return None
+        start, data = found
+        record = parse(self.declaration, data, file=self.path, offset=start, path=f"cbj[{number}]")
+        teams = [self._team(record, number, start, name) if name in record else None
+                 for name in ("white_team", "black_team")]
+        version = record.get("game_version")
+        created = record.get("created")
+        modified = record.get("modified")
+        material = None
+        if "material_2" in record:
+            material = (_material(record.material_1), _material(record.material_2))
+            if material == ("", ""):  # 0: not computed
+                material = None
+        return ExtendedHeader(
+            number, start, record, teams[0], teams[1],
+            game_version=None if version is None else int(version),
+            created=_time(_CBJ_CREATED_EPOCH, timedelta(seconds=created / 1024)) if created else None,
+            modified=_time(_CBJ_MODIFIED_EPOCH, timedelta(microseconds=modified // 10)) if modified else None,
+            white_rating_type=_rating_type(record.white_rating) if "white_rating" in record else None,
+            black_rating_type=_rating_type(record.black_rating) if "black_rating" in record else None,
+            final_material=material,
+        )
+
+    def team_numbers(self, number: int) -> tuple[int | None, int | None]:
+        """Game ``number``'s (white, black) team numbers, read straight from its record (the offsets come from
+        the declaration): the fast path of :meth:`__getitem__` for game lists and PGN export."""
+        found = self.raw_span(number)
+        if found is None:
+            return None, None
+        start = found
+        teams: list[int | None] = []
+        for name in ("white_team", "black_team"):
+            offset, size = _CBJ_TEAM_FIELDS[name]
+            if offset + size > self.record_size:
+                teams.append(None)
+                continue
+            value = int.from_bytes(self._data[start + offset:start + offset + size], "big", signed=True)
+            teams.append(self._checked_team(value, number, start, name))
+        return teams[0], teams[1]
+
+    def raw_span(self, number: int) -> int | None:
+        """Where game ``number``'s record starts (``None``: the file holds no record for it)."""
+        if not 1 <= number <= self.count:
+            return None
+        start = self.offset_of(number)
+        if number > self._available:
+            raise TruncatedError(f"the .cbj header counts {self.count} records, the file holds {self._available}",
+                                 needed=self.record_size, available=max(0, len(self._data) - start),
+                                 file=self.path, offset=start, path=f"cbj[{number}]")
+        return start
+
+    def _team(self, record: Any, number: int, start: int, name: str) -> int | None:
+        return self._checked_team(int(record[name]), number, start, name)
+
+    def _checked_team(self, value: int, number: int, start: int, name: str) -> int | None:
+        if value == -1:
+            return None
+        if value < 0:
+            raise InvalidValueError(f"game {number}: team number {value}", expected="-1 or a .cbe record number",
+                                    actual=value, file=self.path, offset=start + (0 if name == "white_team" else 4),
+                                    path=f"cbj[{number}].{name}")
+        return value
+
+
 # --- games ---------------------------------------------------------------------------------------------
 
 @dataclass
@@ -329,6 +523,14 @@ class GameHeader:
     medals: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     database: Database | None = field(default=None, repr=False, compare=False)
+    white_team: str | None = None
+    """White's team (from the ``.cbj`` and ``.cbe`` files; ``None``: not given)."""
+    black_team: str | None = None
+
+    @property
+    def extended(self) -> ExtendedHeader | None:
+        """The game's ``.cbj`` record: rating types, final material, timestamps, version (``None``: no record)."""
+        return self.database.extended_header(self.number) if self.database is not None else None
 
     def decode(self) -> DecodedGame:
         """The decoded move stream (tokens in stream order, start position, mode)."""
@@ -347,9 +549,24 @@ class GameHeader:
         return self.database._annotated(self)
 
 
+def decode_text_body(raw: bytes, encoding: str | None = None) -> str:
+    """A guiding text's text: UTF-8 when valid, else cp1252 (``encoding`` overrides); never raises."""
+    if encoding:
+        return raw.decode(encoding, errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
 @dataclass
 class GuidingText:
-    """A guiding-text record: its titles per language and its body (raw bytes, usually HTML)."""
+    """A guiding-text record: its titles and texts per language, and its body (raw bytes, for a byte-exact copy).
+
+    ``texts`` maps a language (``english``, ``german``, ... ``unknown``) to its text: HTML when
+    ``text_format`` is ``"html"`` (ChessBase 16), else plain text with CR line ends whose formatting runs
+    are in ``formatting``. The body's layout is ``schema.TEXT_CONTENTS``.
+    """
 
     number: int
     record: Any = field(repr=False)
@@ -358,6 +575,14 @@ class GuidingText:
     tournament: str = ""
     annotator: str = ""
     source: str = ""
+    text_format: str = ""
+    texts: dict[str, str] = field(default_factory=dict, repr=False)
+    formatting: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    @property
+    def html(self) -> dict[str, str]:
+        """The HTML of each language (empty unless ``text_format`` is ``"html"``)."""
+        return dict(self.texts) if self.text_format == "html" else {}
 
 
 class Database:
@@ -389,6 +614,44 @@ class Database:
         self.annotators = EntityFile(self._companion(".cbc"), encoding=encoding)
         self.sources = EntityFile(self._companion(".cbs"), encoding=encoding)
         self.teams = EntityFile(self._companion(".cbe"), encoding=encoding)
+        self._extended: ExtendedHeaders | None = None  # the .cbj file, opened when first needed
+
+    @property
+    def extended(self) -> ExtendedHeaders:
+        """The ``.cbj`` file (extended game headers), opened on first use; empty when the base has none."""
+        if self._extended is None:
+            self._extended = ExtendedHeaders(self._companion(".cbj"))
+        return self._extended
+
+    def extended_header(self, number: int) -> ExtendedHeader | None:
+        """Game ``number``'s ``.cbj`` record with its team numbers checked against the ``.cbe`` file."""
+        found = self.extended[number]
+        if found is not None:
+            self._check_teams(number, (found.white_team, found.black_team))
+        return found
+
+    def team_numbers(self, number: int) -> tuple[int | None, int | None]:
+        """Game ``number``'s (white, black) team record numbers (``None``: not given), checked."""
+        teams = self.extended.team_numbers(number)
+        self._check_teams(number, teams)
+        return teams
+
+    def _check_teams(self, number: int, teams: tuple[int | None, int | None]) -> None:
+        for name, team in zip(("white_team", "black_team"), teams, strict=True):
+            if team is not None and team >= len(self.teams):
+                raise InvalidValueError(f"game {number}: team {team}, the .cbe file has {len(self.teams)} records",
+                                        actual=team, file=self.extended.path,
+                                        offset=self.extended.offset_of(number) + _CBJ_TEAM_FIELDS[name][0],
+                                        path=f"cbj[{number}].{name}")
+
+    def team_name(self, number: int) -> str:
+        """Team ``number``'s name as ChessBase shows it: the title, then the team number (if any) in Roman
+        numerals ("Eppingen" with number 2 is "Eppingen II", as UnusualStart.pgn has it). "" when out of range."""
+        if not 0 <= number < len(self.teams):
+            return ""
+        team = self.teams[number]
+        suffix = int(team.record.number)
+        return f"{team.name} {_roman(suffix)}" if team.name and suffix else team.name
 
     def _companion(self, extension: str) -> str:
         for candidate in (self.base + extension, self.base + extension.upper()):
@@ -414,6 +677,8 @@ class Database:
                 data.close()
         for entities in (self.players, self.tournaments, self.annotators, self.sources, self.teams):
             entities.close()
+        if self._extended is not None:
+            self._extended.close()
 
     def __len__(self) -> int:
         """Records (games and guiding texts) in the ``.cbh`` file."""
@@ -472,12 +737,18 @@ class Database:
             kind = tournament.record.kind
             if int(kind.type):
                 headers["EventType"] = str(kind.type)
+        teams: list[str | None] = [None, None]
+        for side, (team, tag) in enumerate(zip(self.team_numbers(number), ("WhiteTeam", "BlackTeam"), strict=True)):
+            if team is not None and (name := self.team_name(team)):
+                teams[side] = name
+                headers[tag] = name
         headers = {name: _tag_value(value) for name, value in headers.items()}
         medals = [name for name, value in body.medals.items() if value is True]
         flags = [name for name, value in body.flags.items() if value is True]
         if body.flags.chess960 and chess960 is None:
             chess960 = -1
-        return GameHeader(number, record, headers, chess960, medals, flags, self)
+        return GameHeader(number, record, headers, chess960, medals, flags, self, white_team=teams[0],
+                          black_team=teams[1])
 
     def _text(self, number: int, record: Any) -> GuidingText:
         start = int(record.cbg_offset)
@@ -491,9 +762,14 @@ class Database:
         data = parse(schema.TEXT_DATA, bytes(self._cbg[start:start + size]), file=self._companion(".cbg"),
                      offset=start, path=f"texts[{number}]")
         titles = {str(t.language): decode_name(t.title, self.encoding) for t in data.titles}
+        head = 8 + sum(4 + int(t.length) for t in data.titles)
+        raw = bytes(self._cbg[start + head:start + size])
+        texts = {str(t.language): decode_text_body(t.text, self.encoding) for t in data.body.texts}
+        formatting = {str(t.language): bytes(t.formatting) for t in data.body.texts if t.formatting}
         body = record.body
-        return GuidingText(number, record, titles, data.body, self.tournaments.name_of(body.tournament),
-                           self.annotators.name_of(body.annotator), self.sources.name_of(body.source))
+        return GuidingText(number, record, titles, raw, self.tournaments.name_of(body.tournament),
+                           self.annotators.name_of(body.annotator), self.sources.name_of(body.source),
+                           str(data.text_format), texts, formatting)
 
     def decode(self, number: int) -> DecodedGame:
         """Game ``number``'s move stream, decoded (without reading its header's names)."""
@@ -698,7 +974,26 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
                 continue
             targets += _move_targets(db, number)
             targets += _annotation_targets(db, number)
+            targets += _cbj_targets(db, header)
         return targets
+
+
+def _cbj_targets(db: Database, game: GameHeader) -> list[Any]:
+    """The game's ``.cbj`` record (extended header), its teams named."""
+    from ..registry import InspectTarget
+
+    found = game.extended
+    if found is None:
+        return []
+    path = f"cbj[{game.number}]"
+    notes = {f"{path}.{side}": name for side, name in (("white_team", game.white_team),
+                                                       ("black_team", game.black_team)) if name}
+    for name in ("created", "modified"):
+        moment = getattr(found, name)
+        if moment is not None:
+            notes[f"{path}.{name}"] = moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return [InspectTarget(db.extended.declaration, found.offset, db.extended.record_size, path, notes,
+                          db.extended.path)]
 
 
 def _annotation_targets(db: Database, number: int) -> list[Any]:

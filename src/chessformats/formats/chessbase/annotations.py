@@ -1,8 +1,10 @@
-"""ChessBase annotations (``.cba`` items) as PGN: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``/``[%emt]``.
+"""ChessBase annotations (``.cba`` items) as PGN: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``/``[%emt]``,
+``[%eval]`` and the ``TimeControl`` tag.
 
 Items are attached by their position: -1 is the whole game, p >= 0 the (p+1)-th move of the stored stream
 (depth first, variations included). Symbol bytes are PGN NAG numbers (seen: every symbol of
-``libcbh_Annotation`` against its PGN export). What PGN cannot hold is kept in :class:`Extras`.
+``libcbh_Annotation`` against its PGN export). What PGN cannot hold is kept in :class:`Extras`, with
+readable values. Layouts of the rarer items follow the Java project Yarin78/morphy (see the schema).
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import chess
+import chess.engine
 import chess.pgn
 import chess.svg
 
-__all__ = ["Annotator", "Extras", "decode_text"]
+from ...schemas.chessbase import NATIONS
 
-_COLOURS = {2: "green", 3: "yellow", 4: "red"}
+__all__ = ["Annotator", "Extras", "decode_text", "time_control_tag"]
+
+_COLOURS = {2: "green", 3: "yellow", 4: "red"}  # morphy's GraphicalAnnotationColor; 2 and 4 seen in the corpus
 
 
 def decode_text(raw: bytes, encoding: str | None = None) -> str:
@@ -35,6 +40,81 @@ class Extras:
     """Annotations without a PGN form, by stream position (-1: the whole game)."""
 
     items: dict[int, list[tuple[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+
+
+def time_control_tag(periods: list[Any]) -> str | None:
+    """The PGN ``TimeControl`` value of a time control item's periods, or None when PGN cannot say it.
+
+    Each used period gives ``[moves/]seconds[+increment]`` (moves only when 0 < moves < 1000), joined by
+    ``:`` as the PGN standard joins periods; unused periods (all zeros, or kind 5) are left out.
+    """
+    parts = []
+    for period in periods:
+        start, increment, moves, kind = (int(period.start), int(period.increment), int(period.moves),
+                                         int(period.kind))
+        if kind == 5 or (start == increment == moves == kind == 0):
+            continue
+        if start % 100 or increment % 100 or start <= 0:
+            return None
+        part = str(start // 100)
+        if increment:
+            part += f"+{increment // 100}"
+        if 0 < moves < 1000:
+            part = f"{moves}/{part}"
+        parts.append(part)
+    return ":".join(parts) or None
+
+
+def _evaluation(value: int, kind: int) -> chess.engine.PovScore | None:
+    """A 0x21 evaluation as a score from White's point of view (kind 0: centipawns, 1: mate in ``value``)."""
+    if kind == 0:
+        return chess.engine.PovScore(chess.engine.Cp(value), chess.WHITE)
+    if kind == 1 and value:
+        return chess.engine.PovScore(chess.engine.Mate(value), chess.WHITE)
+    return None
+
+
+def _string(raw: bytes, encoding: str | None) -> str:
+    return decode_text(raw, encoding).rstrip("\0")
+
+
+def _readable(kind: int, body: Any, encoding: str | None) -> Any:
+    """The value kept in :class:`Extras` for an item without a PGN form."""
+    if kind == 0x09:
+        return {"seconds": int(body.seconds), "points": int(body.points), "question": bytes(body.question)}
+    if kind == 0x11:
+        text = bytes(body.number).decode("ascii", errors="replace").strip("\0 ")
+        return {"picture": int(text) if text.isdigit() else text}
+    if kind == 0x13:
+        nation = int(body.nation)
+        return {"kind": str(body.kind), "white": _string(body.white, encoding),
+                "black": _string(body.black, encoding), "white_elo": int(body.white_elo),
+                "black_elo": int(body.black_elo), "event": _string(body.event, encoding),
+                "site": _string(body.site, encoding),
+                "date": f"{int(body.date.year):04d}.{int(body.date.month):02d}.{int(body.date.day):02d}",
+                "nation": NATIONS[nation - 1] if 1 <= nation <= len(NATIONS) else nation,
+                "round": int(body.round), "subround": int(body.subround), "result": str(body.result),
+                "setup": body.setup is not None, "moves": bytes(body.moves)}
+    if kind == 0x14:
+        return {"structure": int(body.kind)}
+    if kind == 0x15:
+        square = _square(int(body.square))
+        return {"kind": int(body.kind), "square": chess.square_name(square) if square is not None else None}
+    if kind == 0x1C:
+        return {"url": _string(body.url, encoding), "text": _string(body.text, encoding)}
+    if kind == 0x20:
+        return {"language": str(body.language), "caption": _string(body.caption, encoding)}
+    if kind == 0x21:
+        return {"value": int(body.value), "kind": str(body.kind), "depth": int(body.depth)}
+    if kind == 0x24:
+        return [{"seconds": int(p.start) / 100, "increment": int(p.increment) / 100, "moves": int(p.moves),
+                 "kind": str(p.kind)} for p in body.periods]
+    if kind == 0x26:
+        return [{"kind": str(e.kind), "depth": int(e.depth),
+                 "evaluation": None if int(e.kind) == 0xFF else
+                 f"#{int(e.value)}" if int(e.kind) == 1 else f"{int(e.value) / 100:.2f}"}
+                for e in body.entries]
+    return {k: v for k, v in body.items() if not k.startswith("_")}
 
 
 def _square(number: int) -> int | None:
@@ -55,6 +135,7 @@ class Annotator:
         self.encoding = encoding
         self.extras = Extras()
         self.final_clocks: dict[bool, int] = {}
+        self.time_control: str | None = None
 
     def __call__(self, node: chess.pgn.GameNode, index: int) -> None:
         items = self.by_position.get(index - 1)
@@ -97,13 +178,19 @@ class Annotator:
                 self.final_clocks[kind == 0x16] = int(body.centiseconds)
             else:
                 node.set_clock(int(body.centiseconds) / 100)
+        elif kind == 0x07:
+            node.set_emt(3600 * int(body.hours) + 60 * int(body.minutes) + int(body.seconds))
+        elif kind == 0x21 and (score := _evaluation(int(body.value), int(body.kind))) is not None:
+            node.set_eval(score, int(body.depth) if int(body.depth) > 0 else None)
+        elif kind == 0x24 and (tag := time_control_tag(list(body.periods))) is not None:
+            self.time_control = tag
         else:
-            name = str(item.type)
-            value = {k: v for k, v in body.items() if not k.startswith("_")}
-            self.extras.items[position].append((name, value))
+            self.extras.items[position].append((str(item.type), _readable(kind, body, self.encoding)))
 
     def finish(self, game: chess.pgn.Game) -> None:
-        """Put the end-of-game clocks on the last main-line move of each side."""
+        """Put the end-of-game clocks on the last main-line move of each side; set the TimeControl tag."""
+        if self.time_control is not None:
+            game.headers["TimeControl"] = self.time_control
         if not self.final_clocks:
             return
         last: dict[bool, chess.pgn.GameNode] = {}

@@ -4,6 +4,11 @@ The decoder keeps its own light board (64 squares, numbered piece lists) instead
 only needs to know which square the n-th piece of a kind stands on, so it runs at a few microseconds per
 move. :func:`decode_game` gives the tokens in stream order -- a :class:`DecodedMove` per move, ``PUSH``
 and ``POP`` for the variation markers -- which :mod:`.pgn` turns into a ``chess.pgn.Game``.
+
+Losing chess (modes 8 and 9; the Java reader calls them "give away chess") is decoded like chess: the
+stream only says which piece goes where, so compulsory captures change nothing; a captured king simply
+leaves the board, castling is decoded as in chess (python-chess's ``GiveawayBoard`` allows it). A promotion
+to a king is the one thing no source documents: see :meth:`_Decoder._two_byte`.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ _NAMES = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "r
           "queen": chess.QUEEN, "king": chess.KING}
 _PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 _SETUP_PIECES = {1: chess.KING, 2: chess.QUEEN, 3: chess.KNIGHT, 4: chess.BISHOP, 5: chess.ROOK, 6: chess.PAWN}
+# How many pieces of each kind get a number (by piece type; index 0 unused). A piece beyond these is never
+# numbered, even once a numbered one is captured, and moves as a two-byte move: corpus ManyPromotions (after
+# a capture, a promoted 4th queen still moves as a two-byte move; a later promotion takes the free number),
+# as the Java reader's piece slots do.
+_NUMBERED = (0, 8, 3, 3, 3, 3, 1)
 
 
 def _code_table() -> list[tuple[int, int, int, int, int]]:
@@ -182,6 +192,11 @@ class DecodedGame:
     def chess960(self) -> bool:
         return self.start.chess960
 
+    @property
+    def variant(self) -> str:
+        """The mode's variant: "chess", "losing chess" (modes 8 and 9) or "chess960"."""
+        return schema.MODE_VARIANT[self.mode]
+
     def stream(self) -> list[str]:
         """The stream as text: UCI moves ("/c" after castling), "(" and ")" for the markers."""
         out = []
@@ -211,7 +226,9 @@ class _Position:
                 square = chess.square(file_index, rank)
                 code = board[square]
                 if code:
-                    self.pieces[1 if code & _BLACK else 0][code & 7].append(square)
+                    squares = self.pieces[1 if code & _BLACK else 0][code & 7]
+                    if len(squares) < _NUMBERED[code & 7]:
+                        squares.append(square)
 
     def copy(self) -> _Position:
         clone = _Position.__new__(_Position)
@@ -250,9 +267,6 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
         at += 28 + (8 if chess960 else 0)
     else:
         start = _standard_start()
-    if schema.MODE_VARIANT[mode] == "losing chess":
-        raise UnsupportedError(f"game {game}: losing-chess games (mode {mode}) are not supported yet",
-                               file=name, offset=base, path="word.mode")
     decoder = _Decoder(data, at, mode, start, name, base, game)
     if main_moves is not None and 0 < main_moves < 255:
         decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)
@@ -268,6 +282,7 @@ class _Decoder:
         self.table = schema.MODE_TABLES[mode]
         self.post = schema.MODE_COUNTER[mode] == "post"
         self.reverse = schema.MODE_REVERSE[mode]
+        self.losing = schema.MODE_VARIANT[mode] == "losing chess"
         self.start = start
         self.file = file
         self.base = base
@@ -414,6 +429,14 @@ class _Decoder:
             if not kings:
                 raise self._error("castling without a king", at)
             return self._castle(kings[0], chess.square_file(to_square) == 6, at, 3)
+        if word & 0xC000 and self.losing and chess.square_rank(to_square) in (0, 7) \
+                and self.position.board[from_square] & 7 == chess.PAWN:
+            # Losing chess lets a pawn promote to a king, but the promotion field has two bits (Q, R, B, N) and
+            # no source says how ChessBase codes a king promotion. The bits above it are 0 in every known
+            # stream; a promotion that sets them is most likely that case: say so rather than guess a piece.
+            raise UnsupportedError(f"game {self.game}: a losing-chess promotion with unknown bits "
+                                   f"{word >> 14:#x} (perhaps to a king, whose coding is unknown)",
+                                   file=self.file, offset=self.base + at, path="moves")
         return self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 3, explicit=True)
 
     def _castle(self, king: int, short: bool, at: int, size: int, rook: int | None = None) -> DecodedMove:
@@ -438,9 +461,9 @@ class _Decoder:
         board[king_to] = chess.KING | own
         board[rook_to] = chess.ROOK | own
         pieces = position.pieces[side]
-        pieces[chess.KING][pieces[chess.KING].index(king)] = king_to
-        rooks_list = pieces[chess.ROOK]
-        rooks_list[rooks_list.index(rook)] = rook_to
+        for squares, old, new in ((pieces[chess.KING], king, king_to), (pieces[chess.ROOK], rook, rook_to)):
+            if old in squares:  # else a piece without a number
+                squares[squares.index(old)] = new
         position.white = not position.white
         return DecodedMove(king, rook, None, True, False, self.base + at, size)
 
@@ -465,28 +488,37 @@ class _Decoder:
         enemy = position.pieces[1 - side]
         if captured:
             squares = enemy[captured & 7]
-            if captured & 7 == chess.PAWN:
-                squares[squares.index(target)] = None
-            else:
-                squares.remove(target)
+            if target in squares:  # else a piece without a number
+                if captured & 7 == chess.PAWN:
+                    squares[squares.index(target)] = None
+                else:
+                    squares.remove(target)
         elif piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
             behind = target - 8 if side == 0 else target + 8
             if board[behind] != (chess.PAWN | (own ^ _BLACK)):
                 raise self._error("a pawn captures on an empty square", at)
             board[behind] = _EMPTY
             pawns = enemy[chess.PAWN]
-            pawns[pawns.index(behind)] = None
+            if behind in pawns:
+                pawns[pawns.index(behind)] = None
         mine = position.pieces[side][piece]
-        index = mine.index(source)
+        try:
+            index = mine.index(source)
+        except ValueError:
+            index = -1  # a piece without a number
         rank = target >> 3
         if piece == chess.PAWN and rank in (0, 7):
             new_piece = promotion or chess.QUEEN
-            mine[index] = None
-            position.pieces[side][new_piece].append(target)
+            if index >= 0:
+                mine[index] = None
+            promoted = position.pieces[side][new_piece]
+            if len(promoted) < _NUMBERED[new_piece]:  # the new piece takes the first free number, if any
+                promoted.append(target)
             board[target] = new_piece | own
         else:
             promotion = None
-            mine[index] = target
+            if index >= 0:
+                mine[index] = target
             board[target] = code
         board[source] = _EMPTY
         position.white = not position.white

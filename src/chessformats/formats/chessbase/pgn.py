@@ -7,6 +7,7 @@ from typing import Any
 
 import chess
 import chess.pgn
+import chess.variant
 
 from .moves import POP, PUSH, DecodedGame, DecodedMove
 from .san import SanBoard
@@ -45,6 +46,13 @@ def build_game(decoded: DecodedGame, headers: Mapping[str, str],
 def _setup(game: chess.pgn.Game, decoded: DecodedGame) -> chess.Board:
     """Set the FEN, SetUp and Variant tags of a game that does not start from the standard position."""
     start = decoded.start
+    if decoded.variant == "losing chess":  # modes 8/9: python-chess's giveaway (castling and king promotion allowed)
+        losing = chess.variant.GiveawayBoard(start.fen())
+        if start.standard:
+            game.headers["Variant"] = chess.variant.GiveawayBoard.aliases[0]
+        else:
+            game.setup(losing)
+        return losing
     if not decoded.chess960 and start.standard:
         return chess.Board()
     board = chess.Board(start.fen(), chess960=decoded.chess960)

@@ -3,11 +3,17 @@
 Only what SAN needs: which other pieces of the kind could legally go to the same square, whether the move
 gives check, and (for a check) whether the opponent has any legal move. The tests compare every move of
 the corpus with ``chess.Board.san``.
+
+Losing chess (a ``chess.variant.SuicideBoard``, such as the ``GiveawayBoard`` of ChessBase modes 8 and 9)
+knows no check: no "+" ("#" when the move ends the game), any king may move and is named like other pieces,
+and, captures being compulsory, a non-capture has no rivals when a capture is possible (as python-chess's
+SAN decides).
 """
 
 from __future__ import annotations
 
 import chess
+import chess.variant
 
 __all__ = ["SanBoard"]
 
@@ -37,7 +43,7 @@ def _attacks(piece: int, square: int, occupied: int) -> int:
 class SanBoard:
     """Piece bitboards of a position; :meth:`san_and_push` names a (legal) move and plays it."""
 
-    __slots__ = ("colour", "ep", "fullmove", "pieces", "turn")
+    __slots__ = ("colour", "ep", "fullmove", "losing", "pieces", "turn")
 
     def __init__(self, board: chess.Board) -> None:
         self.pieces = [0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings]
@@ -45,12 +51,13 @@ class SanBoard:
         self.turn = board.turn
         self.ep = board.ep_square
         self.fullmove = board.fullmove_number
+        self.losing = isinstance(board, chess.variant.SuicideBoard)  # no check; captures are compulsory
 
     def copy(self) -> SanBoard:
         clone = SanBoard.__new__(SanBoard)
         clone.pieces = self.pieces[:]
         clone.colour = self.colour[:]
-        clone.turn, clone.ep, clone.fullmove = self.turn, self.ep, self.fullmove
+        clone.turn, clone.ep, clone.fullmove, clone.losing = self.turn, self.ep, self.fullmove, self.losing
         return clone
 
     def _piece_at(self, square: int) -> int:
@@ -76,6 +83,8 @@ class SanBoard:
 
     def _legal(self, source: int, target: int, piece: int, side: bool) -> bool:
         """Does moving ``piece`` from ``source`` to ``target`` leave ``side``'s king unattacked?"""
+        if self.losing:
+            return True
         occupied = (self.colour[0] | self.colour[1]) & ~_SQ[source] | _SQ[target]
         removed = _SQ[target]
         if piece == chess.PAWN and target == self.ep and not (self.colour[0] | self.colour[1]) & _SQ[target]:
@@ -107,6 +116,19 @@ class SanBoard:
                 if self._legal(source, target, chess.PAWN, side):
                     return True
         return False
+
+    def _has_capture(self, side: bool) -> bool:
+        """Can ``side`` capture anything (en passant included)? Losing chess only: no king safety."""
+        them = self.colour[not side]
+        own = self.colour[side]
+        occupied = them | own
+        pieces = self.pieces
+        for piece in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT):
+            for source in chess.scan_forward(pieces[piece] & own):
+                if _attacks(piece, source, occupied) & them:
+                    return True
+        targets = them | (_SQ[self.ep] if self.ep is not None else 0)
+        return any(_PAWN[side][source] & targets for source in chess.scan_forward(pieces[chess.PAWN] & own))
 
     def san_and_push(self, move: chess.Move, castling: bool | None = None) -> str:
         """The SAN of ``move``, and play it.
@@ -143,20 +165,29 @@ class SanBoard:
             san = _LETTERS[piece]
             occupied = self.colour[0] | self.colour[1]
             others = _attacks(piece, target, occupied) & self.pieces[piece] & self.colour[side] & ~_SQ[source]
-            if others and piece != chess.KING:
+            if self.losing:
+                rivals = list(chess.scan_forward(others)) if others and (
+                    self.colour[not side] & _SQ[target] or not self._has_capture(side)) else []
+            elif others and piece != chess.KING:
                 rivals = [s for s in chess.scan_forward(others) if self._legal(s, target, piece, side)]
-                if rivals:
-                    file, rank = source & 7, source >> 3
-                    if all(s & 7 != file for s in rivals):
-                        san += chess.FILE_NAMES[file]
-                    elif all(s >> 3 != rank for s in rivals):
-                        san += chess.RANK_NAMES[rank]
-                    else:
-                        san += chess.SQUARE_NAMES[source]
+            else:
+                rivals = []
+            if rivals:
+                file, rank = source & 7, source >> 3
+                if all(s & 7 != file for s in rivals):
+                    san += chess.FILE_NAMES[file]
+                elif all(s >> 3 != rank for s in rivals):
+                    san += chess.RANK_NAMES[rank]
+                else:
+                    san += chess.SQUARE_NAMES[source]
             if self.colour[not side] & _SQ[target]:
                 san += "x"
             san += chess.SQUARE_NAMES[target]
         self._push(source, target, piece, move.promotion, castling, side)
+        if self.losing:  # python-chess: "#" once the game is over (no piece or no move left), never "+"
+            if move and (not self.colour[not side] or not self._has_legal_move(not side)):
+                san += "#"
+            return san
         king = (self.pieces[chess.KING] & self.colour[not side]).bit_length() - 1
         if king >= 0 and self._attacked(king, side, self.colour[0] | self.colour[1]):
             san += "+" if self._has_legal_move(not side) else "#"

@@ -1,0 +1,253 @@
+"""ChessBase ``.cbj`` (extended game header): teams, rating types, final material, timestamps; robustness.
+
+Expected values come from the bases' source PGNs (``WhiteTeam``/``BlackTeam`` tags), from python-chess playing
+the decoded main line, from facts outside the files (TWIC 1134 was published on 2016-08-01) and from hand
+arithmetic, never from our own output.
+"""
+
+from __future__ import annotations
+
+import mmap
+import random
+import shutil
+import struct
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from chessformats import chessbase
+from chessformats.engine.errors import FormatError, InvalidValueError, TruncatedError
+from chessformats.formats.chessbase import _inspect, export_pgn
+from conftest import find_corpus
+
+# bases whose source PGN has WhiteTeam/BlackTeam tags, and that PGN; games in the same order as the .cbh
+TEAM_SOURCES = {"libcbh_NormalGames": "BielMTO.pgn", "libcbh_Chess960Biel": "Chess960.pgn",
+                "libcbh_UnusualStart": "UnusualStart.pgn"}
+
+
+def _cbh(name: str) -> Path:
+    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
+    return cbh
+
+
+def _source_teams(name: str) -> list[tuple[str | None, str | None]]:
+    teams = []
+    with find_corpus("chessbase", name, TEAM_SOURCES[name]).open(encoding="utf-8", errors="replace") as handle:
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            teams.append((headers.get("WhiteTeam"), headers.get("BlackTeam")))
+    return teams
+
+
+@pytest.mark.parametrize("name", sorted(TEAM_SOURCES))
+def test_teams_equal_the_source_pgn(name: str) -> None:
+    expected = _source_teams(name)
+    assert any(white for white, _ in expected)
+    with chessbase.open_database(_cbh(name)) as db:
+        assert len(db) == len(expected)
+        for number, (white, black) in enumerate(expected, 1):
+            game = db[number]
+            assert isinstance(game, chessbase.GameHeader)
+            assert (game.white_team, game.black_team) == (white, black), f"game {number}"
+            assert (game.headers.get("WhiteTeam"), game.headers.get("BlackTeam")) == (white, black)
+            # the names come from the fast read of the team fields: it agrees with the parsed record
+            extended = game.extended
+            assert extended is not None
+            assert db.team_numbers(number) == (extended.white_team, extended.black_team)
+
+
+def test_team_number_is_shown_in_roman_numerals() -> None:
+    # UnusualStart.pgn (ChessBase's export) names game 9's black team "Eppingen II"; the .cbe record's title is
+    # "Eppingen" and its team number (bytes 54-55, little-endian) is 2
+    cbe = _cbh("libcbh_UnusualStart").with_suffix(".cbe").read_bytes()
+    record = cbe[32 + 72:32 + 144]
+    assert record[9:18] == b"Eppingen\0" and struct.unpack("<H", record[54:56]) == (2,)
+    assert _source_teams("libcbh_UnusualStart")[8] == ("Zaehringen", "Eppingen II")
+
+
+def test_exported_pgn_carries_the_team_tags(tmp_path: Path) -> None:
+    target = tmp_path / "out.pgn"
+    written, failed = export_pgn(_cbh("libcbh_Chess960Biel"), target, annotations=False)
+    assert written == 188 and not failed
+    ours = []
+    with target.open(encoding="utf-8") as handle:
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            ours.append((headers.get("WhiteTeam"), headers.get("BlackTeam")))
+    assert ours == _source_teams("libcbh_Chess960Biel")
+
+
+def test_a_base_without_cbj_opens() -> None:
+    cbh = _cbh("morphy_mate2_veryold")
+    assert not cbh.with_suffix(".cbj").exists()
+    with chessbase.open_database(cbh) as db:
+        assert len(db.extended) == 0
+        for game in db.games():
+            assert isinstance(game, chessbase.GameHeader)
+            assert game.extended is None and game.white_team is None and game.black_team is None
+            assert "WhiteTeam" not in game.headers
+
+
+def test_the_cbj_is_mapped_not_read() -> None:
+    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+        assert db._extended is None  # opened lazily
+        assert db[1].extended is not None
+        assert isinstance(db.extended._data, mmap.mmap)
+
+
+def _pieces(board: chess.Board, colour: chess.Color) -> str:
+    counts = [len(board.pieces(piece, colour)) for piece in (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)]
+    pawns = len(board.pieces(chess.PAWN, colour))
+    pieces = "".join(letter * count for letter, count in zip("QRBN", counts, strict=True))
+    return pieces + (f"{pawns}P" if pawns else "")
+
+
+def _order(board: chess.Board, colour: chess.Color) -> tuple[int, ...]:
+    return tuple(len(board.pieces(piece, colour)) for piece in (chess.PAWN, chess.QUEEN, chess.KNIGHT,
+                                                                 chess.BISHOP, chess.ROOK))
+
+
+# morphy_hedgehog is a base of edited opening fragments: 14 of its games keep the material of another version of
+# the game (their main line now ends elsewhere); every other stored final material matches the board
+STALE_MATERIAL = {"morphy_hedgehog": 14}
+
+
+@pytest.mark.parametrize("name", ["libcbh_Annotation", "libcbh_Chess960NonStandard", "libcbh_ManyPromotions",
+                                  "libcbh_NonStandard", "libcbh_NormalNoPop", "libcbh_UnusualStart",
+                                  "morphy_hedgehog", "morphy_linares_old", "morphy_text"])
+def test_final_material_is_the_end_of_the_main_line(name: str) -> None:
+    checked = stale = 0
+    with chessbase.open_database(_cbh(name)) as db:
+        for game in db.games():
+            if not isinstance(game, chessbase.GameHeader) or game.extended is None:
+                continue
+            if game.extended.final_material is None:
+                continue
+            board = game.moves().end().board()
+            sides = sorted((chess.WHITE, chess.BLACK), key=lambda colour: _order(board, colour), reverse=True)
+            expected = (_pieces(board, sides[0]), _pieces(board, sides[1]))
+            checked += 1
+            if game.extended.final_material != expected:
+                stale += 1
+    assert checked
+    assert stale <= STALE_MATERIAL.get(name, 0)
+
+
+def test_twic_games_were_created_on_the_issue_date() -> None:
+    # TWIC issue 1134 appeared on 2016-08-01; ChessBase stamps each game when it is imported
+    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+        for number in random.Random(1134).sample(range(1, len(db) + 1), 200):
+            extended = db.extended[number]
+            assert extended is not None and extended.created is not None
+            assert extended.created.date() in (datetime(2016, 8, 1).date(), datetime(2016, 8, 2).date())
+            assert extended.modified is None and extended.game_version == 1
+            assert extended.white_rating_type in ("FIDE", None)
+
+
+def test_modified_games_were_changed_after_creation() -> None:
+    with chessbase.open_database(_cbh("libcbh_Annotation")) as db:
+        changed = [db.extended[n] for n in range(1, len(db) + 1)]
+        changed = [e for e in changed if e is not None and e.modified is not None]
+        assert changed
+        for extended in changed:
+            assert extended.created is not None and extended.created < extended.modified
+            assert extended.modified < datetime(2100, 1, 1, tzinfo=timezone.utc)
+
+
+def test_other_writers_times_are_not_taken_for_dates() -> None:
+    # ManyPromotions was written by another program: its creation values are far beyond ChessBase's range
+    data = _cbh("libcbh_ManyPromotions").with_suffix(".cbj").read_bytes()
+    assert struct.unpack(">q", data[32 + 80:32 + 88])[0] > 1 << 48
+    with chessbase.open_database(_cbh("libcbh_ManyPromotions")) as db:
+        extended = db.extended[1]
+        assert extended is not None and extended.created is None and extended.white_rating_type is None
+
+
+def test_old_records_have_no_timestamps() -> None:
+    with chessbase.open_database(_cbh("morphy_linares_old")) as db:
+        assert db.extended.record_size == 78
+        extended = db.extended[1]
+        assert extended is not None and extended.game_version is None and extended.created is None
+
+
+def test_inspect_shows_the_cbj_record() -> None:
+    cbh = _cbh("libcbh_NormalGames")
+    targets = _inspect(str(cbh), game=2)
+    (target,) = [t for t in targets if t.path == "cbj[2]"]
+    assert (target.offset, target.size) == (32 + 120, 120)
+    assert target.file == str(cbh.with_suffix(".cbj"))
+    # BielMTO.pgn, game 2: WhiteTeam "SUI", BlackTeam "NED"
+    assert (target.annotations["cbj[2].white_team"], target.annotations["cbj[2].black_team"]) == ("SUI", "NED")
+
+
+# --- robustness ---------------------------------------------------------------------------------------
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    cbh = _cbh(name)
+    for path in cbh.parent.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path / cbh.name
+
+
+def test_missing_or_empty_cbj_means_no_teams(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbj = cbh.with_suffix(".cbj")
+    cbj.unlink()
+    with chessbase.open_database(cbh) as db:
+        game = db[2]
+        assert isinstance(game, chessbase.GameHeader) and game.white_team is None and game.extended is None
+    cbj.write_bytes(b"")
+    with chessbase.open_database(cbh) as db:
+        game = db[2]
+        assert isinstance(game, chessbase.GameHeader) and game.white_team is None
+
+
+def test_short_cbj_gives_teams_only_to_the_games_it_holds(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbj = cbh.with_suffix(".cbj")
+    data = bytearray(cbj.read_bytes()[:32 + 2 * 120])  # an older .cbj: 2 records for 548 games
+    data[8:12] = struct.pack("<I", 2)
+    cbj.write_bytes(bytes(data))
+    with chessbase.open_database(cbh) as db:
+        assert [db[n].white_team for n in (1, 2, 3)] == ["IND", "SUI", None]  # type: ignore[union-attr]
+
+
+def test_old_cbj_without_team_fields(tmp_path: Path) -> None:
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh.with_suffix(".cbj").write_bytes(struct.pack("<3I", 1, 4, 4) + bytes(20) + b"\xff" * 16)
+    with chessbase.open_database(cbh) as db:
+        game = db[1]
+        assert isinstance(game, chessbase.GameHeader) and game.extended is not None
+        assert game.white_team is None and game.extended.white_team is None and game.extended.game_version is None
+
+
+@pytest.mark.parametrize(("change", "error", "offset", "path"), [
+    ("record_size_0", InvalidValueError, 4, "record_size"),
+    ("count_beyond_file", TruncatedError, 32 + 3 * 120, "cbj[4]"),
+    ("team_beyond_cbe", InvalidValueError, 32 + 120 + 4, "cbj[2].black_team"),
+    ("negative_team", InvalidValueError, 32 + 120, "cbj[2].white_team"),
+    ("short_header", TruncatedError, 0, None),
+])
+def test_corrupt_cbj_raises_located_format_errors(tmp_path: Path, change: str, error: type[FormatError],
+                                                  offset: int, path: str | None) -> None:
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbj = cbh.with_suffix(".cbj")
+    data = bytearray(cbj.read_bytes())
+    number = 2
+    if change == "record_size_0":
+        data[4:8] = struct.pack("<I", 0)
+    elif change == "count_beyond_file":
+        data = data[:32 + 3 * 120]  # the header still counts 4 records
+        number = 4
+    elif change == "team_beyond_cbe":
+        data[32 + 120 + 4:32 + 120 + 8] = struct.pack(">i", 10**6)
+    elif change == "negative_team":
+        data[32 + 120:32 + 120 + 4] = struct.pack(">i", -5)
+    else:
+        data = data[:20]
+    cbj.write_bytes(bytes(data))
+    with chessbase.open_database(cbh) as db:  # the .cbj is read only when a game needs it
+        with pytest.raises(error) as raised:
+            db[number]
+    assert raised.value.file == str(cbj) and raised.value.offset == offset and raised.value.path == path
