@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chessformats.formats import batchplay
+from chessformats.formats import batchplay, bookbuild
 from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder, _parse_game, _read_batch, split_games
 from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
 from conftest import find_corpus, find_tool
@@ -393,7 +393,9 @@ def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
     for _ in range(200):  # random cuts of real games
         offset, text = rng.choice(games[:6000])
         games.append((offset, text[:rng.randint(0, len(text))]))
-    batch, skipped = _read_batch(games, 1, max_ply)
+    text = "".join(game for _, game in games)
+    ends = list(itertools.accumulate(len(game) for _, game in games))
+    batch, skipped = _read_batch(text, list(zip([0, *ends[:-1]], ends, strict=True)), 0, 1, max_ply)
     expected = [_parse_game(text, max_ply) for _, text in games]
     assert [(s.number, s.reason) for s in skipped] == [
         (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
@@ -402,3 +404,17 @@ def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
     for index, (tags, sans) in enumerate(good):
         assert batch.tags[index] == tags
         assert batch.sans(index) == sans, (index, sans)
+
+
+@pytest.mark.parametrize("block", [1, 777, 100_000])
+def test_reading_in_blocks_equals_reading_the_whole_text(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    # a one-process build reads the file a block at a time: games cut by a block's end are read whole
+    path = find_corpus("chessbase", "libcbh_NormalGames", "BielMTO.pgn")
+    whole = BookBuilder(max_ply=40)
+    whole.add_pgn_text(path.read_text(encoding="utf-8"))
+    monkeypatch.setattr(bookbuild, "BLOCK_CHARS", block)
+    blocks = BookBuilder(max_ply=40)
+    blocks.add_pgn(path, jobs=1)
+    assert blocks.games == whole.games == 548 and len(whole.skipped) == 5
+    assert blocks.skipped == whole.skipped  # same numbers and offsets
+    assert list(blocks.entries()) == list(whole.entries())

@@ -51,8 +51,11 @@ __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"
 MEMO_DEPTH = 40
 """Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
 
-CHUNK_GAMES = 32768
+CHUNK_GAMES = 8192
 """Games replayed together (a batch); the events of one batch are held in memory at once."""
+
+BLOCK_CHARS = 1 << 24
+"""Characters of PGN read at a time in a one-process build (a block holds many batches of usual games)."""
 
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
@@ -94,6 +97,7 @@ _OUTCOMES = np.array([[_LOSS, _DRAW, _WIN, _UNKNOWN], [_WIN, _DRAW, _LOSS, _UNKN
 _COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
 
 _GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
+_NOT_BLANK = re.compile(r"\S")
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
 # movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
@@ -135,17 +139,22 @@ def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
 
     A break inside a brace comment (unbalanced ``{``) is not a game boundary.
     """
+    for start, end in _game_spans(text):
+        yield base_offset + start, text[start:end]
+
+
+def _game_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` in ``text`` of every game (see :func:`split_games`)."""
     start = 0
     pending = 0
     for match in _GAME_BREAK.finditer(text):
-        chunk = text[pending:match.start()]
-        if chunk.count("{") > chunk.count("}"):
+        if text.count("{", pending, match.start()) > text.count("}", pending, match.start()):
             continue  # the blank line is inside a comment: keep going
-        if text[start:match.start()].strip():
-            yield base_offset + start, text[start:match.start()]
+        if _NOT_BLANK.search(text, start, match.start()):
+            yield start, match.start()
         start = pending = match.end()
-    if text[start:].strip():
-        yield base_offset + start, text[start:]
+    if _NOT_BLANK.search(text, start):
+        yield start, len(text)
 
 
 def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:
@@ -306,37 +315,45 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> 
 def _read_chunks(text: str, base: int, first_number: int, max_ply: int,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
     """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
+    return _read_spans(text, _game_spans(text), base, first_number, max_ply, progress)
+
+
+def _read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_number: int, max_ply: int,
+                progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
+    """:func:`_read_chunks` for the games at ``spans`` of ``text``."""
     stride = _stride(max_ply)
-    games: list[tuple[int, str]] = []
+    batch_spans: list[tuple[int, int]] = []
     number = first_number - 1
-    for offset, game_text in split_games(text, base):
-        games.append((offset, game_text))
-        if progress is not None and len(games) % 1000 == 0:
-            progress(number + len(games), offset - base)
-        if len(games) >= CHUNK_GAMES:
-            batch, skipped = _read_batch(games, number + 1, max_ply)
-            yield _replay_games(batch, stride, len(games), skipped)
-            number += len(games)
-            games = []
-    if games:
-        batch, skipped = _read_batch(games, number + 1, max_ply)
-        yield _replay_games(batch, stride, len(games), skipped)
+    for span in spans:
+        batch_spans.append(span)
+        if progress is not None and len(batch_spans) % 1000 == 0:
+            progress(number + len(batch_spans), base + span[0])
+        if len(batch_spans) >= CHUNK_GAMES:
+            batch, skipped = _read_batch(text, batch_spans, base, number + 1, max_ply)
+            yield _replay_games(batch, stride, len(batch_spans), skipped)
+            number += len(batch_spans)
+            batch_spans = []
+    if batch_spans:
+        batch, skipped = _read_batch(text, batch_spans, base, number + 1, max_ply)
+        yield _replay_games(batch, stride, len(batch_spans), skipped)
 
 
-def _read_batch(games: list[tuple[int, str]], first_number: int, max_ply: int) -> tuple[_Batch, list[SkippedGame]]:
-    """Tags and first moves of the games: plain movetext scanned together (numpy), the rest one by one."""
+def _read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number: int,
+                max_ply: int) -> tuple[_Batch, list[SkippedGame]]:
+    """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
+    rest one by one with the tokenizer. Offsets are reported from ``base``."""
     numbers, offsets, tags, heads, truncated = [], [], [], [], []
     limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
-    for number, (offset, game_text) in enumerate(games, first_number):
-        header = _HEADER.match(game_text)
-        position = header.end() if header else 0
-        head = game_text[position:position + limit]
-        cut = len(head) < len(game_text) - position
+    for number, (start, end) in enumerate(spans, first_number):
+        header = _HEADER.match(text, start, end)
+        position = header.end() if header else start
+        head = text[position:min(position + limit, end)]
+        cut = position + limit < end
         if cut:
             head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
         numbers.append(number)
-        offsets.append(offset)
-        tags.append(dict(_TAG.findall(game_text, 0, position)))
+        offsets.append(base + start)
+        tags.append(dict(_TAG.findall(text, start, position)))
         heads.append(head)
         truncated.append(cut)
     scanned = pgnscan.scan(heads, truncated, max_ply)
@@ -348,9 +365,10 @@ def _read_batch(games: list[tuple[int, str]], first_number: int, max_ply: int) -
     vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
     extra: list[int] = []
     starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
-    keep = np.ones(len(games), dtype=bool)
+    keep = np.ones(len(spans), dtype=bool)
     for game in np.flatnonzero(~scanned.read).tolist():
-        _, sans, error = _parse_game(games[game][1], max_ply)
+        start, end = spans[game]
+        _, sans, error = _parse_game(text[start:end], max_ply)
         if error is not None:
             skipped.append(SkippedGame(numbers[game], offsets[game], error))
             keep[game] = False
@@ -399,21 +417,43 @@ class BookBuilder:
     ) -> None:
         """Add every game of a PGN file (plain, ``.gz``, ``.bz2`` or ``.xz``).
 
-        ``jobs=2`` reads the second half of the file in a forked process (POSIX only; the whole text is
-        held in memory then). ``progress(games, bytes)`` is called now and then.
+        With ``jobs=1`` the file is read in blocks of :data:`BLOCK_CHARS` characters (memory does not grow
+        with the file). ``jobs=2`` reads the whole text and gives its second half to a forked process (POSIX
+        only). ``progress(games, characters read)`` is called now and then.
         """
-        with open_text(path) as handle:
-            text = handle.read()
         collecting = gc.isenabled()
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
-            if jobs > 1 and hasattr(os, "fork") and len(text) > 1 << 20:
-                self._add_text_parallel(text, progress)
-            else:
-                self._add_text(text, progress)
+            with open_text(path) as handle:
+                if jobs > 1 and hasattr(os, "fork"):
+                    text = handle.read()
+                    if len(text) > 1 << 20:
+                        self._add_text_parallel(text, progress)
+                    else:
+                        self._add_text(text, progress)
+                else:
+                    self._add_stream(handle, progress)
         finally:
             if collecting:
                 gc.enable()
+
+    def _add_stream(self, handle: IO[str], progress: Callable[[int, int], None] | None) -> None:
+        pending, base = "", 0  # text not yet read as games, and where it starts in the whole text
+        while True:
+            block = handle.read(BLOCK_CHARS)
+            text = pending + block if pending else block
+            spans = list(_game_spans(text))
+            if block and spans:  # the last game may go on in the next block
+                rest = spans.pop()[0]
+            else:
+                rest = len(text) if not block else 0
+            for chunk in _read_spans(text, spans, base, self.games + 1, self.max_ply, progress):
+                self._merge(chunk)
+            pending, base = text[rest:], base + rest
+            if not block:
+                break
+        if progress is not None:
+            progress(self.games, base)
 
     def add_pgn_text(self, text: str) -> None:
         """Add the games of a PGN text."""
@@ -458,7 +498,7 @@ class BookBuilder:
             self._add_text(text, progress)
             return
         split = match.end()
-        first_games = sum(1 for _ in split_games(text[:split]))
+        first_games = sum(1 for _ in _game_spans(text[:split]))
         reader, writer = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.get_context("fork").Process(
             target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer))
