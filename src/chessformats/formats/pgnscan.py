@@ -28,8 +28,8 @@ for _chars, _class in ((" \t\n\r\f\v", _SPACE), (".", _DOT), ("0123456789", _DIG
                        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", _LETTER), ("_=:/-", _SYMBOL),
                        ("+#", _CHECK), ("!?", _MARK), ("*", _STAR)):
     _CLASSES[np.frombuffer(_chars.encode(), dtype=np.uint8)] = _class
-_IS_SYMBOL = np.zeros(9, dtype=bool)
-_IS_SYMBOL[[_DIGIT, _LETTER, _SYMBOL, _CHECK]] = True
+# the same as a str.translate table: the text becomes its classes without an index array per character
+_TO_CLASS = {code: _class for code, _class in enumerate(_CLASSES.tolist())}
 _PACKED = 8  # characters of a token that fit in 64 bits
 _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)  # the first n bytes
 _ZEROS, _SEVENTY_SIX, _HIGH_BITS = (np.uint64(int.from_bytes(bytes([b]) * 8, "little")) for b in (0x30, 0x76, 0x80))
@@ -65,8 +65,10 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     sizes = np.fromiter((len(head) + 1 for head in heads), dtype=np.int64, count=count)
     head_starts = np.zeros(count, dtype=np.int64)
     np.cumsum(sizes[:-1], out=head_starts[1:])
-    data = np.frombuffer(("\n".join(heads) + "\n").encode("ascii"), dtype=np.uint8)
-    classes = _CLASSES[data]
+    joined = "\n".join(heads) + "\n"
+    data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    classes = np.frombuffer(joined.translate(_TO_CLASS).encode("ascii"), dtype=np.uint8)
+    del joined
 
     def game_of(positions: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return np.searchsorted(head_starts, positions, side="right") - 1
@@ -74,7 +76,7 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     others = np.flatnonzero(classes == _OTHER)
     if len(others):
         read[game_of(others)] = False
-    symbol = _IS_SYMBOL[classes]
+    symbol = (classes - np.uint8(_DIGIT)) <= np.uint8(_CHECK - _DIGIT)  # digit, letter, symbol or check mark
     run_starts = np.flatnonzero(symbol[1:] & ~symbol[:-1]) + 1  # the text starts with a game's movetext: see below
     if symbol[0]:
         run_starts = np.concatenate(([0], run_starts))
