@@ -142,3 +142,14 @@ def test_build_kvetka_with_sources(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 0 and str(pgn) in out
     code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "missing" / "BOOK.bin"))
     assert code == 2 and "no folder" in err
+
+
+def test_build_from_a_chessbase_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = find_corpus("chessbase", "libcbh_NormalGames")
+    code, _, err = run(capsys, "build", str(folder / "BielMTO.cbh"), "-o", str(tmp_path / "cbh.bin"), "--max-ply",
+                       "10", "--min-games", "1")
+    assert code == 0 and "548 games" in err
+    code, _, _ = run(capsys, "build", str(folder / "BielMTO.pgn"), "-o", str(tmp_path / "pgn.bin"), "--max-ply", "10",
+                     "--min-games", "1")
+    assert code == 0
+    assert (tmp_path / "cbh.bin").read_bytes() == (tmp_path / "pgn.bin").read_bytes()

@@ -209,9 +209,9 @@ def cmd_build(args: argparse.Namespace) -> int:
                     elapsed = max(time.perf_counter() - started, 1e-9)
                     progress.update(task, rate=f"{games:,} games, {games / elapsed:,.0f} games/s")
 
-                builder.add_pgn(source, jobs=jobs, progress=report)
+                builder.add_file(source, jobs=jobs, progress=report)
         else:
-            builder.add_pgn(source, jobs=jobs)
+            builder.add_file(source, jobs=jobs)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
     count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
@@ -332,8 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_format(p)
     p.set_defaults(func=cmd_inspect)
 
-    p = sub.add_parser("build", help="build an opening book from PGN games (like polyglot make-book)")
-    p.add_argument("games", nargs="+", help="PGN files (plain, .gz, .bz2 or .xz)")
+    p = sub.add_parser("build", help="build an opening book from games (like polyglot make-book)")
+    p.add_argument("games", nargs="+",
+                   help="PGN files (plain, .gz, .bz2 or .xz) or ChessBase databases (.cbh or another of their files)")
     p.add_argument("-o", "--output", required=True, help="the book to write; its extension picks the format")
     p.add_argument("--max-ply", type=int, default=1024, help="plies of each game to use (default 1024)")
     p.add_argument("--min-games", type=int, default=3, help="games a move needs to enter the book (default 3)")

@@ -418,3 +418,44 @@ def test_reading_in_blocks_equals_reading_the_whole_text(monkeypatch: pytest.Mon
     assert blocks.games == whole.games == 548 and len(whole.skipped) == 5
     assert blocks.skipped == whole.skipped  # same numbers and offsets
     assert list(blocks.entries()) == list(whole.entries())
+
+
+def test_chessbase_database_builds_the_book_of_its_source_pgn(tmp_path: Path) -> None:
+    # BielMTO.cbh holds the games of BielMTO.pgn: the same book from either (the five forfeits have no
+    # moves in the base and unreadable "1/2-0" movetext in the PGN: no entries either way)
+    folder = find_corpus("chessbase", "libcbh_NormalGames")
+    from_pgn = BookBuilder(max_ply=40)
+    from_pgn.add_file(folder / "BielMTO.pgn")
+    from_base = BookBuilder(max_ply=40)
+    from_base.add_file(folder / "BielMTO.cbh")
+    assert from_base.games == from_pgn.games == 548 and not from_base.skipped
+    make_book(tmp_path / "pgn.bin", from_pgn, min_games=1)
+    make_book(tmp_path / "cbh.bin", from_base, min_games=1)
+    assert len(from_base) > 10_000
+    assert (tmp_path / "cbh.bin").read_bytes() == (tmp_path / "pgn.bin").read_bytes()
+
+
+def test_chess960_database_is_played_from_each_start_position() -> None:
+    folder = find_corpus("chessbase", "libcbh_Chess960Biel")
+    from_pgn = BookBuilder(max_ply=12)
+    from_pgn.add_file(folder / "Chess960.pgn")
+    from_base = BookBuilder(max_ply=12)
+    from_base.add_database(folder / "Chess960Biel.cbh")
+    assert not from_pgn.skipped and not from_base.skipped
+    assert sorted(from_base.entries()) == sorted(from_pgn.entries())
+
+
+def test_corrupt_database_games_are_skipped_and_reported() -> None:
+    # every game of this base has a broken Chess960 start: each is reported (number, .cbg offset, why), the
+    # build goes on, and the book is empty
+    builder = BookBuilder(max_ply=20)
+    builder.add_database(find_corpus("chessbase", "libcbh_Chess960Corrupt", "Corrupt.cbh"))
+    assert builder.games == 4 and [game.number for game in builder.skipped] == [1, 2, 3, 4]
+    assert all(f"game {game.number}:" in game.reason and "Corrupt.cbg" in game.reason for game in builder.skipped)
+    assert len(builder) == 0
+
+
+def test_the_builder_knows_every_chessbase_file_name() -> None:
+    from chessformats.formats.chessbase import COMPANIONS
+
+    assert bookbuild._CHESSBASE_FILES == COMPANIONS

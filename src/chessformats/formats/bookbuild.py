@@ -98,6 +98,11 @@ _COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
 
 _GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
 _NOT_BLANK = re.compile(r"\S")
+# a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
+# imported, for the start-up time of PGN builds); other names are read as PGN
+_CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
+                    ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
+                    ".pgi")
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
 # movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
@@ -436,6 +441,58 @@ class BookBuilder:
         finally:
             if collecting:
                 gc.enable()
+
+    def add_file(self, path: str | os.PathLike[str], *, jobs: int = 1,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, or any other name that is not a
+        ChessBase file) or of a ChessBase database (any of its files: see :meth:`add_database`)."""
+        if os.fspath(path).lower().endswith(_CHESSBASE_FILES):
+            self.add_database(path, progress=progress)
+        else:
+            self.add_pgn(path, jobs=jobs, progress=progress)
+
+    def add_database(self, path: str | os.PathLike[str], *, encoding: str | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> None:
+        """Add the main lines of the games of a ChessBase database (opened by any of its files).
+
+        Games are numbered by their record in the base (guiding texts and deleted games, which are
+        records too, add nothing). A game whose moves cannot be decoded, or a losing-chess game (not a
+        game of chess for a book), is skipped and reported with its number and its ``.cbg`` offset.
+        ``progress(games, records read)`` is called now and then.
+        """
+        from ..engine.errors import FormatError
+        from .chessbase import RESULT_TAGS, open_database
+        from .chessbase.pgn import mainline_sans
+
+        stride = _stride(self.max_ply)
+        first = self.games
+        with open_database(path, encoding=encoding) as db:
+            arrays = db.header_arrays()
+            batch: list[_Game] = []
+            skipped: list[SkippedGame] = []
+            records = len(db)
+            for index in np.flatnonzero(~arrays["deleted"] & ~arrays["guiding_text"]).tolist():
+                number, offset = first + index + 1, int(arrays["cbg_offset"][index])
+                try:
+                    decoded = db.decode(index + 1)
+                except FormatError as exc:
+                    skipped.append(SkippedGame(number, offset, str(exc)))
+                    continue
+                if decoded.variant == "losing chess":
+                    skipped.append(SkippedGame(number, offset, "a losing-chess game"))
+                    continue
+                tags, sans = mainline_sans(decoded, self.max_ply)
+                tags["Result"] = RESULT_TAGS.get(int(arrays["result"][index]), "*")
+                batch.append((number, offset, tags, sans))
+                if len(batch) >= CHUNK_GAMES:
+                    self._merge(_replay_games(_Batch.of(batch), stride, 0, skipped))
+                    batch, skipped = [], []
+                    if progress is not None:
+                        progress(self.games, index + 1)
+            self._merge(_replay_games(_Batch.of(batch), stride, 0, skipped))
+            self.games = first + records
+            if progress is not None:
+                progress(self.games, records)
 
     def _add_stream(self, handle: IO[str], progress: Callable[[int, int], None] | None) -> None:
         pending, base = "", 0  # text not yet read as games, and where it starts in the whole text

@@ -36,6 +36,7 @@ from .pgn import build_game, pgn_text, stream_pgn_text
 __all__ = [
     "COMPANIONS",
     "GAME_DTYPE",
+    "RESULT_TAGS",
     "Database",
     "Entity",
     "EntityFile",
@@ -58,7 +59,8 @@ GAME_DTYPE = numpy_dtype(schema.GAME_RECORD)
 
 _DATE_BITS = bit_fields(schema.DATE)
 _KIND_BITS = bit_fields(schema.RECORD_KIND)
-_RESULTS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
+RESULT_TAGS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
+"""A game record's result code as a PGN result."""
 _CHESS960_ECO = 64576
 _ENTITY_CACHE = 1 << 16  # entities kept parsed (bounded: memory does not grow with the base)
 
@@ -715,7 +717,7 @@ class Database:
             "Round": (f"{body.round}" + (f".{body.subround}" if body.subround else "")) if body.round else "?",
             "White": self.players.name_of(body.white) or "?",
             "Black": self.players.name_of(body.black) or "?",
-            "Result": _RESULTS.get(int(body.result), "*"),
+            "Result": RESULT_TAGS.get(int(body.result), "*"),
         }
         if body.white_elo:
             headers["WhiteElo"] = str(body.white_elo)

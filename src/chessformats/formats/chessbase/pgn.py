@@ -176,6 +176,29 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
 
 
+def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], list[str]]:
+    """The tags a book builder needs (``FEN``, ``SetUp``, ``Variant`` when the game does not start from the
+    standard position) and the first ``max_ply`` main-line moves as SAN without check marks."""
+    holder = chess.pgn.Game()
+    board = _setup(holder, decoded)
+    tags = {name: holder.headers[name] for name in ("FEN", "SetUp", "Variant") if name in holder.headers}
+    root: list[Any] = [None, []]
+
+    def add(node: list[Any], token: DecodedMove) -> list[Any]:
+        child: list[Any] = [token, []]
+        node[1].append(child)
+        return child
+
+    _grow(decoded.tokens, root, add)
+    san_board = SanBoard(board)
+    sans: list[str] = []
+    node = root
+    while node[1] and len(sans) < max_ply:
+        node = node[1][0]
+        sans.append(san_board.san_and_push(_light_move(node[0]), node[0].castling).rstrip("+#"))
+    return tags, sans
+
+
 def _light_move(token: DecodedMove) -> chess.Move:
     return chess.Move.null() if token.null else chess.Move(token.from_square, token.to_square, token.promotion)
 
