@@ -1224,11 +1224,14 @@ FORMAT = FormatDoc(
         _move_table_note(),
         "**Annotation positions.** An item's position counts the moves before it in the stored depth-first "
         "order of the move stream (variations included), not in PGN order; -1 is the whole game.",
-        "**Entity trees.** Deleted records have `left` = -999 and `right` = the next deleted record. Tournaments "
-        "and annotators are ordered by signed bytes; so are players in the only corpus tree with a name byte "
-        "above 0x7F (morphy_linares_old; the notes say unsigned); tournament trees are not always valid search "
-        "trees in real files (5 corpus bases). Bytes after a name's terminator are leftovers and "
-        "are kept for a byte-exact rewrite.",
+        "**Entity trees.** Deleted records have `left` = -999 and `right` = the next deleted record. The tree's "
+        "order (morphy) is: players by last name, then first name; tournaments by year **descending**, then "
+        "title, place, month descending, day descending; annotators by name; sources by title; teams by title, "
+        "then team number, season (a season first), year, nation. Names compare byte by byte and then a 0 byte, "
+        "as unsigned bytes for players and teams (ChessBase 16) and signed ones for the others (no corpus tree "
+        "tells signed from unsigned there). Every corpus tree follows this order, except that the old "
+        "morphy_linares_old base compares player names signed (cp1252 'Lékó' before 'Larsen'). Bytes after a "
+        "name's terminator are leftovers and are kept for a byte-exact rewrite.",
         "**Names** are in a single-byte code page (cp1252 in Western bases, cp1251 in morphy_hedgehog's guiding "
         "texts) or, in newer bases, UTF-8.",
         "**Clocks.** The two clock items at position -1 (BielMTO, Chess960Biel) hold each side's clock after its "
@@ -1278,5 +1281,8 @@ FORMAT = FormatDoc(
         "`GraphicalAnnotationColor.java`, `morphy-cbh/.../text/TextContentsSerializer.java` and its notes "
         "`format/v1/spec/3-annotations.md`: the layouts of the rarer annotation items and of guiding texts "
         "(facts only; checked on the corpus where it has examples).",
+        "Yarin78/morphy (Java), `compareTo` of `morphy-cbh/.../entities/{Player,Tournament,Annotator,Source,"
+        "Team}.java`, `util/CBUtil.java` and `format/v1/spec/4-entities.md` (Sort order): the order of the "
+        "entity trees (facts only; checked on every corpus tree).",
     ),
 )

@@ -115,19 +115,44 @@ class Entity:
     deleted: bool = False
 
 
-_SIGNED_ORDER = {".cbp", ".cbt", ".cbc"}
-# notes: tournaments and annotators compare signed bytes. The notes say players compare unsigned, but the only
-# corpus tree with a player name above 0x7F (morphy_linares_old: "L\xe9k\xf3" before "Larsen") is sorted signed.
+SortKey = tuple[Any, ...]
+"""An entity's key in its tree's order (compare keys of one file only)."""
+
+# The order of the entity trees (facts from Yarin78/morphy: the compareTo of its Player, Tournament, Annotator,
+# Source and Team classes, and format/v1/spec/4-entities.md "Sort order"; checked on every corpus tree):
+#   players      last name, first name
+#   tournaments  year descending, title, place, month descending, day descending
+#   annotators   name
+#   sources      title
+#   teams        title, team number, season (a season first), year, nation
+# Strings compare byte by byte, then a 0 byte (a string sorts before any longer one it begins), with no
+# collation. Bytes are unsigned for players and teams and signed for the others (morphy; ChessBase 16 for
+# players; no corpus tree tells for tournaments, annotators, sources or teams). The old morphy_linares_old base
+# compares player names signed ("L\xe9k\xf3" before "Larsen"): EntityFile.check and find accept a tree that
+# follows the other byte comparison throughout.
+_SIGNED_BYTES = {".cbp": False, ".cbt": True, ".cbc": True, ".cbs": True, ".cbe": False}
+_ENTITY_FIELDS = {extension: {f.name: (f.offset or 0, f.size or 0) for f in describe(declaration)}
+                  for extension, declaration in schema.ENTITY_RECORDS.items()}
+_ENTITY_NAME = {".cbp": "last_name", ".cbt": "title", ".cbc": "name", ".cbs": "title", ".cbe": "title"}
+
+
+def _text_key(raw: bytes, signed: bool) -> tuple[int, ...]:
+    """A 0-terminated string as ChessBase compares it: its bytes (signed or not), then the terminator."""
+    text = raw.split(b"\0", 1)[0]
+    return (*(b - 256 if signed and b > 127 else b for b in text), 0)
 
 
 class EntityFile:
-    """An entity file: records by number, in record order, in sorted (AVL in-order) order, by name."""
+    """An entity file: records by number, in record order, in the tree's (AVL in-order, ``sort_key``) order, by
+    name."""
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
         self.path = os.fspath(path)
         self.extension = os.path.splitext(self.path)[1].lower()
         self.declaration = schema.ENTITY_RECORDS[self.extension]
         self.encoding = encoding
+        self.signed: bool = _SIGNED_BYTES[self.extension]
+        """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
         self.record_size: int = self.declaration.sizeof()
         self._cache: dict[int, Entity] = {}
         self._data = map_file(self.path) if os.path.exists(self.path) else b""
@@ -208,17 +233,43 @@ class EntityFile:
             if not entity.deleted:
                 yield entity
 
-    def _key(self, number: int) -> bytes:
-        raw = self._raw(number)
-        if self.extension == ".cbp":
-            return raw[9:39].split(b"\0", 1)[0] + b"\0" + raw[39:59].split(b"\0", 1)[0]
-        end = {".cbt": 49, ".cbc": 54, ".cbs": 34, ".cbe": 54}[self.extension]
-        return raw[9:end].split(b"\0", 1)[0]
+    def _field(self, raw: bytes, name: str) -> bytes:
+        offset, size = _ENTITY_FIELDS[self.extension][name]
+        return raw[offset:offset + size]
 
-    def _order_key(self, key: bytes) -> tuple[int, ...]:
-        if self.extension in _SIGNED_ORDER:
-            return tuple(b - 256 if b > 127 else b for b in key)
-        return tuple(key)
+    def _key(self, number: int) -> bytes:
+        """The name as ``find`` takes bytes: the title, or for players last name, a 0 byte, first name."""
+        raw = self._raw(number)
+        name = self._field(raw, _ENTITY_NAME[self.extension]).split(b"\0", 1)[0]
+        if self.extension == ".cbp":
+            name += b"\0" + self._field(raw, "first_name").split(b"\0", 1)[0]
+        return name
+
+    def sort_key(self, number: int, *, signed: bool | None = None) -> SortKey:
+        """Record ``number``'s key in ChessBase's order of this kind (see the module's entity notes).
+
+        Players: last name, first name. Tournaments: year descending, title, place, month descending, day
+        descending. Annotators: name. Sources: title. Teams: title, team number, season first, year, nation.
+        Names compare byte by byte and then a 0 byte, as unsigned bytes for players and teams and signed ones
+        for the others; ``signed`` overrides that (an old base may follow the other comparison).
+        """
+        raw = self._raw(number)
+        signed = self.signed if signed is None else signed
+        ext = self.extension
+        name = _text_key(self._field(raw, _ENTITY_NAME[ext]), signed)
+        if ext == ".cbp":
+            return (name, _text_key(self._field(raw, "first_name"), signed))
+        if ext == ".cbt":
+            date = int.from_bytes(self._field(raw, "date"), "little")  # DATE_LE: day bits 0-4, month 5-8, year 9-20
+            year, month, day = date >> 9 & 0xFFF, date >> 5 & 0xF, date & 0x1F
+            return (-year, name, _text_key(self._field(raw, "place"), signed), -month, -day)
+        if ext == ".cbe":
+            # morphy: the team number is a 4-byte integer (our schema: number + reserved_56, 0 in the corpus)
+            number_, year = (int.from_bytes(raw[offset:offset + 4], "little", signed=True)
+                             for offset in (_ENTITY_FIELDS[ext]["number"][0], _ENTITY_FIELDS[ext]["year"][0]))
+            season = self._field(raw, "season")[0] & 1
+            return (name, number_, -season, year, self._field(raw, "nation")[0])
+        return (name,)
 
     def _inorder(self) -> Iterator[int]:
         """Record numbers in the tree's in-order; stops (without looping) on a damaged tree."""
@@ -237,30 +288,55 @@ class EntityFile:
             node = int(self._nodes["right"][node])
 
     def sorted(self) -> Iterator[Entity]:
-        """Records in the tree's (alphabetical) order."""
+        """Records in the tree's order (``sort_key``: tournaments newest year first, the others by name)."""
         for number in self._inorder():
             yield self[number]
 
-    def find(self, name: str | bytes) -> Entity | None:
-        """The record with this name (players: "Last, First" or "Last"), walking the tree: O(log n).
+    def find(self, name: str | bytes, *, year: int | None = None) -> Entity | None:
+        """The record with this name, walking the tree (``sort_key`` order): O(log n).
 
-        A ``str`` is looked up in the base's code page (``encoding``, else UTF-8 and then cp1252).
+        Players: "Last, First" or "Last" (as ``bytes``: last name, a 0 byte, first name); other kinds: the
+        title (an annotator's name). A ``str`` is looked up in the base's code page (``encoding``, else UTF-8
+        and then cp1252). When several records have the name (a team title with several numbers or years, a
+        tournament title in several places), the first of them in the tree's order is returned. The walk uses
+        this kind's byte comparison, then the other one (an old base's tree may follow that one).
+
+        Tournaments sort by year before title, so a title alone cannot steer the walk: pass ``year`` (0: no
+        year) for an O(log n) lookup. Without it every record is compared (O(n)) and the first match in the
+        tree's order, i.e. the most recent year, is returned.
         """
-        for key in self._lookup_keys(name):
-            wanted = self._order_key(key)
-            node, steps = self.root, 0
-            while 0 <= node < self.count and steps <= self.count:
-                steps += 1
-                here = self._order_key(self._key(node))
-                if here == wanted:
-                    return self[node]
-                node = int(self._nodes["left" if wanted < here else "right"][node])
-        if self.extension == ".cbt":  # tournament trees are not always search trees (notes): scan on a miss
-            keys = self._lookup_keys(name)
-            for number in range(self.count):
-                if self._key(number) in keys and self._nodes["left"][number] != -999:
-                    return self[number]
+        if year is not None and self.extension != ".cbt":
+            raise ValueError("find(year=...) is for tournaments only")
+        names = self._lookup_keys(name)
+        if self.extension == ".cbt" and year is None:
+            matches = [n for n in range(self.count) if self._nodes["left"][n] != -999 and self._key(n) in names]
+            return self[min(matches, key=self.sort_key)] if matches else None
+        for signed in (self.signed, not self.signed):
+            for key in names:
+                found = self._descend(self._prefix(key, signed, year), signed)
+                if found is not None:
+                    return self[found]
         return None
+
+    def _prefix(self, name: bytes, signed: bool, year: int | None) -> SortKey:
+        """The leading part of ``sort_key`` that a name (and a tournament's year) determines."""
+        if self.extension == ".cbp":
+            last, _, first = name.partition(b"\0")
+            return (_text_key(last, signed), _text_key(first, signed))
+        if self.extension == ".cbt":
+            return (-(year or 0), _text_key(name, signed))
+        return (_text_key(name, signed),)
+
+    def _descend(self, prefix: SortKey, signed: bool) -> int | None:
+        """The first record in tree order whose key starts with ``prefix``: one walk from the root down."""
+        node, steps, found = self.root, 0, None
+        while 0 <= node < self.count and steps <= self.count:
+            steps += 1
+            here = self.sort_key(node, signed=signed)[:len(prefix)]
+            if here == prefix:
+                found = node
+            node = int(self._nodes["left" if prefix <= here else "right"][node])
+        return found
 
     def _lookup_keys(self, name: str | bytes) -> list[bytes]:
         if isinstance(name, bytes):
@@ -276,8 +352,17 @@ class EntityFile:
                 keys.append(key)
         return keys
 
+    def disorder(self, order: list[int] | None = None, *, signed: bool | None = None) -> int:
+        """How many neighbours of the in-order (or of ``order``) are not in strictly increasing ``sort_key``."""
+        keys = [self.sort_key(n, signed=signed) for n in (list(self._inorder()) if order is None else order)]
+        return sum(1 for a, b in itertools.pairwise(keys) if a >= b)
+
     def check(self) -> list[str]:
-        """Findings about the tree: balance factors, order, counts (reported, never raised)."""
+        """Findings about the tree: balance factors, order, counts (reported, never raised).
+
+        The order is ``sort_key``'s; a tree sorted throughout by the other byte comparison (signed for
+        unsigned, or the reverse) is accepted, as in morphy_linares_old's players.
+        """
         if self.header is None:
             return []
         name = os.path.basename(self.path)
@@ -289,9 +374,8 @@ class EntityFile:
         order = list(self._inorder())
         if len(order) != self.count - deleted:
             findings.append(f"{name}: the tree reaches {len(order)} of {self.count - deleted} records")
-        keys = [self._order_key(self._key(n)) for n in order]
-        disorder = sum(1 for a, b in itertools.pairwise(keys) if a > b)
-        if disorder:
+        disorder = self.disorder(order)
+        if disorder and self.disorder(order, signed=not self.signed):  # else: an old base's byte comparison
             findings.append(f"{name}: the tree's in-order is not sorted at {disorder} places")
         heights: dict[int, int] = {}
         bad_balance = 0
