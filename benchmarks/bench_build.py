@@ -114,6 +114,10 @@ def main() -> None:
             lines += ["", f"The same games {args.copies} times over ({games * args.copies:,} games in one file; "
                       "1.e4 passes 16,384 games there, so polyglot's halving of the counters is in play):", ""]
             lines += table(polyglot, python, larger, out, args, None)
+        if args.max_ply != 1024:
+            lines += ["", "Whole games (polyglot's default `-max-ply 1024`), the same file:", ""]
+            lines += table(polyglot, python, Path(args.pgn), out, argparse.Namespace(**{**vars(args), "max_ply": 1024}),
+                           None)
     text = "\n".join(lines)
     print(text)
     if args.write_docs:
