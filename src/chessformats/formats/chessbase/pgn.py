@@ -161,16 +161,8 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
         holder.headers[name] = value
     board = _setup(holder, decoded)
     game_headers = dict(holder.headers)
-    root: list[Any] = [None, []]
-
-    def add(node: list[Any], token: DecodedMove) -> list[Any]:
-        child: list[Any] = [token, []]
-        node[1].append(child)
-        return child
-
-    _grow(decoded.tokens, root, add)
     tokens: list[str] = []
-    _walk_light(root, SanBoard(board), tokens, True)
+    _walk_light(_light_tree(decoded), SanBoard(board), tokens, True)
     tokens.append(game_headers.get("Result", "*"))
     lines = [f'[{name} "{_escape(value)}"]' for name, value in game_headers.items()]
     return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
@@ -182,6 +174,17 @@ def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], l
     holder = chess.pgn.Game()
     board = _setup(holder, decoded)
     tags = {name: holder.headers[name] for name in ("FEN", "SetUp", "Variant") if name in holder.headers}
+    san_board = SanBoard(board)
+    sans: list[str] = []
+    node = _light_tree(decoded)
+    while node[1] and len(sans) < max_ply:
+        node = node[1][0]
+        sans.append(san_board.san_and_push(_light_move(node[0]), node[0].castling).rstrip("+#"))
+    return tags, sans
+
+
+def _light_tree(decoded: DecodedGame) -> list[Any]:
+    """The variation tree of a stream as nested lists ``[move, [children...]]`` (no ``chess.pgn`` nodes)."""
     root: list[Any] = [None, []]
 
     def add(node: list[Any], token: DecodedMove) -> list[Any]:
@@ -190,13 +193,7 @@ def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], l
         return child
 
     _grow(decoded.tokens, root, add)
-    san_board = SanBoard(board)
-    sans: list[str] = []
-    node = root
-    while node[1] and len(sans) < max_ply:
-        node = node[1][0]
-        sans.append(san_board.san_and_push(_light_move(node[0]), node[0].castling).rstrip("+#"))
-    return tags, sans
+    return root
 
 
 def _light_move(token: DecodedMove) -> chess.Move:
