@@ -29,7 +29,7 @@ from ...engine.layout import bit_fields, describe, numpy_dtype
 from ...engine.records import record_array
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
-from .annotations import Annotator, decode_text
+from .annotations import Annotator, decode_bytes, decode_text
 from .moves import DecodedGame, DecodedMove, decode_game
 from .pgn import build_game, pgn_text, stream_pgn_text
 
@@ -70,13 +70,7 @@ def decode_name(raw: bytes, encoding: str | None = None) -> str:
 
     Never raises: bytes the code page does not define become U+FFFD.
     """
-    text = raw.split(b"\0", 1)[0]
-    if encoding:
-        return text.decode(encoding, errors="replace")
-    try:
-        return text.decode("utf-8")
-    except UnicodeDecodeError:
-        return text.decode("cp1252", errors="replace")
+    return decode_bytes(raw.split(b"\0", 1)[0], encoding)
 
 
 def _pgn_date(year: int, month: int, day: int) -> str:
@@ -635,16 +629,6 @@ class GameHeader:
         return self.database._annotated(self)
 
 
-def decode_text_body(raw: bytes, encoding: str | None = None) -> str:
-    """A guiding text's text: UTF-8 when valid, else cp1252 (``encoding`` overrides); never raises."""
-    if encoding:
-        return raw.decode(encoding, errors="replace")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
-
-
 @dataclass
 class GuidingText:
     """A guiding-text record: its titles and texts per language, and its body (raw bytes, for a byte-exact copy).
@@ -850,7 +834,7 @@ class Database:
         titles = {str(t.language): decode_name(t.title, self.encoding) for t in data.titles}
         head = 8 + sum(4 + int(t.length) for t in data.titles)
         raw = bytes(self._cbg[start + head:start + size])
-        texts = {str(t.language): decode_text_body(t.text, self.encoding) for t in data.body.texts}
+        texts = {str(t.language): decode_bytes(t.text, self.encoding) for t in data.body.texts}
         formatting = {str(t.language): bytes(t.formatting) for t in data.body.texts if t.formatting}
         body = record.body
         return GuidingText(number, record, titles, raw, self.tournaments.name_of(body.tournament),

@@ -20,19 +20,29 @@ import chess.svg
 
 from ...schemas.chessbase import NATIONS
 
-__all__ = ["Annotator", "Extras", "decode_text", "time_control_tag"]
+__all__ = ["Annotator", "Extras", "decode_bytes", "decode_text", "time_control_tag"]
 
 _COLOURS = {2: "green", 3: "yellow", 4: "red"}  # morphy's GraphicalAnnotationColor; 2 and 4 seen in the corpus
 
 
-def decode_text(raw: bytes, encoding: str | None = None) -> str:
-    """An annotation text: UTF-8 when valid, else cp1252 (``encoding`` overrides); 0x9E (a diagram) -> ``[#]``."""
+def decode_bytes(raw: bytes, encoding: str | None = None) -> str:
+    """Text of the base: UTF-8 when valid, else cp1252 (``encoding`` overrides); never raises (U+FFFD)."""
     if encoding:
-        return raw.replace(b"\x9e", b"[#]").decode(encoding, errors="replace")
+        return raw.decode(encoding, errors="replace")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return raw.replace(b"\x9e", b"[#]").decode("cp1252", errors="replace")
+        return raw.decode("cp1252", errors="replace")
+
+
+def decode_text(raw: bytes, encoding: str | None = None) -> str:
+    """An annotation text (:func:`decode_bytes`); in a code page, 0x9E (a diagram) becomes ``[#]``."""
+    if not encoding:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            encoding = "cp1252"
+    return decode_bytes(raw.replace(b"\x9e", b"[#]"), encoding)
 
 
 @dataclass
