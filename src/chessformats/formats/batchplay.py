@@ -25,9 +25,9 @@ import chess
 import numpy as np
 
 from ..schemas import polyglot as schema
-from .polyglot import _CASTLE_TABLE, _EP_CAPTURERS
+from .polyglot import _CASTLE_TABLE, _EP_CAPTURERS, zobrist_hash
 
-__all__ = ["COLUMNS", "Replay", "parse_token", "replay", "replay_tokens"]
+__all__ = ["COLUMNS", "Replay", "number_tokens", "parse_token", "replay", "replay_tokens"]
 
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
@@ -221,8 +221,6 @@ class Replay(NamedTuple):
 def start_columns() -> dict[str, int]:
     """The standard start position as :data:`COLUMNS` values."""
     board = chess.Board()
-    from .polyglot import zobrist_hash
-
     return {"white": board.occupied_co[chess.WHITE], "black": board.occupied_co[chess.BLACK], "pawns": board.pawns,
             "knights": board.knights, "bishops": board.bishops, "rooks": board.rooks, "queens": board.queens,
             "kings": board.kings, "castling": board.castling_rights, "ep": _NO_EP, "key": zobrist_hash(board),
@@ -231,13 +229,19 @@ def start_columns() -> dict[str, int]:
 
 def replay(games: list[list[str]], *, memo_depth: int = 40) -> Replay:
     """Play every game's SAN tokens (``+``/``#`` stripped) from the standard start position."""
+    return replay_tokens(*number_tokens(games), memo_depth=memo_depth)
+
+
+def number_tokens(games: list[list[str]]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any],
+                                                   np.ndarray[Any, Any], list[str]]:
+    """Games of SAN tokens as :func:`replay_tokens` takes them: ``(tokens, starts, lengths, vocabulary)``."""
     lengths = np.fromiter((len(g) for g in games), dtype=np.int64, count=len(games))
     flat = list(chain.from_iterable(games))
     vocabulary = {token: number for number, token in enumerate(dict.fromkeys(flat))}
     tokens = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
     starts = np.zeros(len(games), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
-    return replay_tokens(tokens, starts, lengths, list(vocabulary), memo_depth=memo_depth)
+    return tokens, starts, lengths, list(vocabulary)
 
 
 def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any],

@@ -247,13 +247,8 @@ class _Batch(NamedTuple):
 
     @classmethod
     def of(cls, games: list[_Game]) -> _Batch:
-        vocabulary: dict[str, int] = {}
-        tokens = [vocabulary.setdefault(san, len(vocabulary)) for game in games for san in game[3]]
-        lengths = np.array([len(game[3]) for game in games], dtype=np.int64)
-        starts = np.zeros(len(games), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
         return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
-                   np.array(tokens, dtype=np.int64), starts, lengths, list(vocabulary))
+                   *batchplay.number_tokens([game[3] for game in games]))
 
 
 def _standard(tags: dict[str, str]) -> bool:
