@@ -91,7 +91,7 @@ def main() -> None:
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
-        imports = best([python, "-c", "import chessformats.cli, chessformats.formats.bookbuild"], args.repeat)
+        imports = best([python, "-c", "import chessformats.cli, chessformats.books.build"], args.repeat)
         naive = run([python, "-c", NAIVE, args.pgn])
         games = Path(args.pgn).read_text(encoding="utf-8", errors="replace").count("[Result ")
         lines = [

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from chessformats.cli import main
+from chessformats.cli import main, registry
 from chessformats.codegen.markdown import format_page
 from chessformats.engine.layout import describe
-from chessformats.formats import registry
 from conftest import REPO_ROOT
 
 HANDLERS = registry.all_formats()

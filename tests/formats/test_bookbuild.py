@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chessformats.formats import batchplay, bookbuild
-from chessformats.formats.bookbuild import COUNT_MAX, BookBuilder, _parse_game, _read_batch, split_games
+from chessformats.books import batchplay
+from chessformats.books import build as bookbuild
+from chessformats.books.build import COUNT_MAX, BookBuilder, _parse_game, _read_batch, split_games
 from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
 from conftest import find_corpus, find_tool
 

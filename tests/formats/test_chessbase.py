@@ -226,7 +226,7 @@ def test_damaged_tree_is_reported_not_raised(tmp_path: Path) -> None:
 def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -> None:
     import random
 
-    from chessformats.formats.chessbase import _info
+    from chessformats.cli.chessbase import _info
 
     rng = random.Random(seed)
     names = ("morphy_test_annotations", "libcbh_Annotation", "morphy_text", "libcbh_Chess960NonStandard")

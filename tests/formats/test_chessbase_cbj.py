@@ -19,8 +19,9 @@ import chess.pgn
 import pytest
 
 from chessformats import chessbase
+from chessformats.cli.chessbase import _inspect
 from chessformats.engine.errors import FormatError, InvalidValueError, TruncatedError
-from chessformats.formats.chessbase import _inspect, export_pgn
+from chessformats.formats.chessbase import export_pgn
 from conftest import find_corpus
 
 # bases whose source PGN has WhiteTeam/BlackTeam tags, and that PGN; games in the same order as the .cbh

@@ -26,8 +26,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessformats import ctg
+from chessformats.books.stats import BookStats, MoveStats, PositionStats, read_pgn_games
 from chessformats.cli import main
-from chessformats.formats.bookstats import BookStats, MoveStats, PositionStats, read_pgn_games
 from chessformats.schemas import ctg as schema
 from conftest import REPO_ROOT, find_corpus, find_spec
 

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessformats import kvetka
+from chessformats.books.stats import BookStats, MoveStats, PositionStats
 from chessformats.engine.errors import FormatError, TruncatedError, UnsupportedError
 from chessformats.engine.trace import parse
-from chessformats.formats.bookstats import BookStats, MoveStats, PositionStats
 from chessformats.schemas import kvetka as schema
 
 GAMES = """

@@ -9,8 +9,7 @@ import chess
 import pytest
 
 from chessformats import kvetka
-from chessformats.cli import main
-from chessformats.formats import registry
+from chessformats.cli import main, registry
 
 PGN = """
 [Result "1-0"]

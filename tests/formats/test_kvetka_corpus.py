@@ -9,8 +9,8 @@ from pathlib import Path
 import chess
 
 from chessformats import kvetka
+from chessformats.books.build import BookBuilder
 from chessformats.formats import ctg, polyglot
-from chessformats.formats.bookbuild import BookBuilder
 from conftest import find_corpus
 
 

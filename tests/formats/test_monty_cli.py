@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from chessformats.cli import main
+from chessformats.cli import main, registry
 from chessformats.codegen.markdown import format_page
-from chessformats.formats import registry
 from chessformats.schemas import monty as schema
 
 POLICY = ("monty", "reference_generated_policy.montyformat")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessformats import FormatError
-from chessformats.formats.bookstats import BookStats
+from chessformats.books.stats import BookStats
 from chessformats.polyglot import UnsortedBookWarning, open_book, weights_from_stats, write_book
 
 

@@ -7,9 +7,10 @@ import mmap
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import IO
+from types import TracebackType
+from typing import IO, Any, TypeVar
 
-__all__ = ["atomic_write", "map_file"]
+__all__ = ["MappedFile", "atomic_write", "map_file"]
 
 
 def map_file(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
@@ -41,3 +42,41 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+_Mapped = TypeVar("_Mapped", bound="MappedFile")
+
+
+class MappedFile:
+    """Base of the readers that keep a file mapped read-only: a context manager whose :meth:`close` releases
+    the map.
+
+    A subclass maps its file with :meth:`_map` (the map is kept in ``_data``) and names in ``_views`` the
+    attributes that hold views of it (numpy arrays, memoryviews), which :meth:`close` drops first. Closing
+    twice is harmless; a view a caller still holds keeps the map alive until it dies.
+    """
+
+    _data: Any = b""
+    _views: tuple[str, ...] = ()
+
+    def _map(self, path: str | os.PathLike[str]) -> mmap.mmap | bytes:
+        data = self._data = map_file(path)
+        return data
+
+    def __enter__(self: _Mapped) -> _Mapped:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the memory map (arrays taken from the file must not be used afterwards)."""
+        for name in self._views:
+            self.__dict__.pop(name, None)
+        data, self._data = self._data, b""
+        if hasattr(data, "close"):
+            try:
+                data.close()
+            except BufferError:  # a view still exported by a caller; the map closes when it dies
+                pass

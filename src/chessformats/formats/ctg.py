@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import chess
 
+from ..books.stats import BookStats, MoveStats, PositionStats
 from ..engine.errors import FormatError, InvalidValueError, TruncatedError
 from ..engine.fileio import atomic_write, map_file
 from ..engine.layout import bit_fields, describe, struct_format
@@ -35,7 +36,6 @@ from ..engine.prefixcode import PrefixCodeError
 from ..engine.schema import unwrap
 from ..schemas import ctg as schema
 from ..schemas.squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
-from .bookstats import BookStats, MoveStats, PositionStats
 
 __all__ = [
     "BookMove",
@@ -1175,171 +1175,3 @@ def convert(source: str, source_format: str, target: str, target_format: str) ->
             count = write_book(target, book.records(), games=book.header_games)
         return f"{count} records written to {target}"
     raise ValueError(f"cannot convert {source_format} to {target_format} (CTG <-> Polyglot and CTG -> CTG)")
-
-
-# --- command-line support (registered with the format registry) ---------------------------------------
-
-def _sniff(path: str, head: bytes, size: int) -> int:
-    lower = path.lower()
-    score = 1 if lower.endswith((".ctg", ".cto", ".ctb")) else 0
-    if not lower.endswith(".ctg") or size < 2 * PAGE_SIZE or size % PAGE_SIZE or len(head) < 32:
-        return score
-    pages_ok = int.from_bytes(head[16:20], "big") == size // PAGE_SIZE - 1  # the header's data page count
-    return score + (2 if pages_ok else 1)
-
-
-def _info(path: str) -> dict[str, Any]:
-    with warnings.catch_warnings():  # the missing index is among the findings
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
-        records = sum(1 for _ in book.records())  # decodes and checks every record
-        return {
-            "format": "ctg",
-            "data_pages": book.data_pages,
-            "records": records,
-            "games": book.header_games,
-            "cto": book.cto_path,
-            "ctb": book.ctb_path,
-            "lower_bound": book.lower_bound,
-            "upper_bound": book.upper_bound,
-            "cto_entries": len(book.directory) if book.directory is not None else None,
-            "findings": book.findings(),
-        }
-
-
-def _annotate(prefix: str, record: PositionRecord) -> dict[str, str]:
-    notes = {f"{prefix}.position": record.board.fen()}
-    for number, move in enumerate(record.moves):
-        text = move.move.uci()
-        if record.board.is_legal(move.move):
-            text += f" ({record.board.san(move.move)}{move.symbol})"
-        notes[f"{prefix}.moves.moves[{number}].code"] = text
-    for name, rating in (("rating1", record.rating1), ("rating2", record.rating2)):
-        if rating.average is not None:
-            notes[f"{prefix}.stats.{name}"] = f"average {rating.average:.0f}"
-    if record.performance is not None:
-        notes[f"{prefix}.stats.rating2"] += f"; side to move performs at {record.performance:.0f}"
-    return notes
-
-
-def _inspect(path: str, *, page: int | None = None, record: int | None = None, count: int | None = None,
-             fen: str | None = None) -> list[Any]:
-    from .registry import InspectTarget
-
-    lower = path.lower()
-    if lower.endswith((".cto", ".ctb")):
-        size = os.path.getsize(path)
-        if lower.endswith(".ctb"):
-            return [InspectTarget(schema.CTB, 0, size, "ctb", {})]
-        header = schema.CTO_HEADER.sizeof()
-        first = record or 0
-        last = min(first + (count or (size - header) // 4), (size - header) // 4)
-        targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if not record else []
-        return targets + [InspectTarget(schema.CTO_ENTRY, header + 4 * n, 4, f"pages[{n}]", {})
-                          for n in range(first, last)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
-        if fen is not None:
-            board = chess.Board(fen)
-            where = book.located(board)
-            if where is None:
-                raise KeyError(f"position not in book: {board.fen()}")
-            found_page, number, offset = where
-            stored = book.page_records(found_page)[number]
-            probed = book.probe(board, legal_only=False)
-            assert probed is not None
-            prefix = f"pages[{found_page}].records[{number}]"
-            notes = _annotate(prefix, probed)
-            notes[f"{prefix}.position"] = (f"{stored.board.fen()} (stored"
-                                           + (", colours flipped" if probed.flipped else "")
-                                           + (", files mirrored" if probed.mirrored else "") + ")")
-            size = len(stored.to_bytes())
-            return [InspectTarget(schema.RECORD, offset, size, prefix, notes)]
-        if page is None:
-            return [InspectTarget(schema.HEADER_PAGE, 0, PAGE_SIZE, "header", {})]
-        stored_records = book.page_records(page)
-        if record is None:
-            notes = {}
-            for number, item in enumerate(stored_records):
-                notes.update(_annotate(f"pages[{page}].records[{number}]", item))
-            return [InspectTarget(schema.PAGE, PAGE_SIZE * (page + 1), PAGE_SIZE, f"pages[{page}]", notes)]
-        chosen = range(record, min(record + (count or 1), len(stored_records)))
-        if record < 0 or not chosen:
-            raise IndexError(f"no such record (page {page} has {len(stored_records)})")
-        targets = []
-        for n in chosen:
-            prefix = f"pages[{page}].records[{n}]"
-            item = stored_records[n]
-            targets.append(InspectTarget(schema.RECORD, item.offset or 0, len(item.to_bytes()), prefix,
-                                         _annotate(prefix, item)))
-        return targets
-
-
-def _move_row(board: chess.Board, book: CtgBook, move: BookMove) -> dict[str, Any]:
-    child = board.copy(stack=False)
-    child.push(move.move)
-    record = book.probe(child, legal_only=False)
-    row: dict[str, Any] = {"uci": move.move.uci(), "san": board.san(move.move), "weight": polyglot_weight(
-        record, move.annotation), "annotation": move.annotation, "nag": move.nag, "symbol": move.symbol,
-        "code": move.code}
-    if record is not None:  # the position the move leads to, seen from the side that plays the move
-        row.update(games=record.games, wins=record.losses, draws=record.draws, losses=record.wins,
-                   average_rating=_rounded(record.rating2.average), performance=_rounded(_mover_performance(record)))
-    return row
-
-
-def _mover_performance(child: PositionRecord) -> float | None:
-    scored = child.wins + child.draws + child.losses
-    opponents = child.rating1.average
-    if opponents is None or not scored:
-        return None
-    return opponents + 400 * (child.losses - child.wins) / scored
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
-
-
-def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
-        record = book.probe(board)
-        if record is None:
-            return []
-        from .registry import with_shares
-
-        return with_shares([_move_row(board, book, move) for move in record.moves])
-
-
-def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
-        record = book.probe(board)
-        if record is None:
-            return None
-        return {"games": record.games, "wins": record.wins, "draws": record.draws, "losses": record.losses,
-                "average_rating": _rounded(record.average_rating), "performance": _rounded(record.performance),
-                "rating1": list(record.rating1), "rating2": list(record.rating2),
-                "recommendation": record.recommendation, "green": record.green, "red": record.red,
-                "comment": record.comment, "comment_symbol": record.comment_symbol, "unknown1": record.unknown1,
-                "unknown2": record.unknown2, "page": record.page, "offset": record.offset}
-
-
-def _register() -> None:
-    from .registry import FormatHandler, register
-
-    register(FormatHandler(
-        key="ctg", doc=schema.FORMAT, status="read, write, probe, inspect, convert",
-        sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, extensions=(".ctg", ".cto", ".ctb"),
-        inspect_options=("page", "record", "count", "fen"), position=_position, build=make_book,
-    ))
-
-
-_register()

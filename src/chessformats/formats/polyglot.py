@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import chess
 import numpy as np
 
+from ..books.stats import BookStats
 from ..engine.errors import InvalidValueError, join_path
 from ..engine.fileio import atomic_write, map_file
 from ..engine.layout import bit_fields, numpy_dtype, struct_format, unpack_bits
 from ..engine.records import record_array
 from ..schemas import polyglot as schema
-from .bookstats import BookStats
+from .zobrist import zobrist_hash
 
 if TYPE_CHECKING:
-    from .bookbuild import BookBuilder
+    from ..books.build import BookBuilder
 
 __all__ = [
     "ENTRY_DTYPE",
@@ -63,117 +64,6 @@ _PIECE_OF_PROMOTION: dict[int, chess.PieceType | None] = {
     for value, name in _PROMOTION_NAMES.items()
 }
 _PROMOTION_OF_PIECE = {piece: value for value, piece in _PIECE_OF_PROMOTION.items() if piece is not None}
-
-
-# --- Zobrist keys -------------------------------------------------------------------------------------
-
-def _pawn_byte_tables() -> list[list[int]]:
-    """For each pawn kind (black 0, white 1) and rank: the XOR of the randoms of each 8-bit occupancy."""
-    tables = []
-    for kind in (0, 1):
-        for rank in range(8):
-            randoms = schema.RANDOM_PIECE[64 * kind + 8 * rank: 64 * kind + 8 * rank + 8]
-            table = [0] * 256
-            for byte in range(1, 256):
-                low = byte & -byte
-                table[byte] = table[byte ^ low] ^ randoms[low.bit_length() - 1]
-            tables.append(table)
-    return tables
-
-
-_PAWN_TABLES = _pawn_byte_tables()
-_CASTLE_TABLE = [0] * 16  # bit 0 white short, 1 white long, 2 black short, 3 black long
-for _rights in range(16):
-    for _bit in range(4):
-        if _rights >> _bit & 1:
-            _CASTLE_TABLE[_rights] ^= schema.RANDOM_CASTLE[_bit]
-
-
-def _capturer_masks(color: chess.Color) -> list[int]:
-    """By en-passant square: where a pawn of ``color`` (to move) must stand to capture en passant."""
-    masks = []
-    for square in chess.SQUARES:
-        pushed = square - 8 if color == chess.WHITE else square + 8
-        mask = 0
-        if 0 <= pushed < 64:
-            for delta in (-1, 1):
-                file = chess.square_file(pushed) + delta
-                if 0 <= file < 8:
-                    mask |= chess.BB_SQUARES[chess.square(file, chess.square_rank(pushed))]
-        masks.append(mask)
-    return masks
-
-
-_EP_CAPTURERS = (_capturer_masks(chess.BLACK), _capturer_masks(chess.WHITE))
-_RANDOM_PIECE = schema.RANDOM_PIECE
-_RANDOM_EN_PASSANT = schema.RANDOM_EN_PASSANT
-_RANDOM_TURN = schema.RANDOM_TURN
-
-
-def zobrist_hash(board: chess.Board) -> int:
-    """The Polyglot key of ``board``.
-
-    Table-driven: pawns are looked up a rank (8 bits) at a time, other pieces a square at a time.
-    Castling rights are the ones the position really has (king and rook still in place, as
-    :meth:`chess.Board.has_kingside_castling_rights` says; in Chess960 a right counts as short or long by
-    the rook's side of the king); the en-passant part counts only when a pawn of the side to move stands
-    beside the pawn that just advanced two squares, whether or not the capture is legal.
-    """
-    # The hot path of every probe: the loops are written out per colour on purpose (measured: folding the
-    # colours into one loop costs about 15% of the hashing speed).
-    black, white = board.occupied_co
-    key = 0
-    tables = _PAWN_TABLES  # index 8 * kind + rank; pawns never stand on rank 1 or 8
-    mask = (board.pawns & black) >> 8
-    rank = 1
-    while mask:
-        byte = mask & 0xFF
-        if byte:
-            key ^= tables[rank][byte]
-        mask >>= 8
-        rank += 1
-    mask = (board.pawns & white) >> 8
-    rank = 9
-    while mask:
-        byte = mask & 0xFF
-        if byte:
-            key ^= tables[rank][byte]
-        mask >>= 8
-        rank += 1
-    randoms = _RANDOM_PIECE
-    base = 128  # 64 * kind, from the black knight on
-    for pieces in (board.knights, board.bishops, board.rooks, board.queens, board.kings):
-        mask = pieces & black
-        while mask:
-            square = mask.bit_length() - 1
-            key ^= randoms[base + square]
-            mask ^= 1 << square
-        mask = pieces & white
-        while mask:
-            square = mask.bit_length() - 1
-            key ^= randoms[base + 64 + square]
-            mask ^= 1 << square
-        base += 128
-    rights = board.castling_rights
-    if rights:
-        if board.chess960 or board.promoted:  # a right is on the king's side or the queen's side of the king
-            index = (board.has_kingside_castling_rights(chess.WHITE)
-                     | board.has_queenside_castling_rights(chess.WHITE) << 1
-                     | board.has_kingside_castling_rights(chess.BLACK) << 2
-                     | board.has_queenside_castling_rights(chess.BLACK) << 3)
-        else:  # standard chess: a right needs the king on e1/e8 and the rook on its corner
-            kings = board.kings
-            rights &= board.rooks & ((white & chess.BB_RANK_1 if kings & white & chess.BB_E1 else 0)
-                                     | (black & chess.BB_RANK_8 if kings & black & chess.BB_E8 else 0))
-            # corner bits h1, a1, h8, a8 -> Polyglot castling bits 0-3
-            index = ((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)
-        key ^= _CASTLE_TABLE[index]
-    ep = board.ep_square
-    if ep is not None and _EP_CAPTURERS[board.turn][ep] & board.pawns & (white if board.turn else black):
-        key ^= _RANDOM_EN_PASSANT[ep & 7]
-    if board.turn:
-        key ^= _RANDOM_TURN
-    return key
 
 
 # --- moves --------------------------------------------------------------------------------------------
@@ -816,88 +706,3 @@ def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[
             if name not in seen:
                 seen.add(name)
                 queue.append(child)
-
-
-# --- command-line support (registered with the format registry) ---------------------------------------
-
-def _sniff(path: str, head: bytes, size: int) -> int:
-    # The extension alone scores 1, so that a damaged .bin still reaches the reader and its precise error.
-    score = 1 if path.lower().endswith(".bin") else 0
-    count = len(head) // ENTRY_DTYPE.itemsize
-    if size % ENTRY_DTYPE.itemsize or count == 0:
-        return score
-    records = np.frombuffer(head, dtype=ENTRY_DTYPE, count=count)
-    problems, _ = _move_problems(records["move"].astype(np.int64))
-    if any(bad.any() for bad, _ in problems.values()):
-        return score
-    keys = records["key"].astype(np.uint64)
-    return score + (2 if bool(np.all(keys[1:] >= keys[:-1])) else 1)
-
-
-def _info(path: str) -> dict[str, Any]:
-    with warnings.catch_warnings():  # an unsorted book is reported among the findings
-        warnings.simplefilter("ignore", UnsortedBookWarning)
-        book = open_book(path, strict=False)
-    with book:
-        return {
-            "format": "polyglot",
-            "entries": len(book),
-            "positions": book.positions(),
-            "sorted": book.sorted,
-            "findings": book.findings(),
-        }
-
-
-def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
-             fen: str | None = None, count: int | None = None) -> list[Any]:
-    from .registry import InspectTarget
-
-    size = ENTRY_DTYPE.itemsize
-    with open_book(path, strict=False) as book:
-        total = len(book)
-        board = chess.Board(fen) if fen else None
-        if board is not None:
-            indices = book._indices(zobrist_hash(board))
-            if not indices:
-                raise KeyError(f"position not in book: {board.fen()}")
-        elif offset is not None:
-            first = offset // size
-            last = (offset + max(length or size, 1) - 1) // size
-            indices = list(range(first, min(last, total - 1) + 1))
-        else:
-            first = record or 0
-            indices = list(range(first, min(first + (count or 1), total)))
-        if not indices or not all(0 <= i < total for i in indices):
-            raise IndexError(f"no such entry (the book has {total})")
-        targets = []
-        for index in indices:
-            path_prefix = f"entries[{index}]"
-            raw = int(book._moves[index])
-            annotations = {f"{path_prefix}.move": decode_move(raw, board).uci() if raw else "a1a1 (ignored)"}
-            if board is not None:
-                annotations[f"{path_prefix}.key"] = board.fen()
-            targets.append(InspectTarget(schema.ENTRY, index * size, size, path_prefix, annotations))
-        return targets
-
-
-def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
-    from .registry import with_shares
-
-    with open_book(path) as book:
-        return with_shares([
-            {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight, "learn": e.learn,
-             "raw_move": e.raw_move, "entry": e.number}
-            for e in book.probe(board)
-        ])
-
-
-def _register() -> None:
-    from .registry import FormatHandler, register
-
-    register(FormatHandler(
-        key="polyglot", doc=schema.FORMAT, status="read, write, probe, inspect",
-        sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, extensions=(".bin",), build=make_book,
-    ))
-
-
-_register()

@@ -1,8 +1,11 @@
 """The formats chessformats knows, and how a file's format is recognised.
 
-Each format module registers a :class:`FormatHandler`: its documentation declaration, a sniffer that
-scores a file from its content and name, and the functions the command line needs (``info``,
-``inspect``, ``probe``). The CLI only talks to handlers, never to a format directly.
+One static table (:data:`FORMATS`) names, for every format, its declaration module (``schemas/``, which
+holds the format's :class:`~chessformats.engine.schema.FormatDoc` and so its file extensions) and its
+command-line module (``cli/<format>.py``, which defines ``HANDLER``: a sniffer that scores a file from its
+content and name, and the functions the command line needs: ``info``, ``inspect``, ``probe``, ``build``).
+Modules are imported when a handler is first asked for; nothing registers itself on import. The CLI only
+talks to handlers, never to a format directly.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import chess
@@ -27,7 +30,6 @@ __all__ = [
     "detect",
     "for_output",
     "get",
-    "register",
     "with_shares",
 ]
 
@@ -56,7 +58,6 @@ class FormatHandler:
     info: Callable[[str], dict[str, Any]]
     inspect: Callable[..., list[InspectTarget]]
     probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
-    extensions: tuple[str, ...] = field(default=())
     build: Callable[..., int] | None = None
     """``build(path, builder, *, min_games, min_score, only, uniform) -> entries``: write a book built from games."""
     inspect_options: tuple[str, ...] = ("record", "count", "offset", "length", "fen")
@@ -65,13 +66,34 @@ class FormatHandler:
     """For books that store facts about a position (statistics): ``(path, board) -> facts`` (``None``: not in
     the book); ``probe`` then prints them above the moves and ``--json`` gives ``{"position", "moves"}``."""
 
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The format's file extensions, from its declaration."""
+        return self.doc.extensions
+
 
 INSPECT_OPTIONS = ("record", "count", "offset", "length", "page", "game", "ply", "player", "block")
 """The ``chessformats inspect`` options passed to a handler's ``inspect`` (when given), besides ``fen``."""
 
 
-_HANDLERS: dict[str, FormatHandler] = {}
 _SNIFF_BYTES = 4096
+
+
+class _Entry(NamedTuple):
+    schema: str
+    """The declaration module (``chessformats.schemas.<name>``): its ``FORMAT`` gives title and extensions."""
+    cli: str
+    """The command-line module (``chessformats.cli.<name>``): its ``HANDLER`` is the format's handler."""
+
+
+FORMATS: dict[str, _Entry] = {
+    "chessbase": _Entry("chessformats.schemas.chessbase", "chessformats.cli.chessbase"),
+    "ctg": _Entry("chessformats.schemas.ctg", "chessformats.cli.ctg"),
+    "kvetka": _Entry("chessformats.schemas.kvetka", "chessformats.cli.kvetka"),
+    "monty": _Entry("chessformats.schemas.monty", "chessformats.cli.monty"),
+    "polyglot": _Entry("chessformats.schemas.polyglot", "chessformats.cli.polyglot"),
+}
+"""Every format the command line knows: key -> (declaration module, command-line module)."""
 
 
 def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -82,31 +104,24 @@ def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def register(handler: FormatHandler) -> FormatHandler:
-    _HANDLERS[handler.key] = handler
+def get(key: str) -> FormatHandler:
+    """The handler of a format by its key (``polyglot``, ``ctg``, ...)."""
+    try:
+        entry = FORMATS[key]
+    except KeyError:
+        raise UnsupportedError(f"unknown format {key!r} (known: {', '.join(sorted(FORMATS))})") from None
+    handler: FormatHandler = importlib.import_module(entry.cli).HANDLER
     return handler
 
 
-_MODULES = ("chessbase", "ctg", "kvetka", "monty", "polyglot")
-"""Format modules (``chessformats.formats.<name>``); importing one registers its handler."""
-
-
-def _load(*names: str) -> None:
-    for name in names or _MODULES:
-        importlib.import_module(f"{__package__}.{name}")
-
-
 def all_formats() -> list[FormatHandler]:
-    _load()
-    return list(_HANDLERS.values())
+    return [get(key) for key in FORMATS]
 
 
-def get(key: str) -> FormatHandler:
-    _load(key) if key in _MODULES else _load()
-    try:
-        return _HANDLERS[key]
-    except KeyError:
-        raise UnsupportedError(f"unknown format {key!r} (known: {', '.join(sorted(_HANDLERS))})") from None
+def extensions(key: str) -> tuple[str, ...]:
+    """A format's file extensions, as its declaration gives them (without importing its reader)."""
+    doc: FormatDoc = importlib.import_module(FORMATS[key].schema).FORMAT
+    return doc.extensions
 
 
 def for_output(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
@@ -114,13 +129,9 @@ def for_output(path: str | os.PathLike[str], override: str | None = None) -> For
     if override:
         return get(override)
     name = os.fspath(path).lower()
-    # the usual book extensions are known without importing every format (start-up time of `build`)
-    for extension, key in ((".bin", "polyglot"), (".ctg", "ctg"), (".kob", "kvetka")):
-        if name.endswith(extension):
+    for key in FORMATS:
+        if name.endswith(extensions(key)):
             return get(key)
-    for handler in all_formats():
-        if any(name.endswith(extension) for extension in handler.extensions):
-            return handler
     raise UnsupportedError("no format writes files with this extension (use --format)", file=os.fspath(path))
 
 
@@ -128,12 +139,12 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
     """The handler for a file: ``override`` if given, else the best sniffing score (content + name)."""
     if override:
         return get(override)
-    _load()
     name = os.fspath(path)
     with open(name, "rb") as handle:
         head = handle.read(_SNIFF_BYTES)
         size = os.fstat(handle.fileno()).st_size
-    scored = sorted(((h.sniff(name, head, size), h.key) for h in _HANDLERS.values()), reverse=True)
+    handlers = all_formats()
+    scored = sorted(((h.sniff(name, head, size), h.key) for h in handlers), reverse=True)
     if not scored or scored[0][0] <= 0:
         raise FormatError("not a file of any known format (use --format to force one)", file=name)
-    return _HANDLERS[scored[0][1]]
+    return get(scored[0][1])

@@ -39,9 +39,10 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 import chess
 import numpy as np
 
+from ..formats.polyglot import decode_move, encode_move
+from ..formats.zobrist import zobrist_hash
 from . import batchplay, pgnscan
-from .bookstats import BookStats, MoveStats, PositionStats
-from .polyglot import decode_move, encode_move, zobrist_hash
+from .stats import BookStats, MoveStats, PositionStats
 
 if TYPE_CHECKING:
     import chess.pgn
@@ -456,8 +457,8 @@ class BookBuilder:
         ``progress(games, records read)`` is called now and then.
         """
         from ..engine.errors import FormatError
-        from .chessbase import RESULT_TAGS, open_database
-        from .chessbase.pgn import mainline_sans
+        from ..formats.chessbase import RESULT_TAGS, open_database
+        from ..formats.chessbase.pgn import mainline_sans
 
         stride = _stride(self.max_ply)
         first = self.games

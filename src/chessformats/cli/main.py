@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from . import __version__
-from .engine.errors import FormatError
-from .engine.trace import trace
-from .formats import registry
+from .. import __version__
+from ..engine.errors import FormatError
+from ..engine.trace import trace
+from . import registry
 
 __all__ = ["main"]
 
@@ -123,7 +123,7 @@ def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]
             handle.seek(target.offset)
             data = handle.read(target.size)
         _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=target.file or path)
-        from .codegen.hexview import render
+        from ..codegen.hexview import render
 
         for line in render(fields, data, base=target.offset, annotations=target.annotations):
             console.print(line)
@@ -131,7 +131,7 @@ def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]
 
 def cmd_docs(args: argparse.Namespace) -> int:
     docs = [h.doc for h in registry.all_formats()]
-    from .codegen.markdown import write_docs
+    from ..codegen.markdown import write_docs
 
     written = write_docs(args.out, docs)
     for path in written:
@@ -141,8 +141,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 def cmd_tour(args: argparse.Namespace) -> int:
     """Build a small book from the bundled games, probe it, show its bytes, generate the docs."""
-    from .formats import polyglot
-    from .formats.bookstats import BookStats, read_pgn_games
+    from ..books.stats import BookStats, read_pgn_games
+    from ..formats import polyglot
 
     console = _console()
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
@@ -174,7 +174,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
         console.print(f"{key}: {value}")
 
     console.rule("5. docs")
-    from .codegen.markdown import write_docs
+    from ..codegen.markdown import write_docs
 
     for path in write_docs(out / "docs", [h.doc for h in registry.all_formats()]):
         console.print(f"generated {path}")
@@ -184,7 +184,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o)."""
-    from .formats.bookbuild import BookBuilder
+    from ..books.build import BookBuilder
 
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
@@ -230,7 +230,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Merge two Polyglot books as ``polyglot merge-book`` does."""
-    from .formats.polyglot import merge_books
+    from ..formats.polyglot import merge_books
 
     count = merge_books(args.first, args.second, args.output)
     print(f"{count:,} entries written to {args.output}")
@@ -239,7 +239,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     """Convert a book to another format (CTG <-> Polyglot); formats by sniffing and by extension."""
-    from .formats import ctg
+    from ..formats import ctg
 
     if args.target is None:
         args.target = args.output
@@ -250,7 +250,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         return _convert_chessbase(args)
     target = registry.for_output(args.target, args.target_format)
     if "kvetka" in (source.key, target.key):
-        from .formats import kvetka
+        from ..formats import kvetka
 
         print(kvetka.convert(args.source, source.key, args.target, target.key))
         return 0
@@ -260,7 +260,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def _convert_chessbase(args: argparse.Namespace) -> int:
     """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
-    from .formats.chessbase import export_pgn
+    from ..formats.chessbase import export_pgn
 
     console = _console(stderr=True)
     started = time.perf_counter()

@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 import chess
 import numpy as np
 
+from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS, zobrist_hash
 from ..schemas import polyglot as schema
-from .polyglot import _CASTLE_TABLE, _EP_CAPTURERS, zobrist_hash
 
 __all__ = ["COLUMNS", "Replay", "number_tokens", "parse_token", "replay", "replay_tokens"]
 
@@ -47,12 +47,12 @@ _RAYS = {direction: (U64(direction[0]), U64(2 * direction[0]), U64(4 * direction
 # the randoms of the Polyglot key as arrays; one extra 0 at the end stands for "nothing"
 _PIECE_RANDOMS = np.array([*schema.RANDOM_PIECE, 0], dtype=U64)
 _NO_PIECE_INDEX = 768
-_CASTLE_RANDOMS = np.array(_CASTLE_TABLE, dtype=U64)
+_CASTLE_RANDOMS = np.array(CASTLE_TABLE, dtype=U64)
 _EP_RANDOMS = np.array(schema.RANDOM_EN_PASSANT, dtype=U64)
 _TURN_RANDOM = U64(schema.RANDOM_TURN)
 _NO_EP = 64
 # pawns (of the side to move next) that could capture on an en-passant square; index 64 = no square
-_EP_FROM = {color: np.array([*_EP_CAPTURERS[color], 0], dtype=U64) for color in (chess.WHITE, chess.BLACK)}
+_EP_FROM = {color: np.array([*EP_CAPTURERS[color], 0], dtype=U64) for color in (chess.WHITE, chess.BLACK)}
 
 COLUMNS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings", "castling", "ep", "key",
            "turn")

@@ -1,0 +1,164 @@
+"""The command line's handler for chessbase files: info, inspect, probe."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import chess.pgn
+import numpy as np
+
+from chessformats.engine.errors import FormatError
+from chessformats.formats.chessbase import COMPANIONS, Database, GameHeader, GuidingText, open_database
+from chessformats.formats.chessbase.annotations import decode_text
+from chessformats.formats.chessbase.moves import DecodedMove
+from chessformats.formats.chessbase.pgn import build_game
+from chessformats.schemas import chessbase as schema
+
+from .registry import FormatHandler
+
+
+def _sniff(path: str, head: bytes, size: int) -> int:
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".cbh":
+        return 3 if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" else 2
+    return 2 if extension in COMPANIONS[1:9] else 0
+
+
+def _info(path: str) -> dict[str, Any]:
+    with open_database(path) as db:
+        arrays = db.header_arrays()
+        texts = int(np.count_nonzero(arrays["guiding_text"]))
+        deleted = int(np.count_nonzero(arrays["deleted"]))
+        findings: list[str] = []
+        for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+            findings += entities.check()
+        modes = db.encoding_modes()
+        unknown = sorted(mode for mode in modes if mode > 11)
+        if unknown:
+            findings.append(f"games with unknown move-encoding modes: {unknown}")
+        return {
+            "format": "chessbase",
+            "variant": str(db.header.header_variant),
+            "records": len(db),
+            "games": len(db) - texts - deleted,
+            "guiding_texts": texts,
+            "deleted": deleted,
+            "players": db.players.header.existing if db.players.header else 0,
+            "tournaments": db.tournaments.header.existing if db.tournaments.header else 0,
+            "annotators": db.annotators.header.existing if db.annotators.header else 0,
+            "sources": db.sources.header.existing if db.sources.header else 0,
+            "teams": db.teams.header.existing if db.teams.header else 0,
+            "encoding_modes": {str(k): v for k, v in modes.items()},
+            "findings": findings,
+        }
+
+
+def _inspect(path: str, *, game: int | None = None, record: int | None = None, count: int | None = None,
+             player: str | None = None) -> list[Any]:
+    from .registry import InspectTarget
+
+    with open_database(path) as db:
+        if player is not None:
+            found = db.players.find(player)
+            if found is None:
+                raise KeyError(f"no player {player!r} in {os.path.basename(db.players.path)}")
+            offset = db.players.header_size + found.number * db.players.record_size
+            return [InspectTarget(schema.PLAYER, offset, db.players.record_size, f"players[{found.number}]",
+                                  {f"players[{found.number}].last_name": found.name}, db.players.path)]
+        first = game if game is not None else (record if record is not None else 1)
+        numbers = range(first, first + (count or 1))
+        targets = []
+        for number in numbers:
+            header = db[number]
+            at = schema.CBH_HEADER_SIZE * number
+            label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
+                if isinstance(header, GameHeader) else "guiding text"
+            declaration = schema.GAME_RECORD if isinstance(header, GameHeader) else schema.TEXT_RECORD
+            targets.append(InspectTarget(declaration, at, schema.CBH_RECORD_SIZE, f"games[{number}]",
+                                         {f"games[{number}].kind": label}, db.cbh_path))
+            if isinstance(header, GuidingText):
+                continue
+            targets += _move_targets(db, number)
+            targets += _annotation_targets(db, number)
+            targets += _cbj_targets(db, header)
+        return targets
+
+
+def _cbj_targets(db: Database, game: GameHeader) -> list[Any]:
+    """The game's ``.cbj`` record (extended header), its teams named."""
+    from .registry import InspectTarget
+
+    found = game.extended
+    if found is None:
+        return []
+    path = f"cbj[{game.number}]"
+    notes = {f"{path}.{side}": name for side, name in (("white_team", game.white_team),
+                                                       ("black_team", game.black_team)) if name}
+    for name in ("created", "modified"):
+        moment = getattr(found, name)
+        if moment is not None:
+            notes[f"{path}.{name}"] = moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return [InspectTarget(db.extended.declaration, found.offset, db.extended.record_size, path, notes,
+                          db.extended.path)]
+
+
+def _annotation_targets(db: Database, number: int) -> list[Any]:
+    """The game's annotation record: its head, then each item's head and body (traced with its type's layout)."""
+    from .registry import InspectTarget
+
+    found = db.annotation_data(number)
+    if found is None:
+        return []
+    offset, _ = found
+    cba = db._companion(".cba")
+    targets = [InspectTarget(schema.ANNOTATION_RECORD_HEAD, offset, 14, f"cba[{number}]", {}, cba)]
+    at = offset + 14
+    for index, entry in enumerate(db.annotations(number)):
+        path = f"cba[{number}].entries[{index}]"
+        targets.append(InspectTarget(schema.ANNOTATION_ITEM_HEAD, at, 6, path, {}, cba))
+        body = schema.ANNOTATION_BODY.case_of(int(entry.type))
+        notes = {}
+        if int(entry.type) in (0x02, 0x82):
+            notes[f"{path}.body.text"] = repr(decode_text(entry.body.text, db.encoding))
+        targets.append(InspectTarget(body, at + 6, int(entry.size) - 6, f"{path}.body", notes, cba))
+        at += int(entry.size)
+    return targets
+
+
+def _move_targets(db: Database, number: int) -> list[Any]:
+    """The game's data head, then each move's bytes labelled with the move (the raw stream if it is corrupt)."""
+    from .registry import InspectTarget
+
+    offset, data = db.game_data(number)
+    cbg = db._companion(".cbg")
+    try:
+        decoded = db.decode(number)
+    except FormatError as error:
+        return [InspectTarget(schema.GAME_DATA, offset, len(data), f"cbg[{number}]",
+                              {f"cbg[{number}].moves": f"cannot be decoded: {error.reason}"}, cbg)]
+    head_size = 4 + (28 if data[0] & 0x40 else 0) + (8 if data[0] & 0x40 and decoded.chess960 else 0)
+    targets = [InspectTarget(schema.GAME_DATA_HEAD, offset, head_size, f"cbg[{number}]",
+                             {f"cbg[{number}].word.mode": f"{schema.MODE_ENCODER[decoded.mode]} encoder, counter "
+                              f"{schema.MODE_COUNTER[decoded.mode]}, {schema.MODE_VARIANT[decoded.mode]}"}, cbg)]
+    nodes: list[chess.pgn.GameNode] = []
+    build_game(decoded, {}, lambda node, index: nodes.append(node) if index else None)  # stream order
+    moves = [token for token in decoded.tokens if isinstance(token, DecodedMove)]
+    for index, (token, node) in enumerate(zip(moves, nodes, strict=False)):
+        path = f"cbg[{number}].moves[{index}]"
+        parent = node.parent
+        move = node.move
+        san = parent.board().san(move) if parent is not None and move is not None and not token.null else "--"
+        shown = f"{token.uci(chess960=decoded.chess960)} ({san})"
+        declaration = schema.MOVE_BYTE if token.byte_count == 1 else \
+            schema.MOVE_BYTES if token.byte_count == 3 else schema.SIMPLE_MOVE_BYTES
+        label = f"{path}.code" if token.byte_count != 2 else f"{path}.move"
+        targets.append(InspectTarget(declaration, token.offset, token.byte_count, path, {label: shown}, cbg))
+    return targets
+
+
+HANDLER = FormatHandler(
+    key="chessbase", doc=schema.FORMAT, status="read, PGN export, inspect",
+    sniff=_sniff, info=_info, inspect=_inspect,
+    inspect_options=("game", "record", "count", "player"),
+)

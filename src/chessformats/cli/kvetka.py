@@ -1,0 +1,216 @@
+"""The command line's handler for kvetka files: info, inspect, probe."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import chess.pgn
+
+from chessformats.engine.errors import InvalidValueError
+from chessformats.formats.kvetka import (
+    _HEADER_AFTER_CAPTION,
+    _HEADER_BEFORE_CAPTION,
+    _STRING_LENGTH_SIZE,
+    _SUPPORTED_TYPE,
+    BLOCK_SIZE,
+    KEY_SIZE,
+    Element,
+    KvetkaBook,
+    _decode_on,
+    _Sources,
+    make_book,
+    open_book,
+)
+from chessformats.schemas import kvetka as schema
+
+from .registry import FormatHandler
+
+
+def _sniff(path: str, head: bytes, size: int) -> int:
+    lower = path.lower()
+    if lower.endswith(".kin"):
+        return 2 if size % KEY_SIZE == 0 else 1
+    if lower.endswith(".ksf"):
+        return 2 if size >= schema.KSF_TOC_UNIT else 1
+    if not lower.endswith(".kob"):
+        return 0
+    if len(head) >= _HEADER_BEFORE_CAPTION + _STRING_LENGTH_SIZE and head[0] == _SUPPORTED_TYPE:
+        units = int.from_bytes(head[1:5], "big")
+        header = _HEADER_BEFORE_CAPTION + _STRING_LENGTH_SIZE + 2 * units + _HEADER_AFTER_CAPTION
+        if header <= size and (size - header) % BLOCK_SIZE == 0:
+            return 3
+    return 2 if size % BLOCK_SIZE == 0 else 1
+
+
+def _info(path: str) -> dict[str, Any]:
+    with open_book(path) as book:
+        elements = 0
+        for element in book.elements():  # reads and checks every element, key and move
+            board = book.element_board(element)
+            if any(_decode_on(board, code) is None for code in element.codes):
+                file, offset = book._where(element.offset or 0)
+                raise InvalidValueError("a move code moves a piece the position does not have", file=file,
+                                        offset=offset, path=f"blocks[{element.block}].elements[?].body.moves")
+            elements += 1
+        header = book.header
+        return {
+            "format": "kvetka",
+            "kob": book.kob_paths,
+            "kin": book.kin_path,
+            "ksf": book.ksf_path,
+            "caption": book.caption,
+            "blocks": book.blocks,
+            "elements": elements,
+            "max_move": header.max_move,
+            "elo_filters": [header.least_white_elo, header.least_black_elo, header.least_strong_elo,
+                            header.least_weak_elo],
+            "game_references": book.keeps_games,
+            "links": header.links,
+            "sources": len(book.sources) if book.sources is not None else None,
+            "findings": book.findings(),
+        }
+
+
+def _annotate(prefix: str, element: Element) -> dict[str, str]:
+    board = element.board()
+    notes = {f"{prefix}.body.key": f"{board.fen()} (normalised: white to move)"}
+    for number, code in enumerate(element.codes):
+        move = _decode_on(board, code)
+        if move is not None:
+            notes[f"{prefix}.body.moves[{number}]"] = move.uci() + (f" ({board.san(move)})"
+                                                                   if board.is_legal(move) else "")
+    if element.opening is not None:
+        opening = element.opening
+        notes[f"{prefix}.body.comment"] = f"ECO {opening.code}: {opening.name}" + (
+            f", {opening.variation}" if opening.variation else "")
+    return notes
+
+
+def _inspect(path: str, *, block: int | None = None, record: int | None = None, count: int | None = None,
+             fen: str | None = None) -> list[Any]:
+    from .registry import InspectTarget
+
+    lower = path.lower()
+    size = os.path.getsize(path)
+    if lower.endswith(".kin"):
+        total = size // KEY_SIZE
+        first = record or 0
+        chosen = range(first, min(first + (count or 1), total))
+        if not chosen:
+            raise IndexError(f"no such key (the .kin holds {total})")
+        return [InspectTarget(schema.KEY, KEY_SIZE * n, KEY_SIZE, f"[{n}]", {}) for n in chosen]
+    if lower.endswith(".ksf"):
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+        sources = int.from_bytes(head, "big") if len(head) == 4 else 0
+        toc = 4 + 4 * sources + (-(4 + 4 * sources) % schema.KSF_TOC_UNIT)
+        if record is None:
+            return [InspectTarget(schema.TOC, 0, min(toc, size), "toc", {})]
+        reader = _Sources(path)
+        if not 0 <= record < len(reader):
+            raise IndexError(f"no such source (the .ksf has {len(reader)})")
+        start = reader.addresses[record]
+        end = min([a for a in reader.addresses if a > start] + [size])
+        return [InspectTarget(schema.SOURCE, start, end - start, f"sources[{record}]", {})]
+    with open_book(path) as book:
+        here = os.path.abspath(path)
+        index = [os.path.abspath(p) for p in book.kob_paths].index(here) if here in map(os.path.abspath,
+                                                                                        book.kob_paths) else 0
+        file_start = book._starts[index]
+        file_end = file_start + os.path.getsize(book.kob_paths[index])
+
+        def local(at: int, what: str) -> int:
+            if not file_start <= at < file_end:
+                owner, _ = book._where(at)
+                raise IndexError(f"{what} is in {os.path.basename(owner)}: inspect that file")
+            return at - file_start
+
+        if fen is not None:
+            found = book.located(chess.Board(fen))
+            if found is None:
+                raise KeyError(f"position not in book: {fen}")
+            number_block, number, element = found
+            prefix = f"blocks[{number_block}].elements[{number}]"
+            data = element.to_bytes(book.keeps_games)
+            notes = _annotate(prefix, element)
+            probed = book.probe(chess.Board(fen), legal_only=False)
+            if probed is not None:
+                notes[f"{prefix}.body.key"] += (" for " + chess.Board(fen).fen()
+                                                + (", colours flipped" if probed.flipped else "")
+                                                + (", files mirrored" if probed.mirrored else ""))
+            return [InspectTarget(schema.ELEMENT, local(element.offset or 0, "the element"), len(data), prefix,
+                                  notes)]
+        if block is None:
+            if index == 0:
+                return [InspectTarget(schema.HEADER, 0, book.header_size, "header", {})]
+            block = (file_start - book.header_size) // BLOCK_SIZE
+        elements = book.block_elements(block)
+        prefix = f"blocks[{block}]"
+        offset = local(book.block_offset(block), f"block {block}")
+        if record is None:
+            block_notes: dict[str, str] = {}
+            for number, element in enumerate(elements):
+                block_notes.update(_annotate(f"{prefix}.elements[{number}]", element))
+            return [InspectTarget(schema.BLOCK, offset, BLOCK_SIZE, prefix, block_notes)]
+        chosen = range(record, min(record + (count or 1), len(elements)))
+        if record < 0 or not chosen:
+            raise IndexError(f"no such element (block {block} has {len(elements)})")
+        targets = []
+        for number in chosen:
+            element = elements[number]
+            item = f"{prefix}.elements[{number}]"
+            targets.append(InspectTarget(schema.ELEMENT, local(element.offset or 0, "the element"),
+                                         len(element.to_bytes(book.keeps_games)), item, _annotate(item, element)))
+        return targets
+
+
+def _move_row(board: chess.Board, book: KvetkaBook, move: chess.Move) -> dict[str, Any]:
+    child = board.copy(stack=False)
+    child.push(move)
+    result = book.probe(child, legal_only=False)
+    row: dict[str, Any] = {"uci": move.uci(), "san": board.san(move)}
+    if result is None:
+        row["weight"] = 1
+        return row
+    # the position the move leads to, seen from the side that plays the move
+    row.update(weight=2 * result.losses + result.draws, games=result.games, wins=result.losses, draws=result.draws,
+               losses=result.wins)
+    return row
+
+
+def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
+    with open_book(path) as book:
+        result = book.probe(board)
+        if result is None:
+            return []
+        from .registry import with_shares
+
+        return with_shares([_move_row(board, book, move) for move in result.moves])
+
+
+def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
+    with open_book(path) as book:
+        result = book.probe(board)
+        if result is None:
+            return None
+        facts: dict[str, Any] = {"games": result.games, "wins": result.wins, "draws": result.draws,
+                                 "losses": result.losses, "comment": result.comment}
+        if result.opening is not None:
+            facts.update(eco=result.opening.code, opening=result.opening.name, variation=result.opening.variation)
+        if result.source is not None:
+            game = result.source.game
+            facts["source"] = {"type": result.source.source_type, "address": result.source.address,
+                               "is_bad": result.source.is_bad, "internet_kind": result.source.internet_kind,
+                               "position": result.source.position, "length": game.length, "white": game.white,
+                               "black": game.black, "white_elo": game.white_elo, "black_elo": game.black_elo,
+                               "result": game.result_name}
+        facts.update(block=result.element.block, offset=result.element.offset)
+        return facts
+
+
+HANDLER = FormatHandler(
+    key="kvetka", doc=schema.FORMAT, status="read, write, probe, inspect, convert",
+    sniff=_sniff, info=_info, inspect=_inspect, probe=_probe,
+    build=make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
+)
