@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from .. import __version__
+from .._version import __version__
 from ..engine.errors import FormatError
 from ..engine.trace import trace
 from . import registry
