@@ -53,7 +53,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            # ``from package import module`` depends on the module; ``from module import name`` on the module
+            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
+                       for alias in node.names]
         for target in targets:
             # the deepest known module the target names (``chessformats.formats.ctg.read`` or its package)
             while target and target not in known:
