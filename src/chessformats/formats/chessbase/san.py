@@ -15,15 +15,18 @@ from __future__ import annotations
 import chess
 import chess.variant
 
-__all__ = ["SanBoard"]
+from ..bitboards import DIAG_ATTACKS as _DIAG
+from ..bitboards import DIAG_MASKS as _DIAG_MASKS
+from ..bitboards import FILE_ATTACKS as _FILE
+from ..bitboards import FILE_MASKS as _FILE_MASKS
+from ..bitboards import KING as _KING
+from ..bitboards import KNIGHT as _KNIGHT
+from ..bitboards import PAWN_ATTACKS as _PAWN
+from ..bitboards import RANK_ATTACKS as _RANK
+from ..bitboards import RANK_MASKS as _RANK_MASKS
+from ..bitboards import SQUARES as _SQ
 
-_KNIGHT = chess.BB_KNIGHT_ATTACKS
-_KING = chess.BB_KING_ATTACKS
-_PAWN = chess.BB_PAWN_ATTACKS
-_DIAG_MASKS, _DIAG = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS
-_RANK_MASKS, _RANK = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
-_FILE_MASKS, _FILE = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
-_SQ = chess.BB_SQUARES
+__all__ = ["SanBoard"]
 _LETTERS = ("", "", "N", "B", "R", "Q", "K")
 
 
