@@ -13,7 +13,7 @@ from .common import NATION
 
 # Field order and sizes from Yarin78/morphy (ExtendedGameHeaderStorage, ExtendedGameHeader, RatingType,
 # EndgameInfo, FinalMaterial); every value the meanings call "seen" or "in the corpus" was checked on
-# corpus/chessbase (tests/schemas/test_chessbase_cbj_schema.py).
+# corpus/chessbase (tests/schemas/chessbase/test_chessbase_cbj_schema.py).
 
 CBJ_HEADER = cs.Struct(
     "version" / cs.Int32ul * "format version: 11 (120-byte records) or 8 (78-byte records) in the corpus",
