@@ -11,19 +11,22 @@ not change the bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 import construct as cs
 
 __all__ = [
     "BitsUnsigned",
+    "EnumView",
     "Example",
     "FormatDoc",
     "MeaningEnum",
     "Structure",
     "bitwise_rest",
     "enum_meanings",
+    "enum_view",
+    "extension_map",
     "is_bitwise",
     "strip_renamed",
     "type_name",
@@ -49,6 +52,28 @@ def enum_meanings(con: cs.Construct) -> dict[int, tuple[str, str]] | None:
     """The ``value -> (name, meaning)`` table of a (possibly renamed) :class:`MeaningEnum`."""
     con = unwrap(con, keep_enum=True)
     return con.meanings if isinstance(con, MeaningEnum) else None
+
+
+class EnumView(NamedTuple):
+    """An enumeration seen three ways, derived from its declaration (so format code never re-types it)."""
+
+    names: dict[int, str]
+    """value -> name"""
+    values: dict[str, int]
+    """name -> value"""
+    meanings: dict[int, str]
+    """value -> one-line meaning (empty strings for a plain construct ``Enum``)"""
+
+
+def enum_view(con: cs.Construct) -> EnumView:
+    """The :class:`EnumView` of a (possibly renamed) ``Enum`` or :class:`MeaningEnum` declaration."""
+    enum = unwrap(con, keep_enum=True)
+    if not isinstance(enum, cs.Enum):
+        raise TypeError(f"{con!r} is not an enumeration")
+    meanings = enum.meanings if isinstance(enum, MeaningEnum) else {}
+    names = {int(value): str(name) for value, name in enum.decmapping.items()}
+    return EnumView(names, {name: value for value, name in names.items()},
+                    {value: meanings.get(value, (name, ""))[1] for value, name in names.items()})
 
 
 def unwrap(con: cs.Construct, *, keep_enum: bool = False) -> cs.Construct:
@@ -194,6 +219,15 @@ class Example(NamedTuple):
     structure: cs.Construct
     data: bytes
     source: str
+
+
+def extension_map(docs: Iterable[FormatDoc]) -> dict[str, str]:
+    """File extension -> format key, from the formats' :class:`FormatDoc` declarations (first one wins)."""
+    result: dict[str, str] = {}
+    for doc in docs:
+        for extension in doc.extensions:
+            result.setdefault(extension.lower(), doc.key)
+    return result
 
 
 class FormatDoc(NamedTuple):

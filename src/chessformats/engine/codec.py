@@ -1,0 +1,504 @@
+"""From a declaration to its codec: everything a reader's or a writer's fast path needs, derived once.
+
+``codec(DECLARATION)`` (cached per declaration) gives a :class:`Codec`:
+
+- ``decode(data, offset=0, file=None)`` / ``encode(value)``: one record, through functions generated from
+  the declaration as Python source (:mod:`.compiler`); same values as construct's ``parse``/``build``
+  (enums as names, built from names or integers), 10-30 times faster. ``unpack``/``pack``: the leaves
+  as one flat tuple of numbers, for hot loops.
+- ``fields``: every field by path (``"move.to_file"``) as a :class:`Field`: offset, size, bit range,
+  and ``get``/``put`` of that one field in a record's bytes, ``extract``/``insert`` in its bit run's integer.
+- ``dtype``, ``array(data)``, ``columns(records)``, ``from_columns(columns)``: the numpy bulk path.
+- ``prefix_codes``: the :class:`~.prefixcode.PrefixCode` tables the declaration uses, by path.
+
+Declarations without a fixed layout (arrays counted by the data, prefix codes, ...) get a codec too:
+its fields carry their static layout, and ``decode``/``encode`` are construct's parse and build, with
+errors located (``generated`` is then False and ``reason`` says why).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import construct as cs
+import numpy as np
+
+from .compiler import Functions, compile_functions
+from .errors import FormatError, InvalidValueError, TruncatedError
+from .layout import BitField, LayoutField, describe, numpy_dtype
+from .plan import Leaf, Node, NoPlan, Plan, Slot, plan
+from .prefixcode import PrefixCode, PrefixCoded
+from .records import record_array
+from .schema import strip_renamed, unwrap
+from .trace import parse
+
+__all__ = ["Codec", "Field", "codec"]
+
+
+@functools.cache
+def codec(declaration: cs.Construct) -> Codec:
+    """The codec of ``declaration``, built on first use and cached (declarations are module constants)."""
+    return Codec(declaration)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a declaration: its layout (from :func:`~.layout.describe`) and one-field accessors.
+
+    ``offset``/``size`` are bytes (of the whole bit run for a bit field); ``shift``/``width`` place a bit
+    field in its run read as one integer (``(run >> shift) & mask``). The accessors need a fixed layout.
+    """
+
+    layout: LayoutField
+    leaf: Leaf | None
+    slot: Slot | None
+
+    @property
+    def path(self) -> str:
+        return self.layout.path
+
+    @property
+    def offset(self) -> int | None:
+        return self.layout.offset
+
+    @property
+    def size(self) -> int | None:
+        return self.layout.size
+
+    @property
+    def bits(self) -> tuple[int, int] | None:
+        return self.layout.bits
+
+    @property
+    def shift(self) -> int:
+        return int(self.leaf.shift) if self.leaf is not None else 0
+
+    @property
+    def width(self) -> int:
+        if self.leaf is not None and self.leaf.width:
+            return int(self.leaf.width)
+        return 8 * int(self.size or 0)
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.width) - 1
+
+    @property
+    def bit_field(self) -> BitField:
+        return BitField(self.shift, self.width)
+
+    def _parts(self) -> tuple[Leaf, Slot]:
+        if self.leaf is None or self.slot is None:
+            raise TypeError(f"{self.path}: not a value of a fixed-size record")
+        return self.leaf, self.slot
+
+    def extract(self, word: int) -> Any:
+        """This field's value from its run's integer (a whole field: from its integer value)."""
+        leaf, _ = self._parts()
+        return _leaf_from_number(leaf, word)
+
+    def insert(self, word: Any, value: Any) -> Any:
+        """``word`` with this field's bits replaced by ``value`` (enum names accepted).
+
+        For a whole (byte-aligned) field the result is the stored form: its number, bytes or float.
+        """
+        leaf, slot = self._parts()
+        number = _leaf_to_number(leaf, slot, value)
+        if not leaf.width:
+            return number
+        return (word & ~(leaf.mask << leaf.shift)) | (number << leaf.shift)
+
+    def get(self, data: Any, offset: int = 0, *, file: str | os.PathLike[str] | None = None) -> Any:
+        """The field's value in the record that starts at ``data[offset]``."""
+        leaf, slot = self._parts()
+        start = offset + slot.offset
+        if len(data) - start < slot.size:
+            raise TruncatedError(f"truncated {leaf.path}", needed=slot.size, available=max(len(data) - start, 0),
+                                 file=file, offset=start, path=leaf.path, show_path=False)
+        raw = bytes(data[start:start + slot.size])
+        return _leaf_from_number(leaf, _slot_number(slot, raw))
+
+    def put(self, buffer: bytearray | memoryview, value: Any, offset: int = 0) -> None:
+        """Write ``value`` into the record at ``buffer[offset]`` (other bits of a run are kept)."""
+        leaf, slot = self._parts()
+        start = offset + slot.offset
+        if len(buffer) - start < slot.size:
+            raise TruncatedError(f"no room for {leaf.path}", needed=slot.size,
+                                 available=max(len(buffer) - start, 0), offset=start, path=leaf.path)
+        word = _slot_number(slot, bytes(buffer[start:start + slot.size])) if leaf.width else 0
+        buffer[start:start + slot.size] = _slot_bytes(slot, self.insert(word, value))
+
+
+class Codec:
+    """What the engine derives from one declaration (see the module's documentation)."""
+
+    def __init__(self, declaration: cs.Construct) -> None:
+        self.declaration = declaration
+        self.name = strip_renamed(declaration)[1] or type(unwrap(declaration)).__name__
+        self.plan: Plan | None = None
+        self.reason = ""
+        try:
+            self.plan = plan(declaration)
+        except NoPlan as exc:
+            self.reason = str(exc)
+        self.generated = self.plan is not None
+        self.size: int | None = self.plan.size if self.plan is not None else None
+        leaves = {leaf.path: leaf for leaf in self.plan.leaves} if self.plan is not None else {}
+        self.fields: dict[str, Field] = {}
+        for layout in describe(declaration):
+            leaf = leaves.get(layout.path) if layout.leaf else None
+            slot = self.plan.slots[leaf.slot] if leaf is not None and self.plan is not None else None
+            self.fields.setdefault(layout.path, Field(layout, leaf, slot))
+        self.leaves: tuple[str, ...] = tuple(leaves)
+        self.prefix_codes: dict[str, PrefixCode] = _prefix_codes(declaration)
+        self._functions: Functions | None = None
+        if self.plan is not None:
+            self._functions = compile_functions(
+                self.plan, self.name, truncated=self._truncated, bad_const=self._bad_const,
+                explain=self._explain, explain_leaves=self._explain_leaves)
+            self.decode = self._functions.decode
+            self.unpack = self._functions.unpack
+            self.encode = self._functions.encode
+            self.pack = self._functions.pack
+        else:
+            self.decode = self._parse
+            self.encode = self._build
+
+    def __repr__(self) -> str:
+        kind = f"{self.size} bytes, generated" if self.generated else f"construct ({self.reason})"
+        return f"<Codec {self.name}: {kind}>"
+
+    @property
+    def source(self) -> str:
+        """The generated Python source (empty when the codec is construct's own)."""
+        return self._functions.source if self._functions is not None else ""
+
+    @property
+    def struct_format(self) -> str:
+        if self._functions is None:
+            raise TypeError(f"{self.name} has no fixed layout: {self.reason}")
+        return self._functions.format
+
+    @property
+    def types(self) -> dict[str, type]:
+        """The named tuple of every struct, by path (``""``: the record)."""
+        return self._functions.types if self._functions is not None else {}
+
+    def field(self, path: str) -> Field:
+        try:
+            return self.fields[path]
+        except KeyError:
+            raise KeyError(f"{self.name} has no field {path!r} (fields: {', '.join(self.fields)})") from None
+
+    def bit_fields(self, run: str = "") -> dict[str, BitField]:
+        """Shift and width of the bit fields directly under ``run`` (``""``: the record is a run), by name."""
+        prefix = f"{run}." if run else ""
+        result = {path[len(prefix):]: f.bit_field for path, f in self.fields.items()
+                  if f.leaf is not None and f.leaf.width and path.startswith(prefix) and "." not in path[len(prefix):]}
+        if not result:
+            raise TypeError(f"{self.name}: no bit fields under {run!r}")
+        return result
+
+    # --- construct's own parse and build, for declarations without a fixed layout ------------------------
+
+    def _parse(self, data: Any, offset: int = 0, file: str | os.PathLike[str] | None = None) -> Any:
+        return parse(self.declaration, bytes(data[offset:]), offset=offset, file=file)
+
+    def _build(self, value: Any) -> bytes:
+        try:
+            return bytes(self.declaration.build(value))
+        except cs.ConstructError as exc:
+            text = str(exc).split("\n", 1)[-1].strip()
+            path = getattr(exc, "path", None) or ""
+            path = path.replace("(building) -> ", "").replace(" -> ", ".").strip()
+            raise InvalidValueError(f"cannot build: {text}", path=path or None) from exc
+
+    # --- the numpy bulk path --------------------------------------------------------------------------
+
+    @functools.cached_property
+    def dtype(self) -> np.dtype[Any]:
+        return numpy_dtype(self.declaration)
+
+    def array(self, data: Any, *, file: str | os.PathLike[str] | None = None, offset: int = 0,
+              label: str = "record", path: str = "records") -> np.ndarray[Any, Any]:
+        """``data`` as an array of records (no copy); a partial last record is a located TruncatedError."""
+        return record_array(data, self.declaration, file=file, label=label, path=path, offset=offset)
+
+    def _matrix(self, records: Any) -> np.ndarray[Any, Any]:
+        plan_ = self._need_plan()
+        if isinstance(records, np.ndarray) and records.dtype.names is not None:
+            records = np.ascontiguousarray(records).tobytes()
+        raw = np.frombuffer(records, dtype=np.uint8)
+        if raw.size % plan_.size:
+            raise TruncatedError(f"truncated {self.name} {raw.size // plan_.size}", needed=plan_.size,
+                                 available=raw.size % plan_.size, offset=raw.size - raw.size % plan_.size)
+        return raw.reshape(-1, plan_.size)
+
+    def columns(self, records: Any) -> dict[str, np.ndarray[Any, Any]]:
+        """Every leaf as a numpy column (bit fields split, integers as numbers, bytes as ``(n, size)`` uint8)."""
+        plan_ = self._need_plan()
+        matrix = self._matrix(records)
+        slots = [_slot_column(slot, matrix) for slot in plan_.slots]
+        out: dict[str, np.ndarray[Any, Any]] = {}
+        for leaf in plan_.leaves:
+            column = slots[leaf.slot]
+            if leaf.width:
+                column = (column >> np.uint64(leaf.shift)) & np.uint64(leaf.mask)
+                if leaf.signed:
+                    column = column.astype(np.int64) - ((column >> np.uint64(leaf.width - 1)).astype(np.int64)
+                                                        << leaf.width)
+                elif leaf.value == "flag":
+                    column = column.astype(bool)
+            elif leaf.value == "flag":
+                column = column != 0
+            out[leaf.path] = column
+        return out
+
+    def from_columns(self, columns: dict[str, Any]) -> bytes:
+        """The records made of ``columns`` (one array per leaf path, as :meth:`columns` gives them)."""
+        plan_ = self._need_plan()
+        missing = [leaf.path for leaf in plan_.leaves if leaf.path not in columns and not leaf.has_const]
+        if missing:
+            raise KeyError(f"{self.name}: no column for {', '.join(missing)}")
+        count = len(next(iter(columns.values()))) if columns else 0
+        matrix = np.zeros((count, plan_.size), dtype=np.uint8)
+        words: dict[int, np.ndarray[Any, Any]] = {}
+        for leaf in plan_.leaves:
+            slot = plan_.slots[leaf.slot]
+            values = np.asarray(columns[leaf.path]) if leaf.path in columns else None
+            if slot.kind == "bytes":
+                if values is None:
+                    values = np.frombuffer(leaf.const, dtype=np.uint8)
+                matrix[:, slot.offset:slot.offset + slot.size] = np.asarray(values, dtype=np.uint8).reshape(
+                    -1, slot.size) if values.ndim > 1 else np.frombuffer(b"".join(values), np.uint8).reshape(
+                    -1, slot.size)
+                continue
+            if values is None:
+                values = np.full(count, leaf.const)
+            if slot.kind == "float":
+                matrix[:, slot.offset:slot.offset + slot.size] = np.asarray(
+                    values, dtype=f"{'<' if slot.little else '>'}f{slot.size}").view(np.uint8).reshape(-1, slot.size)
+                continue
+            number = self._checked(leaf, slot, values)
+            words[leaf.slot] = words.get(leaf.slot, np.zeros(count, np.uint64)) | (number << np.uint64(leaf.shift))
+        for index, word in words.items():
+            slot = plan_.slots[index]
+            stored = word.astype(f"{'<' if slot.little else '>'}u8").view(np.uint8).reshape(-1, 8)
+            matrix[:, slot.offset:slot.offset + slot.size] = stored[:, 8 - slot.size:] if not slot.little \
+                else stored[:, :slot.size]
+        return matrix.tobytes()
+
+    def _checked(self, leaf: Leaf, slot: Slot, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        low, high = _leaf_range(leaf, slot)
+        numbers = values.astype(np.int64) if values.dtype.kind in "biu" and values.dtype != np.uint64 else values
+        if numbers.size and (numbers.min() < low or numbers.max() > high):
+            bad = int(np.flatnonzero((numbers < low) | (numbers > high))[0])
+            raise InvalidValueError(f"record {bad}: out of range", expected=f"{low}..{high}",
+                                    actual=int(numbers[bad]), path=leaf.path)
+        if leaf.signed or (not leaf.width and slot.signed):
+            bits = leaf.width or 8 * slot.size
+            return (numbers.astype(np.int64) & ((1 << bits) - 1)).astype(np.uint64)
+        return numbers.astype(np.uint64)
+
+    def _need_plan(self) -> Plan:
+        if self.plan is None:
+            raise TypeError(f"{self.name} has no fixed layout: {self.reason}")
+        return self.plan
+
+    # --- errors of the generated functions ------------------------------------------------------------
+
+    def _truncated(self, data: Any, offset: int, file: str | os.PathLike[str] | None) -> FormatError:
+        plan_ = self._need_plan()
+        available = len(data) - offset
+        if offset < 0 or available < 0:
+            return FormatError(f"offset {offset} is outside the data ({len(data)} bytes)", file=file)
+        for leaf in plan_.leaves:
+            slot = plan_.slots[leaf.slot]
+            if slot.offset + slot.size > available:  # the first field cut off
+                return TruncatedError("truncated record", needed=plan_.size, available=available, file=file,
+                                      offset=offset, path=leaf.path)
+        return TruncatedError("truncated record", needed=plan_.size, available=available, file=file, offset=offset)
+
+    def _bad_const(self, index: int, actual: Any, offset: int, file: str | os.PathLike[str] | None) -> FormatError:
+        plan_ = self._need_plan()
+        leaf = plan_.leaves[index]
+        return InvalidValueError("wrong constant", expected=repr(leaf.const), actual=actual, file=file,
+                                 offset=offset + plan_.slots[leaf.slot].offset, path=leaf.path)
+
+    def _explain(self, value: Any) -> InvalidValueError:
+        try:
+            _check_node(self._need_plan(), self._need_plan().root, value)
+        except InvalidValueError as error:
+            return error
+        return InvalidValueError(f"cannot encode {self.name}", actual=value)
+
+    def _explain_leaves(self, values: tuple[Any, ...]) -> InvalidValueError:
+        plan_ = self._need_plan()
+        for leaf, value in zip(plan_.leaves, values, strict=True):
+            _check_leaf(leaf, plan_.slots[leaf.slot], value)
+        return InvalidValueError(f"cannot pack {self.name}", actual=values)
+
+
+# --- one value at a time (Field accessors and error explanations) ---------------------------------------
+
+def _slot_number(slot: Slot, raw: bytes) -> Any:
+    if slot.kind == "bytes":
+        return raw
+    if slot.kind == "float":
+        return struct.unpack(("<" if slot.little else ">") + slot.code, raw)[0]
+    return int.from_bytes(raw, "little" if slot.little else "big", signed=slot.signed)
+
+
+def _slot_bytes(slot: Slot, number: Any) -> bytes:
+    if slot.kind == "bytes":
+        return bytes(number)
+    if slot.kind == "float":
+        return struct.pack(("<" if slot.little else ">") + slot.code, number)
+    return int(number).to_bytes(slot.size, "little" if slot.little else "big", signed=slot.signed)
+
+
+def _leaf_from_number(leaf: Leaf, word: Any) -> Any:
+    value = word
+    if leaf.width:
+        value = (word >> leaf.shift) & leaf.mask
+        if leaf.signed and value >> (leaf.width - 1):
+            value -= 1 << leaf.width
+    if leaf.value == "flag":
+        return value != 0
+    if leaf.enum is not None:
+        return leaf.enum._decode(value, None, leaf.path)
+    return value
+
+
+def _leaf_range(leaf: Leaf, slot: Slot) -> tuple[int, int]:
+    bits = leaf.width or 8 * slot.size
+    if leaf.signed or (not leaf.width and slot.signed):
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def _leaf_to_number(leaf: Leaf, slot: Slot, value: Any) -> Any:
+    """The number (bytes, float) ``value`` is stored as; InvalidValueError when it cannot be."""
+    _check_leaf(leaf, slot, value)
+    if leaf.has_const and value is None:
+        value = leaf.const
+    if leaf.value == "flag":
+        return 1 if value else 0
+    if leaf.enum is not None and not isinstance(value, int):
+        value = leaf.enum.encmapping[value]
+    if leaf.value in ("bytes", "float"):
+        return value
+    return value & leaf.mask if leaf.width and leaf.signed else value
+
+
+def _check_leaf(leaf: Leaf, slot: Slot, value: Any) -> None:
+    def bad(reason: str, expected: Any = None) -> InvalidValueError:
+        return InvalidValueError(reason, expected=expected, actual=value, path=leaf.path)
+
+    if leaf.has_const:
+        if value is not None and value != leaf.const:
+            raise bad("wrong constant", repr(leaf.const))
+        return
+    if leaf.value == "flag":
+        return
+    if leaf.value == "bytes":
+        if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != slot.size:
+            raise bad("wrong bytes", f"{slot.size} bytes")
+        return
+    if leaf.value == "float":
+        if not isinstance(value, (int, float)):
+            raise bad("not a number")
+        return
+    if leaf.enum is not None and not isinstance(value, int):
+        if not isinstance(value, str) or value not in leaf.enum.encmapping:
+            raise bad("not a name of the enumeration", ", ".join(sorted(map(str, leaf.enum.encmapping))))
+        return
+    if not isinstance(value, int):
+        raise bad("not an integer")
+    low, high = _leaf_range(leaf, slot)
+    if not low <= value <= high:
+        raise bad("out of range", f"{low}..{high}")
+
+
+def _check_node(plan_: Plan, node: Node, value: Any) -> None:
+    if node.kind == "leaf":
+        assert node.leaf is not None
+        _check_leaf(node.leaf, plan_.slots[node.leaf.slot], value)
+        return
+    if node.kind == "adapter":
+        try:
+            inner = node.con._encode(value, cs.Container(), node.path)
+        except Exception as exc:
+            raise InvalidValueError(f"cannot encode: {exc}", actual=value, path=node.path or None) from exc
+        _check_node(plan_, node.children[0], inner)
+        return
+    if node.kind == "array":
+        if not hasattr(value, "__len__") or len(value) != node.count:
+            raise InvalidValueError("wrong number of elements", expected=node.count, actual=value,
+                                    path=node.path or None)
+        for child, item in zip(node.children, value, strict=True):
+            _check_node(plan_, child, item)
+        return
+    named = [child for child in node.children if child.name]
+    if isinstance(value, tuple):
+        if len(value) != len(named):
+            raise InvalidValueError("wrong number of fields", expected=len(named), actual=value,
+                                    path=node.path or None)
+        items = list(zip(named, value, strict=True))
+    elif hasattr(value, "get") and hasattr(value, "__contains__"):
+        for child in named:
+            if child.name not in value and not (child.leaf is not None and child.leaf.has_const):
+                raise InvalidValueError("missing field", path=child.path)
+        items = [(child, value.get(child.name)) for child in named]
+    else:
+        raise InvalidValueError("not a tuple or a mapping", actual=value, path=node.path or None)
+    for child, item in items:
+        _check_node(plan_, child, item)
+
+
+def _slot_column(slot: Slot, matrix: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    part = matrix[:, slot.offset:slot.offset + slot.size]
+    if slot.kind == "bytes":
+        return part
+    if slot.kind == "float":
+        return np.ascontiguousarray(part).view(f"{'<' if slot.little else '>'}f{slot.size}").ravel()
+    word = np.zeros(len(matrix), dtype=np.uint64)
+    order = range(slot.size - 1, -1, -1) if slot.little else range(slot.size)
+    for index in order:
+        word = (word << np.uint64(8)) | part[:, index].astype(np.uint64)
+    if slot.signed:
+        bits = 8 * slot.size
+        signed = word.astype(np.int64)
+        return signed - ((signed >> (bits - 1)) & 1) * (1 << bits) if bits < 64 else word.view(np.int64)
+    return word
+
+
+def _prefix_codes(declaration: cs.Construct) -> dict[str, PrefixCode]:
+    """The prefix codes used in a declaration, by the path of the field that uses them."""
+    found: dict[str, PrefixCode] = {}
+    seen: set[int] = set()
+
+    def visit(con: cs.Construct, path: str) -> None:
+        if id(con) in seen:
+            return
+        seen.add(id(con))
+        if isinstance(con, cs.Renamed):
+            inner, name, _ = strip_renamed(con)
+            visit(inner, f"{path}.{name}" if path and name else name or path)
+            return
+        if isinstance(con, PrefixCoded):
+            found[path] = con.code
+            return
+        for attr in ("subcon", "thensubcon", "elsesubcon"):
+            sub = getattr(con, attr, None)
+            if isinstance(sub, cs.Construct):
+                visit(sub, path)
+        for sub in getattr(con, "subcons", ()) or ():
+            visit(sub, path)
+
+    visit(declaration, "")
+    return found
