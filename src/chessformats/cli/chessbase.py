@@ -9,10 +9,16 @@ import chess.pgn
 import numpy as np
 
 from chessformats.engine.errors import FormatError
-from chessformats.formats.chessbase import COMPANIONS, Database, GameHeader, GuidingText, open_database
-from chessformats.formats.chessbase.annotations import decode_text
-from chessformats.formats.chessbase.moves import DecodedMove
-from chessformats.formats.chessbase.pgn import build_game
+from chessformats.formats.chessbase import (
+    COMPANIONS,
+    Database,
+    DecodedMove,
+    GameHeader,
+    GuidingText,
+    build_game,
+    decode_text,
+    open_database,
+)
 from chessformats.schemas import chessbase as schema
 
 from .registry import FormatHandler
@@ -111,7 +117,7 @@ def _annotation_targets(db: Database, number: int) -> list[Any]:
     if found is None:
         return []
     offset, _ = found
-    cba = db._companion(".cba")
+    cba = db.companion(".cba")
     targets = [InspectTarget(schema.ANNOTATION_RECORD_HEAD, offset, 14, f"cba[{number}]", {}, cba)]
     at = offset + 14
     for index, entry in enumerate(db.annotations(number)):
@@ -131,7 +137,7 @@ def _move_targets(db: Database, number: int) -> list[Any]:
     from .registry import InspectTarget
 
     offset, data = db.game_data(number)
-    cbg = db._companion(".cbg")
+    cbg = db.companion(".cbg")
     try:
         decoded = db.decode(number)
     except FormatError as error:

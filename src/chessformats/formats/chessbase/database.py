@@ -1,0 +1,329 @@
+"""ChessBase databases: the ``.cbh`` file and its companions, opened together; games by number, a fast header
+scan, PGN export.
+
+>>> from chessformats import chessbase
+>>> with chessbase.open_database("twic1134.cbh") as db:        # doctest: +SKIP
+...     print(len(db), db[1].headers["White"])
+...     for player in db.players.sorted():
+...         print(player.name)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.fileio import MappedFile, atomic_write
+from ...engine.layout import bit_fields, numpy_dtype
+from ...engine.records import record_array
+from ...engine.trace import parse
+from ...schemas import chessbase as schema
+from .annotations import decode_bytes
+from .entities import EntityFile, decode_name
+from .extended import ExtendedHeader, ExtendedHeaders
+from .games import GameHeader, GuidingText, game_header
+from .moves import DecodedGame, decode_game
+from .pgn import pgn_text, stream_pgn_text
+
+__all__ = ["COMPANIONS", "GAME_DTYPE", "Database", "export_pgn", "open_database"]
+
+COMPANIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
+              ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
+              ".pgi")
+"""Extensions of a database's files; a database can be opened by any of them."""
+
+GAME_DTYPE = numpy_dtype(schema.GAME_RECORD)
+"""The numpy dtype of a ``.cbh`` record read as a game record, derived from the declaration."""
+
+_DATE_BITS = bit_fields(schema.DATE)
+_KIND_BITS = bit_fields(schema.RECORD_KIND)
+
+
+def _roman(number: int) -> str:
+    """``number`` in Roman numerals (1-3999; others in digits)."""
+    if not 1 <= number <= 3999:
+        return str(number)
+    text = ""
+    for value, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        count, number = divmod(number, value)
+        text += letters * count
+    return text
+
+
+class _Companion(MappedFile):
+    """A companion file read by offset (``.cbg``, ``.cba``), memory-mapped whole; empty when the base has none."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.data: Any = self._map(path) if os.path.exists(path) else b""
+
+
+class Database(MappedFile):
+    """A ChessBase database, opened by its ``.cbh`` or any companion file.
+
+    Its files are memory-mapped (the ``.cbj`` file when first needed) and released by :meth:`close` (or at the
+    end of a ``with`` block).
+    """
+
+    _views = ("records",)
+
+    def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
+        name = os.fspath(path)
+        stem, extension = os.path.splitext(name)
+        if extension.lower() == ".2cbh" or (os.path.exists(stem + ".2cbh") and not os.path.exists(stem + ".cbh")):
+            raise UnsupportedError("a ChessBase 17+ database (.2cbh): not supported yet", file=name)
+        if extension.lower() not in COMPANIONS:
+            stem = name
+        self.base = stem
+        self.encoding = encoding
+        self.cbh_path = self.companion(".cbh")
+        if not os.path.exists(self.cbh_path):
+            raise FormatError("no .cbh file beside it: not a ChessBase database", file=name)
+        self._cbh = self._map(self.cbh_path)
+        if len(self._cbh) < schema.CBH_HEADER_SIZE:
+            raise TruncatedError("truncated .cbh header", needed=schema.CBH_HEADER_SIZE, available=len(self._cbh),
+                                 file=self.cbh_path, offset=0)
+        self.header = parse(schema.CBH_HEADER, bytes(self._cbh[:schema.CBH_HEADER_SIZE]), file=self.cbh_path)
+        self.records = record_array(self._cbh, schema.GAME_RECORD, file=self.cbh_path, offset=schema.CBH_HEADER_SIZE,
+                                    label="record", path="records")
+        self._stores = (_Companion(self.companion(".cbg")), _Companion(self.companion(".cba")))
+        self._cbg, self._cba = (store.data for store in self._stores)
+        self.players = EntityFile(self.companion(".cbp"), encoding=encoding)
+        self.tournaments = EntityFile(self.companion(".cbt"), encoding=encoding)
+        self.annotators = EntityFile(self.companion(".cbc"), encoding=encoding)
+        self.sources = EntityFile(self.companion(".cbs"), encoding=encoding)
+        self.teams = EntityFile(self.companion(".cbe"), encoding=encoding)
+        self._extended: ExtendedHeaders | None = None  # the .cbj file, opened when first needed
+
+    @property
+    def extended(self) -> ExtendedHeaders:
+        """The ``.cbj`` file (extended game headers), opened on first use; empty when the base has none."""
+        if self._extended is None:
+            self._extended = ExtendedHeaders(self.companion(".cbj"))
+        return self._extended
+
+    def extended_header(self, number: int) -> ExtendedHeader | None:
+        """Game ``number``'s ``.cbj`` record with its team numbers checked against the ``.cbe`` file."""
+        found = self.extended[number]
+        if found is not None:
+            self._check_teams(number, (found.white_team, found.black_team))
+        return found
+
+    def team_numbers(self, number: int) -> tuple[int | None, int | None]:
+        """Game ``number``'s (white, black) team record numbers (``None``: not given), checked."""
+        teams = self.extended.team_numbers(number)
+        self._check_teams(number, teams)
+        return teams
+
+    def _check_teams(self, number: int, teams: tuple[int | None, int | None]) -> None:
+        for name, team in zip(("white_team", "black_team"), teams, strict=True):
+            if team is not None and team >= len(self.teams):
+                raise InvalidValueError(f"game {number}: team {team}, the .cbe file has {len(self.teams)} records",
+                                        actual=team, file=self.extended.path,
+                                        offset=self.extended.team_offset(number, name),
+                                        path=f"cbj[{number}].{name}")
+
+    def team_name(self, number: int) -> str:
+        """Team ``number``'s name as ChessBase shows it: the title, then the team number (if any) in Roman
+        numerals ("Eppingen" with number 2 is "Eppingen II", as UnusualStart.pgn has it). "" when out of range."""
+        if not 0 <= number < len(self.teams):
+            return ""
+        team = self.teams[number]
+        suffix = int(team.record.number)
+        return f"{team.name} {_roman(suffix)}" if team.name and suffix else team.name
+
+    def companion(self, extension: str) -> str:
+        """The path of the base's file with this extension (``".cbg"``), in the case the folder has it."""
+        for candidate in (self.base + extension, self.base + extension.upper()):
+            if os.path.exists(candidate):
+                return candidate
+        return self.base + extension
+
+    def close(self) -> None:
+        """Release every file of the base (arrays taken from them must not be used afterwards)."""
+        super().close()  # the record array, then the .cbh map
+        for part in (*self._stores, self.players, self.tournaments, self.annotators, self.sources, self.teams):
+            part.close()
+        if self._extended is not None:
+            self._extended.close()
+
+    def __len__(self) -> int:
+        """Records (games and guiding texts) in the ``.cbh`` file."""
+        return len(self.records)
+
+    def _record(self, number: int) -> Any:
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = schema.CBH_HEADER_SIZE * number
+        return parse(schema.CBH_RECORD, bytes(self._cbh[start:start + schema.CBH_RECORD_SIZE]), file=self.cbh_path,
+                     offset=start, path=f"records[{number}]")
+
+    def __getitem__(self, number: int) -> GameHeader | GuidingText:
+        """Game (or guiding text) ``number``, counted from 1 as ChessBase does."""
+        record = self._record(number)
+        if record.kind.guiding_text:
+            return self._text(number, record)
+        return game_header(self, number, record)
+
+    def games(self) -> Iterator[GameHeader | GuidingText]:
+        """Every record in order (games and guiding texts; deleted ones skipped)."""
+        for number in range(1, len(self) + 1):
+            if self.records["kind"][number - 1] & 0x80:
+                continue
+            yield self[number]
+
+    def _text(self, number: int, record: Any) -> GuidingText:
+        start = int(record.cbg_offset)
+        if start + 4 > len(self._cbg):
+            raise TruncatedError(f"guiding text {number}: data beyond the end of the .cbg file",
+                                 file=self.companion(".cbg"), offset=start)
+        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
+        if start + size > len(self._cbg) or size < 8:
+            raise TruncatedError(f"guiding text {number}: {size} bytes from offset {start}",
+                                 file=self.companion(".cbg"), offset=start)
+        data = parse(schema.TEXT_DATA, bytes(self._cbg[start:start + size]), file=self.companion(".cbg"),
+                     offset=start, path=f"texts[{number}]")
+        titles = {str(t.language): decode_name(t.title, self.encoding) for t in data.titles}
+        head = 8 + sum(4 + int(t.length) for t in data.titles)
+        raw = bytes(self._cbg[start + head:start + size])
+        texts = {str(t.language): decode_bytes(t.text, self.encoding) for t in data.body.texts}
+        formatting = {str(t.language): bytes(t.formatting) for t in data.body.texts if t.formatting}
+        body = record.body
+        return GuidingText(number, record, titles, raw, self.tournaments.name_of(body.tournament),
+                           self.annotators.name_of(body.annotator), self.sources.name_of(body.source),
+                           str(data.text_format), texts, formatting)
+
+    def decode(self, number: int) -> DecodedGame:
+        """Game ``number``'s move stream, decoded (without reading its header's names)."""
+        offset, data = self.game_data(number)
+        return decode_game(data, file=self.companion(".cbg"), base=offset, game=number,
+                           main_moves=int(self.records["moves"][number - 1]))
+
+    def annotations(self, number: int) -> list[Any]:
+        """The parsed items of game ``number``'s annotation record (empty when it has none)."""
+        found = self.annotation_data(number)
+        if found is None:
+            return []
+        offset, data = found
+        record = parse(schema.ANNOTATION_RECORD, data, file=self.companion(".cba"), offset=offset,
+                       path=f"annotations[{number}]")
+        return list(record.entries)
+
+    def game_data(self, number: int) -> tuple[int, bytes]:
+        """(offset, bytes) of game ``number``'s data in the ``.cbg`` file, its size checked against the file."""
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = int(self.records["cbg_offset"][number - 1])
+        cbg = self.companion(".cbg")
+        if start + 4 > len(self._cbg):
+            raise TruncatedError(f"game {number}: data offset {start} beyond the end of the .cbg file",
+                                 file=cbg, offset=start)
+        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
+        if size < 4 or start + size > len(self._cbg):
+            raise TruncatedError(f"game {number}: data of {size} bytes from offset {start}", needed=size,
+                                 available=len(self._cbg) - start, file=cbg, offset=start)
+        return start, bytes(self._cbg[start:start + size])
+
+    def annotation_data(self, number: int) -> tuple[int, bytes] | None:
+        """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none)."""
+        if not 1 <= number <= len(self):
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        start = int(self.records["cba_offset"][number - 1])
+        if int(self.records["kind"][number - 1]) & 2 or not start:
+            return None
+        cba = self.companion(".cba")
+        if start + 14 > len(self._cba):
+            raise TruncatedError(f"game {number}: annotation offset {start} beyond the end of the .cba file",
+                                 file=cba, offset=start)
+        size = int.from_bytes(self._cba[start + 10:start + 14], "big")
+        if size < 14 or start + size > len(self._cba):
+            raise TruncatedError(f"game {number}: annotation record of {size} bytes", needed=size,
+                                 available=len(self._cba) - start, file=cba, offset=start)
+        return start, bytes(self._cba[start:start + size])
+
+    # --- bulk -------------------------------------------------------------------------------------------
+
+    def header_arrays(self) -> dict[str, np.ndarray[Any, Any]]:
+        """Every record's header fields as numpy arrays (one element per record), without a Python loop."""
+        records = self.records
+        count = len(records)
+
+        def u24(name: str) -> np.ndarray[Any, Any]:
+            raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, 3).astype(np.uint32)
+            return np.asarray(raw[:, 0] << 16 | raw[:, 1] << 8 | raw[:, 2])
+
+        date = u24("date")
+        kind = records["kind"]
+        return {
+            "number": np.arange(1, count + 1, dtype=np.uint32),
+            "deleted": (kind >> _KIND_BITS["deleted"].shift & 1).astype(bool),
+            "guiding_text": (kind >> _KIND_BITS["guiding_text"].shift & 1).astype(bool),
+            "cbg_offset": records["cbg_offset"].astype(np.uint32),
+            "cba_offset": records["cba_offset"].astype(np.uint32),
+            "white": u24("white"), "black": u24("black"), "tournament": u24("tournament"),
+            "annotator": u24("annotator"), "source": u24("source"),
+            "year": date >> _DATE_BITS["year"].shift & _DATE_BITS["year"].mask,
+            "month": date >> _DATE_BITS["month"].shift & _DATE_BITS["month"].mask,
+            "day": date >> _DATE_BITS["day"].shift & _DATE_BITS["day"].mask,
+            "result": records["result"].astype(np.uint8),
+            "white_elo": records["white_elo"].astype(np.uint16),
+            "black_elo": records["black_elo"].astype(np.uint16),
+            "eco": records["eco"].astype(np.uint16),
+            "flags": records["flags"].astype(np.uint32),
+            "moves": records["moves"].astype(np.uint8),
+        }
+
+    def encoding_modes(self) -> dict[int, int]:
+        """How many games use each move-encoding mode (from the first byte of each game's data)."""
+        arrays = self.header_arrays()
+        games = ~arrays["guiding_text"] & ~arrays["deleted"]
+        offsets = arrays["cbg_offset"][games].astype(np.int64)
+        if len(offsets) and int(offsets.max()) >= len(self._cbg):
+            raise TruncatedError("a game's data offset lies beyond the end of the .cbg file",
+                                 file=self.companion(".cbg"), offset=int(offsets.max()))
+        cbg = np.frombuffer(self._cbg, dtype=np.uint8) if len(self._cbg) else np.zeros(0, np.uint8)
+        modes = cbg[offsets] & 0x3F
+        values, counts = np.unique(modes, return_counts=True)
+        return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+
+def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
+               encoding: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> tuple[int, list[FormatError]]:
+    """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
+
+    A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
+    others are written. Guiding texts have no PGN form and are left out.
+    """
+    failed: list[FormatError] = []
+    written = 0
+    with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
+        total = len(db)
+        for number in range(1, total + 1):
+            if int(db.records["kind"][number - 1]) & 0x82:  # deleted or a guiding text
+                continue
+            try:
+                game = db[number]
+                assert isinstance(game, GameHeader)
+                if annotations and int(db.records["cba_offset"][number - 1]):
+                    text = pgn_text(game.to_pgn())
+                else:  # no annotations: straight from the stream, no chess.pgn.Game built
+                    text = stream_pgn_text(game.decode(), game.headers)
+            except FormatError as error:
+                failed.append(error)
+                continue
+            handle.write(text.encode("utf-8") + b"\n")
+            written += 1
+            if progress is not None and (number % 256 == 0 or number == total):
+                progress(number, total)
+    return written, failed
+
+
+def open_database(path: str | os.PathLike[str], *, encoding: str | None = None) -> Database:
+    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page)."""
+    return Database(path, encoding=encoding)

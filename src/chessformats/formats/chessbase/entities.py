@@ -1,0 +1,335 @@
+"""ChessBase entity files (``.cbp .cbt .cbc .cbs .cbe``): players, tournaments, annotators, sources and teams by
+record number, in ChessBase's tree order, and found by name.
+
+Each file is an AVL tree of fixed-size records (:data:`chessformats.schemas.chessbase.ENTITY_RECORDS`),
+memory-mapped; records are parsed when asked for and a bounded number of them are kept.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.fileio import MappedFile
+from ...engine.layout import describe
+from ...engine.trace import parse
+from ...schemas import chessbase as schema
+from .annotations import decode_bytes
+
+__all__ = ["Entity", "EntityFile", "SortKey", "decode_name"]
+
+_ENTITY_CACHE = 1 << 16  # entities kept parsed (bounded: memory does not grow with the base)
+
+
+def decode_name(raw: bytes, encoding: str | None = None) -> str:
+    """The text of a 0-terminated name field: UTF-8 when valid, else cp1252 (``encoding`` overrides).
+
+    Never raises: bytes the code page does not define become U+FFFD.
+    """
+    return decode_bytes(raw.split(b"\0", 1)[0], encoding)
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One record of an entity file (a player, tournament, annotator, source or team)."""
+
+    number: int
+    """Record number in its file (from 0), as game records name it."""
+    name: str
+    """The display name: "Last, First" for players, the title otherwise."""
+    record: Any = field(repr=False)
+    """The parsed record (every field of the declaration; names as raw bytes)."""
+    deleted: bool = False
+
+
+SortKey = tuple[Any, ...]
+"""An entity's key in its tree's order (compare keys of one file only)."""
+
+# The order of the entity trees (facts from Yarin78/morphy: the compareTo of its Player, Tournament, Annotator,
+# Source and Team classes, and format/v1/spec/4-entities.md "Sort order"; checked on every corpus tree):
+#   players      last name, first name
+#   tournaments  year descending, title, place, month descending, day descending
+#   annotators   name
+#   sources      title
+#   teams        title, team number, season (a season first), year, nation
+# Strings compare byte by byte, then a 0 byte (a string sorts before any longer one it begins), with no
+# collation. Bytes are unsigned for players and teams and signed for the others (morphy; ChessBase 16 for
+# players; no corpus tree tells for tournaments, annotators, sources or teams). The old morphy_linares_old base
+# compares player names signed ("L\xe9k\xf3" before "Larsen"): EntityFile.check and find accept a tree that
+# follows the other byte comparison throughout.
+_SIGNED_BYTES = {".cbp": False, ".cbt": True, ".cbc": True, ".cbs": True, ".cbe": False}
+_ENTITY_FIELDS = {extension: {f.name: (f.offset or 0, f.size or 0) for f in describe(declaration)}
+                  for extension, declaration in schema.ENTITY_RECORDS.items()}
+_ENTITY_NAME = {".cbp": "last_name", ".cbt": "title", ".cbc": "name", ".cbs": "title", ".cbe": "title"}
+
+
+def _text_key(raw: bytes, signed: bool) -> tuple[int, ...]:
+    """A 0-terminated string as ChessBase compares it: its bytes (signed or not), then the terminator."""
+    text = raw.split(b"\0", 1)[0]
+    return (*(b - 256 if signed and b > 127 else b for b in text), 0)
+
+
+class EntityFile(MappedFile):
+    """An entity file: records by number, in record order, in the tree's (AVL in-order, ``sort_key``) order, by
+    name. A missing file reads as an empty one."""
+
+    _views = ("_nodes",)
+
+    def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
+        self.path = os.fspath(path)
+        self.extension = os.path.splitext(self.path)[1].lower()
+        self.declaration = schema.ENTITY_RECORDS[self.extension]
+        self.encoding = encoding
+        self.signed: bool = _SIGNED_BYTES[self.extension]
+        """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
+        self.record_size: int = self.declaration.sizeof()
+        self._cache: dict[int, Entity] = {}
+        if os.path.exists(self.path):
+            self._map(self.path)
+        if not self._data:
+            self.header = None
+            self.header_size = 0
+            self.count = 0
+            self.root = -1
+            return
+        if len(self._data) < 28:
+            raise TruncatedError("truncated entity header", needed=28, available=len(self._data), file=self.path,
+                                 offset=0)
+        extra = int.from_bytes(self._data[24:28], "little")
+        if extra > len(self._data) - 28:
+            raise InvalidValueError("entity header: extra_space larger than the file", actual=extra,
+                                    file=self.path, offset=24, path="extra_space")
+        self.header = parse(schema.ENTITY_HEADER, bytes(self._data[:28 + extra]), file=self.path)
+        self.header_size = 28 + extra
+        if self.header.record_data_size + 9 != self.record_size:
+            raise UnsupportedError(f"records of {self.header.record_data_size + 9} bytes "
+                                   f"(this reader knows {self.record_size})", file=self.path, offset=12)
+        available = (len(self._data) - self.header_size) // self.record_size
+        if self.header.records > available:
+            raise TruncatedError(f"the header counts {self.header.records} records, the file holds {available}",
+                                 file=self.path, offset=self.header_size + available * self.record_size)
+        self.count = int(self.header.records)
+        self.root = int(self.header.root)
+        self._nodes = np.frombuffer(self._data, dtype=np.dtype([("left", "<i4"), ("right", "<i4"), ("balance", "i1"),
+                                                                ("rest", f"V{self.record_size - 9}")]),
+                                    count=self.count, offset=self.header_size)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _raw(self, number: int) -> bytes:
+        start = self.header_size + number * self.record_size
+        return bytes(self._data[start:start + self.record_size])
+
+    def __getitem__(self, number: int) -> Entity:
+        cached = self._cache.get(number)
+        if cached is not None:
+            return cached
+        entity = self._read(number)
+        if len(self._cache) >= _ENTITY_CACHE:
+            self._cache.clear()
+        self._cache[number] = entity
+        return entity
+
+    def _read(self, number: int) -> Entity:
+        if not 0 <= number < self.count:
+            raise IndexError(f"{os.path.basename(self.path)}: no record {number} (the file has {self.count})")
+        start = self.header_size + number * self.record_size
+        record = parse(self.declaration, self._raw(number), file=self.path, offset=start, path=f"records[{number}]")
+        return Entity(number, self._display(record), record, record.left == -999)
+
+    def _display(self, record: Any) -> str:
+        if self.extension == ".cbp":
+            last, first = decode_name(record.last_name, self.encoding), decode_name(record.first_name, self.encoding)
+            return f"{last}, {first}" if first else last
+        title = record.name if self.extension == ".cbc" else record.title
+        return decode_name(title, self.encoding)
+
+    def name_of(self, number: int) -> str:
+        """The display name of record ``number`` ("" when out of range: a game may name no entity)."""
+        if not 0 <= number < self.count:
+            return ""
+        return self[number].name
+
+    def __iter__(self) -> Iterator[Entity]:
+        """Records in record order, deleted ones skipped."""
+        for number in range(self.count):
+            entity = self[number]
+            if not entity.deleted:
+                yield entity
+
+    def _field(self, raw: bytes, name: str) -> bytes:
+        offset, size = _ENTITY_FIELDS[self.extension][name]
+        return raw[offset:offset + size]
+
+    def _key(self, number: int) -> bytes:
+        """The name as ``find`` takes bytes: the title, or for players last name, a 0 byte, first name."""
+        raw = self._raw(number)
+        name = self._field(raw, _ENTITY_NAME[self.extension]).split(b"\0", 1)[0]
+        if self.extension == ".cbp":
+            name += b"\0" + self._field(raw, "first_name").split(b"\0", 1)[0]
+        return name
+
+    def sort_key(self, number: int, *, signed: bool | None = None) -> SortKey:
+        """Record ``number``'s key in ChessBase's order of this kind (see the module's entity notes).
+
+        Players: last name, first name. Tournaments: year descending, title, place, month descending, day
+        descending. Annotators: name. Sources: title. Teams: title, team number, season first, year, nation.
+        Names compare byte by byte and then a 0 byte, as unsigned bytes for players and teams and signed ones
+        for the others; ``signed`` overrides that (an old base may follow the other comparison).
+        """
+        raw = self._raw(number)
+        signed = self.signed if signed is None else signed
+        ext = self.extension
+        name = _text_key(self._field(raw, _ENTITY_NAME[ext]), signed)
+        if ext == ".cbp":
+            return (name, _text_key(self._field(raw, "first_name"), signed))
+        if ext == ".cbt":
+            date = int.from_bytes(self._field(raw, "date"), "little")  # DATE_LE: day bits 0-4, month 5-8, year 9-20
+            year, month, day = date >> 9 & 0xFFF, date >> 5 & 0xF, date & 0x1F
+            return (-year, name, _text_key(self._field(raw, "place"), signed), -month, -day)
+        if ext == ".cbe":
+            # morphy: the team number is a 4-byte integer (our schema: number + reserved_56, 0 in the corpus)
+            number_, year = (int.from_bytes(raw[offset:offset + 4], "little", signed=True)
+                             for offset in (_ENTITY_FIELDS[ext]["number"][0], _ENTITY_FIELDS[ext]["year"][0]))
+            season = self._field(raw, "season")[0] & 1
+            return (name, number_, -season, year, self._field(raw, "nation")[0])
+        return (name,)
+
+    def _inorder(self) -> Iterator[int]:
+        """Record numbers in the tree's in-order; stops (without looping) on a damaged tree."""
+        stack: list[int] = []
+        node = self.root
+        seen: set[int] = set()
+        while stack or 0 <= node < self.count:
+            while 0 <= node < self.count and node not in seen:
+                seen.add(node)
+                stack.append(node)
+                node = int(self._nodes["left"][node])
+            if not stack:
+                return
+            node = stack.pop()
+            yield node
+            node = int(self._nodes["right"][node])
+
+    def sorted(self) -> Iterator[Entity]:
+        """Records in the tree's order (``sort_key``: tournaments newest year first, the others by name)."""
+        for number in self._inorder():
+            yield self[number]
+
+    def find(self, name: str | bytes, *, year: int | None = None) -> Entity | None:
+        """The record with this name, walking the tree (``sort_key`` order): O(log n).
+
+        Players: "Last, First" or "Last" (as ``bytes``: last name, a 0 byte, first name); other kinds: the
+        title (an annotator's name). A ``str`` is looked up in the base's code page (``encoding``, else UTF-8
+        and then cp1252). When several records have the name (a team title with several numbers or years, a
+        tournament title in several places), the first of them in the tree's order is returned. The walk uses
+        this kind's byte comparison, then the other one (an old base's tree may follow that one).
+
+        Tournaments sort by year before title, so a title alone cannot steer the walk: pass ``year`` (0: no
+        year) for an O(log n) lookup. Without it every record is compared (O(n)) and the first match in the
+        tree's order, i.e. the most recent year, is returned.
+        """
+        if year is not None and self.extension != ".cbt":
+            raise ValueError("find(year=...) is for tournaments only")
+        names = self._lookup_keys(name)
+        if self.extension == ".cbt" and year is None:
+            matches = [n for n in range(self.count) if self._nodes["left"][n] != -999 and self._key(n) in names]
+            return self[min(matches, key=self.sort_key)] if matches else None
+        for signed in (self.signed, not self.signed):
+            for key in names:
+                found = self._descend(self._prefix(key, signed, year), signed)
+                if found is not None:
+                    return self[found]
+        return None
+
+    def _prefix(self, name: bytes, signed: bool, year: int | None) -> SortKey:
+        """The leading part of ``sort_key`` that a name (and a tournament's year) determines."""
+        if self.extension == ".cbp":
+            last, _, first = name.partition(b"\0")
+            return (_text_key(last, signed), _text_key(first, signed))
+        if self.extension == ".cbt":
+            return (-(year or 0), _text_key(name, signed))
+        return (_text_key(name, signed),)
+
+    def _descend(self, prefix: SortKey, signed: bool) -> int | None:
+        """The first record in tree order whose key starts with ``prefix``: one walk from the root down."""
+        node, steps, found = self.root, 0, None
+        while 0 <= node < self.count and steps <= self.count:
+            steps += 1
+            here = self.sort_key(node, signed=signed)[:len(prefix)]
+            if here == prefix:
+                found = node
+            node = int(self._nodes["left" if prefix <= here else "right"][node])
+        return found
+
+    def _lookup_keys(self, name: str | bytes) -> list[bytes]:
+        if isinstance(name, bytes):
+            return [name]
+        keys = []
+        for encoding in (self.encoding,) if self.encoding else ("utf-8", "cp1252"):
+            if self.extension == ".cbp":
+                last, _, first = name.partition(",")
+                key = last.strip().encode(encoding, "replace") + b"\0" + first.strip().encode(encoding, "replace")
+            else:
+                key = name.encode(encoding, errors="replace")
+            if key not in keys:
+                keys.append(key)
+        return keys
+
+    def disorder(self, order: list[int] | None = None, *, signed: bool | None = None) -> int:
+        """How many neighbours of the in-order (or of ``order``) are not in strictly increasing ``sort_key``."""
+        keys = [self.sort_key(n, signed=signed) for n in (list(self._inorder()) if order is None else order)]
+        return sum(1 for a, b in itertools.pairwise(keys) if a >= b)
+
+    def check(self) -> list[str]:
+        """Findings about the tree: balance factors, order, counts (reported, never raised).
+
+        The order is ``sort_key``'s; a tree sorted throughout by the other byte comparison (signed for
+        unsigned, or the reverse) is accepted, as in morphy_linares_old's players.
+        """
+        if self.header is None:
+            return []
+        name = os.path.basename(self.path)
+        findings = []
+        deleted = int(np.count_nonzero(self._nodes["left"] == -999))
+        if self.count - deleted != self.header.existing:
+            findings.append(f"{name}: header says {self.header.existing} records exist, "
+                            f"{self.count - deleted} are not deleted")
+        order = list(self._inorder())
+        if len(order) != self.count - deleted:
+            findings.append(f"{name}: the tree reaches {len(order)} of {self.count - deleted} records")
+        disorder = self.disorder(order)
+        if disorder and self.disorder(order, signed=not self.signed):  # else: an old base's byte comparison
+            findings.append(f"{name}: the tree's in-order is not sorted at {disorder} places")
+        heights: dict[int, int] = {}
+        bad_balance = 0
+        for number in reversed(self._postorder_ready(order)):
+            left, right = int(self._nodes["left"][number]), int(self._nodes["right"][number])
+            lh, rh = heights.get(left, 0), heights.get(right, 0)
+            heights[number] = 1 + max(lh, rh)
+            if rh - lh != int(self._nodes["balance"][number]) or abs(rh - lh) > 1:
+                bad_balance += 1
+        if bad_balance:
+            findings.append(f"{name}: {bad_balance} nodes with a wrong or out-of-range balance factor")
+        return findings
+
+    def _postorder_ready(self, order: list[int]) -> list[int]:
+        """Nodes so that, walked backwards, children come before parents (reverse of a pre-order)."""
+        pre: list[int] = []
+        stack = [self.root] if 0 <= self.root < self.count else []
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if node in seen or not 0 <= node < self.count:
+                continue
+            seen.add(node)
+            pre.append(node)
+            stack += [int(self._nodes["right"][node]), int(self._nodes["left"][node])]
+        return pre

@@ -1,0 +1,160 @@
+"""ChessBase games and guiding texts: a ``.cbh`` record with its names resolved, as PGN tags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import chess.pgn
+
+from .annotations import Annotator
+from .entities import decode_name
+from .extended import ExtendedHeader
+from .moves import DecodedGame
+from .pgn import build_game
+
+if TYPE_CHECKING:
+    from .database import Database
+
+__all__ = ["RESULT_TAGS", "GameHeader", "GuidingText", "game_header"]
+
+RESULT_TAGS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
+"""A game record's result code as a PGN result."""
+_CHESS960_ECO = 64576
+
+
+def _pgn_date(year: int, month: int, day: int) -> str:
+    return ".".join((f"{year:04d}" if year else "????", f"{month:02d}" if month else "??",
+                     f"{day:02d}" if day else "??"))
+
+
+def _tag_value(text: str) -> str:
+    """A PGN tag value: control characters (a damaged name's line break, say) become spaces."""
+    return "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in text)
+
+
+def _eco(value: int) -> tuple[str | None, int | None]:
+    """(ECO code, Chess960 start position) of the 16-bit ECO field."""
+    if value >= _CHESS960_ECO:
+        return None, value - _CHESS960_ECO
+    code, sub = value >> 7, value & 0x7F
+    if not 1 <= code <= 500:
+        return None, None
+    code -= 1
+    return f"{'ABCDE'[code // 100]}{code % 100:02d}" + (f"/{sub:02d}" if sub else ""), None
+
+
+@dataclass
+class GameHeader:
+    """A game: its ``.cbh`` record with the names resolved; :meth:`moves` decodes its move stream."""
+
+    number: int
+    record: Any = field(repr=False)
+    headers: dict[str, str]
+    """PGN-style tags: Event, Site, Date, Round, White, Black, Result, WhiteElo, BlackElo, ECO, Annotator..."""
+    chess960_position: int | None = None
+    medals: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    database: Database | None = field(default=None, repr=False, compare=False)
+    white_team: str | None = None
+    """White's team (from the ``.cbj`` and ``.cbe`` files; ``None``: not given)."""
+    black_team: str | None = None
+
+    @property
+    def extended(self) -> ExtendedHeader | None:
+        """The game's ``.cbj`` record: rating types, final material, timestamps, version (``None``: no record)."""
+        return self.database.extended_header(self.number) if self.database is not None else None
+
+    def decode(self) -> DecodedGame:
+        """The decoded move stream (tokens in stream order, start position, mode)."""
+        if self.database is None:
+            raise ValueError("the game is not attached to an open database")
+        return self.database.decode(self.number)
+
+    def moves(self) -> chess.pgn.Game:
+        """The game with its variation tree, setup position and Chess960 castling (no annotations)."""
+        return build_game(self.decode(), self.headers)
+
+    def to_pgn(self, *, annotations: bool = True) -> chess.pgn.Game:
+        """The game as ``moves()``, with its annotations as comments, NAGs and ``[%...]`` commands."""
+        if not annotations or self.database is None:
+            return self.moves()
+        annotator = Annotator(self.database.annotations(self.number), self.database.encoding)
+        game = build_game(self.decode(), self.headers, annotator)
+        annotator.finish(game)
+        game.chessbase_extras = annotator.extras  # type: ignore[attr-defined]
+        return game
+
+
+@dataclass
+class GuidingText:
+    """A guiding-text record: its titles and texts per language, and its body (raw bytes, for a byte-exact copy).
+
+    ``texts`` maps a language (``english``, ``german``, ... ``unknown``) to its text: HTML when
+    ``text_format`` is ``"html"`` (ChessBase 16), else plain text with CR line ends whose formatting runs
+    are in ``formatting``. The body's layout is ``schema.TEXT_CONTENTS``.
+    """
+
+    number: int
+    record: Any = field(repr=False)
+    titles: dict[str, str]
+    body: bytes = field(repr=False)
+    tournament: str = ""
+    annotator: str = ""
+    source: str = ""
+    text_format: str = ""
+    texts: dict[str, str] = field(default_factory=dict, repr=False)
+    formatting: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    @property
+    def html(self) -> dict[str, str]:
+        """The HTML of each language (empty unless ``text_format`` is ``"html"``)."""
+        return dict(self.texts) if self.text_format == "html" else {}
+
+
+def game_header(database: Database, number: int, record: Any) -> GameHeader:
+    """Game ``number``'s header from its parsed ``.cbh`` record: the PGN tags with the names of its players,
+    tournament, annotator, source and teams, its medals and flags."""
+    body = record.body
+    tournament = database.tournaments[body.tournament] if body.tournament < len(database.tournaments) else None
+    headers = {
+        "Event": tournament.name if tournament else "?",
+        "Site": decode_name(tournament.record.place, database.encoding) if tournament else "?",
+        "Date": _pgn_date(body.date.year, body.date.month, body.date.day),
+        "Round": (f"{body.round}" + (f".{body.subround}" if body.subround else "")) if body.round else "?",
+        "White": database.players.name_of(body.white) or "?",
+        "Black": database.players.name_of(body.black) or "?",
+        "Result": RESULT_TAGS.get(int(body.result), "*"),
+    }
+    if body.white_elo:
+        headers["WhiteElo"] = str(body.white_elo)
+    if body.black_elo:
+        headers["BlackElo"] = str(body.black_elo)
+    eco, chess960 = _eco(body.eco.code << 7 | body.eco.subcode)
+    if eco:
+        headers["ECO"] = eco
+    annotator = database.annotators.name_of(body.annotator)
+    if annotator:
+        headers["Annotator"] = annotator
+    source = database.sources.name_of(body.source)
+    if source:
+        headers["Source"] = source
+    if tournament is not None:
+        date = tournament.record.date
+        if date.year:
+            headers["EventDate"] = _pgn_date(date.year, date.month, date.day)
+        kind = tournament.record.kind
+        if int(kind.type):
+            headers["EventType"] = str(kind.type)
+    teams: list[str | None] = [None, None]
+    for side, (team, tag) in enumerate(zip(database.team_numbers(number), ("WhiteTeam", "BlackTeam"), strict=True)):
+        if team is not None and (name := database.team_name(team)):
+            teams[side] = name
+            headers[tag] = name
+    headers = {name: _tag_value(value) for name, value in headers.items()}
+    medals = [name for name, value in body.medals.items() if value is True]
+    flags = [name for name, value in body.flags.items() if value is True]
+    if body.flags.chess960 and chess960 is None:
+        chess960 = -1
+    return GameHeader(number, record, headers, chess960, medals, flags, database, white_team=teams[0],
+                      black_team=teams[1])
