@@ -226,7 +226,7 @@ def test_damaged_tree_is_reported_not_raised(tmp_path: Path) -> None:
 def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -> None:
     import random
 
-    from chessformats.cli.chessbase import _info
+    from chessformats.cli.chessbase import HANDLER
 
     rng = random.Random(seed)
     names = ("morphy_test_annotations", "libcbh_Annotation", "morphy_text", "libcbh_Chess960NonStandard")
@@ -266,6 +266,6 @@ def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -
                 list(entities.sorted())
                 entities.check()
         try:
-            _info(str(cbh))
+            HANDLER.info(str(cbh))
         except FormatError:
             pass

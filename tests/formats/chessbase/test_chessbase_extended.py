@@ -19,9 +19,11 @@ import chess.pgn
 import pytest
 
 from chessformats import chessbase
-from chessformats.cli.chessbase import _inspect
+from chessformats.cli.chessbase import HANDLER
 from chessformats.engine.errors import FormatError, InvalidValueError, TruncatedError
+from chessformats.engine.layout import describe
 from chessformats.formats.chessbase import export_pgn
+from chessformats.schemas import chessbase as schema
 from conftest import find_corpus
 
 # bases whose source PGN has WhiteTeam/BlackTeam tags, and that PGN; games in the same order as the .cbh
@@ -165,6 +167,52 @@ def test_other_writers_times_are_not_taken_for_dates() -> None:
         assert extended is not None and extended.created is None and extended.white_rating_type is None
 
 
+_CBJ_FIELDS = {f.path: f for f in describe(schema.CBJ_RECORD)}
+_TIMEDELTA_DAYS = 999_999_999  # the largest timedelta: 999,999,999 days and a day's fraction (Python's docs)
+
+
+def _cbj_with_times(path: Path, created: int, modified: int) -> Path:
+    """A ``.cbj`` file of one version-11 record, built here: no teams, the two timestamps set."""
+    record = bytearray(schema.CBJ_RECORD.sizeof())
+    for name in ("white_team", "black_team"):
+        field = _CBJ_FIELDS[name]
+        record[field.offset:field.offset + field.size] = struct.pack(">i", -1)
+    for name, value, fmt in (("created", created, ">q"), ("modified", modified, ">Q")):
+        field = _CBJ_FIELDS[name]
+        record[field.offset:field.offset + field.size] = struct.pack(fmt, value)
+    header = schema.CBJ_HEADER.build({"version": 11, "record_size": len(record), "records": 1,
+                                      "reserved_12": bytes(20)})
+    path.write_bytes(header + bytes(record))
+    return path
+
+
+@pytest.mark.parametrize(("created", "modified"), [
+    ((1 << 63) - 1, (1 << 64) - 1),  # the largest values the fields hold
+    (-(1 << 63), 0),  # the most negative creation time
+    ((_TIMEDELTA_DAYS + 1) * 86_400 * 1024, 0),  # just beyond what a timedelta holds (issue 16: OverflowError)
+    (-(_TIMEDELTA_DAYS + 1) * 86_400 * 1024, 0),
+    (1 << 50, 0),  # a timedelta, but no datetime: about 35,000 years after 2008
+    (-(1 << 50), 0),  # and as many before it
+])
+def test_timestamps_out_of_range_are_not_given(tmp_path: Path, created: int, modified: int) -> None:
+    cbj = _cbj_with_times(tmp_path / "times.cbj", created, modified)
+    with chessbase.ExtendedHeaders(cbj) as headers:
+        extended = headers[1]
+        assert extended is not None and extended.created is None and extended.modified is None
+        assert extended.game_version == 0 and extended.white_team is None  # the rest of the record still reads
+
+
+def test_timestamps_in_range_are_dates(tmp_path: Path) -> None:
+    # hand arithmetic: 86,400 s * 1024 after the epoch (2008-12-01 00:00 in Berlin) is 2008-12-02 00:00 there;
+    # 10^7 ticks of 100 ns after 1582-10-15 00:00 UTC is one second later
+    cbj = _cbj_with_times(tmp_path / "times.cbj", 86_400 * 1024, 10**7)
+    with chessbase.ExtendedHeaders(cbj) as headers:
+        extended = headers[1]
+        assert extended is not None
+        assert extended.created == datetime(2008, 12, 1, 23, 0, tzinfo=timezone.utc)
+        assert extended.modified == datetime(1582, 10, 15, 0, 0, 1, tzinfo=timezone.utc)
+
+
 def test_old_records_have_no_timestamps() -> None:
     with chessbase.open_database(_cbh("morphy_linares_old")) as db:
         assert db.extended.record_size == 78
@@ -174,7 +222,7 @@ def test_old_records_have_no_timestamps() -> None:
 
 def test_inspect_shows_the_cbj_record() -> None:
     cbh = _cbh("libcbh_NormalGames")
-    targets = _inspect(str(cbh), game=2)
+    targets = HANDLER.inspect(str(cbh), game=2)
     (target,) = [t for t in targets if t.path == "cbj[2]"]
     assert (target.offset, target.size) == (32 + 120, 120)
     assert target.file == str(cbh.with_suffix(".cbj"))
@@ -252,3 +300,22 @@ def test_corrupt_cbj_raises_located_format_errors(tmp_path: Path, change: str, e
         with pytest.raises(error) as raised:
             db[number]
     assert raised.value.file == str(cbj) and raised.value.offset == offset and raised.value.path == path
+
+
+def test_a_huge_creation_time_leaves_the_game_readable(tmp_path: Path) -> None:
+    # issue 16: game.extended raised OverflowError for such a record; the game, its PGN and inspect still work
+    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbj = cbh.with_suffix(".cbj")
+    data = bytearray(cbj.read_bytes())
+    created = _CBJ_FIELDS["created"]
+    start = schema.CBJ_HEADER_SIZE + created.offset
+    data[start:start + created.size] = struct.pack(">q", (1 << 63) - 1)
+    cbj.write_bytes(bytes(data))
+    with chessbase.open_database(cbh) as db:
+        game = db[1]
+        assert isinstance(game, chessbase.GameHeader)
+        assert game.extended is not None and game.extended.created is None
+        assert str(game.to_pgn())
+    targets = HANDLER.inspect(str(cbh), game=1)
+    (target,) = [t for t in targets if t.path == "cbj[1]"]
+    assert "cbj[1].created" not in target.annotations
