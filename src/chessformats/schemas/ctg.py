@@ -17,6 +17,7 @@ import construct as cs
 
 from ..engine.prefixcode import PrefixCoded
 from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
+from .movecode import MoveCode, move_code_field
 from .squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
 __all__ = [
@@ -44,7 +45,6 @@ __all__ = [
     "RECORD",
     "STATS",
     "Annotation",
-    "MoveCode",
 ]
 
 PAGE_SIZE = 4096
@@ -52,37 +52,6 @@ PAGE_SIZE = 4096
 
 
 # --- moves -------------------------------------------------------------------------------------------
-
-class MoveCode(NamedTuple):
-    """One move code: the ``number``-th ``piece`` of the side to move moves ``dx`` files right, ``dy`` ranks up.
-
-    Pieces are counted in square-coding order (a1, a2, ..., a8, b1, ..., h8) on the normalised board
-    (white to move); ``dx``/``dy`` wrap around the board (``dx = 7`` is one file left).
-    """
-
-    code: int
-    piece: str
-    number: int
-    dx: int
-    dy: int
-
-    @property
-    def name(self) -> str:
-        if self.piece == "king" and self.dy == 0 and self.dx in (2, 6):
-            return "king_O-O" if self.dx == 2 else "king_O-O-O"
-        steps = "_".join(part for part in (f"x{self.dx}" if self.dx else "", f"y{self.dy}" if self.dy else "") if part)
-        return f"{self.piece}{self.number if self.piece != 'king' else ''}_{steps}"
-
-    @property
-    def meaning(self) -> str:
-        if self.piece == "king" and self.dy == 0 and self.dx in (2, 6):
-            return f"0x{self.code:02x}: king castles " + ("short (O-O, e1g1)" if self.dx == 2 else "long (O-O-O, e1c1)")
-        ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(self.number, f"{self.number}th")
-        piece = "king" if self.piece == "king" else f"{ordinal} {self.piece}"
-        steps = ", ".join(part for part in (f"x+{self.dx}" if self.dx else "", f"y+{self.dy}" if self.dy else "")
-                          if part)
-        return f"0x{self.code:02x}: {piece}, {steps}"
-
 
 # The spec's table, in its order. 0x1A and 0xF9: the spec's source has both as "2nd queen, y+6" (as do the
 # DroidFish and Scidb readers); the spec's translator reads one of them as "x+6", which no other code
@@ -257,7 +226,7 @@ MOVE_CODES: tuple[MoveCode, ...] = (
 )
 """Every move code of the format (166 of the 256 byte values)."""
 
-MOVE_CODE = MeaningEnum(cs.Int8ub, {m.name: (m.code, m.meaning) for m in MOVE_CODES})
+MOVE_CODE = move_code_field(MOVE_CODES)
 
 
 class Annotation(NamedTuple):

@@ -16,7 +16,7 @@ import construct as cs
 
 from ..engine.prefixcode import PrefixCoded
 from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
-from .ctg import MoveCode
+from .movecode import MoveCode, move_code_field
 from .squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
 __all__ = [
@@ -261,7 +261,7 @@ MOVE_CODES: tuple[MoveCode, ...] = _move_table()
 
 Castling is the king's two-file step: 0xc4 O-O (x+2), 0xc5 O-O-O (x+6)."""
 
-MOVE_CODE = MeaningEnum(cs.Int8ub, {m.name: (m.code, m.meaning) for m in MOVE_CODES})
+MOVE_CODE = move_code_field(MOVE_CODES)
 
 
 # --- elements and blocks ---------------------------------------------------------------------------------
