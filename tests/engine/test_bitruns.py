@@ -17,8 +17,8 @@ from chessformats.codegen.markdown import format_page
 from chessformats.engine import MeaningEnum, bit_fields, describe, numpy_dtype, trace
 from chessformats.engine.bitruns import BitStructLE, bit_run, run_bits
 from chessformats.engine.layout import struct_format
-from chessformats.engine.roundtrip import assert_roundtrip
 from chessformats.engine.schema import FormatDoc, Structure
+from roundtrip import assert_roundtrip
 
 KIND = MeaningEnum(cs.BitsInteger(4), {"plain": (0, "a plain one"), "odd": (9, "an odd one")})
 

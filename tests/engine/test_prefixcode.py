@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from chessformats.engine import FormatError, InvalidValueError, TruncatedError, trace
 from chessformats.engine.prefixcode import PrefixCode, PrefixCoded, PrefixCodeError
-from chessformats.engine.roundtrip import assert_roundtrip
+from roundtrip import assert_roundtrip
 
 # a complete toy code: a = 0, b = 10, c = 110, d = 111
 TOY = PrefixCode({"a": ("0", "letter a"), "b": ("10", "letter b"), "c": ("110", "letter c"),
@@ -116,7 +116,8 @@ FIELD = cs.BitStruct(
 def test_construct_parse_build_by_hand() -> None:
     # head 01 | letters 10 0 111 110 | rest 10101 = 0110 0111 1101 0101 = 0x67d5
     data = bytes.fromhex("67d5")
-    parsed = assert_roundtrip(FIELD, data)
+    parsed = assert_roundtrip(FIELD, data, {"head": 1, "letters": ["b", "a", "d", "c"], "rest": 0b10101},
+                              size=cs.SizeofError)
     assert parsed.head == 1 and parsed.letters == ["b", "a", "d", "c"] and parsed.rest == 0b10101
     assert FIELD.build({"head": 1, "letters": ["b", "a", "d", "c"], "rest": 21}) == data
 

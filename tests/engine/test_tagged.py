@@ -6,10 +6,10 @@ import construct as cs
 import pytest
 
 from chessformats.codegen.markdown import format_page
-from chessformats.engine.roundtrip import assert_roundtrip
 from chessformats.engine.schema import FormatDoc, MeaningEnum, Structure
 from chessformats.engine.tagged import Case, TaggedUnion
 from chessformats.engine.trace import trace
+from roundtrip import assert_roundtrip
 
 KIND = MeaningEnum(cs.Int8ub, {"point": (1, "a point"), "label": (2, "a label")})
 UNION = TaggedUnion(cs.this.kind, {
@@ -21,14 +21,18 @@ ITEM = cs.Struct("kind" / KIND * "what follows", "size" / cs.Int8ub * "body byte
 
 
 def test_parse_and_build_each_case() -> None:
-    point = assert_roundtrip(ITEM, b"\x01\x02\x07\x09")
+    # the expected objects give the tag by its number: the union picks its case by the number when building
+    point = assert_roundtrip(ITEM, b"\x01\x02\x07\x09", {"kind": 1, "size": 2, "body": {"x": 7, "y": 9}},
+                             size=cs.SizeofError)
     assert (point.body.x, point.body.y) == (7, 9)
-    label = assert_roundtrip(ITEM, b"\x02\x03abc")
+    label = assert_roundtrip(ITEM, b"\x02\x03abc", {"kind": 2, "size": 3, "body": {"text": b"abc"}},
+                             size=cs.SizeofError)
     assert label.body.text == b"abc"
 
 
 def test_unknown_tag_is_raw() -> None:
-    other = assert_roundtrip(ITEM, b"\x09\x02\xff\xee")
+    other = assert_roundtrip(ITEM, b"\x09\x02\xff\xee", {"kind": 9, "size": 2, "body": {"data": b"\xff\xee"}},
+                             size=cs.SizeofError)
     assert other.body.data == b"\xff\xee"
 
 
