@@ -11,8 +11,9 @@ memory-mapped and records are read when asked for, so memory does not grow with 
 
 One module per concern: :mod:`.database` (the base and its files, PGN export), :mod:`.games` (a game's
 header and guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams),
-:mod:`.extended` (the ``.cbj`` extended headers), :mod:`.moves` (the coded move stream), :mod:`.pgn` (a
-decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as PGN), :mod:`.san` (fast SAN).
+:mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
+its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
+PGN), :mod:`.san` (fast SAN).
 """
 
 from __future__ import annotations

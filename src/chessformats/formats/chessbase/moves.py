@@ -21,6 +21,7 @@ import chess
 
 from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
 from ...schemas import chessbase as schema
+from .start import BLACK, EMPTY, StartPosition, file_major, read_setup, standard_start
 
 __all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "read_setup"]
 
@@ -28,12 +29,9 @@ PUSH = "("
 POP = ")"
 SKIP = "skip"
 
-_EMPTY = 0
-_BLACK = 8  # piece code = chess piece type + 8 for black
 _NAMES = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "rook": chess.ROOK,
           "queen": chess.QUEEN, "king": chess.KING}
 _PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-_SETUP_PIECES = {1: chess.KING, 2: chess.QUEEN, 3: chess.KNIGHT, 4: chess.BISHOP, 5: chess.ROOK, 6: chess.PAWN}
 # How many pieces of each kind get a number (by piece type; index 0 unused). A piece beyond these is never
 # numbered, even once a numbered one is captured, and moves as a two-byte move: corpus ManyPromotions (after
 # a capture, a promoted 4th queen still moves as a two-byte move; a later promotion takes the free number),
@@ -79,103 +77,6 @@ class DecodedMove(NamedTuple):
             to_square = chess.square(6 if chess.square_file(to_square) > chess.square_file(self.from_square) else 2,
                                      chess.square_rank(self.from_square))
         return chess.Move(self.from_square, to_square, self.promotion).uci()
-
-
-@dataclass
-class StartPosition:
-    """Where a game starts: its FEN, whether it is Chess960, and the squares the decoder numbers pieces on."""
-
-    board: list[int]
-    white_to_move: bool
-    castling: int
-    """Bits: 1 white short, 2 white long, 4 black short, 8 black long."""
-    en_passant_file: int | None
-    first_move: int
-    chess960: bool = False
-    rooks: tuple[int, int, int, int] = (chess.H1, chess.A1, chess.H8, chess.A8)
-    """Castling rooks: white short, white long, black short, black long."""
-    kings: tuple[int, int] = (chess.E1, chess.E8)
-    start_position: int | None = None
-    standard: bool = True
-
-    def fen(self) -> str:
-        board = chess.Board(None, chess960=self.chess960)
-        for square, code in enumerate(self.board):
-            if code:
-                board.set_piece_at(square, chess.Piece(code & 7, not code & _BLACK))
-        board.turn = self.white_to_move
-        rights = 0
-        for bit, rook in zip((1, 2, 4, 8), self.rooks, strict=True):
-            if self.castling & bit:
-                rights |= chess.BB_SQUARES[rook]
-        board.castling_rights = rights & (board.rooks | board.kings)
-        if self.en_passant_file is not None:
-            rank = 5 if self.white_to_move else 2
-            board.ep_square = chess.square(self.en_passant_file, rank)
-        board.fullmove_number = max(self.first_move, 1)
-        return board.fen(en_passant="fen")
-
-
-def _standard_start() -> StartPosition:
-    board = [_EMPTY] * 64
-    for square, piece in chess.Board().piece_map().items():
-        board[square] = piece.piece_type | (0 if piece.color else _BLACK)
-    return StartPosition(board, True, 15, None, 1)
-
-
-def read_setup(data: bytes, at: int, *, chess960: bool, file: str | None, base: int,
-               game: int) -> StartPosition:
-    """The setup position at ``data[at:]`` (28 bytes, + 8 for Chess960 modes)."""
-    needed = 28 + (8 if chess960 else 0)
-    if len(data) < at + needed:
-        raise TruncatedError(f"game {game}: truncated setup position", needed=needed, available=len(data) - at,
-                             file=file, offset=base + at)
-    turn, castling, first = data[at + 1], data[at + 2], data[at + 3]
-    bits = int.from_bytes(data[at + 4:at + 28], "big")
-    width = 192
-    board = [_EMPTY] * 64
-    position = 0
-    for file_index in range(8):
-        for rank in range(8):
-            if position >= width:
-                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
-                                        offset=base + at + 4, path="setup.board")
-            if not bits >> (width - 1 - position) & 1:
-                position += 1
-                continue
-            if position + 5 > width:
-                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
-                                        offset=base + at + 4, path="setup.board")
-            code = bits >> (width - 5 - position) & 0xF
-            position += 5
-            piece = _SETUP_PIECES.get(code & 7)
-            if piece is None:
-                raise InvalidValueError(f"game {game}: invalid piece code in the setup board", actual=code,
-                                        file=file, offset=base + at + 4 + position // 8, path="setup.board")
-            board[chess.square(file_index, rank)] = piece | (_BLACK if code & 8 else 0)
-    ep = turn & 0x0F
-    # castling byte (spec): bit 0 white O-O-O, bit 1 white O-O, bit 2 black O-O-O, bit 3 black O-O
-    rights = (2 if castling & 1 else 0) | (1 if castling & 2 else 0) | (8 if castling & 4 else 0) | \
-             (4 if castling & 8 else 0)
-    start = StartPosition(board, not turn & 0x10, rights, ep - 1 if 1 <= ep <= 8 else None, first,
-                          standard=False)
-    if chess960:
-        extra = data[at + 28:at + 36]
-        squares = [_file_major(value) for value in extra[:6]]
-        if any(square is None for square in squares):
-            raise InvalidValueError(f"game {game}: invalid Chess960 start square", file=file,
-                                    offset=base + at + 28, path="chess960")
-        white_king, black_king, ws, wl, bs, bl = (s for s in squares if s is not None)
-        start.chess960 = True
-        start.kings = (white_king, black_king)
-        start.rooks = (ws, wl, bs, bl)
-        start.start_position = int.from_bytes(extra[6:8], "big")
-    return start
-
-
-def _file_major(value: int) -> int | None:
-    """A file-major square number (0 = a1, 1 = a2, ..., 8 = b1) as a python-chess square."""
-    return chess.square(value >> 3, value & 7) if 0 <= value < 64 else None
 
 
 @dataclass
@@ -226,7 +127,7 @@ class _Position:
                 square = chess.square(file_index, rank)
                 code = board[square]
                 if code:
-                    squares = self.pieces[1 if code & _BLACK else 0][code & 7]
+                    squares = self.pieces[1 if code & BLACK else 0][code & 7]
                     if len(squares) < _NUMBERED[code & 7]:
                         squares.append(square)
 
@@ -266,7 +167,7 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
         start = read_setup(data, at, chess960=chess960, file=name, base=base, game=game)
         at += 28 + (8 if chess960 else 0)
     else:
-        start = _standard_start()
+        start = standard_start()
     decoder = _Decoder(data, at, mode, start, name, base, game)
     if main_moves is not None and 0 < main_moves < 255:
         decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)
@@ -376,7 +277,7 @@ class _Decoder:
             if source == 0 and target == 0:
                 tokens.append(self._null(at, 2))
             else:
-                from_square, to_square = _file_major(source), _file_major(target)
+                from_square, to_square = file_major(source), file_major(target)
                 assert from_square is not None and to_square is not None
                 tokens.append(self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 2,
                                           explicit=True))
@@ -448,12 +349,12 @@ class _Decoder:
             rook = rooks[(0 if short else 1) + 2 * side] if self.start.chess960 else \
                 chess.square(7 if short else 0, rank)
         board = position.board
-        own = _BLACK if side else 0
+        own = BLACK if side else 0
         if board[king] != chess.KING | own or board[rook] != chess.ROOK | own:
             raise self._error("castling without king and rook in place", at)
         king_to = chess.square(6 if short else 2, rank)
         rook_to = chess.square(5 if short else 3, rank)
-        board[king] = board[rook] = _EMPTY
+        board[king] = board[rook] = EMPTY
         if board[king_to] or board[rook_to]:
             board[king] = chess.KING | own
             board[rook] = chess.ROOK | own
@@ -472,16 +373,16 @@ class _Decoder:
         position = self.position
         board = position.board
         side = 0 if position.white else 1
-        own = _BLACK if side else 0
+        own = BLACK if side else 0
         code = board[source]
-        if not code or (code & _BLACK) != own:
+        if not code or (code & BLACK) != own:
             raise self._error(f"no piece of the side to move on {chess.square_name(source)}", at)
         piece = code & 7
         if piece == chess.KING and abs((source & 7) - (target & 7)) == 2 and not self.start.chess960 \
                 and (source >> 3) == (target >> 3):
             return self._castle(source, (target & 7) > (source & 7), at, size)  # castling written as e1g1
         captured = board[target]
-        if captured and (captured & _BLACK) == own:
+        if captured and (captured & BLACK) == own:
             raise self._error(f"move {chess.square_name(source)}{chess.square_name(target)} onto an own piece", at)
         if source == target:
             raise self._error(f"move from {chess.square_name(source)} to the same square", at)
@@ -495,9 +396,9 @@ class _Decoder:
                     squares.remove(target)
         elif piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
             behind = target - 8 if side == 0 else target + 8
-            if board[behind] != (chess.PAWN | (own ^ _BLACK)):
+            if board[behind] != (chess.PAWN | (own ^ BLACK)):
                 raise self._error("a pawn captures on an empty square", at)
-            board[behind] = _EMPTY
+            board[behind] = EMPTY
             pawns = enemy[chess.PAWN]
             if behind in pawns:
                 pawns[pawns.index(behind)] = None
@@ -520,7 +421,7 @@ class _Decoder:
             if index >= 0:
                 mine[index] = target
             board[target] = code
-        board[source] = _EMPTY
+        board[source] = EMPTY
         position.white = not position.white
         return DecodedMove(source, target, promotion, False, False, self.base + at, size)
 
