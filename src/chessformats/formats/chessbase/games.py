@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import chess.pgn
 
 from .annotations import Annotator
-from .entities import decode_name
+from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader
 from .moves import DecodedGame
 from .pgn import build_game
 
-if TYPE_CHECKING:
-    from .database import Database
-
-__all__ = ["RESULT_TAGS", "GameHeader", "GuidingText", "game_header"]
+__all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "game_header"]
 
 RESULT_TAGS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
 """A game record's result code as a PGN result."""
@@ -44,6 +41,26 @@ def _eco(value: int) -> tuple[str | None, int | None]:
     return f"{'ABCDE'[code // 100]}{code % 100:02d}" + (f"/{sub:02d}" if sub else ""), None
 
 
+class GameSource(Protocol):
+    """What a game needs from the database it belongs to (a :class:`~.database.Database`)."""
+
+    encoding: str | None
+    players: EntityFile
+    tournaments: EntityFile
+    annotators: EntityFile
+    sources: EntityFile
+
+    def team_numbers(self, number: int) -> tuple[int | None, int | None]: ...
+
+    def team_name(self, number: int) -> str: ...
+
+    def extended_header(self, number: int) -> ExtendedHeader | None: ...
+
+    def decode(self, number: int) -> DecodedGame: ...
+
+    def annotations(self, number: int) -> list[Any]: ...
+
+
 @dataclass
 class GameHeader:
     """A game: its ``.cbh`` record with the names resolved; :meth:`moves` decodes its move stream."""
@@ -55,7 +72,7 @@ class GameHeader:
     chess960_position: int | None = None
     medals: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
-    database: Database | None = field(default=None, repr=False, compare=False)
+    database: GameSource | None = field(default=None, repr=False, compare=False)
     white_team: str | None = None
     """White's team (from the ``.cbj`` and ``.cbe`` files; ``None``: not given)."""
     black_team: str | None = None
@@ -112,7 +129,7 @@ class GuidingText:
         return dict(self.texts) if self.text_format == "html" else {}
 
 
-def game_header(database: Database, number: int, record: Any) -> GameHeader:
+def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
     """Game ``number``'s header from its parsed ``.cbh`` record: the PGN tags with the names of its players,
     tournament, annotator, source and teams, its medals and flags."""
     body = record.body
