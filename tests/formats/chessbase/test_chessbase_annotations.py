@@ -10,7 +10,6 @@ each language's HTML names its language, the pictures it shows are the files of 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import chess
@@ -19,12 +18,12 @@ import chess.pgn
 import construct as cs
 import pytest
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.formats.chessbase import GuidingText
 from chessformats.formats.chessbase.annotations import Annotator, time_control_tag
 from chessformats.formats.chessbase.pgn import pgn_text
 from chessformats.schemas import chessbase as schema
-from conftest import find_corpus
 from roundtrip import assert_rebuilds
 
 
@@ -162,7 +161,7 @@ def test_training() -> None:
 
 def test_training_items_of_the_corpus() -> None:
     # morphy_mate2_veryold: 15 training items; each one's size field counts from itself to the item's end
-    with chessbase.open_database(_cbh("morphy_mate2_veryold")) as db:
+    with chessbase.open_database(cbh_path("morphy_mate2_veryold")) as db:
         items = [item for number in range(1, len(db) + 1) for item in db.annotations(number)]
         game = db[1]
         assert isinstance(game, chessbase.GameHeader)
@@ -227,13 +226,8 @@ def test_a_record_of_every_new_item_round_trips() -> None:
 
 # --- guiding texts ---------------------------------------------------------------------------------------
 
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
-
-
 def _texts(name: str, encoding: str | None = None) -> list[GuidingText]:
-    with chessbase.open_database(_cbh(name), encoding=encoding) as db:
+    with chessbase.open_database(cbh_path(name), encoding=encoding) as db:
         return [g for g in db.games() if isinstance(g, GuidingText)]
 
 
@@ -253,7 +247,7 @@ def test_each_language_names_itself() -> None:
 def test_html_texts_of_morphy_text() -> None:
     texts = _texts("morphy_text")
     assert len(texts) == 9
-    folder = _cbh("morphy_text").with_suffix(".html")
+    folder = cbh_path("morphy_text").with_suffix(".html")
     pictures = set()
     for text in texts:
         for html in text.html.values():
@@ -262,14 +256,14 @@ def test_html_texts_of_morphy_text() -> None:
             pictures |= set(re.findall(r'src="text\.html\\([^"]+)"', html))
     # the pictures shown are the files of the base's text.html folder, and what its .cbm manifest lists
     assert pictures == {p.name for p in folder.iterdir()}
-    manifest = _cbh("morphy_text").with_suffix(".cbm").read_bytes()
+    manifest = cbh_path("morphy_text").with_suffix(".cbm").read_bytes()
     assert all(name.encode() in manifest for name in pictures)
     by_number = {t.number: t for t in texts}
     # text 8 links to text 1 by its title; text 10 to the Swedish federation's site, in UTF-8
     assert f"CBLink(tag_text,{by_number[1].titles['english']}," in by_number[8].html["english"]
     assert "Sveriges Schackförbunds hemsida" in _visible(by_number[10].html["english"])
     # text 6 links to the base's game (number 5, Mårdell - Foo)
-    with chessbase.open_database(_cbh("morphy_text")) as db:
+    with chessbase.open_database(cbh_path("morphy_text")) as db:
         game = db[5]
         assert isinstance(game, chessbase.GameHeader)
         white = game.headers["White"]

@@ -14,6 +14,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
+from chessbase_corpus import cbh_path, copy_base
 from chessformats import chessbase
 from chessformats.cli import main
 from chessformats.engine.errors import FormatError, TruncatedError, UnsupportedError
@@ -24,11 +25,6 @@ TSV_SETS = ("libcbh_Chess960Biel", "libcbh_NormalGames", "libcbh_UnusualStart", 
             "morphy_hedgehog", "morphy_linares_old", "morphy_mate2_veryold")
 
 
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
-
-
 def _tsv(name: str) -> list[list[bytes]]:
     data = find_corpus("chessbase", name, "expected.libcbh.tsv").read_bytes()
     return [line.split(b"\t") for line in data.splitlines() if line]
@@ -37,7 +33,7 @@ def _tsv(name: str) -> list[list[bytes]]:
 @pytest.mark.parametrize("name", TSV_SETS)
 def test_player_names_agree_with_the_independent_reader(name: str) -> None:
     # the tsv prints "last, first" from the raw bytes (undecoded); we compare the same bytes, decoded alike
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         rows = _tsv(name)
         assert rows
         for row in rows:
@@ -53,18 +49,18 @@ def test_player_names_agree_with_the_independent_reader(name: str) -> None:
 
 def test_old_base_names_are_cp1252() -> None:
     # linares: "Lékó, Péter" stored as cp1252 bytes 4c e9 6b f3 (the tsv holds the same raw bytes)
-    with chessbase.open_database(_cbh("morphy_linares_old")) as db:
+    with chessbase.open_database(cbh_path("morphy_linares_old")) as db:
         names = {game.headers["White"] for game in db.games() if isinstance(game, chessbase.GameHeader)}
         assert "Lékó, Péter" in names
         assert db.players.find("Lékó, Péter") is not None
-    with chessbase.open_database(_cbh("morphy_linares_old"), encoding="latin-1") as db:
+    with chessbase.open_database(cbh_path("morphy_linares_old"), encoding="latin-1") as db:
         assert db.players.find("Lékó, Péter") is not None
 
 
 def test_headers_agree_with_the_source_pgn() -> None:
     # BielMTO.pgn holds the same 548 games in the same order: result, ratings, date. (Names are compared with
     # the tsv above: the PGN adds titles such as "Hornung, Hans, Dr." that the .cbp record does not hold.)
-    cbh = _cbh("libcbh_NormalGames")
+    cbh = cbh_path("libcbh_NormalGames")
     pgn = io.StringIO(cbh.with_name("BielMTO.pgn").read_text(encoding="utf-8", errors="replace"))
     with chessbase.open_database(cbh) as db:
         for number in range(1, len(db) + 1):
@@ -84,7 +80,7 @@ def test_headers_agree_with_the_source_pgn() -> None:
 
 
 def test_open_by_any_companion_and_count() -> None:
-    cbh = _cbh("uncbv_twic1134")
+    cbh = cbh_path("uncbv_twic1134")
     for extension in (".cbh", ".cbg", ".cbp", ".ini"):
         with chessbase.open_database(cbh.with_suffix(extension)) as db:
             assert len(db) == 6117  # corpus README: 6,117 games
@@ -92,7 +88,7 @@ def test_open_by_any_companion_and_count() -> None:
 
 
 def test_fast_header_scan_matches_the_records() -> None:
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         arrays = db.header_arrays()
         assert len(arrays["year"]) == len(db)
         for number in (1, 2, 1000, 6117):
@@ -109,7 +105,7 @@ def test_fast_header_scan_matches_the_records() -> None:
 
 
 def test_entities_sorted_and_found_by_tree() -> None:
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         players = list(db.players.sorted())
         assert len(players) == db.players.header.existing == 2737
         keys = [(p.record.last_name.split(b"\0")[0], p.record.first_name.split(b"\0")[0]) for p in players]
@@ -123,49 +119,42 @@ def test_entities_sorted_and_found_by_tree() -> None:
 
 
 def test_guiding_texts() -> None:
-    with chessbase.open_database(_cbh("morphy_text")) as db:
+    with chessbase.open_database(cbh_path("morphy_text")) as db:
         text = db[1]
         assert isinstance(text, chessbase.GuidingText)
         assert text.titles == {"english": "My first text"}  # bytes at .cbg offset 34: "My first text"
         assert b"<html>" in text.body
-    with chessbase.open_database(_cbh("morphy_hedgehog")) as db:
+    with chessbase.open_database(cbh_path("morphy_hedgehog")) as db:
         kinds = [isinstance(g, chessbase.GuidingText) for g in db.games()]
         assert sum(kinds) == 27  # corpus README: 27 guiding texts
 
 
 def test_info_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["info", str(_cbh("libcbh_UnusualStart")), "--json"]) == 0
+    assert main(["info", str(cbh_path("libcbh_UnusualStart")), "--json"]) == 0
     out = capsys.readouterr().out
     assert '"games": 9' in out and '"1": 2' in out and '"4": 3' in out and '"5": 4' in out  # notes: modes 1, 4, 5
 
 
 def test_inspect_game_and_player(capsys: pytest.CaptureFixture[str]) -> None:
-    cbh = str(_cbh("libcbh_Annotation"))
+    cbh = str(cbh_path("libcbh_Annotation"))
     assert main(["inspect", cbh, "--game", "1"]) == 0
     out = capsys.readouterr().out
     assert "cbg[1].word.mode" in out and "cba[1].entries[0].type" in out
     # TWIC 1134, game 1: "Vachier Lagrave, M" (its .cbp record, found through the tree)
-    assert main(["inspect", str(_cbh("uncbv_twic1134")), "--player", "Vachier Lagrave, M"]) == 0
+    assert main(["inspect", str(cbh_path("uncbv_twic1134")), "--player", "Vachier Lagrave, M"]) == 0
     out = capsys.readouterr().out
     assert ".last_name" in out and "Vachier Lagrave, M" in out and ".balance" in out
 
 
 def test_empty_database() -> None:
-    with chessbase.open_database(_cbh("uncbv_small")) as db:
+    with chessbase.open_database(cbh_path("uncbv_small")) as db:
         assert len(db) == 0 and list(db.games()) == [] and list(db.players.sorted()) == []
 
 
 # --- robustness ---------------------------------------------------------------------------------------
 
-def _copy(name: str, tmp_path: Path) -> Path:
-    cbh = _cbh(name)
-    for path in cbh.parent.iterdir():
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path / cbh.name
-
-
 def test_truncated_cbh(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     cbh.write_bytes(cbh.read_bytes()[:-5])
     with pytest.raises(TruncatedError) as error:
         chessbase.open_database(cbh)
@@ -173,7 +162,7 @@ def test_truncated_cbh(tmp_path: Path) -> None:
 
 
 def test_entity_count_beyond_the_file(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     cbp = cbh.with_suffix(".cbp")
     data = bytearray(cbp.read_bytes())
     data[0:4] = (10**9).to_bytes(4, "little")
@@ -183,7 +172,7 @@ def test_entity_count_beyond_the_file(tmp_path: Path) -> None:
 
 
 def test_game_data_beyond_the_file(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     data = bytearray(cbh.read_bytes())
     data[46 * 2 + 1:46 * 2 + 5] = (10**8).to_bytes(4, "big")
     cbh.write_bytes(bytes(data))
@@ -209,7 +198,7 @@ def test_names_never_raise() -> None:
 
 
 def test_damaged_tree_is_reported_not_raised(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbh = copy_base("libcbh_NormalGames", tmp_path)
     cbp = cbh.with_suffix(".cbp")
     data = bytearray(cbp.read_bytes())
     root = int.from_bytes(data[4:8], "little")
@@ -233,7 +222,7 @@ def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -
     for attempt in range(40):
         folder = tmp_path / f"{attempt}"
         folder.mkdir()
-        source = _cbh(rng.choice(names))
+        source = cbh_path(rng.choice(names))
         for path in source.parent.iterdir():
             if path.is_file():
                 shutil.copy(path, folder / path.name)

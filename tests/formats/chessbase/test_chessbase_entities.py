@@ -13,14 +13,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.formats.chessbase import EntityFile
-from conftest import find_corpus
 
 BASES = ("libcbh_Annotation", "libcbh_Chess960Biel", "libcbh_Chess960Corrupt", "libcbh_Chess960NonStandard",
          "libcbh_ManyPromotions", "libcbh_NonStandard", "libcbh_NormalGames", "libcbh_NormalNoPop",
@@ -33,11 +32,6 @@ SIGNED = {"players": False, "tournaments": True, "annotators": True, "sources": 
 # compares names as signed bytes: "L\xe9k\xf3, P\xe9ter" (0xE9 < 0 signed) sits before "Larsen, Bent", which
 # unsigned order (ChessBase 16, morphy) puts after every "La..." name. One adjacent pair is out of unsigned order.
 EXCEPTIONS = {("morphy_linares_old", "players"): 1}
-
-
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
 
 
 def _text(raw: bytes, signed: bool) -> tuple[int, ...]:
@@ -66,7 +60,7 @@ def _violations(keys: list[tuple[Any, ...]]) -> int:
 
 def _trees() -> Iterator[tuple[str, str, EntityFile]]:
     for base in BASES:
-        with chessbase.open_database(_cbh(base)) as db:
+        with chessbase.open_database(cbh_path(base)) as db:
             for kind in KINDS:
                 yield base, kind, getattr(db, kind)
 
@@ -79,7 +73,7 @@ def _name(kind: str, record: Any) -> bytes:
 
 @pytest.mark.parametrize("base", BASES)
 def test_every_tree_is_in_chessbase_order(base: str) -> None:
-    with chessbase.open_database(_cbh(base)) as db:
+    with chessbase.open_database(cbh_path(base)) as db:
         for kind in KINDS:
             entities: EntityFile = getattr(db, kind)
             in_order = list(entities.sorted())
@@ -95,7 +89,7 @@ def test_every_tree_is_in_chessbase_order(base: str) -> None:
 
 
 def test_the_exception_is_the_accented_name() -> None:
-    with chessbase.open_database(_cbh("morphy_linares_old")) as db:
+    with chessbase.open_database(cbh_path("morphy_linares_old")) as db:
         names = [p.name for p in db.players.sorted()]
         assert names.index("Lékó, Péter") < names.index("Larsen, Bent") < names.index("Leko, Peter")
 
@@ -116,7 +110,7 @@ def test_the_key_is_not_just_the_name() -> None:
     # each would be out of order if that part of the key were left out or reversed.
     assert decided[("tournaments", 0)] > 0 and decided[("tournaments", 2)] > 0
     assert decided[("teams", 1)] > 0 and decided[("teams", 3)] > 0
-    with chessbase.open_database(_cbh("morphy_hedgehog")) as db:
+    with chessbase.open_database(cbh_path("morphy_hedgehog")) as db:
         years = [e.record.date.year for e in db.tournaments.sorted()]
         assert years == sorted(years, reverse=True) and years[0] > years[-1]
 
@@ -132,7 +126,7 @@ def _height(entities: EntityFile) -> int:
 
 @pytest.mark.parametrize("base", BASES)
 def test_find_walks_the_tree_to_every_record(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    with chessbase.open_database(_cbh(base)) as db:
+    with chessbase.open_database(cbh_path(base)) as db:
         for kind in KINDS:
             entities: EntityFile = getattr(db, kind)
             records = list(entities)
@@ -167,7 +161,7 @@ def test_find_walks_the_tree_to_every_record(base: str, monkeypatch: pytest.Monk
 
 
 def test_find_tournament_by_title_alone() -> None:
-    with chessbase.open_database(_cbh("morphy_hedgehog")) as db:
+    with chessbase.open_database(cbh_path("morphy_hedgehog")) as db:
         by_title: dict[bytes, list[Any]] = {}
         for entity in db.tournaments:
             by_title.setdefault(_name("tournaments", entity.record), []).append(entity)
@@ -183,7 +177,7 @@ def test_find_tournament_by_title_alone() -> None:
 
 
 def test_find_misses_and_bad_arguments() -> None:
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         assert db.players.find("Nobody, Such") is None
         assert db.players.find("Zzzz") is None
         assert db.teams.find("No such team") is None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import mmap
 import random
-import shutil
 import struct
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,6 +17,7 @@ import chess
 import chess.pgn
 import pytest
 
+from chessbase_corpus import cbh_path, copy_base
 from chessformats import chessbase
 from chessformats.cli.chessbase import HANDLER
 from chessformats.engine.errors import FormatError, InvalidValueError, TruncatedError
@@ -29,11 +29,6 @@ from conftest import find_corpus
 # bases whose source PGN has WhiteTeam/BlackTeam tags, and that PGN; games in the same order as the .cbh
 TEAM_SOURCES = {"libcbh_NormalGames": "BielMTO.pgn", "libcbh_Chess960Biel": "Chess960.pgn",
                 "libcbh_UnusualStart": "UnusualStart.pgn"}
-
-
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
 
 
 def _source_teams(name: str) -> list[tuple[str | None, str | None]]:
@@ -48,7 +43,7 @@ def _source_teams(name: str) -> list[tuple[str | None, str | None]]:
 def test_teams_equal_the_source_pgn(name: str) -> None:
     expected = _source_teams(name)
     assert any(white for white, _ in expected)
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         assert len(db) == len(expected)
         for number, (white, black) in enumerate(expected, 1):
             game = db[number]
@@ -64,7 +59,7 @@ def test_teams_equal_the_source_pgn(name: str) -> None:
 def test_team_number_is_shown_in_roman_numerals() -> None:
     # UnusualStart.pgn (ChessBase's export) names game 9's black team "Eppingen II"; the .cbe record's title is
     # "Eppingen" and its team number (bytes 54-55, little-endian) is 2
-    cbe = _cbh("libcbh_UnusualStart").with_suffix(".cbe").read_bytes()
+    cbe = cbh_path("libcbh_UnusualStart").with_suffix(".cbe").read_bytes()
     record = cbe[32 + 72:32 + 144]
     assert record[9:18] == b"Eppingen\0" and struct.unpack("<H", record[54:56]) == (2,)
     assert _source_teams("libcbh_UnusualStart")[8] == ("Zaehringen", "Eppingen II")
@@ -72,7 +67,7 @@ def test_team_number_is_shown_in_roman_numerals() -> None:
 
 def test_exported_pgn_carries_the_team_tags(tmp_path: Path) -> None:
     target = tmp_path / "out.pgn"
-    written, failed = export_pgn(_cbh("libcbh_Chess960Biel"), target, annotations=False)
+    written, failed = export_pgn(cbh_path("libcbh_Chess960Biel"), target, annotations=False)
     assert written == 188 and not failed
     ours = []
     with target.open(encoding="utf-8") as handle:
@@ -82,7 +77,7 @@ def test_exported_pgn_carries_the_team_tags(tmp_path: Path) -> None:
 
 
 def test_a_base_without_cbj_opens() -> None:
-    cbh = _cbh("morphy_mate2_veryold")
+    cbh = cbh_path("morphy_mate2_veryold")
     assert not cbh.with_suffix(".cbj").exists()
     with chessbase.open_database(cbh) as db:
         assert len(db.extended) == 0
@@ -93,7 +88,7 @@ def test_a_base_without_cbj_opens() -> None:
 
 
 def test_the_cbj_is_mapped_not_read() -> None:
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         assert db._extended is None  # opened lazily
         assert db[1].extended is not None
         assert isinstance(db.extended._data, mmap.mmap)
@@ -121,7 +116,7 @@ STALE_MATERIAL = {"morphy_hedgehog": 14}
                                   "morphy_hedgehog", "morphy_linares_old", "morphy_text"])
 def test_final_material_is_the_end_of_the_main_line(name: str) -> None:
     checked = stale = 0
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         for game in db.games():
             if not isinstance(game, chessbase.GameHeader) or game.extended is None:
                 continue
@@ -139,7 +134,7 @@ def test_final_material_is_the_end_of_the_main_line(name: str) -> None:
 
 def test_twic_games_were_created_on_the_issue_date() -> None:
     # TWIC issue 1134 appeared on 2016-08-01; ChessBase stamps each game when it is imported
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         for number in random.Random(1134).sample(range(1, len(db) + 1), 200):
             extended = db.extended[number]
             assert extended is not None and extended.created is not None
@@ -149,7 +144,7 @@ def test_twic_games_were_created_on_the_issue_date() -> None:
 
 
 def test_modified_games_were_changed_after_creation() -> None:
-    with chessbase.open_database(_cbh("libcbh_Annotation")) as db:
+    with chessbase.open_database(cbh_path("libcbh_Annotation")) as db:
         changed = [db.extended[n] for n in range(1, len(db) + 1)]
         changed = [e for e in changed if e is not None and e.modified is not None]
         assert changed
@@ -160,9 +155,9 @@ def test_modified_games_were_changed_after_creation() -> None:
 
 def test_other_writers_times_are_not_taken_for_dates() -> None:
     # ManyPromotions was written by another program: its creation values are far beyond ChessBase's range
-    data = _cbh("libcbh_ManyPromotions").with_suffix(".cbj").read_bytes()
+    data = cbh_path("libcbh_ManyPromotions").with_suffix(".cbj").read_bytes()
     assert struct.unpack(">q", data[32 + 80:32 + 88])[0] > 1 << 48
-    with chessbase.open_database(_cbh("libcbh_ManyPromotions")) as db:
+    with chessbase.open_database(cbh_path("libcbh_ManyPromotions")) as db:
         extended = db.extended[1]
         assert extended is not None and extended.created is None and extended.white_rating_type is None
 
@@ -214,14 +209,14 @@ def test_timestamps_in_range_are_dates(tmp_path: Path) -> None:
 
 
 def test_old_records_have_no_timestamps() -> None:
-    with chessbase.open_database(_cbh("morphy_linares_old")) as db:
+    with chessbase.open_database(cbh_path("morphy_linares_old")) as db:
         assert db.extended.record_size == 78
         extended = db.extended[1]
         assert extended is not None and extended.game_version is None and extended.created is None
 
 
 def test_inspect_shows_the_cbj_record() -> None:
-    cbh = _cbh("libcbh_NormalGames")
+    cbh = cbh_path("libcbh_NormalGames")
     targets = HANDLER.inspect(str(cbh), game=2)
     (target,) = [t for t in targets if t.path == "cbj[2]"]
     assert (target.offset, target.size) == (32 + 120, 120)
@@ -232,15 +227,8 @@ def test_inspect_shows_the_cbj_record() -> None:
 
 # --- robustness ---------------------------------------------------------------------------------------
 
-def _copy(name: str, tmp_path: Path) -> Path:
-    cbh = _cbh(name)
-    for path in cbh.parent.iterdir():
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path / cbh.name
-
-
 def test_missing_or_empty_cbj_means_no_teams(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbh = copy_base("libcbh_NormalGames", tmp_path)
     cbj = cbh.with_suffix(".cbj")
     cbj.unlink()
     with chessbase.open_database(cbh) as db:
@@ -253,7 +241,7 @@ def test_missing_or_empty_cbj_means_no_teams(tmp_path: Path) -> None:
 
 
 def test_short_cbj_gives_teams_only_to_the_games_it_holds(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_NormalGames", tmp_path)
+    cbh = copy_base("libcbh_NormalGames", tmp_path)
     cbj = cbh.with_suffix(".cbj")
     data = bytearray(cbj.read_bytes()[:32 + 2 * 120])  # an older .cbj: 2 records for 548 games
     data[8:12] = struct.pack("<I", 2)
@@ -263,7 +251,7 @@ def test_short_cbj_gives_teams_only_to_the_games_it_holds(tmp_path: Path) -> Non
 
 
 def test_old_cbj_without_team_fields(tmp_path: Path) -> None:
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     cbh.with_suffix(".cbj").write_bytes(struct.pack("<3I", 1, 4, 4) + bytes(20) + b"\xff" * 16)
     with chessbase.open_database(cbh) as db:
         game = db[1]
@@ -280,7 +268,7 @@ def test_old_cbj_without_team_fields(tmp_path: Path) -> None:
 ])
 def test_corrupt_cbj_raises_located_format_errors(tmp_path: Path, change: str, error: type[FormatError],
                                                   offset: int, path: str | None) -> None:
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     cbj = cbh.with_suffix(".cbj")
     data = bytearray(cbj.read_bytes())
     number = 2
@@ -304,7 +292,7 @@ def test_corrupt_cbj_raises_located_format_errors(tmp_path: Path, change: str, e
 
 def test_a_huge_creation_time_leaves_the_game_readable(tmp_path: Path) -> None:
     # issue 16: game.extended raised OverflowError for such a record; the game, its PGN and inspect still work
-    cbh = _copy("libcbh_Annotation", tmp_path)
+    cbh = copy_base("libcbh_Annotation", tmp_path)
     cbj = cbh.with_suffix(".cbj")
     data = bytearray(cbj.read_bytes())
     created = _CBJ_FIELDS["created"]

@@ -30,12 +30,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.engine.errors import FormatError, UnsupportedError
 from chessformats.formats.chessbase.moves import decode_game
 from chessformats.formats.chessbase.pgn import build_game, pgn_text, stream_pgn_text, tree_of
 from chessformats.schemas import chessbase as schema
-from conftest import SHARED_ROOT, find_corpus
+from conftest import SHARED_ROOT
 
 ALL_MODES = tuple(range(12))
 
@@ -383,13 +384,8 @@ PGN_SETS = {
 }
 
 
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
-
-
 def _pgn_games(name: str, pgn: str) -> list[chess.pgn.Game]:
-    source = io.StringIO(_cbh(name).with_name(pgn).read_text(encoding="utf-8", errors="replace"))
+    source = io.StringIO(cbh_path(name).with_name(pgn).read_text(encoding="utf-8", errors="replace"))
     games = []
     while (game := chess.pgn.read_game(source)) is not None:
         games.append(game)
@@ -398,7 +394,7 @@ def _pgn_games(name: str, pgn: str) -> list[chess.pgn.Game]:
 
 def _with_data(name: str) -> Iterator[tuple[chess.pgn.Game, bytes]]:
     games = _pgn_games(name, PGN_SETS[name])
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         assert len(db) == len(games)
         for number, game in enumerate(games, 1):
             yield game, db.game_data(number)[1]

@@ -15,6 +15,7 @@ import chess
 import chess.pgn
 import pytest
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.engine.errors import FormatError, InvalidValueError, UnsupportedError
 from chessformats.formats.chessbase.moves import POP, PUSH, DecodedMove, decode_game
@@ -32,11 +33,6 @@ PGN_SETS = {
     "libcbh_NormalNoPop": "StandardNoPop.pgn",
 }
 _SAME_SQUARE = re.compile(r"^([a-h][1-8])\1$")
-
-
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
 
 
 def test_mode_zero_table_is_the_spec_table() -> None:
@@ -59,7 +55,7 @@ def test_spec_table_skips_code_0x40() -> None:
 def test_streams_equal_the_independent_reader(name: str) -> None:
     lines = find_corpus("chessbase", name, "expected.libcbh.tsv").read_bytes().splitlines()
     compared = 0
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         for line in lines:
             row = line.split(b"\t")
             number = int(row[0][1:])
@@ -84,7 +80,7 @@ def test_streams_equal_the_independent_reader(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PGN_SETS))
 def test_moves_equal_the_source_pgn(name: str) -> None:
-    cbh = _cbh(name)
+    cbh = cbh_path(name)
     source = io.StringIO(cbh.with_name(PGN_SETS[name]).read_text(encoding="utf-8", errors="replace"))
     with chessbase.open_database(cbh) as db:
         for number in range(1, len(db) + 1):
@@ -101,7 +97,7 @@ def test_moves_equal_the_source_pgn(name: str) -> None:
 
 
 def test_twic_all_games_legal() -> None:
-    with chessbase.open_database(_cbh("uncbv_twic1134")) as db:
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         games = 0
         for number in range(1, len(db) + 1):
             decoded = db.decode(number)
@@ -121,7 +117,7 @@ def test_twic_all_games_legal() -> None:
 
 
 def test_corrupt_chess960_records_give_located_errors() -> None:
-    cbh = _cbh("libcbh_Chess960Corrupt")
+    cbh = cbh_path("libcbh_Chess960Corrupt")
     with chessbase.open_database(cbh) as db:
         cbg_size = cbh.with_suffix(".cbg").stat().st_size
         for number in range(1, len(db) + 1):
@@ -133,7 +129,7 @@ def test_corrupt_chess960_records_give_located_errors() -> None:
 
 
 def test_a_corrupt_game_does_not_stop_the_others(tmp_path: Path) -> None:
-    cbh = _cbh("libcbh_WithVariations")
+    cbh = cbh_path("libcbh_WithVariations")
     for path in cbh.parent.iterdir():
         (tmp_path / path.name).write_bytes(path.read_bytes())
     copy = tmp_path / cbh.name
@@ -152,7 +148,7 @@ def test_a_corrupt_game_does_not_stop_the_others(tmp_path: Path) -> None:
 
 
 def test_random_damage_only_raises_format_errors() -> None:
-    cbh = _cbh("libcbh_WithVariations")
+    cbh = cbh_path("libcbh_WithVariations")
     rng = random.Random(7)
     with chessbase.open_database(cbh) as db:
         samples = [db.game_data(number) for number in range(1, len(db) + 1)]
@@ -182,7 +178,7 @@ def test_guiding_text_data_is_not_a_game() -> None:
 
 def test_missing_end_marker_still_reads() -> None:
     # corpus README: NormalNoPop's move stream lacks its final end marker
-    with chessbase.open_database(_cbh("libcbh_NormalNoPop")) as db:
+    with chessbase.open_database(cbh_path("libcbh_NormalNoPop")) as db:
         for number in range(1, len(db) + 1):
             game = db[number]
             assert isinstance(game, chessbase.GameHeader)

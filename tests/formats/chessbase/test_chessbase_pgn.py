@@ -10,21 +10,16 @@ import chess
 import chess.pgn
 import pytest
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.cli import main
 from chessformats.formats.chessbase.annotations import decode_text
 from chessformats.formats.chessbase.pgn import tree_of
-from conftest import find_corpus
-
-
-def _cbh(name: str) -> Path:
-    (cbh,) = sorted(find_corpus("chessbase", name).glob("*.cbh"))
-    return cbh
 
 
 def _with_source(name: str, pgn_name: str) -> Iterator[tuple[chessbase.GameHeader, chess.pgn.Game]]:
     """Each game of a corpus base with the same game of its source PGN."""
-    cbh = _cbh(name)
+    cbh = cbh_path(name)
     source = io.StringIO(cbh.with_name(pgn_name).read_text(encoding="utf-8", errors="replace"))
     with chessbase.open_database(cbh) as db:
         for number in range(1, len(db) + 1):
@@ -74,7 +69,7 @@ def test_final_clocks_equal_the_source_pgn() -> None:
 def test_squares_and_arrows() -> None:
     # morphy_test_annotations game 6: squares 02 04 / 04 0d and arrows 02 22 24 / 04 39 40 (numbered from 1,
     # file-major): a4 green, b5 red; e2-e4 green, h1-h8 red
-    with chessbase.open_database(_cbh("morphy_test_annotations")) as db:
+    with chessbase.open_database(cbh_path("morphy_test_annotations")) as db:
         game = db[6]
         assert isinstance(game, chessbase.GameHeader)
         node = game.to_pgn().next()
@@ -85,7 +80,7 @@ def test_squares_and_arrows() -> None:
 
 
 def test_variation_texts_and_no_annotations() -> None:
-    with chessbase.open_database(_cbh("morphy_test_annotations")) as db:
+    with chessbase.open_database(cbh_path("morphy_test_annotations")) as db:
         game = db[5]
         assert isinstance(game, chessbase.GameHeader)
         text = str(game.to_pgn())
@@ -95,7 +90,7 @@ def test_variation_texts_and_no_annotations() -> None:
 
 
 def test_chess960_export_replays() -> None:
-    with chessbase.open_database(_cbh("libcbh_Chess960Biel")) as db:
+    with chessbase.open_database(cbh_path("libcbh_Chess960Biel")) as db:
         game = db[4]
         assert isinstance(game, chessbase.GameHeader)
         pgn = game.to_pgn()
@@ -112,8 +107,8 @@ def test_diagram_marker() -> None:
 
 def test_convert_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "biel.pgn"
-    assert main(["convert", str(_cbh("libcbh_WithVariations")), "-o", str(out)]) == 0
-    source = io.StringIO(_cbh("libcbh_WithVariations").with_name("GamesWithVariations.pgn")
+    assert main(["convert", str(cbh_path("libcbh_WithVariations")), "-o", str(out)]) == 0
+    source = io.StringIO(cbh_path("libcbh_WithVariations").with_name("GamesWithVariations.pgn")
                          .read_text(encoding="utf-8", errors="replace"))
     written = io.StringIO(out.read_text(encoding="utf-8"))
     count = 0
@@ -128,7 +123,7 @@ def test_convert_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 def test_convert_reports_corrupt_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "corrupt.pgn"
-    assert main(["convert", str(_cbh("libcbh_Chess960Corrupt")), "-o", str(out), "--no-annotations"]) == 0
+    assert main(["convert", str(cbh_path("libcbh_Chess960Corrupt")), "-o", str(out), "--no-annotations"]) == 0
     err = capsys.readouterr().err
     assert "0 games written" in err and err.count("skipped:") == 4 and "game 4" in err
 
@@ -146,7 +141,7 @@ def test_fast_writers_write_what_python_chess_writes(name: str) -> None:
     def words(text: str) -> list[str]:
         return text.split()
 
-    with chessbase.open_database(_cbh(name)) as db:
+    with chessbase.open_database(cbh_path(name)) as db:
         for number in range(1, min(len(db), 400) + 1):
             game = db[number]
             if not isinstance(game, chessbase.GameHeader):
