@@ -1,12 +1,5 @@
 """ChessBase databases: the ``.cbh`` file and its companions, opened together; games by number, a fast header
-scan, PGN export.
-
->>> from chessformats import chessbase
->>> with chessbase.open_database("twic1134.cbh") as db:        # doctest: +SKIP
-...     print(len(db), db[1].headers["White"])
-...     for player in db.players.sorted():
-...         print(player.name)
-"""
+scan of every record, PGN export."""
 
 from __future__ import annotations
 
