@@ -216,6 +216,9 @@ class Codec:
             path = getattr(exc, "path", None) or ""
             path = path.replace("(building) -> ", "").replace(" -> ", ".").strip()
             raise InvalidValueError(f"cannot build: {text}", path=path or None) from exc
+        except (KeyError, AttributeError, TypeError, ValueError, IndexError, OverflowError) as exc:
+            # construct lets these through for a missing field or a value of the wrong type
+            raise InvalidValueError(f"cannot build: {type(exc).__name__}: {exc}", actual=value) from exc
 
     # --- the numpy bulk path --------------------------------------------------------------------------
 

@@ -135,7 +135,7 @@ class _Generator:
         var = self.slot_var(leaf.slot)
         if leaf.width:
             shifted = f"{var} >> {leaf.shift}" if leaf.shift else var
-            expr = shifted if leaf.shift + leaf.width == 8 * slot.size else f"({shifted} & {leaf.mask})"
+            expr = f"({shifted})" if leaf.shift + leaf.width == 8 * slot.size else f"({shifted} & {leaf.mask})"
             if leaf.value == "flag":
                 return f"({expr} != 0)"
             if leaf.signed:
@@ -235,9 +235,10 @@ class _Generator:
                 lines.append(f"{indent}{var} = {constant}")
             if leaf.value == "flag":
                 lines.append(f"{indent}{var} = 1 if {var} else 0")
-            elif leaf.width and leaf.signed:
+            elif leaf.width and leaf.signed:  # checked before it is masked to its two's complement bits
                 half = 1 << (leaf.width - 1)
-                checks.append(f"not {-half} <= {var} < {half}")
+                lines.append(f"{indent}if not {-half} <= {var} < {half}:")
+                lines.append(f"{indent}    raise _Bad")
                 lines.append(f"{indent}{var} = {var} & {leaf.mask}")
             elif leaf.width:
                 checks.append(f"{var} >> {leaf.width}")
