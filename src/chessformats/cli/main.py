@@ -139,6 +139,21 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the declarations of a format (or ``all``) for another tool: Kaitai Struct ``.ksy`` files."""
+    from ..codegen.filetypes import FORMATS
+
+    formats = list(FORMATS) if args.format_key == "all" else [args.format_key]
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        raise FormatError(f"unknown format {unknown[0]!r} (known: {', '.join(FORMATS)}, all)")
+    from ..codegen.kaitai import write_kaitai
+
+    for path in write_kaitai(args.out, formats):
+        print(path)
+    return 0
+
+
 def cmd_tour(args: argparse.Namespace) -> int:
     """Build a small book from the bundled games, probe it, show its bytes, generate the docs."""
     from ..books.stats import BookStats, read_pgn_games
@@ -371,6 +386,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
     p.add_argument("--out", required=True, help="folder to write one page per format into")
     p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy)")
+    p.add_argument("format_key", metavar="FORMAT", help="a format (see `chessformats formats`) or 'all'")
+    p.add_argument("--to", dest="tool", choices=("kaitai",), required=True, help="the tool to write for")
+    p.add_argument("-o", "--out", required=True, help="folder to write the files into")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("formats", help="list the supported formats and their status")
     p.set_defaults(func=cmd_formats)
