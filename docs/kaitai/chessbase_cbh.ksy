@@ -78,8 +78,8 @@ types:
         type:
           switch-on: "kind.guiding_text ? 1 : 0"
           cases:
-            "0": game_body
-            "1": text_body
+            0: game_body
+            1: text_body
         doc: the game or guiding-text fields
   record_kind:
     meta:

@@ -75,8 +75,8 @@ types:
         type:
           switch-on: _parent.source_type == source_type::internet
           cases:
-            "true": internet_address
-            "false": u4be
+            true: internet_address
+            false: u4be
         doc: "where the game is: PGN and CBH: its offset in the file; web page: kind and number/offset"
       - id: game_length
         type: u4be

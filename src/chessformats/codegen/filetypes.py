@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
-from .binmodel import Builder, Expr, FieldsThatFit, Model, TypeDef, both, eq, ref, root
+from .binmodel import Expr, Model, TypeDef, both, eq, ref, root
+from .builder import Builder, FieldsThatFit
 
 __all__ = ["FORMATS", "FileType", "build_model", "file_types", "functions"]
 

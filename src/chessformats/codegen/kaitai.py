@@ -108,12 +108,8 @@ def _type(spec: Spec, in_bits: bool) -> Any:
     if spec.kind == "switch":
         assert spec.on is not None
         return {"switch-on": _top(expression(spec.on)),
-                "cases": {_case_key(key): _type(case, in_bits) for key, case in spec.cases.items()}}
+                "cases": {key: _type(case, in_bits) for key, case in spec.cases.items()}}
     raise ValueError(f"no Kaitai type for {spec.kind}")
-
-
-def _case_key(key: int | bool) -> str:
-    return ("true" if key else "false") if isinstance(key, bool) else str(key)
 
 
 def _doc(item: Field) -> str:
@@ -256,6 +252,8 @@ def _scalar(value: Any) -> str:
 
 
 def _key(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
     if isinstance(key, int):
         return str(key)
     return key if _PLAIN_KEY.match(key) and key not in ("true", "false", "null", "yes", "no", "on", "off") \
