@@ -18,6 +18,7 @@ import pytest
 from chessformats.engine import FormatError, describe, trace
 from chessformats.schemas import ctg as schema
 from chessformats.schemas.squares import SQUARE_CODE, SQUARE_NAMES
+from conftest import REPO_ROOT
 from roundtrip import assert_rebuilds
 
 # The start position's record of PowerPlay17-Sicilienne.ctg (data page 237, record 54, offset 977919).
@@ -320,3 +321,9 @@ def test_every_declaration_round_trips(corpus_path: Callable[..., Path]) -> None
     cto = corpus_path("ctg", "PowerPlay17-Sicilienne.cto").read_bytes()
     assert_rebuilds(schema.CTO_HEADER, cto[:16], size=16)
     assert_rebuilds(schema.CTO_ENTRY, cto[16:20], size=4)
+
+
+def test_docs_page_has_the_lookup_and_the_worked_example() -> None:
+    page = (REPO_ROOT / "docs" / "formats" / "ctg.md").read_text(encoding="utf-8")
+    assert "**Lookup.**" in page and "**Writing**" in page and "## Worked examples" in page
+    assert "position.board.squares.e1" in page and "| `100000` | `white_king` | a white king |" in page

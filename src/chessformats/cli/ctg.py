@@ -8,13 +8,14 @@ from typing import Any
 
 import chess
 
+from chessformats.books.ctg import make_book
 from chessformats.formats.ctg import (
     PAGE_SIZE,
     BookMove,
     CtgBook,
     MissingIndexWarning,
     PositionRecord,
-    make_book,
+    header_numbers,
     open_book,
     polyglot_weight,
 )
@@ -26,9 +27,10 @@ from .registry import FormatHandler
 def _sniff(path: str, head: bytes, size: int) -> int:
     lower = path.lower()
     score = 1 if lower.endswith((".ctg", ".cto", ".ctb")) else 0
-    if not lower.endswith(".ctg") or size < 2 * PAGE_SIZE or size % PAGE_SIZE or len(head) < 32:
+    numbers = header_numbers(head)
+    if not lower.endswith(".ctg") or size < 2 * PAGE_SIZE or size % PAGE_SIZE or numbers is None:
         return score
-    pages_ok = int.from_bytes(head[16:20], "big") == size // PAGE_SIZE - 1  # the header's data page count
+    pages_ok = numbers["data_pages"] == size // PAGE_SIZE - 1
     return score + (2 if pages_ok else 1)
 
 

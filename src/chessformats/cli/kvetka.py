@@ -7,20 +7,17 @@ from typing import Any
 
 import chess.pgn
 
+from chessformats.books.kvetka import make_book
 from chessformats.engine.errors import InvalidValueError
 from chessformats.formats.kvetka import (
-    _HEADER_AFTER_CAPTION,
-    _HEADER_BEFORE_CAPTION,
-    _STRING_LENGTH_SIZE,
-    _SUPPORTED_TYPE,
     BLOCK_SIZE,
     KEY_SIZE,
     Element,
+    KsfFile,
     KvetkaBook,
-    _decode_on,
-    _Sources,
-    make_book,
+    header_size,
     open_book,
+    toc_size,
 )
 from chessformats.schemas import kvetka as schema
 
@@ -35,11 +32,9 @@ def _sniff(path: str, head: bytes, size: int) -> int:
         return 2 if size >= schema.KSF_TOC_UNIT else 1
     if not lower.endswith(".kob"):
         return 0
-    if len(head) >= _HEADER_BEFORE_CAPTION + _STRING_LENGTH_SIZE and head[0] == _SUPPORTED_TYPE:
-        units = int.from_bytes(head[1:5], "big")
-        header = _HEADER_BEFORE_CAPTION + _STRING_LENGTH_SIZE + 2 * units + _HEADER_AFTER_CAPTION
-        if header <= size and (size - header) % BLOCK_SIZE == 0:
-            return 3
+    header = header_size(head)
+    if header is not None and header <= size and (size - header) % BLOCK_SIZE == 0:
+        return 3
     return 2 if size % BLOCK_SIZE == 0 else 1
 
 
@@ -48,8 +43,8 @@ def _info(path: str) -> dict[str, Any]:
         elements = 0
         for element in book.elements():  # reads and checks every element, key and move
             board = book.element_board(element)
-            if any(_decode_on(board, code) is None for code in element.codes):
-                file, offset = book._where(element.offset or 0)
+            if any(move is None for move in element.stored_moves(board)):
+                file, offset = book.where(element.offset or 0)
                 raise InvalidValueError("a move code moves a piece the position does not have", file=file,
                                         offset=offset, path=f"blocks[{element.block}].elements[?].body.moves")
             elements += 1
@@ -75,8 +70,7 @@ def _info(path: str) -> dict[str, Any]:
 def _annotate(prefix: str, element: Element) -> dict[str, str]:
     board = element.board()
     notes = {f"{prefix}.body.key": f"{board.fen()} (normalised: white to move)"}
-    for number, code in enumerate(element.codes):
-        move = _decode_on(board, code)
+    for number, move in enumerate(element.stored_moves(board)):
         if move is not None:
             notes[f"{prefix}.body.moves[{number}]"] = move.uci() + (f" ({board.san(move)})"
                                                                    if board.is_legal(move) else "")
@@ -104,25 +98,24 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
         with open(path, "rb") as handle:
             head = handle.read(4)
         sources = int.from_bytes(head, "big") if len(head) == 4 else 0
-        toc = 4 + 4 * sources + (-(4 + 4 * sources) % schema.KSF_TOC_UNIT)
         if record is None:
-            return [InspectTarget(schema.TOC, 0, min(toc, size), "toc", {})]
-        reader = _Sources(path)
-        if not 0 <= record < len(reader):
-            raise IndexError(f"no such source (the .ksf has {len(reader)})")
-        start = reader.addresses[record]
-        end = min([a for a in reader.addresses if a > start] + [size])
+            return [InspectTarget(schema.TOC, 0, min(toc_size(sources), size), "toc", {})]
+        with KsfFile(path) as reader:
+            if not 0 <= record < len(reader):
+                raise IndexError(f"no such source (the .ksf has {len(reader)})")
+            start = reader.addresses[record]
+            end = min([a for a in reader.addresses if a > start] + [size])
         return [InspectTarget(schema.SOURCE, start, end - start, f"sources[{record}]", {})]
     with open_book(path) as book:
         here = os.path.abspath(path)
         index = [os.path.abspath(p) for p in book.kob_paths].index(here) if here in map(os.path.abspath,
                                                                                         book.kob_paths) else 0
-        file_start = book._starts[index]
+        file_start = book.starts[index]
         file_end = file_start + os.path.getsize(book.kob_paths[index])
 
         def local(at: int, what: str) -> int:
             if not file_start <= at < file_end:
-                owner, _ = book._where(at)
+                owner, _ = book.where(at)
                 raise IndexError(f"{what} is in {os.path.basename(owner)}: inspect that file")
             return at - file_start
 

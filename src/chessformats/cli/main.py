@@ -253,8 +253,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    """Convert a book to another format (CTG <-> Polyglot); formats by sniffing and by extension."""
-    from ..formats import ctg
+    """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN); formats by
+    sniffing and by extension."""
+    from ..books.convert import convert
 
     if args.target is None:
         args.target = args.output
@@ -264,12 +265,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if source.key == "chessbase":
         return _convert_chessbase(args)
     target = registry.for_output(args.target, args.target_format)
-    if "kvetka" in (source.key, target.key):
-        from ..formats import kvetka
-
-        print(kvetka.convert(args.source, source.key, args.target, target.key))
-        return 0
-    print(ctg.convert(args.source, source.key, args.target, target.key))
+    print(convert(args.source, source.key, args.target, target.key))
     return 0
 
 

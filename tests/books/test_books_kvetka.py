@@ -1,19 +1,66 @@
-"""A Kvetka book built from real games probes back like the Polyglot and CTG books built from the same games."""
+"""Kvetka books and the format-neutral model (``chessformats.books.kvetka``): a book read back as the model,
+``.ksf`` sources for PGN files, and a book built from real games probing back like the Polyglot and CTG books
+built from the same games.
+"""
 
 from __future__ import annotations
 
+import io
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import chess
+import chess.pgn
+import pytest
 
-from chessformats import kvetka
+from chessformats import ctg, kvetka, polyglot
 from chessformats.books.build import BookBuilder
-from chessformats.formats import ctg, polyglot
+from chessformats.books.kvetka import to_bookstats
 from conftest import find_corpus
+from kvetka_examples import board_after, games_stats, write_small_book
+from reference_counter import count_games
 
 
+def test_write_read_same_model(tmp_path: Path) -> None:
+    stats = games_stats()
+    with kvetka.open_book(write_small_book(tmp_path)) as book:
+        back = to_bookstats(book)
+    # the games form a tree (no transpositions), so every move's results come back from its child element
+    assert {p: {m: (s.games, s.wins, s.draws, s.losses) for m, s in v.moves.items()}
+            for p, v in back.positions.items()} == \
+           {p: {m: (s.games, s.wins, s.draws, s.losses) for m, s in v.moves.items()}
+            for p, v in stats.positions.items()}
+
+
+def test_pgn_sources(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_bytes(b'[Event "A"]\n[White "Tal, M"]\n[Black "Smyslov, V"]\n[WhiteElo "2700"]\n[Result "1-0"]\n\n'
+                    b"1. e4 e5 2. Nf3 1-0\n\n"
+                    b'[Event "B"]\n[White "Petrosian"]\n[Black "Spassky"]\n[Result "1/2-1/2"]\n\n'
+                    b"1. d4 d5 1/2-1/2\n")
+    sources, references = kvetka.pgn_sources([pgn], max_ply=2)
+    data = pgn.read_bytes()
+    second = data.index(b'[Event "B"]')
+    assert sources == [kvetka.KvetkaSource(1, str(pgn.resolve()), (
+        kvetka.KvetkaGame(0, second, "Tal, M", "Smyslov, V", 2700, 0, 1),
+        kvetka.KvetkaGame(second, len(data) - second, "Petrosian", "Spassky", 0, 0, 2)))]
+    handle = io.StringIO(data.decode())
+    games = []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    stats = count_games(games, max_ply=2)
+    kvetka.write_book(tmp_path / "g", stats, sources=sources, references=references)
+    with kvetka.open_book(tmp_path / "g") as book:
+        for sans, game in (([], 0), (["e4"], 0), (["e4", "e5"], 0), (["d4", "d5"], 1)):
+            found = book.probe(board_after(*sans))
+            assert found is not None and found.source is not None
+            assert found.source.game_in_source == game
+            start = found.source.position
+            assert data[start:start + found.source.game.length].startswith(b"[Event")  # the address is the game
+
+
+@pytest.mark.slow
 def test_twic_book_probes_like_polyglot_and_ctg(tmp_path: Path) -> None:
     builder = BookBuilder(max_ply=20)
     builder.add_pgn(str(find_corpus("pgn", "twic1134-mainlines.pgn")), jobs=1)
@@ -23,7 +70,8 @@ def test_twic_book_probes_like_polyglot_and_ctg(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ctg.write_book(tmp_path / "twic.ctg", stats)
-    polyglot.write_book(tmp_path / "twic.bin", polyglot.weights_from_stats(stats))
+    polyglot.write_book(tmp_path / "twic.bin", {position.fen: {move: move_stats.polyglot_weight for move, move_stats
+                                                           in position.moves.items()} for position in stats})
     # the model's move codes per key: a position and its colour-flipped or mirrored twin share one element
     # (the spec: "they are identical from the point of view of the result"), so their moves are merged
     expected: dict[bytes, set[int]] = defaultdict(set)

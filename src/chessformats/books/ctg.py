@@ -1,0 +1,132 @@
+"""CTG books and the format-neutral statistics model: records from a :class:`~.stats.BookStats`, a book as a
+BookStats, and ``chessformats build -o BOOK.ctg``.
+
+The public :mod:`chessformats.ctg` exports these beside the format's own API (its ``write_book`` is the one
+here, which also takes a BookStats).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import chess
+
+from ..formats import ctg
+from ..formats.ctg.model import BookMove, PositionRecord, Rating
+from ..formats.ctg.position import MOVES, encode
+from ..formats.normalised import Normalised
+from .stats import BookStats, MoveStats
+from .tree import fen_key, filter_stats, position_stats, walk
+
+__all__ = ["make_book", "records_from_stats", "to_bookstats", "write_book"]
+
+
+def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookStats:
+    """The positions reached from ``start`` (default: the start position) along book moves, as a BookStats.
+
+    A move's statistics are those of the position it leads to, seen from the side that played it
+    (its wins are that position's losses); a move whose position is not stored has empty statistics.
+    """
+    stats = BookStats(games=book.header_games)
+    for board, record, children in walk(book.probe, _moves, start):
+        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        for move in record.moves:
+            child = children.get(move.move)
+            position.moves[move.move] = MoveStats() if child is None else MoveStats(
+                child.games, child.losses, child.draws, child.wins)
+    return stats
+
+
+def _moves(record: PositionRecord) -> list[chess.Move]:
+    return [move.move for move in record.moves]
+
+
+def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
+    """Records for a BookStats: every position with moves, and every position a move leads to.
+
+    A position's statistics are the sums over the moves that lead to it (for the side to move there: its
+    wins are those moves' losses); a position no move leads to (the start) sums its own moves. Positions
+    that normalise to the same CTG position are one record (their moves merged). Returns the records and
+    the number of moves left out because CTG cannot store them (third knights, underpromotions).
+    """
+    boards: dict[bytes, chess.Board] = {}
+    moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
+    incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
+    skipped = 0
+    for position in stats:
+        board = position.board()
+        encoded, norm = encode(board)
+        boards.setdefault(encoded, board)
+        codes = moves.setdefault(encoded, {})
+        for move, move_stats in position.moves.items():
+            code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
+            if code is None or not board.is_legal(move):
+                skipped += 1
+                continue
+            totals = codes.setdefault(code, [0, 0, 0, 0])
+            for index, value in enumerate((move_stats.games, move_stats.wins, move_stats.draws, move_stats.losses)):
+                totals[index] += value
+            child = board.copy(stack=False)
+            child.push(move)
+            child_signature = encode(child)[0]
+            boards.setdefault(child_signature, child)
+            into = incoming.setdefault(child_signature, [0, 0, 0, 0])
+            into[0] += move_stats.games
+            into[1] += move_stats.losses
+            into[2] += move_stats.draws
+            into[3] += move_stats.wins
+    records = []
+    for encoded, board in boards.items():
+        codes = moves.get(encoded, {})
+        if encoded in incoming:
+            games, wins, draws, losses = incoming[encoded]
+        else:
+            games, wins, draws, losses = (sum(t[i] for t in codes.values()) for i in range(4))
+        norm = encode(board)[1]
+        book_moves = tuple(BookMove(_code_move(norm, code), code, 0) for code in codes)
+        records.append(PositionRecord(board, book_moves, games, wins, losses, draws, 0, Rating(0, 0), Rating(0, 0),
+                                      0, 0, 0, encoded, 0, None, None, None, norm.flipped, norm.mirrored))
+    if skipped:
+        warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",
+                      stacklevel=2)
+    return records, skipped
+
+
+def _code_move(norm: Normalised, code: int) -> chess.Move:
+    move = MOVES.move(code, norm)
+    assert move is not None  # the code was made from a move of this board
+    return move
+
+
+def write_book(path: str | os.PathLike[str], book: BookStats | Iterable[PositionRecord], *,
+               games: int | None = None) -> int:
+    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, each atomically; return the records.
+
+    ``book`` is the format-neutral :class:`BookStats` (see :func:`records_from_stats`) or records (from a
+    book's :meth:`~chessformats.ctg.CtgBook.records`, :func:`~chessformats.ctg.make_record`, ...). Records
+    of the same position are merged (the first one wins). ``games`` goes into the header (default: the
+    BookStats' games, else the largest game count of a record).
+    """
+    if isinstance(book, BookStats):
+        records, _ = records_from_stats(book)
+        return ctg.write_book(path, records, games=book.games if games is None else games)
+    return ctg.write_book(path, book, games=games)
+
+
+def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
+              only: chess.Color | None = None, uniform: bool = False) -> int:
+    """``chessformats build -o BOOK.ctg``: a CTG book from a :class:`~.build.BookBuilder`; returns the records.
+
+    A move enters the book with at least ``min_games`` games (real counts: CTG stores them), a score
+    ``(wins + draws / 2) / games`` of at least ``min_score`` for the side that plays it, and, with
+    ``only``, when that side is ``only``. Positions get the statistics of :func:`records_from_stats`.
+    ``uniform`` (Polyglot weights of 1) has no CTG meaning and is refused.
+    """
+    if uniform:
+        raise ValueError("--uniform sets Polyglot weights; a CTG book stores game counts")
+    stats = builder.to_stats()
+    kept = filter_stats(stats, min_games=max(min_games, 1), min_score=min_score, only=only)
+    return write_book(path, kept, games=stats.games)

@@ -1,0 +1,213 @@
+"""Kvetka books and the format-neutral statistics model: elements from a :class:`~.stats.BookStats` (with ECO
+comments and references to the games), a book as a BookStats, ``.ksf`` sources for PGN files, and
+``chessformats build -o NAME.kob``.
+
+The public :mod:`chessformats.kvetka` exports these beside the format's own API (its ``write_book`` is the
+one here, which also takes a BookStats).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import chess
+import chess.pgn
+
+from ..formats import kvetka
+from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
+from .stats import BookStats, MoveStats
+from .tree import fen_key, filter_stats, position_stats, walk
+
+__all__ = ["elements_from_stats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
+
+_GAME_START = re.compile(rb"(?:^|\n)\[Event ")
+_RESULT_CODES = {"0-1": 0, "1-0": 1, "1/2-1/2": 2}
+
+
+def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> BookStats:
+    """The positions reached from ``start`` along book moves, as the format-neutral model.
+
+    A move's statistics are those of the position it leads to, seen from the side that played it (its
+    wins are that position's losses); a move whose position is not stored has empty statistics.
+    """
+    stats = BookStats()
+    for board, found, children in walk(book.probe, _moves, start):
+        if not found.moves:
+            continue
+        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        for move in found.moves:
+            child = children[move]
+            position.moves[move] = MoveStats() if child is None else MoveStats(
+                child.games, child.losses, child.draws, child.wins)
+    root = stats.positions.get(fen_key(start or chess.Board()))
+    stats.games = sum(m.games for m in root.moves.values()) if root is not None else 0
+    return stats
+
+
+def _moves(found: kvetka.ProbeResult) -> tuple[chess.Move, ...]:
+    return found.moves
+
+
+def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka.Opening] | None = None,
+                        references: Mapping[str, tuple[int, int]] | None = None
+                        ) -> tuple[list[kvetka.Element], int]:
+    """Elements for a BookStats: every position with moves and every position a move leads to.
+
+    A position's results are the sums over the moves that lead to it (for its side to move: its wins
+    are those moves' losses); a position no move leads to (the start) sums its own moves. Positions with
+    the same key are one element (moves merged). Moves are stored most played first. ``openings`` and
+    ``references`` are keyed by FEN (move counters optional; en passant as python-chess writes it by
+    default, only when a capture is legal); a reference is looked up for the first position met of a key.
+    Returns the elements, sorted by key, and the number of moves left out (no code in the table, or not
+    legal).
+    """
+    moves: dict[bytes, dict[int, int]] = {}
+    incoming: dict[bytes, list[int]] = {}
+    boards: dict[bytes, chess.Board] = {}
+    skipped = 0
+    for position in stats:
+        board = position.board()
+        try:
+            found = encode(board)
+        except KeyOverflowError:
+            skipped += len(position.moves)
+            continue
+        boards.setdefault(found.key, board)
+        codes = moves.setdefault(found.key, {})
+        for move, move_stats in position.moves.items():
+            code = MOVES.encode(found.norm, move, board.piece_type_at(move.from_square))
+            if code is None or not board.is_legal(move):
+                skipped += 1
+                continue
+            child = board.copy(stack=False)
+            child.push(move)
+            try:
+                child_key = position_key(child)
+            except KeyOverflowError:
+                skipped += 1
+                continue
+            codes[code] = codes.get(code, 0) + move_stats.games
+            boards.setdefault(child_key, child)
+            into = incoming.setdefault(child_key, [0, 0, 0])
+            into[0] += move_stats.losses
+            into[1] += move_stats.draws
+            into[2] += move_stats.wins
+    notes = {_strip_counters(fen): text for fen, text in (openings or {}).items()}
+    refs = {_strip_counters(fen): ref for fen, ref in (references or {}).items()}
+    keyed_notes = {position_key(chess.Board(fen)): text for fen, text in notes.items()}
+    elements = []
+    for key in sorted(boards):
+        codes = moves.get(key, {})
+        if key in incoming:
+            wins, draws, losses = incoming[key]
+        else:
+            wins = draws = losses = 0
+            own = stats.positions.get(fen_key(boards[key]))
+            if own is not None:
+                for move_stats in own.moves.values():
+                    wins += move_stats.wins
+                    draws += move_stats.draws
+                    losses += move_stats.losses
+        ordered = tuple(sorted(codes, key=lambda code: (-codes[code], code)))
+        note = keyed_notes.get(key)
+        comment = note.comment() if isinstance(note, kvetka.Opening) else note
+        elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(fen_key(boards[key])),
+                                       comment))
+    return elements, skipped
+
+
+def _strip_counters(fen: str) -> str:
+    parts = fen.split()
+    return " ".join(parts[:4]) if len(parts) >= 4 else fen
+
+
+def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook | Iterable[kvetka.Element], *,
+               caption: str = "", openings: Mapping[str, str | kvetka.Opening] | None = None,
+               sources: Sequence[kvetka.KvetkaSource] | None = None,
+               references: Mapping[str, tuple[int, int]] | None = None, max_move: int = 255,
+               elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
+               file_limit: int = kvetka.DEFAULT_FILE_LIMIT) -> kvetka.WriteResult:
+    """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
+    ``sources``, ``NAME.ksf``; each file atomically. ``path`` is ``NAME``, ``NAME.kob`` or ``NAME_0.kob``.
+
+    ``book`` is the format-neutral :class:`BookStats` (see :func:`elements_from_stats`; ``openings`` and
+    ``references`` are keyed by FEN), an open :class:`~chessformats.kvetka.KvetkaBook` (rewritten: header,
+    elements and sources as read) or elements. Elements are sorted by key (the first of equal keys wins),
+    truncated to the spec's limits (comment 300 characters, element 682 bytes) and packed into blocks in
+    order; stale ``NAME_k.kob`` files of a previous, longer book and a stale ``.ksf`` are removed. The
+    result's ``skipped`` counts the moves of a BookStats that Kvetka cannot store.
+    """
+    skipped = 0
+    if isinstance(book, BookStats):
+        book, skipped = elements_from_stats(book, openings=openings, references=references)
+    result = kvetka.write_book(path, book, caption=caption, sources=sources, max_move=max_move,
+                               elo_filters=elo_filters, links=links, file_limit=file_limit)
+    result.skipped = skipped
+    return result
+
+
+def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = 255
+                ) -> tuple[list[kvetka.KvetkaSource], dict[str, tuple[int, int]]]:
+    """``.ksf`` sources for PGN files, and for every position of their games' first ``max_ply`` plies the first
+    game it occurs in (``references`` for :func:`write_book`, keyed by FEN without move counters).
+
+    A game starts at its ``[Event`` tag: its address is that byte offset in the (uncompressed, plain) file and
+    its length runs to the next game. Addresses are full paths, as the spec asks. Games python-chess cannot
+    replay are described but give no references.
+    """
+    sources = []
+    references: dict[str, tuple[int, int]] = {}
+    for number, path in enumerate(paths):
+        with open(path, "rb") as handle:
+            data = handle.read()
+        starts = [match.start() + (1 if data[match.start():match.start() + 1] == b"\n" else 0)
+                  for match in _GAME_START.finditer(data)]
+        games = []
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else len(data)
+            game = chess.pgn.read_game(io.StringIO(data[start:end].decode("utf-8", errors="replace")))
+            if game is None:
+                continue
+            headers = game.headers
+            games.append(kvetka.KvetkaGame(start, end - start, headers.get("White", ""), headers.get("Black", ""),
+                                           _elo(headers.get("WhiteElo")), _elo(headers.get("BlackElo")),
+                                           _RESULT_CODES.get(headers.get("Result", "*"), 3)))
+            try:
+                board = game.board()
+                for ply, move in enumerate(game.mainline_moves()):
+                    if ply >= max_ply:
+                        break
+                    references.setdefault(fen_key(board), (number, len(games) - 1))
+                    board.push(move)
+                references.setdefault(fen_key(board), (number, len(games) - 1))
+            except (ValueError, AssertionError):
+                continue
+        sources.append(kvetka.KvetkaSource(1, os.path.abspath(os.fspath(path)), tuple(games)))
+    return sources, references
+
+
+def _elo(text: str | None) -> int:
+    return int(text) if text is not None and text.isdigit() and int(text) < 0x10000 else 0
+
+
+def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
+              only: chess.Color | None = None, uniform: bool = False, file_limit: int = kvetka.DEFAULT_FILE_LIMIT,
+              sources: Sequence[str | os.PathLike[str]] | None = None) -> int:
+    """``chessformats build -o NAME.kob``: a Kvetka book from a :class:`~.build.BookBuilder`; returns the elements.
+
+    Moves need ``min_games`` games and a score of ``min_score`` for the side that plays them (``only``: one
+    side's moves). Kvetka stores results, not weights, so ``uniform`` changes nothing. ``max_move`` in the
+    header is the builder's ``max_ply`` (255 = all plies when it is larger). With ``sources`` (the PGN files
+    the builder read), ``NAME.ksf`` describes them and every position refers to the first game it occurs in.
+    """
+    stats = filter_stats(builder.to_stats(), min_games=min_games, min_score=min_score, only=only)
+    max_ply = int(getattr(builder, "max_ply", 255))
+    max_move = max_ply if max_ply < 255 else 255
+    ksf_sources, references = pgn_sources(sources, max_ply=max_move) if sources else (None, None)
+    result = write_book(path, stats, max_move=max_move, file_limit=file_limit, sources=ksf_sources,
+                        references=references)
+    return result.elements

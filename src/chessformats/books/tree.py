@@ -1,0 +1,83 @@
+"""The tree of positions of a book, across formats: walking it from a position along the book moves, the
+position key of the format-neutral model, and choosing the moves a built book keeps.
+
+The book formats' conversions (:mod:`.convert`) and their readers' ``to_bookstats`` (:mod:`.ctg`,
+:mod:`.kvetka`) walk a book the same way: breadth first from the start position along the book moves that
+are legal, each position probed once.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+import chess
+
+from .stats import BookStats, PositionStats
+
+__all__ = ["fen_key", "filter_stats", "position_stats", "walk"]
+
+_Found = TypeVar("_Found")
+
+
+def fen_key(board: chess.Board) -> str:
+    """A position without move counters, en passant only when a capture is legal (the BookStats key)."""
+    return board.fen(en_passant="legal").rsplit(" ", 2)[0]
+
+
+def position_stats(board: chess.Board) -> PositionStats:
+    """An empty entry of the model for ``board``."""
+    return PositionStats(board.fen(en_passant="legal"))
+
+
+def walk(probe: Callable[[chess.Board], _Found | None], moves: Callable[[_Found], Iterable[chess.Move]],
+         start: chess.Board | None = None) -> Iterator[tuple[chess.Board, _Found, dict[chess.Move, _Found | None]]]:
+    """Breadth first from ``start`` (default: the start position) along the book moves: every position the
+    book knows, as ``(board, what probe found, what probe finds for the position each move leads to)``.
+
+    ``probe(board)`` is a book's probe (``None``: not in book), ``moves(found)`` the moves it found (legal
+    moves of ``board``). Each position is probed once.
+    """
+    first = (start or chess.Board()).copy(stack=False)
+    queue = collections.deque([first])
+    seen = {fen_key(first)}
+    found: dict[str, _Found | None] = {}
+
+    def lookup(board: chess.Board) -> _Found | None:
+        key = fen_key(board)
+        if key not in found:
+            found[key] = probe(board)
+        return found[key]
+
+    while queue:
+        board = queue.popleft()
+        here = lookup(board)
+        if here is None:
+            continue
+        children: dict[chess.Move, _Found | None] = {}
+        for move in moves(here):
+            child = board.copy(stack=False)
+            child.push(move)
+            children[move] = lookup(child)
+            key = fen_key(child)
+            if key not in seen:
+                seen.add(key)
+                queue.append(child)
+        yield board, here, children
+
+
+def filter_stats(stats: BookStats, *, min_games: int = 1, min_score: float = 0.0,
+                 only: chess.Color | None = None) -> BookStats:
+    """The moves with at least ``min_games`` games, a score ``(wins + draws / 2) / games`` of at least
+    ``min_score`` for the side that plays them, and (``only``) of one side."""
+    kept = BookStats(games=stats.games)
+    for position in stats:
+        turn = chess.WHITE if position.fen.split()[1] == "w" else chess.BLACK
+        if only is not None and turn != only:
+            continue
+        moves = {move: s for move, s in position.moves.items()
+                 if s.games >= min_games and s.games > 0 and (s.wins + s.draws / 2) / s.games >= min_score}
+        if moves:
+            kept.positions[fen_key(position.board())] = PositionStats(position.fen, moves)
+    return kept

@@ -1,0 +1,191 @@
+"""CTG positions: the encoded (normalised) position, its hash and ``.cto`` lookup, and the move codes.
+
+The byte layout is :mod:`chessformats.schemas.ctg`; the normalised board and the move coding are shared with
+Kvetka (:mod:`chessformats.formats.normalised`). What is CTG's own: the header byte (length, en-passant and
+castling flags), the en-passant file only when a capture is legal, the padding rule, the hash.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from ...engine.errors import InvalidValueError
+from ...engine.layout import bit_fields
+from ...engine.prefixcode import PrefixCodeError
+from ...engine.schema import unwrap
+from ...schemas import ctg as schema
+from ...schemas.squares import SQUARE_CODE
+from ..normalised import (
+    CASTLING_BITS,
+    MoveTable,
+    Normalised,
+    castling_rights,
+    en_passant_file,
+    normalise,
+    square_board,
+)
+
+__all__ = ["ctg_hash", "decode_move", "encode_move", "lookup_entries", "signature"]
+
+# --- tables derived from the declarations -------------------------------------------------------------
+
+_POSITION_BITS = bit_fields(schema.POSITION_HEADER)
+LENGTH_MASK = _POSITION_BITS["length"].mask
+"""The header byte's position length bits."""
+_EP_FLAG = 1 << _POSITION_BITS["has_en_passant"].shift
+_CASTLING_FLAG = 1 << _POSITION_BITS["has_castling"].shift
+_EP_BITS = unwrap({sub.name: sub for sub in schema.BOARD.subcons}["en_passant_file"]).thensubcon.sizeof()
+MIN_POSITION = 1 + (64 * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8  # header + 64 words
+"""The shortest encoded position: the header byte and 64 of the shortest code words."""
+
+MOVES = MoveTable(schema.MOVE_CODES)
+"""CTG's move codes (166 of the 256 byte values)."""
+
+# the hash, one table step per byte: (tmp & 63, byte) -> (next tmp & 63, sum of the two table entries)
+_HASH_STEPS: list[tuple[int, int]] = []
+for _state in range(64):
+    for _byte in range(256):
+        _first = (_state + ((0x0F - (_byte & 0x0F)) << 2) + 1) & 0x3F
+        _second = (_first + ((0xF0 - (_byte & 0xF0)) >> 2) + 1) & 0x3F
+        _HASH_STEPS.append((_second, schema.HASH_TABLE[_first] + schema.HASH_TABLE[_second]))
+
+MAX_LEVEL = 30
+"""The spec's loop runs n = 0, 1, 3, ... while n < 0x7fffffff: levels 0-30 of the directory."""
+
+
+# --- the encoded position ------------------------------------------------------------------------------
+
+def encode(board: chess.Board) -> tuple[bytes, Normalised]:
+    """The encoded position (the record's first bytes) and how ``board`` was normalised."""
+    norm = normalise(board)
+    length = 8 + norm.bits  # the header byte, then the squares
+    flags = flag_bits = header = 0
+    ep = en_passant_file(board, norm.mirrored, legal=True)
+    if ep is not None:
+        flags, flag_bits, header = ep, _EP_BITS, _EP_FLAG
+    if norm.castling:
+        flags = (flags << CASTLING_BITS) | norm.castling
+        flag_bits += CASTLING_BITS
+        header |= _CASTLING_FLAG
+    total = _position_bits(length, flag_bits)
+    value = (norm.squares << (total - length)) | flags
+    size = total // 8
+    return bytes((header | size,)) + value.to_bytes(size - 1, "big"), norm
+
+
+def _position_bits(squares_end: int, flag_bits: int) -> int:
+    """Bits of the encoded position: the flags end on a byte boundary; with no flags, at least one pad bit.
+
+    ``squares_end`` counts the header byte. This is the spec's "N = 8/4/3/7" padding rule in one line:
+    the first byte boundary after the squares that leaves room for the flags.
+    """
+    if flag_bits:
+        return (squares_end + flag_bits + 7) // 8 * 8
+    return (squares_end // 8 + 1) * 8
+
+
+def signature(board: chess.Board) -> bytes:
+    """The encoded (normalised) position of ``board``: the first bytes of its record, and the hash input."""
+    return encode(board)[0]
+
+
+def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:
+    """The normalised board of an encoded position and its padding bits, checked."""
+    head = encoded[0]
+    length = len(encoded)
+    bits = 8 * (length - 1)
+    value = int.from_bytes(encoded[1:], "big")
+    try:
+        symbols, end = SQUARE_CODE.decode(value, bits, 64)
+    except PrefixCodeError as exc:
+        raise InvalidValueError(str(exc), file=path, offset=offset + 1 + exc.bit // 8,
+                                path=f"{where}.position.board.squares") from exc
+    has_ep = bool(head & _EP_FLAG)
+    has_castling = bool(head & _CASTLING_FLAG)
+    flag_bits = _EP_BITS * has_ep + CASTLING_BITS * has_castling
+    padding_bits = bits - end - flag_bits
+    if padding_bits < 0:
+        raise InvalidValueError(f"the squares take {end} bits, the position leaves {bits - flag_bits} before the "
+                                "flags", file=path, offset=offset, path=f"{where}.position.header.length")
+    expected = _position_bits(8 + end, flag_bits) // 8
+    if expected != length:
+        raise InvalidValueError("length does not follow the padding rule", expected=expected, actual=length,
+                                file=path, offset=offset, path=f"{where}.position.header.length")
+    padding = (value >> flag_bits) & ((1 << padding_bits) - 1)
+    board = square_board(symbols)
+    kings = [chess.popcount(board.kings & board.occupied_co[color]) for color in (chess.BLACK, chess.WHITE)]
+    if kings != [1, 1]:
+        raise InvalidValueError(f"{kings[chess.WHITE]} white and {kings[chess.BLACK]} black kings", expected="one "
+                                "king per side", file=path, offset=offset + 1, path=f"{where}.position.board.squares")
+    if has_castling:
+        board.castling_rights = castling_rights(value & ((1 << CASTLING_BITS) - 1))
+    if has_ep:
+        board.ep_square = chess.square((value >> (CASTLING_BITS * has_castling)) & 7, 5)
+    return board, padding
+
+
+# --- moves ----------------------------------------------------------------------------------------------
+
+def decode_move(board: chess.Board, code: int) -> chess.Move | None:
+    """The move of ``board`` that move code ``code`` stands for (``None``: the piece is not on the board).
+
+    Raises :class:`KeyError` for a byte that is not a move code.
+    """
+    return MOVES.move(code, normalise(board))
+
+
+def encode_move(board: chess.Board, move: chess.Move) -> int | None:
+    """The move code of ``move`` in ``board``; ``None`` when CTG cannot store it.
+
+    CTG has codes for the first two knights, bishops, rooks and queens only, and promotes to a queen
+    only; castling is the king's two-file step (python-chess's ``e1g1``).
+    """
+    return MOVES.encode(normalise(board), move, board.piece_type_at(move.from_square))
+
+
+# --- the hash and the lookup -----------------------------------------------------------------------------
+
+def ctg_hash(encoded: bytes) -> int:
+    """The spec's ``gen_hash`` of an encoded position (unsigned 32 bits)."""
+    state = 0
+    total = 0
+    steps = _HASH_STEPS
+    for byte in encoded:
+        state, add = steps[(state << 8) | byte]
+        total += add
+    return total & 0xFFFFFFFF
+
+
+def lookup_entries(hash_value: int, lower_bound: int, upper_bound: int) -> list[int]:
+    """The ``.cto`` entry numbers the spec's loop reads for a hash, in order.
+
+    ``for n = 0, 1, 3, 7, ...: c = (hash & n) + n; skip c < lower_bound; read entry c; stop once
+    c >= upper_bound``. Node ``c`` is the dbm directory's node of the hash at level ``log2(n + 1)``.
+    """
+    entries = []
+    n = 0
+    while n < 0x7FFFFFFF:
+        c = (hash_value & n) + n
+        n = 2 * n + 1
+        if c < lower_bound:
+            continue
+        entries.append(c)
+        if c >= upper_bound:
+            break
+    return entries
+
+
+def highest_entry_read(lower: int, upper: int) -> int:
+    """The largest ``.cto`` entry number the lookup loop can read, over all hashes."""
+    best = -1
+    stack = [(0, 0)]  # (level, node)
+    while stack:
+        level, node = stack.pop()
+        if node >= lower:
+            best = max(best, node)
+            if node >= upper:
+                continue
+        if level < MAX_LEVEL:
+            stack.append((level + 1, node + (1 << level)))
+            stack.append((level + 1, node + (2 << level)))
+    return best

@@ -1,0 +1,104 @@
+"""Writing CTG books: records into pages, and the ``.cto`` directory and ``.ctb`` bounds that find them.
+
+Records come from a book (:meth:`~.read.CtgBook.records`) or :func:`~.model.make_record`; a book from the
+format-neutral statistics model is :func:`chessformats.books.ctg.write_book`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from ...engine.fileio import atomic_write
+from ...schemas import ctg as schema
+from .model import PAGE_CAPACITY, PAGE_HEADER, PositionRecord
+from .position import MAX_LEVEL, ctg_hash, highest_entry_read
+
+__all__ = ["write_book"]
+
+
+class _Layout(NamedTuple):
+    pages: list[list[bytes]]
+    directory: list[int]
+    lower_bound: int
+    upper_bound: int
+
+
+def _layout(records: Sequence[tuple[bytes, bytes]]) -> _Layout:
+    """Pages and ``.cto`` table for records ``(encoded position, record bytes)``: the dbm scheme.
+
+    The directory is dbm's binary trie over the hash bits, lowest bit first: node ``c = (hash & n) + n``
+    at level ``k`` (``n = 2**k - 1``). A node whose records fill more than a page is split by the next
+    bit; the root is always split, so that readers that start at ``n = 1`` find every position. Leaves
+    are packed into pages in trie order, several small leaves sharing a page. See the format notes.
+    """
+    items = [(ctg_hash(encoded), record) for encoded, record in records]
+    leaves: list[tuple[int, int, list[bytes], int]] = []  # (level, node, records, bytes)
+    interior: list[int] = []
+    stack = [(0, 0, items)]
+    while stack:
+        level, bits, group = stack.pop()
+        node = bits + (1 << level) - 1
+        size = sum(len(record) for _, record in group)
+        if level >= 1 and size <= PAGE_CAPACITY:
+            leaves.append((level, node, [record for _, record in group], size))
+            continue
+        if level >= MAX_LEVEL or (len({h for h, _ in group}) == 1 and level >= 1):
+            raise ValueError("too many positions share one hash to fit in a page")
+        interior.append(node)
+        one = [item for item in group if item[0] >> level & 1]
+        zero = [item for item in group if not item[0] >> level & 1]
+        stack.append((level + 1, bits | 1 << level, one))
+        stack.append((level + 1, bits, zero))
+    used = [leaf for leaf in leaves if leaf[2]]
+    lower = (1 << min((leaf[0] for leaf in used), default=1)) - 1
+    upper = max(interior) + 1
+    pages: list[list[bytes]] = []
+    room = 0
+    page_of: dict[int, int] = {}
+    for _, node, leaf_records, size in used:  # trie order (zero before one): next fit
+        if not pages or size > room:
+            pages.append([])
+            room = PAGE_CAPACITY
+        pages[-1].extend(leaf_records)
+        room -= size
+        page_of[node] = len(pages) - 1
+    directory = [-1] * (highest_entry_read(lower, upper) + 1)
+    for node, page in page_of.items():
+        directory[node] = page
+    return _Layout(pages, directory, lower, upper)
+
+
+def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], *, games: int | None = None) -> int:
+    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, each atomically; return the records.
+
+    ``records``: from a book's :meth:`~.read.CtgBook.records`, :func:`~.model.make_record`, ... Records of
+    the same position are merged (the first one wins). ``games`` goes into the header (default: the
+    largest game count of a record).
+    """
+    records = list(records)
+    unique: dict[bytes, bytes] = {}
+    for record in records:
+        if not record.signature:
+            raise ValueError("a record needs its encoded position (use make_record)")
+        unique.setdefault(record.signature, record.to_bytes())
+    if games is None:
+        games = max((r.games for r in records), default=0)
+    layout = _layout(list(unique.items()))
+    stem = os.path.splitext(os.fspath(path))[0]
+    header = dict(schema.HEADER_PAGE_DEFAULTS, data_pages=len(layout.pages), positions=len(unique), games=games)
+    with atomic_write(stem + ".cto") as handle:
+        handle.write(schema.CTO.build({"header": dict(schema.CTO_HEADER_DEFAULTS, entries=len(layout.directory),
+                                                      unknown_12=layout.lower_bound),
+                                       "pages": layout.directory, "trailing": b""}))
+    with atomic_write(stem + ".ctb") as handle:
+        handle.write(schema.CTB.build(dict(schema.CTB_DEFAULTS, lower_bound=layout.lower_bound,
+                                           upper_bound=layout.upper_bound)))
+    with atomic_write(path) as handle:
+        handle.write(schema.HEADER_PAGE.build(header))
+        for page in layout.pages:
+            body = b"".join(page)
+            handle.write(PAGE_HEADER.pack(len(page), PAGE_HEADER.size + len(body)) + body
+                         + bytes(PAGE_CAPACITY - len(body)))
+    return len(unique)

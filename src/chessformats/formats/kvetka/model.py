@@ -1,0 +1,180 @@
+"""Kvetka elements: one position's key, results, move codes and optional parts (:class:`Element`), ECO comments
+(:class:`Opening`) and what a probe finds (:class:`ProbeResult`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import chess
+
+from ...engine.layout import bit_fields
+from ...schemas import kvetka as schema
+from ..normalised import white_pieces
+from .key import KEY_SIZE, MOVES, decode_key
+from .sources import STRING_LENGTH_SIZE, SourceGame
+
+__all__ = ["Element", "Opening", "ProbeResult", "parse_opening"]
+
+_FLAGS = bit_fields(schema.ELEMENT_FLAGS)
+COMMENT_FLAG = 1 << _FLAGS["comment"].shift
+LINKS_FLAG = 1 << _FLAGS["game_links"].shift
+REFERENCE_FLAG = 1 << _FLAGS["game_reference"].shift
+_KNOWN_FLAGS = COMMENT_FLAG | LINKS_FLAG | REFERENCE_FLAG
+SOURCE_REF_SIZE = schema.SOURCE_REF.sizeof()
+SOURCE_NUMBER_SIZE = schema.SOURCE_REF.subcons[0].sizeof()
+_MAX_MOVES = 255  # move_number is one byte
+_ECO = re.compile(r"([A-E][0-9]{2})\|([^|]*)(?:\|(.*))?", re.DOTALL)
+if [sub.name for sub in schema.ELEMENT_BODY.subcons] != ["key", "wins", "draws", "losses", "move_number", "moves",
+                                                          "flags", "some_source", "comment", "game_links", "extra"] \
+        or [sub.name for sub in schema.ELEMENT.subcons] != ["length", "body"]:  # pragma: no cover
+    raise ImportError("schemas.kvetka.ELEMENT changed: update KvetkaBook._element and Element.to_bytes")
+if schema.KEY.sizeof() != KEY_SIZE or schema.SOURCE_REF.sizeof() != 6:  # pragma: no cover
+    raise ImportError("schemas.kvetka.KEY or SOURCE_REF changed: update the fast paths")
+
+
+class Opening(NamedTuple):
+    """An ECO comment ``E98|name|variation`` (``variation`` is ``None`` when the comment has no second bar)."""
+
+    code: str
+    name: str
+    variation: str | None = None
+
+    def comment(self) -> str:
+        return f"{self.code}|{self.name}" + (f"|{self.variation}" if self.variation is not None else "")
+
+
+def parse_opening(comment: str | None) -> Opening | None:
+    """The ECO code, name and variation of a comment that has the spec's shape, else ``None``."""
+    if comment is None:
+        return None
+    found = _ECO.fullmatch(comment)
+    if found is None:
+        return None
+    return Opening(found.group(1), found.group(2), found.group(3))
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element as stored: the key, the side to move's results, the move codes and the optional parts."""
+
+    key: bytes
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    codes: tuple[int, ...] = ()
+    flags: int = 0
+    """Flag bits not represented by the fields below (bits of future parts; bits 1-2 of a book whose
+    element_type ignores them); the comment, reference and links bits follow the fields."""
+    source: tuple[int, int] | None = None
+    """``(source_number, game_in_source)``: a game of the ``.ksf`` with this position."""
+    comment: str | None = None
+    game_links: bytes | None = None
+    """The raw "games for which this is the last stored position" part (the spec gives no format)."""
+    extra: bytes = b""
+    """Bytes of flag bits the spec does not define yet, kept."""
+    offset: int | None = field(default=None, compare=False)
+    """Offset in the ``.kob`` stream (header of ``_0.kob`` included), when read from a book."""
+    block: int | None = field(default=None, compare=False)
+
+    @property
+    def opening(self) -> Opening | None:
+        return parse_opening(self.comment)
+
+    def board(self) -> chess.Board:
+        """The normalised board of the key (white to move)."""
+        return decode_key(self.key)[0]
+
+    def stored_moves(self, board: chess.Board | None = None) -> list[chess.Move | None]:
+        """The move of each code on the normalised board (``board``: the key's, when already decoded);
+        ``None`` for a code whose piece is not on the board."""
+        own = white_pieces(self.board() if board is None else board)
+        moves: list[chess.Move | None] = []
+        for code in self.codes:
+            decoded = MOVES.decode(code, own)
+            moves.append(None if decoded is None else chess.Move(*decoded))
+        return moves
+
+    def moves(self) -> list[chess.Move]:
+        """The moves of the codes on the normalised board (codes whose piece is missing are left out)."""
+        return [move for move in self.stored_moves() if move is not None]
+
+    def to_bytes(self, keeps_games: bool = True) -> bytes:
+        """The element as stored, length field included; its flags follow the parts present."""
+        if len(self.key) != KEY_SIZE:
+            raise ValueError(f"a key is {KEY_SIZE} bytes, not {len(self.key)}")
+        if len(self.codes) > _MAX_MOVES:
+            raise ValueError(f"an element holds at most {_MAX_MOVES} moves, not {len(self.codes)}")
+        # bits of the parts below come from the parts; other bits (future ones, or bits 1-2 of a book whose
+        # element_type ignores them) are written as they are
+        flags = self.flags & ~(_KNOWN_FLAGS if keeps_games else COMMENT_FLAG) & 0xFF
+        parts = [self.key, schema.compact_int_bytes(self.wins), schema.compact_int_bytes(self.draws),
+                 schema.compact_int_bytes(self.losses), bytes((len(self.codes),))]
+        for code in self.codes:
+            if code not in MOVES:
+                raise ValueError(f"0x{code:02x} is not a move code")
+        parts.append(bytes(self.codes))
+        tail = []
+        if self.source is not None and keeps_games:
+            flags |= REFERENCE_FLAG
+            tail.append(self.source[0].to_bytes(SOURCE_NUMBER_SIZE, "big")
+                        + self.source[1].to_bytes(SOURCE_REF_SIZE - SOURCE_NUMBER_SIZE, "big"))
+        if self.comment is not None:
+            flags |= COMMENT_FLAG
+            tail.append(_text_bytes(schema.UNICODE_STRING, self.comment))
+        if self.game_links is not None and keeps_games:
+            flags |= LINKS_FLAG
+            tail.append(self.game_links)
+        tail.append(self.extra)
+        body = b"".join(parts) + bytes((flags,)) + b"".join(tail)
+        return schema.compact_int_bytes(len(body)) + body
+
+
+def _text_bytes(text_con: schema.Text, text: str) -> bytes:
+    data = text_con.encode_text(text)
+    return (len(data) // text_con.width).to_bytes(STRING_LENGTH_SIZE, "big") + data
+
+
+def fit(element: Element, keeps_games: bool) -> tuple[Element, bytes]:
+    """The element truncated as the spec says (comment <= 300 characters, element <= 682 bytes), and its bytes.
+
+    The game-links part is dropped first (the spec: fewer games until the element fits), then the comment
+    is shortened further.
+    """
+    if element.comment is not None and len(element.comment) > schema.MAX_COMMENT:
+        element = replace(element, comment=element.comment[:schema.MAX_COMMENT])
+    data = element.to_bytes(keeps_games)
+    if len(data) > schema.MAX_ELEMENT and element.game_links is not None:
+        element = replace(element, game_links=None)
+        data = element.to_bytes(keeps_games)
+    while len(data) > schema.MAX_ELEMENT and element.comment:
+        over = len(data) - schema.MAX_ELEMENT
+        element = replace(element, comment=element.comment[:max(len(element.comment) - (over + 1) // 2, 0)])
+        data = element.to_bytes(keeps_games)
+    if len(data) > schema.MAX_ELEMENT:
+        raise ValueError(f"an element of {len(data)} bytes cannot be shortened to {schema.MAX_ELEMENT}")
+    return element, data
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What the book knows about a position: its moves and the side to move's results."""
+
+    board: chess.Board
+    moves: tuple[chess.Move, ...]
+    """The book moves in stored order, as moves of ``board``."""
+    wins: int
+    draws: int
+    losses: int
+    comment: str | None
+    opening: Opening | None
+    source: SourceGame | None
+    """The game the element refers to, resolved through the ``.ksf`` (``None``: none or no ``.ksf``)."""
+    element: Element
+    flipped: bool
+    mirrored: bool
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses

@@ -1,0 +1,148 @@
+"""Writing Kvetka books: elements sorted by key into blocks, the ``.kob`` files split as Kvetka splits them, the
+``.kin`` index and the ``.ksf`` sources.
+
+Elements come from a book (:class:`~.read.KvetkaBook`) or are made by hand (:class:`~.model.Element`); a book
+from the format-neutral statistics model is :func:`chessformats.books.kvetka.write_book`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ...engine.fileio import atomic_write
+from ...schemas import kvetka as schema
+from .model import Element, fit
+from .read import BLOCK_SIZE, SUPPORTED_TYPE, USED_SIZE, KvetkaBook
+from .sources import KvetkaSource, ksf_bytes
+
+__all__ = ["DEFAULT_FILE_LIMIT", "WriteResult", "write_book"]
+
+DEFAULT_FILE_LIMIT = 20 * 1024 * 1024
+"""The spec's ".kob files are split once one passes 20 MB" (read as 20 MiB)."""
+
+_BLOCK_ROOM = BLOCK_SIZE - USED_SIZE
+
+
+@dataclass
+class WriteResult:
+    """What :func:`write_book` wrote."""
+
+    elements: int
+    blocks: int
+    kob_paths: list[str]
+    kin_path: str
+    ksf_path: str | None
+    skipped: int = 0
+
+
+def _blocks(encoded: Sequence[bytes]) -> list[list[int]]:
+    """Element indices per block: each block filled in key order until the next element does not fit."""
+    blocks: list[list[int]] = []
+    room = 0
+    for index, data in enumerate(encoded):
+        if not blocks or len(data) > room:
+            blocks.append([])
+            room = _BLOCK_ROOM
+        blocks[-1].append(index)
+        room -= len(data)
+    return blocks
+
+
+def _split_files(header_size: int, blocks: int, limit: int) -> list[int]:
+    """Blocks per ``.kob`` file, as Kvetka's rule makes them: blocks are added to the last file; once a file
+    passes ``limit`` bytes it is split at a block boundary into two files of about equal size."""
+    files = [0]
+    for _ in range(blocks):
+        files[-1] += 1
+        base = header_size if len(files) == 1 else 0
+        count = files[-1]
+        if base + BLOCK_SIZE * count > limit and count >= 2:
+            best = min(range(1, count), key=lambda k: abs(base + BLOCK_SIZE * k - BLOCK_SIZE * (count - k)))
+            files[-1:] = [best, count - best]
+    return files
+
+
+def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element], *, caption: str = "",
+               sources: Sequence[KvetkaSource] | None = None, max_move: int = 255,
+               elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
+               file_limit: int = DEFAULT_FILE_LIMIT) -> WriteResult:
+    """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
+    ``sources``, ``NAME.ksf``; each file atomically. ``path`` is ``NAME``, ``NAME.kob`` or ``NAME_0.kob``.
+
+    ``book`` is an open :class:`KvetkaBook` (rewritten: header, elements and sources as read) or elements.
+    Elements are sorted by key (the first of equal keys wins), truncated to the spec's limits (comment 300
+    characters, element 682 bytes) and packed into blocks in order; stale ``NAME_k.kob`` files of a
+    previous, longer book and a stale ``.ksf`` are removed.
+    """
+    keeps_games = sources is not None
+    if isinstance(book, KvetkaBook):
+        elements = list(book.elements())
+        caption = caption or book.caption
+        header = book.header
+        max_move, links = header.max_move, header.links
+        elo_filters = (header.least_white_elo, header.least_black_elo, header.least_strong_elo,
+                       header.least_weak_elo)
+        keeps_games = book.keeps_games
+        if sources is None and book.sources is not None:
+            sources = book.source_games()
+    else:
+        elements = list(book)
+    if sources is not None or any(e.source is not None or e.game_links is not None for e in elements):
+        keeps_games = True  # element_type bit 0: references are kept (a .ksf is optional, the spec says)
+    unique: dict[bytes, Element] = {}
+    for element in elements:
+        unique.setdefault(element.key, element)
+    encoded = [fit(unique[key], keeps_games)[1] for key in sorted(unique)]
+    keys = sorted(unique)
+    layout = _blocks(encoded)
+    header_bytes = schema.HEADER.build({
+        "type": SUPPORTED_TYPE, "caption": caption, "least_white_elo": elo_filters[0],
+        "least_black_elo": elo_filters[1], "least_strong_elo": elo_filters[2], "least_weak_elo": elo_filters[3],
+        "max_move": min(max_move, 255), "element_type": {"unused": 0, "game_links": keeps_games}, "links": links,
+        "block_number": len(layout)})
+    block_data = []
+    for members in layout:
+        body = b"".join(encoded[index] for index in members)
+        used = USED_SIZE + len(body)
+        block_data.append(used.to_bytes(USED_SIZE, "big") + body + bytes(BLOCK_SIZE - used))
+    stem = _output_stem(path)
+    files = _split_files(len(header_bytes), len(block_data), file_limit)
+    kob_paths = []
+    first = 0
+    for number, count in enumerate(files):
+        name = f"{stem}_{number}.kob"
+        with atomic_write(name) as handle:
+            if number == 0:
+                handle.write(header_bytes)
+            for data in block_data[first:first + count]:
+                handle.write(data)
+        first += count
+        kob_paths.append(name)
+    stale = len(files)
+    while os.path.exists(f"{stem}_{stale}.kob"):
+        os.unlink(f"{stem}_{stale}.kob")
+        stale += 1
+    kin_path = stem + ".kin"
+    with atomic_write(kin_path) as handle:
+        for members in layout:
+            handle.write(keys[members[0]])
+    ksf_path = None
+    if sources is not None:
+        ksf_path = stem + ".ksf"
+        with atomic_write(ksf_path) as handle:
+            handle.write(ksf_bytes(sources))
+    elif os.path.exists(stem + ".ksf"):
+        os.unlink(stem + ".ksf")
+    return WriteResult(len(encoded), len(block_data), kob_paths, kin_path, ksf_path)
+
+
+def _output_stem(path: str | os.PathLike[str]) -> str:
+    name = os.fspath(path)
+    stem, extension = os.path.splitext(name)
+    if extension.lower() in (".kob", ".kin", ".ksf"):
+        found = re.fullmatch(r"(.*)_0", stem, re.DOTALL) if extension.lower() == ".kob" else None
+        return found.group(1) if found is not None else stem
+    return name
