@@ -163,7 +163,7 @@ enums:
       id: game
       doc: single game
     2:
-      id: match
+      id: match_
       doc: match
     3:
       id: round_robin

@@ -140,16 +140,18 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write the declarations of a format (or ``all``) for another tool: Kaitai Struct ``.ksy`` files."""
+    """Write the declarations of a format (or ``all``) for another tool: Kaitai Struct ``.ksy`` or ImHex ``.hexpat``."""
     from ..codegen.filetypes import FORMATS
 
     formats = list(FORMATS) if args.format_key == "all" else [args.format_key]
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise FormatError(f"unknown format {unknown[0]!r} (known: {', '.join(FORMATS)}, all)")
-    from ..codegen.kaitai import write_kaitai
-
-    for path in write_kaitai(args.out, formats):
+    if args.tool == "imhex":
+        from ..codegen.imhex import write_imhex as write
+    else:
+        from ..codegen.kaitai import write_kaitai as write
+    for path in write(args.out, formats):
         print(path)
     return 0
 
@@ -383,9 +385,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder to write one page per format into")
     p.set_defaults(func=cmd_docs)
 
-    p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy)")
+    p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy, ImHex "
+                       ".hexpat)")
     p.add_argument("format_key", metavar="FORMAT", help="a format (see `chessformats formats`) or 'all'")
-    p.add_argument("--to", dest="tool", choices=("kaitai",), required=True, help="the tool to write for")
+    p.add_argument("--to", dest="tool", choices=("kaitai", "imhex"), required=True, help="the tool to write for")
     p.add_argument("-o", "--out", required=True, help="folder to write the files into")
     p.set_defaults(func=cmd_export)
 

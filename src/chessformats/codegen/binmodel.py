@@ -96,8 +96,9 @@ class Path(Expr):
     names: tuple[str, ...]
     parents: int = 0
     root: bool = False
-    depth: int = 0
-    """How many levels below the top type the reference is made (for tools without a root keyword)."""
+    scopes: int = 0
+    """Declared structures up to the one holding the field, the top one for ``root`` (tools where the types
+    that give an array its size do not exist, and tools without a root keyword, count these)."""
     value: bool = False
     """The field is a custom leaf type (a variable-length integer): its decoded ``value`` is meant."""
     enum: bool = False
@@ -253,9 +254,20 @@ class Model:
     types: dict[str, TypeDef]
     enums: dict[str, EnumDef]
     doc_ref: str = ""
+    sources: dict[int, str] = field(default_factory=dict)
+    """``id(declaration)`` of each construct structure -> the exported type made of it."""
 
 
 _IDENT = re.compile(r"[^a-z0-9_]+")
+
+RESERVED = frozenset({
+    "true", "false", "null", "this", "parent", "struct", "union", "enum", "bitfield", "fn", "if", "else", "match",
+    "while", "for", "return", "break", "continue", "padding", "using", "import", "namespace", "be", "le", "ref",
+    "auto", "const", "in", "out", "addressof", "sizeof", "typenameof", "str", "char", "char16", "bool", "float",
+    "double", *(f"{sign}{bits}" for sign in "us" for bits in (8, 16, 24, 32, 48, 64, 96, 128)),
+})
+"""Words no exported identifier may be: keywords and built-in types of Kaitai Struct expressions and of the
+ImHex pattern language (Python's keywords are refused too, for the Python code Kaitai generates)."""
 
 
 def identifier(name: str, taken: set[str] | None = None) -> str:
@@ -263,7 +275,7 @@ def identifier(name: str, taken: set[str] | None = None) -> str:
     ident = _IDENT.sub("_", name.lower()).strip("_") or "value"
     if ident[0].isdigit():
         ident = f"v{ident}"
-    if keyword.iskeyword(ident) or ident in ("true", "false"):
+    if keyword.iskeyword(ident) or ident in RESERVED:
         ident += "_"
     if taken is not None:
         base, number = ident, 2

@@ -71,6 +71,11 @@ class Builder:
         self._scopes: list[_Scope] = []
         self.used_custom: set[str] = set()
 
+    @property
+    def sources(self) -> dict[int, str]:
+        """``id(declaration)`` of every construct structure exported so far -> its type's name."""
+        return dict(self._type_ids)
+
     # -- types
 
     def top(self, name: str, doc: str, declaration: cs.Construct) -> TypeDef:
@@ -352,16 +357,14 @@ class Builder:
         construct_scopes = [i for i, scope in enumerate(self._scopes) if scope.struct is not None]
         if not construct_scopes:
             raise NotExpressible("a reference outside any structure")
-        if node.root:
-            index = construct_scopes[0]
-        else:
-            if node.up >= len(construct_scopes):
-                raise NotExpressible(f"reference {node.names} goes above the top structure")
-            index = construct_scopes[-1 - node.up]
-        parents = len(self._scopes) - 1 - index
+        if node.up >= len(construct_scopes):
+            raise NotExpressible(f"reference {node.names} goes above the top structure")
+        scopes = len(construct_scopes) - 1 if node.root else node.up
+        index = construct_scopes[-1 - scopes]
+        parents = 0 if node.root else len(self._scopes) - 1 - index
         target = _lookup(self._scopes[index].struct, node.names)
-        return Path(node.names, 0 if node.root else parents, node.root, len(self._scopes) - 1,
-                    value=type(target) in self.custom, enum=isinstance(target, MeaningEnum))
+        return Path(node.names, parents, node.root, scopes, value=type(target) in self.custom,
+                    enum=isinstance(target, MeaningEnum))
 
     def _target(self, path: Path) -> cs.Construct | None:
         construct_scopes = [i for i, scope in enumerate(self._scopes) if scope.struct is not None]

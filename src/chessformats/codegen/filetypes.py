@@ -205,7 +205,7 @@ def build_model(file_type: FileType) -> Model:
                         "Generated from the chessformats declarations (`chessformats export`); field meanings, "
                         "enums and notes in the chessformats format reference."])
     return Model(file_type.id, file_type.title, text, file_type.extensions, _endian([top, *builder.types.values()]),
-                 top, builder.types, builder.enums, f"docs/formats/{file_type.format}.md")
+                 top, builder.types, builder.enums, f"docs/formats/{file_type.format}.md", builder.sources)
 
 
 def _endian(types: list[TypeDef]) -> str:
