@@ -112,7 +112,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if unsupported:
         raise FormatError(f"{handler.doc.title}: inspect does not take {', '.join('--' + o for o in unsupported)}"
                           f" (it takes {', '.join('--' + o for o in handler.inspect_options)})", file=args.file)
-    _show(_console(), args.file, handler.inspect(args.file, **options))
+    targets = handler.inspect(args.file, **options)
+    if args.html:
+        from ..codegen.html import read_targets, write_page
+
+        print(write_page(args.html, f"{os.path.basename(args.file)}: {handler.doc.title}",
+                         read_targets(args.file, targets)))
+        return 0
+    _show(_console(), args.file, targets)
     return 0
 
 
@@ -341,6 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ply", type=int, help="ply of --game")
     p.add_argument("--player", help="a player's name (Last, First), for databases with a player index")
     p.add_argument("--block", type=int, help="block number, for formats made of blocks (Kvetka)")
+    p.add_argument("--html", metavar="OUT.html", help="write one self-contained HTML page (hex coloured by field, "
+                   "the tree of fields, boards) instead of printing")
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
