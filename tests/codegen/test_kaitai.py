@@ -320,3 +320,15 @@ def test_write_kaitai(tmp_path: Path) -> None:
     written = write_kaitai(tmp_path, ["polyglot"])
     assert [path.name for path in written] == ["polyglot_book.ksy"]
     assert written[0].read_text(encoding="utf-8") == (KSY_DIR / "polyglot_book.ksy").read_text(encoding="utf-8")
+
+
+def test_format_pages_link_their_exports() -> None:
+    from chessformats.cli import registry
+    from chessformats.codegen.markdown import format_page
+
+    for key in FORMATS:
+        page = format_page(registry.get(key).doc)
+        for file_type in file_types(key):
+            for folder, extension in (("kaitai", "ksy"), ("imhex", "hexpat")):
+                assert f"(../{folder}/{file_type.id}.{extension})" in page
+                assert (REPO_ROOT / "docs" / folder / f"{file_type.id}.{extension}").is_file()

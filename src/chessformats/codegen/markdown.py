@@ -95,6 +95,17 @@ def _bit_layout(run: LayoutField, fields: list[LayoutField]) -> list[str]:
     return lines
 
 
+def _tool_links(key: str) -> list[str]:
+    """Links to the format's exports for other tools (Kaitai Struct, ImHex), from this page's folder."""
+    from .filetypes import FORMATS, file_types
+
+    if key not in FORMATS:
+        return []
+    kaitai = ", ".join(f"[`{t.id}.ksy`](../kaitai/{t.id}.ksy)" for t in file_types(key))
+    imhex = ", ".join(f"[`{t.id}.hexpat`](../imhex/{t.id}.hexpat)" for t in file_types(key))
+    return [f"In other tools: Kaitai Struct {kaitai}; ImHex {imhex} (generated from the same declarations).", ""]
+
+
 def format_page(doc: FormatDoc) -> str:
     """The Markdown page of one format."""
     lines = [
@@ -106,6 +117,7 @@ def format_page(doc: FormatDoc) -> str:
         "",
         f"File extensions: {', '.join(f'`{e}`' for e in doc.extensions)}.",
         "",
+        *_tool_links(doc.key),
         "## Structures",
         "",
     ]
