@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbc
   title: ChessBase annotators (.cbc)
-  file-extension:
-    - cbc
+  file-extension: [cbc]
   license: MIT
   ks-version: "0.11"
   endian: le

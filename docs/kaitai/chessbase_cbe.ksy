@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbe
   title: ChessBase teams (.cbe)
-  file-extension:
-    - cbe
+  file-extension: [cbe]
   license: MIT
   ks-version: "0.11"
   endian: le

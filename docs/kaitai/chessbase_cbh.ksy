@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbh
   title: ChessBase game headers (.cbh)
-  file-extension:
-    - cbh
+  file-extension: [cbh]
   license: MIT
   ks-version: "0.11"
   endian: be

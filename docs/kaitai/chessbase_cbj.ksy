@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbj
   title: ChessBase extended game headers (.cbj)
-  file-extension:
-    - cbj
+  file-extension: [cbj]
   license: MIT
   ks-version: "0.11"
   endian: be

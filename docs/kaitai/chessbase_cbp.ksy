@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbp
   title: ChessBase players (.cbp)
-  file-extension:
-    - cbp
+  file-extension: [cbp]
   license: MIT
   ks-version: "0.11"
   endian: le

@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbs
   title: ChessBase sources (.cbs)
-  file-extension:
-    - cbs
+  file-extension: [cbs]
   license: MIT
   ks-version: "0.11"
   endian: le

@@ -2,8 +2,7 @@
 meta:
   id: chessbase_cbt
   title: ChessBase tournaments (.cbt)
-  file-extension:
-    - cbt
+  file-extension: [cbt]
   license: MIT
   ks-version: "0.11"
   endian: le

@@ -2,9 +2,7 @@
 meta:
   id: chessbase_store
   title: "ChessBase game data and annotations (.cbg, .cba): the header"
-  file-extension:
-    - cbg
-    - cba
+  file-extension: [cbg, cba]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: ctg_book
   title: ChessBase CTG book (.ctg)
-  file-extension:
-    - ctg
+  file-extension: [ctg]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: ctg_ctb
   title: ChessBase CTG lookup bounds (.ctb)
-  file-extension:
-    - ctb
+  file-extension: [ctb]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: ctg_cto
   title: ChessBase CTG lookup table (.cto)
-  file-extension:
-    - cto
+  file-extension: [cto]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: kvetka_kin
   title: Kvetka block index (.kin)
-  file-extension:
-    - kin
+  file-extension: [kin]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: kvetka_kob
   title: Kvetka opening book (NAME_0.kob)
-  file-extension:
-    - kob
+  file-extension: [kob]
   license: MIT
   ks-version: "0.11"
   endian: be

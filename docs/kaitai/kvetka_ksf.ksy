@@ -2,8 +2,7 @@
 meta:
   id: kvetka_ksf
   title: Kvetka sources (.ksf)
-  file-extension:
-    - ksf
+  file-extension: [ksf]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -2,8 +2,7 @@
 meta:
   id: monty_policy
   title: Monty training data, policy format (.montyformat)
-  file-extension:
-    - montyformat
+  file-extension: [montyformat]
   license: MIT
   ks-version: "0.11"
   endian: le
@@ -155,10 +154,7 @@ types:
     doc: "Terminator, policy format: After the last ply of a policy game."
     seq:
       - id: null_move
-        contents:
-          - 0
-          - 0
-        size: 2
+        contents: [0, 0]
         doc: "the null move (u16 0): the game ends"
 enums:
   side:

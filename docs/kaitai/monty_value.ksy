@@ -2,8 +2,7 @@
 meta:
   id: monty_value
   title: Monty training data, value format (.montyvalue)
-  file-extension:
-    - montyvalue
+  file-extension: [montyvalue]
   license: MIT
   ks-version: "0.11"
   endian: le
@@ -147,16 +146,10 @@ types:
     doc: "Terminator, value format: After the last ply of a value game."
     seq:
       - id: null_move
-        contents:
-          - 0
-          - 0
-        size: 2
+        contents: [0, 0]
         doc: the null move (u16 0)
       - id: score
-        contents:
-          - 0
-          - 0
-        size: 2
+        contents: [0, 0]
         doc: "score 0: with the null move, the game ends"
 enums:
   side:

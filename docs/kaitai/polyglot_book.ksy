@@ -2,8 +2,7 @@
 meta:
   id: polyglot_book
   title: Polyglot opening book
-  file-extension:
-    - bin
+  file-extension: [bin]
   license: MIT
   ks-version: "0.11"
   endian: be

@@ -122,7 +122,7 @@ def _attribute(item: Field, owner: TypeDef, peeks: dict[str, int]) -> dict[str, 
         out["contents"] = list(item.contents)
     elif item.spec.kind != "bytes":
         out["type"] = _type(item.spec, owner.bit_endian is not None)
-    if item.size is not None:
+    if item.size is not None and item.contents is None:
         out["size"] = _number(expression(item.size))
     if item.size_eos:
         out["size-eos"] = True
@@ -265,7 +265,9 @@ def _yaml(value: Any, indent: int) -> list[str]:
     lines: list[str] = []
     if isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(item, (dict, list)) and item:
+            if isinstance(item, list) and item and all(isinstance(x, (int, str)) for x in item):
+                lines.append(f"{pad}{_key(key)}: {_inline(item)}")
+            elif isinstance(item, (dict, list)) and item:
                 lines.append(f"{pad}{_key(key)}:")
                 lines += _yaml(item, indent + 1)
             elif isinstance(item, str) and "\n" in item:
