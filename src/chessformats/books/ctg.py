@@ -96,7 +96,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
 
 
 def _code_move(norm: Normalised, code: int) -> chess.Move:
-    move = MOVES.move(code, norm)
+    move = MOVES.move(code, norm.own, norm.flipped, norm.mirrored)
     assert move is not None  # the code was made from a move of this board
     return move
 

@@ -210,13 +210,14 @@ class MoveTable:
         promotion = chess.QUEEN if piece_type == chess.PAWN and chess.square_rank(target) == 7 else None
         return origin, target, promotion
 
-    def move(self, code: int, norm: Normalised) -> chess.Move | None:
-        """The move of the real board that ``code`` stands for (``None``: its piece is not there)."""
-        decoded = self.decode(code, norm.own, norm.flipped, norm.mirrored)
+    def move(self, code: int, own: Sequence[int], flipped: bool = False, mirrored: bool = False) -> chess.Move | None:
+        """The move of the real board that ``code`` stands for (``None``: its piece is not there); arguments as
+        for :meth:`decode` (a stored board: the move on it)."""
+        decoded = self.decode(code, own, flipped, mirrored)
         if decoded is None:
             return None
         origin, target, promotion = decoded
-        xor = norm.xor
+        xor = (0x38 if flipped else 0) | (0x07 if mirrored else 0)
         return chess.Move(origin ^ xor, target ^ xor, promotion)
 
     def encode(self, norm: Normalised, move: chess.Move, piece_type: chess.PieceType | None) -> int | None:

@@ -131,7 +131,8 @@ def decode_move(board: chess.Board, code: int) -> chess.Move | None:
 
     Raises :class:`KeyError` for a byte that is not a move code.
     """
-    return MOVES.move(code, normalise(board))
+    norm = normalise(board)
+    return MOVES.move(code, norm.own, norm.flipped, norm.mirrored)
 
 
 def encode_move(board: chess.Board, move: chess.Move) -> int | None:

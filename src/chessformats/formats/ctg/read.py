@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import struct
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import chess
@@ -246,21 +246,29 @@ class CtgBook(MappedFile):
         page, offset = found
         data = self._data
         length = len(encoded)
-        count = (data[offset + length] - MOVES_LENGTH_SIZE) // MOVE_SIZE
-        moves = []
-        for number in range(count):
-            at = offset + length + MOVES_LENGTH_SIZE + MOVE_SIZE * number
-            code = data[at]
-            if code not in MOVES:
-                raise _bad_code(self.path, page, None, at, number, code)
-            move = MOVES.move(code, norm)
-            if move is None:
-                raise _missing_piece(self.path, page, None, at, number, code)
-            if legal_only and not board.is_legal(move):
-                continue
-            moves.append(BookMove(move, code, data[at + 1]))
+        moves = self._moves(page, None, offset + length, norm.own, norm.flipped, norm.mirrored)
+        if legal_only:
+            moves = [move for move in moves if board.is_legal(move.move)]
         return self._stats(board.copy(stack=False), tuple(moves), offset + length + data[offset + length],
                            encoded, 0, page, None, offset, norm.flipped, norm.mirrored)
+
+    def _moves(self, page: int, number: int | None, at: int, own: Sequence[int], flipped: bool = False,
+               mirrored: bool = False) -> list[BookMove]:
+        """The moves block at ``at`` of record ``number`` (``None``: not counted) of a page, every code checked:
+        the moves on the board whose pieces ``own``, ``flipped`` and ``mirrored`` give (see
+        :meth:`~chessformats.formats.normalised.MoveTable.decode`)."""
+        data = self._data
+        moves = []
+        for index in range((data[at] - MOVES_LENGTH_SIZE) // MOVE_SIZE):
+            where = at + MOVES_LENGTH_SIZE + MOVE_SIZE * index
+            code = data[where]
+            if code not in MOVES:
+                raise _bad_code(self.path, page, number, where, index, code)
+            move = MOVES.move(code, own, flipped, mirrored)
+            if move is None:
+                raise _missing_piece(self.path, page, number, where, index, code)
+            moves.append(BookMove(move, code, data[where + 1]))
+        return moves
 
     def __contains__(self, board: object) -> bool:
         return isinstance(board, chess.Board) and self._locate(encode(board)[0]) is not None
@@ -282,17 +290,7 @@ class CtgBook(MappedFile):
         length = head & LENGTH_MASK
         encoded = bytes(data[offset:offset + length])
         board, padding = decode_position(encoded, self.path, offset, where)
-        own = white_pieces(board)
-        moves = []
-        for move_number in range((data[offset + length] - MOVES_LENGTH_SIZE) // MOVE_SIZE):
-            at = offset + length + MOVES_LENGTH_SIZE + MOVE_SIZE * move_number
-            code = data[at]
-            if code not in MOVES:
-                raise _bad_code(self.path, page, number, at, move_number, code)
-            decoded = MOVES.decode(code, own)
-            if decoded is None:
-                raise _missing_piece(self.path, page, number, at, move_number, code)
-            moves.append(BookMove(chess.Move(*decoded), code, data[at + 1]))
+        moves = self._moves(page, number, offset + length, white_pieces(board))
         return self._stats(board, tuple(moves), offset + length + data[offset + length], encoded, padding, page,
                            number, offset, False, False)
 

@@ -342,7 +342,7 @@ class KvetkaBook(MappedFile):
         moves = []
         where = f"blocks[{element.block}]"
         for number, code in enumerate(element.codes):
-            move = MOVES.move(code, found.norm)
+            move = MOVES.move(code, found.norm.own, found.norm.flipped, found.norm.mirrored)
             if move is None:
                 raise self._error(InvalidValueError, f"move code 0x{code:02x} moves a piece the position does not have",
                                  element.offset or 0, f"{where}.elements[?].body.moves[{number}]")
