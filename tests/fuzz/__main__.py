@@ -36,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.atheris:
         from . import guided
 
-        return guided.main(seed=seed, minutes=args.minutes, readers=args.reader)
+        return guided.main(seed=seed, minutes=args.minutes, readers=args.reader, memory_mb=args.memory,
+                           timeout=int(args.timeout), stats=args.stats)
     report = campaign.run(master=seed, seconds=None if args.cases else args.minutes * 60, cases=args.cases,
                           jobs=args.jobs, limits=Limits(args.timeout, args.memory), readers=args.reader,
                           save=not args.no_save)
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{finding.outcome.detail} at {finding.outcome.where}{saved}")
     if args.stats:
         with open(args.stats, "a") as handle:
-            handle.write(json.dumps(summary) + "\n")
+            handle.write(json.dumps({"mode": "mutation", **summary}) + "\n")
     return 1 if report.failures else 0
 
 

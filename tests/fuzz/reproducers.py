@@ -47,8 +47,20 @@ def record(seed: Seed, originals: dict[str, bytes], case: Case, outcome: Outcome
 def save(data: dict[str, Any], seed: Seed, outcome: Outcome, folder: Path = CORPUS) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name_for(seed, outcome)
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    path.write_text(dumps(data))
     return path
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """JSON with one key per line and one mutation per line (readable diffs)."""
+    lines = []
+    for key, value in data.items():
+        if key == "mutations":
+            inner = ",\n".join(f"  {json.dumps(m)}" for m in value)
+            lines.append(f' "{key}": [\n{inner}\n ]')
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def load_all(folder: Path = CORPUS) -> list[tuple[Path, dict[str, Any]]]:

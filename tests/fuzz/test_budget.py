@@ -1,0 +1,36 @@
+"""The fuzzer in every test run, for a fixed budget (75 s on two workers): a new failure fails the test.
+
+The campaign seed is random unless ``CHESSFORMATS_FUZZ_SEED`` is set; it is printed, and
+``python -m tests.fuzz --seed SEED`` draws the same cases again. Failures already saved under
+``tests/fuzz/corpus/`` (known defects, replayed by ``test_reproducers.py``) do not fail this test; a new one is
+shrunk and saved there, ready to commit.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from conftest import find_corpus
+
+from . import campaign
+from .runner import Limits
+
+BUDGET = float(os.environ.get("CHESSFORMATS_FUZZ_SECONDS", "75"))
+
+
+@pytest.mark.slow
+def test_fuzz_budget() -> None:
+    find_corpus("polyglot")
+    seed = int(os.environ.get("CHESSFORMATS_FUZZ_SEED") or random.SystemRandom().randrange(1 << 32))
+    print(f"fuzz seed {seed} (python -m tests.fuzz --seed {seed})")
+    report = campaign.run(master=seed, seconds=BUDGET, jobs=2, limits=Limits(seconds=30.0, memory_mb=1024))
+    print(f"fuzz: {report.cases} cases in {report.seconds:.0f} s, "
+          f"{len(report.findings) - len(report.failures)} known failures")
+    assert report.cases > 0
+    assert {reader for reader in report.counts} >= {"polyglot", "ctg", "monty", "chessbase", "kvetka", "pgn"}
+    assert not report.failures, "\n".join(
+        f"seed {seed} case {f.case.number}: {f.reader}/{f.case.path} {f.outcome.detail} at {f.outcome.where}"
+        + (f" (saved {f.saved})" if f.saved else "") for f in report.failures)
