@@ -39,7 +39,7 @@ import chess
 import chess.polyglot
 import numpy as np
 
-from chessformats.formats.polyglot import PolyglotBook, open_book, zobrist_hash
+from chessformats.polyglot import PolyglotBook, open_book, zobrist_hash
 from perfdoc import replace_section
 
 REPO = Path(__file__).resolve().parent.parent

@@ -308,7 +308,7 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> 
         key = zobrist_hash(board)
         if key not in fens:
             fens[key] = board.fen()
-        plies.append((key, encode_move(move, board), board.turn))
+        plies.append((key, encode_move(board, move), board.turn))
         board.push(move)
     return plies
 
@@ -686,7 +686,7 @@ class BookBuilder:
             moves.append(int(raws[at]))
             key = int(parents[at])
         for raw in reversed(moves):
-            board.push(decode_move(raw, board))
+            board.push(decode_move(board, raw))
         return board
 
     def _stored(self, key: int) -> chess.Board | None:
@@ -718,7 +718,7 @@ class BookBuilder:
             position = stats.positions.get(name)
             if position is None:
                 position = stats.positions[name] = PositionStats(fen)
-            move = decode_move(entry.raw_move, board)
+            move = decode_move(board, entry.raw_move)
             position.moves[move] = MoveStats(entry.games, entry.wins, entry.draws, entry.losses)
         return stats
 

@@ -165,19 +165,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_tour(args: argparse.Namespace) -> int:
     """Build a small book from the bundled games, probe it, show its bytes, generate the docs."""
-    from ..books.stats import BookStats, read_pgn_games
+    from ..books.build import BookBuilder
+    from ..books.polyglot import make_book
     from ..formats import polyglot
 
     console = _console()
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
+    builder = BookBuilder(max_ply=args.max_ply)
     with resources.as_file(resources.files("chessformats.data") / EXAMPLE_GAMES) as games_path:
-        stats = BookStats()
-        stats.add_games(read_pgn_games(str(games_path)), max_ply=args.max_ply)
+        builder.add_pgn(games_path)
     book_path = out / "example.bin"
-    count = polyglot.write_book(book_path, polyglot.weights_from_stats(stats))
+    count = make_book(book_path, builder, min_games=1)  # polyglot make-book -min-game 1: every move with a point
     console.rule("1. build")
-    console.print(f"{stats.games} bundled games, first {args.max_ply} plies -> {len(stats)} positions, "
+    console.print(f"{builder.games} bundled games, first {args.max_ply} plies -> {len(builder.to_stats())} positions, "
                   f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")
 
     console.rule("2. probe")

@@ -9,28 +9,21 @@ from typing import Any
 import chess
 
 from chessformats.engine.errors import FormatError
-from chessformats.formats.monty import (
-    _BITBOARD_NAMES,
-    _BITBOARDS,
-    _HEADER_SIZE,
-    _PLY_HEAD,
-    _RESULTS,
-    _ROOK_FIELDS,
-    _SHIFT_DESTINATION,
-    _SHIFT_SOURCE,
-    _SQUARE_MASK,
-    _TERMINATORS,
-    _VALUE_PLY,
-    FORMATS,
-    Ply,
-    _game,
-    _plies,
-    _raw_games,
-    _RawGame,
-    _start_board,
-    detect_format,
-    read_games,
+from chessformats.formats.monty import FORMATS, Ply, detect_format, read_games
+from chessformats.formats.monty.model import (
+    BITBOARD_NAMES,
+    BITBOARDS_STRUCT,
+    HEADER_SIZE,
+    PLY_HEAD_STRUCT,
+    RESULTS,
+    ROOK_FIELDS,
+    TERMINATORS,
+    VALUE_PLY_STRUCT,
+    RawGame,
 )
+from chessformats.formats.monty.moves import SHIFT_DESTINATION, SHIFT_SOURCE, SQUARE_MASK
+from chessformats.formats.monty.read import game_from_raw, plies_from_raw, start_board
+from chessformats.formats.monty.structure import raw_games
 from chessformats.schemas import monty as schema
 
 from .registry import FormatHandler
@@ -44,12 +37,12 @@ def _sniff(path: str, head: bytes, size: int) -> int:
     content = 0
     for format in FORMATS:
         try:
-            raw = next(_raw_games(io.BytesIO(head), path, format, partial=True), None)
+            raw = next(raw_games(io.BytesIO(head), path, format, partial=True), None)
             if raw is None:
                 continue
-            _start_board(raw, path)
+            start_board(raw, path)
             content = max(content, 1)
-            _game(raw, path, format)
+            game_from_raw(raw, path, format)
             content = 2
         except FormatError:
             continue
@@ -90,7 +83,7 @@ def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> l
     number = game or 0
     raw = None
     with open(path, "rb") as handle:
-        for raw in _raw_games(handle, path, format):
+        for raw in raw_games(handle, path, format):
             if raw.number == number:
                 break
             if raw.error is not None:
@@ -105,10 +98,10 @@ def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> l
     value = format == "value"
     targets = []
     if ply is None:
-        targets.append(InspectTarget(schema.HEADER, raw.offset, _HEADER_SIZE, f"{prefix}.header", annotations))
+        targets.append(InspectTarget(schema.HEADER, raw.offset, HEADER_SIZE, f"{prefix}.header", annotations))
     for index, (offset, _, _, stored) in enumerate(raw.plies):
         if ply is None or index == ply:
-            size = _VALUE_PLY.size if value else _PLY_HEAD.size + len(stored)
+            size = VALUE_PLY_STRUCT.size if value else PLY_HEAD_STRUCT.size + len(stored)
             targets.append(InspectTarget(schema.VALUE_PLY if value else schema.PLY, offset, size,
                                          f"{prefix}.plies[{index}]", annotations))
     if raw.error is not None and (ply is None or ply == len(raw.plies)):
@@ -120,22 +113,22 @@ def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> l
         if size > 0:
             targets.append(InspectTarget(schema.UNREAD, raw.end, size, fault, annotations))
     elif ply is None:
-        terminator = _TERMINATORS[format]
+        terminator = TERMINATORS[format]
         targets.append(InspectTarget(schema.VALUE_TERMINATOR if value else schema.TERMINATOR, raw.end - terminator,
                                      terminator, f"{prefix}.terminator", annotations))
     return targets
 
 
-def _annotations(raw: _RawGame, path: str, format: str) -> dict[str, str]:
+def _annotations(raw: RawGame, path: str, format: str) -> dict[str, str]:
     """Chess meaning beside the bytes of a game, as far as the game reads (an error is shown where it is)."""
     notes: dict[str, str] = {}
     header = f"games[{raw.number}].header"
     try:
-        board = _start_board(raw, path)
+        board = start_board(raw, path)
     except FormatError as exc:
         notes[exc.path or header] = f"ERROR: {exc.reason}"
         return notes
-    stored = dict(zip(_BITBOARD_NAMES, _BITBOARDS.unpack(raw.header["board"]), strict=True))
+    stored = dict(zip(BITBOARD_NAMES, BITBOARDS_STRUCT.unpack(raw.header["board"]), strict=True))
     for name, mask in stored.items():
         pieces = [board.piece_at(square) for square in chess.SquareSet(mask)]
         notes[f"{header}.board.{name}"] = " ".join(
@@ -143,11 +136,11 @@ def _annotations(raw: _RawGame, path: str, format: str) -> dict[str, str]:
             zip(pieces, chess.SquareSet(mask), strict=True) if piece) or "(empty)"
     notes[f"{header}.side_to_move"] = f"start position {board.fen()}"
     notes[f"{header}.ep_square"] = chess.square_name(board.ep_square) if board.ep_square is not None else "none"
-    for name in _ROOK_FIELDS:
+    for name in ROOK_FIELDS:
         notes[f"{header}.{name}"] = f"{chess.FILE_NAMES[raw.header[name]]}-file"
-    notes[f"{header}.result"] = _RESULTS[raw.header["result"]]
+    notes[f"{header}.result"] = RESULTS[raw.header["result"]]
     try:
-        for index, ply in enumerate(_plies(raw, board, path, format)):
+        for index, ply in enumerate(plies_from_raw(raw, board, path, format)):
             _annotate_ply(notes, f"games[{raw.number}].plies[{index}]", ply, format)
     except FormatError as exc:
         notes[exc.path or header] = f"ERROR: {exc.reason}"
@@ -157,8 +150,8 @@ def _annotations(raw: _RawGame, path: str, format: str) -> dict[str, str]:
 def _annotate_ply(notes: dict[str, str], here: str, ply: Ply, format: str) -> None:
     assert ply.board is not None and ply.code is not None
     notes[f"{here}.move"] = f"{ply.move.uci()} ({ply.board.san(ply.move)})"
-    notes[f"{here}.move.source"] = chess.square_name(ply.code >> _SHIFT_SOURCE)
-    notes[f"{here}.move.destination"] = chess.square_name(ply.code >> _SHIFT_DESTINATION & _SQUARE_MASK)
+    notes[f"{here}.move.source"] = chess.square_name(ply.code >> SHIFT_SOURCE)
+    notes[f"{here}.move.destination"] = chess.square_name(ply.code >> SHIFT_DESTINATION & SQUARE_MASK)
     side = "white" if ply.board.turn else "black"
     notes[f"{here}.score"] = f"{ply.score:.4f} for {side} (to move)"
     if ply.visits is not None:

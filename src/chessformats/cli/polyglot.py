@@ -8,15 +8,9 @@ from typing import Any
 import chess
 import numpy as np
 
-from chessformats.formats.polyglot import (
-    ENTRY_DTYPE,
-    UnsortedBookWarning,
-    _move_problems,
-    decode_move,
-    make_book,
-    open_book,
-    zobrist_hash,
-)
+from chessformats.books.polyglot import make_book
+from chessformats.formats.polyglot import ENTRY_DTYPE, UnsortedBookWarning, decode_move, open_book
+from chessformats.formats.polyglot.moves import move_problems
 from chessformats.schemas import polyglot as schema
 
 from .registry import FormatHandler
@@ -29,7 +23,7 @@ def _sniff(path: str, head: bytes, size: int) -> int:
     if size % ENTRY_DTYPE.itemsize or count == 0:
         return score
     records = np.frombuffer(head, dtype=ENTRY_DTYPE, count=count)
-    problems, _ = _move_problems(records["move"].astype(np.int64))
+    problems, _ = move_problems(records["move"].astype(np.int64))
     if any(bad.any() for bad, _ in problems.values()):
         return score
     keys = records["key"].astype(np.uint64)
@@ -59,7 +53,7 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
         total = len(book)
         board = chess.Board(fen) if fen else None
         if board is not None:
-            indices = book._indices(zobrist_hash(board))
+            indices = book.entry_numbers(board)
             if not indices:
                 raise KeyError(f"position not in book: {board.fen()}")
         elif offset is not None:
@@ -74,8 +68,8 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
         targets = []
         for index in indices:
             path_prefix = f"entries[{index}]"
-            raw = int(book._moves[index])
-            annotations = {f"{path_prefix}.move": decode_move(raw, board).uci() if raw else "a1a1 (ignored)"}
+            raw = book[index].raw_move
+            annotations = {f"{path_prefix}.move": decode_move(board, raw).uci() if raw else "a1a1 (ignored)"}
             if board is not None:
                 annotations[f"{path_prefix}.key"] = board.fen()
             targets.append(InspectTarget(schema.ENTRY, index * size, size, path_prefix, annotations))

@@ -109,7 +109,7 @@ def test_chess960_games_polyglot_cannot_read(polyglot_bin: Path, tmp_path: Path)
 
 
 def _sum_for(builder: BookBuilder, board: chess.Board, move: chess.Move) -> int:
-    key, raw = zobrist_hash(board), encode_move(move, board)
+    key, raw = zobrist_hash(board), encode_move(board, move)
     return next((e.polyglot_sum for e in builder.entries() if e.key == key and e.raw_move == raw), 0)
 
 
@@ -142,8 +142,8 @@ def test_bad_games_are_skipped_and_reported() -> None:
     assert text[builder.skipped[0].offset:].startswith('[Event "illegal"]')
     moves = {(e.key, e.raw_move): e for e in builder.entries()}
     start = zobrist_hash(chess.Board())
-    e4 = moves[(start, encode_move(chess.Move.from_uci("e2e4")))]
-    d4 = moves[(start, encode_move(chess.Move.from_uci("d2d4")))]
+    e4 = moves[(start, encode_move(None, chess.Move.from_uci("e2e4")))]
+    d4 = moves[(start, encode_move(None, chess.Move.from_uci("d2d4")))]
     assert (e4.games, e4.wins, e4.polyglot_sum) == (1, 1, 2)
     assert (d4.games, d4.draws, d4.polyglot_sum) == (1, 1, 1)
     assert len(builder) == 3 + 4  # 1.e4 e5 2.Nf3 and 1.d4 d5 2.c4 e6 (the variation is not read)
@@ -177,7 +177,7 @@ def test_counters_are_halved_at_16384_games_like_polyglot(polyglot_bin: Path, tm
     for jobs in (1, 2):
         builder = BookBuilder()
         builder.add_pgn(pgn, jobs=jobs)
-        e4 = next(e for e in builder.entries() if e.raw_move == encode_move(chess.Move.from_uci("e2e4")))
+        e4 = next(e for e in builder.entries() if e.raw_move == encode_move(None, chess.Move.from_uci("e2e4")))
         assert e4.games == 16400 and e4.polyglot_n < COUNT_MAX
         make_book(tmp_path / "ours.bin", builder, min_games=1)
         assert (tmp_path / "ours.bin").read_bytes() == expected
@@ -245,7 +245,7 @@ def test_batch_replay_agrees_with_python_chess() -> None:
             if not legal:
                 break
             move = rng.choice(legal)
-            plies.append((zobrist_hash(board), encode_move(move, board)))
+            plies.append((zobrist_hash(board), encode_move(board, move)))
             sans.append(board.san(move).rstrip("+#"))
             board.push(move)
         games.append(sans)
@@ -341,6 +341,7 @@ def test_to_stats_gives_the_neutral_model() -> None:
     assert len(stats) == 3 and stats.games == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_to_stats_finds_positions_deeper_than_the_memo(jobs: int) -> None:
     # positions past the first 40 plies are not kept; to_stats must still give every one of them
@@ -407,7 +408,8 @@ def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
         assert batch.sans(index) == sans, (index, sans)
 
 
-@pytest.mark.parametrize("block", [1, 777, 100_000])
+@pytest.mark.parametrize("block", [pytest.param(1, marks=pytest.mark.slow), pytest.param(777, marks=pytest.mark.slow),
+                                   100_000])
 def test_reading_in_blocks_equals_reading_the_whole_text(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     # a one-process build reads the file a block at a time: games cut by a block's end are read whole
     path = find_corpus("chessbase", "libcbh_NormalGames", "BielMTO.pgn")

@@ -1,0 +1,34 @@
+"""Monty training data (policy and value formats): reading, writing, move codes, visit distributions.
+
+>>> from chessformats import monty
+>>> for game in monty.read_games("data.montyformat"):           # doctest: +SKIP
+...     for ply in game.plies:
+...         print(ply.board.fen(), ply.move, ply.score, ply.visits)
+
+The byte layout lives in :mod:`chessformats.schemas.monty`; the modules here add the chess meaning:
+:mod:`.moves` (the u16 move codes), :mod:`.movegen` (legal moves generated directly as codes: the visit
+bytes of a ply belong to the legal moves of its position sorted by their codes), :mod:`.model` (games, plies
+and the records' fast paths), :mod:`.structure` (a file's games as bytes), :mod:`.read` and :mod:`.write`.
+"""
+
+from __future__ import annotations
+
+from .model import FORMATS, ROUNDINGS, Game, Ply
+from .movegen import encode_move, legal_codes
+from .moves import decode_move
+from .read import detect_format, read_games
+from .write import visit_bytes, write_games
+
+__all__ = [
+    "FORMATS",
+    "ROUNDINGS",
+    "Game",
+    "Ply",
+    "decode_move",
+    "detect_format",
+    "encode_move",
+    "legal_codes",
+    "read_games",
+    "visit_bytes",
+    "write_games",
+]

@@ -1,0 +1,119 @@
+"""Monty's games and plies (:class:`Game`, :class:`Ply`), a game as bytes (:class:`RawGame`), and the fast
+paths of the records, all derived from :mod:`chessformats.schemas.monty`."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import chess
+
+from ...engine.errors import FormatError
+from ...engine.layout import bit_fields, describe, struct_format
+from ...schemas import monty as schema
+
+__all__ = [
+    "BITBOARDS_STRUCT", "BITBOARD_NAMES", "FORMATS", "HEADER_NAMES", "HEADER_OFFSETS", "HEADER_SIZE", "HEADER_STRUCT",
+    "MAX_PLY", "MOVE_WORD", "PLY_HEAD_STRUCT", "PLY_OFFSETS", "RESULTS", "RESULT_BYTES", "RIGHTS", "RIGHT_NAMES",
+    "ROOK_FIELDS", "ROUNDINGS", "STANDARD_FILES", "TERMINATORS", "VALUE_PLY_STRUCT", "Game", "Ply", "RawGame",
+    "check_format",
+]
+
+FORMATS = ("policy", "value")
+"""``policy``: montyformat files (scores, visit distributions); ``value``: montyvalue files (evaluations)."""
+ROUNDINGS = ("round", "trunc256")
+"""How visit counts become bytes: ``round(v * 255 / max)`` (current writers) or ``min(trunc(v * 256 / max), 255)``."""
+
+# --- fast paths, all derived from the declarations --------------------------------------------------------
+
+HEADER_STRUCT = struct.Struct(struct_format(schema.HEADER))
+HEADER_NAMES = tuple(sub.name for sub in schema.HEADER.subcons)
+HEADER_OFFSETS = {field.path: field.offset or 0 for field in describe(schema.HEADER)}
+BITBOARDS_STRUCT = struct.Struct(struct_format(schema.BITBOARDS))
+BITBOARD_NAMES = tuple(sub.name for sub in schema.BITBOARDS.subcons)
+RIGHTS = bit_fields(schema.CASTLING_RIGHTS)
+PLY_HEAD_STRUCT = struct.Struct(struct_format(schema.PLY_HEAD))
+VALUE_PLY_STRUCT = struct.Struct(struct_format(schema.VALUE_PLY))
+MOVE_WORD = struct.Struct(PLY_HEAD_STRUCT.format[0] + PLY_HEAD_STRUCT.format[1])  # the move alone, to find terminators
+PLY_OFFSETS = {field.path: field.offset or 0 for field in describe(schema.PLY_HEAD)}
+TERMINATORS = {"policy": schema.TERMINATOR.sizeof(), "value": schema.VALUE_TERMINATOR.sizeof()}
+HEADER_SIZE = schema.HEADER_SIZE
+MAX_PLY = PLY_HEAD_STRUCT.size + 255  # the largest policy ply record (num_moves is one byte)
+
+_PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0"}
+RESULTS = {value: _PGN_RESULTS[name] for value, (name, _) in schema.RESULT.meanings.items()}
+"""The result byte (:data:`chessformats.schemas.monty.RESULT`) -> the PGN result."""
+RESULT_BYTES = {text: byte for byte, text in RESULTS.items()}
+"""The PGN result -> the result byte."""
+STANDARD_FILES = (0, 7, 0, 7)
+"""The rook files of standard chess, in the order of :data:`RIGHT_NAMES`."""
+RIGHT_NAMES = ("white_queenside", "white_kingside", "black_queenside", "black_kingside")
+"""The castling rights, in the order of the header's rook-file fields."""
+ROOK_FIELDS = tuple(f"{name}_rook" for name in RIGHT_NAMES)
+"""The header's rook-file fields (Q K q k)."""
+
+
+class Ply(NamedTuple):
+    """One ply: the move played and what the search said about the position before it.
+
+    To write a game only ``move``, ``score`` and (policy format) ``visits`` are needed. ``raw_score`` and
+    ``visit_bytes`` are the values as stored; when set, :func:`write_games` writes them unchanged (they
+    must agree with ``score`` and ``visits``: to write new values, set them to ``None``).
+    """
+
+    move: chess.Move
+    """The move played (Chess960 castling as python-chess writes it: king takes own rook)."""
+    score: float
+    """The search's score in [0, 1] from the side to move's point of view."""
+    visits: Mapping[chess.Move, float] | None = None
+    """Policy format: each legal move's share of the visits (reading: byte / sum of the bytes; writing:
+    counts or fractions, missing moves count 0); ``None`` when the ply stores no distribution."""
+    raw_score: int | None = None
+    """The score as stored: u16 (policy format) or i16 (value format, from white's point of view)."""
+    visit_bytes: bytes | None = None
+    """The visit bytes as stored, in the order of the legal moves' codes."""
+    board: chess.Board | None = None
+    """The position before the move (filled by the reader; ignored by the writer)."""
+    code: int | None = None
+    """The u16 code of the move as stored (filled by the reader)."""
+
+
+class Game(NamedTuple):
+    """One game: the start position, the plies and the result."""
+
+    board: chess.Board
+    """The start position (``chess960`` set for Chess960 games)."""
+    plies: Sequence[Ply]
+    """The plies, in order."""
+    result: str
+    """``"1-0"``, ``"1/2-1/2"`` or ``"0-1"``."""
+    rook_files: tuple[int, int, int, int] | None = None
+    """The stored castling rook files (Q K q k, 0 = a-file); ``None`` to derive them from the board."""
+    format: str | None = None
+    """The format the game was read from (``raw_score`` is only reused when writing the same format)."""
+    number: int | None = None
+    """The game's number in its file, from 0 (filled by the reader)."""
+    offset: int | None = None
+    """The game's byte offset in its file (filled by the reader)."""
+
+
+class RawGame(NamedTuple):
+    """A game as bytes: the header fields and the ply records, checked for structure only.
+
+    ``error`` is a structural fault met after ``plies``: the chess layer checks those plies first, so that
+    the first fault in file order is the one reported (a wrong move count misaligns what follows it).
+    """
+
+    number: int
+    offset: int
+    header: dict[str, Any]
+    plies: list[tuple[int, int, int, bytes]]  # (offset, move code, raw score, visit bytes)
+    end: int
+    error: FormatError | None = None
+
+
+def check_format(format: str) -> None:
+    """Raise :class:`ValueError` for a format name other than those of :data:`FORMATS`."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown Monty format {format!r} (known: {', '.join(FORMATS)})")

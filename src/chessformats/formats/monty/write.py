@@ -1,0 +1,208 @@
+"""Writing Monty files: games in the policy or value format, byte-identical to the reference writer."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Sequence
+from typing import IO
+
+import chess
+import numpy as np
+
+from ...engine.errors import FormatError
+from ...engine.fileio import atomic_write
+from ...schemas import monty as schema
+from .model import (
+    BITBOARDS_STRUCT,
+    HEADER_NAMES,
+    HEADER_STRUCT,
+    PLY_HEAD_STRUCT,
+    RESULT_BYTES,
+    RIGHT_NAMES,
+    RIGHTS,
+    ROOK_FIELDS,
+    ROUNDINGS,
+    STANDARD_FILES,
+    TERMINATORS,
+    VALUE_PLY_STRUCT,
+    Game,
+    Ply,
+    RawGame,
+    check_format,
+)
+from .movegen import legal_codes
+from .moves import move_of
+from .read import side_score, start_board, visit_shares
+
+__all__ = ["visit_bytes", "write_games"]
+
+def visit_bytes(visits: Sequence[float], rounding: str = "round") -> bytes:
+    """Visit counts (or fractions) as stored: relative to the largest, in 32-bit floats like the reference.
+
+    ``rounding="round"``: round(v * 255 / max), half away from zero (current writers);
+    ``"trunc256"``: min(trunc(v * 256 / max), 255) (older data). All zero when the largest is 0.
+    """
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"unknown rounding {rounding!r} (known: {', '.join(ROUNDINGS)})")
+    values = np.asarray(visits, dtype=np.float64)
+    if values.size and (not np.all(np.isfinite(values)) or values.min() < 0):
+        raise ValueError("visits must be finite and not negative")
+    counts = values.astype(np.float32)
+    largest = counts.max() if counts.size else np.float32(0)
+    if largest <= 0:
+        return bytes(len(counts))
+    scale = np.float32(255 if rounding == "round" else 256)
+    scaled = counts * scale / np.float32(largest)
+    whole = np.trunc(scaled)
+    if rounding == "round":
+        whole += scaled - whole >= np.float32(0.5)
+    return bytes(np.minimum(whole, 255).astype(np.uint8).tobytes())
+
+
+def _policy_raw(score: float) -> int:
+    """trunc(score * 65535) in 32-bit floats (``MontyFormat``)."""
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score {score} outside [0, 1]")
+    return int(np.float32(score) * np.float32(65535))
+
+
+def _value_raw(score: float, white: bool) -> int:
+    """-(400 * ln(1 / p - 1)) as i16 in 32-bit floats, p white's score (``MontyValueFormat::push``)."""
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score {score} outside [0, 1]")
+    p = np.float32(score) if white else np.float32(1) - np.float32(score)
+    with np.errstate(divide="ignore"):
+        odds = np.float32(1) / p - np.float32(1)
+    log = np.float32(-math.inf if odds == 0 else math.log(float(odds)))  # correctly rounded ln, as logf
+    scaled = -(np.float32(400) * log)
+    return int(min(max(float(scaled), -32768.0), 32767.0))  # Rust's saturating `as i16`
+
+
+def _result_byte(result: str) -> int:
+    byte = RESULT_BYTES.get(result) if isinstance(result, str) else None
+    if byte is None:
+        raise ValueError(f"result must be '1-0', '1/2-1/2' or '0-1', not {result!r}")
+    return byte
+
+
+def _header_bytes(game: Game) -> bytes:
+    board = game.board
+    if board.halfmove_clock > 255 or not 0 <= board.fullmove_number <= 0xFFFF:
+        raise ValueError(f"move counters out of range for the format: {board.fen()}")
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    stored = schema.compress_bitboards(schema.PieceBitboards(white, black, board.pawns, board.knights, board.bishops,
+                                                             board.rooks, board.queens, board.kings))
+    rights = 0
+    files = list(STANDARD_FILES)
+    castling = board.clean_castling_rights()
+    for index, name in enumerate(RIGHT_NAMES):
+        color = chess.WHITE if index < 2 else chess.BLACK
+        king = board.king(color)
+        rooks = castling & chess.BB_RANKS[0 if color else 7]
+        side = [r for r in chess.SquareSet(rooks) if king is not None and (r < king) == (index % 2 == 0)]
+        if side:
+            rights |= 1 << RIGHTS[name].shift
+            files[index] = chess.square_file(side[0] if index % 2 == 0 else side[-1])
+    if game.rook_files is not None:
+        given = tuple(game.rook_files)
+        effective = given if any(given) else STANDARD_FILES
+        if len(given) != 4 or not all(0 <= f <= 7 for f in given) or any(
+                rights >> RIGHTS[name].shift & 1 and effective[i] != files[i] for i, name in enumerate(RIGHT_NAMES)):
+            raise ValueError(f"rook files {given} do not match the castling rights of {board.fen()}")
+        files = list(given)
+    fields = {
+        "board": BITBOARDS_STRUCT.pack(*stored), "side_to_move": 0 if board.turn else 1,
+        "ep_square": board.ep_square or 0,
+        "castling_rights": rights, "halfmove_clock": board.halfmove_clock, "fullmove_number": board.fullmove_number,
+        "result": _result_byte(game.result), **dict(zip(ROOK_FIELDS, files, strict=True)),
+    }
+    data = HEADER_STRUCT.pack(*(fields[name] for name in HEADER_NAMES))
+    try:  # what the reader would reject is never written
+        start_board(RawGame(0, 0, dict(zip(HEADER_NAMES, HEADER_STRUCT.unpack(data), strict=True)), [], 0), None)
+    except FormatError as exc:
+        raise ValueError(f"not a position the format can store ({exc.reason}): {board.fen()}") from None
+    return data
+
+
+def _visits_of(ply: Ply, moves: list[chess.Move], rounding: str, where: str) -> bytes:
+    """The stored visit bytes of a ply (``moves``: the legal moves in code order)."""
+    if ply.visit_bytes is not None:
+        stored = bytes(ply.visit_bytes)
+        if len(stored) != len(moves):
+            raise ValueError(f"{where}: {len(stored)} visit bytes for {len(moves)} legal moves")
+        if ply.visits is not None:
+            if dict(ply.visits) != visit_shares(moves, stored):
+                raise ValueError(f"{where}: visits and visit_bytes disagree (set visit_bytes=None to write new visits)")
+        return stored
+    assert ply.visits is not None
+    counts: dict[chess.Move, float] = {}
+    for key, amount in ply.visits.items():
+        counts[chess.Move.from_uci(key) if isinstance(key, str) else key] = amount
+    unknown = set(counts) - set(moves)
+    if unknown:
+        raise ValueError(f"{where}: visits for moves that are not legal: {', '.join(sorted(m.uci() for m in unknown))}")
+    return visit_bytes([counts.get(move, 0) for move in moves], rounding)
+
+
+def _game_bytes(game: Game, number: int, format: str, rounding: str) -> bytes:
+    value = format == "value"
+    out = [_header_bytes(game)]
+    board = game.board.copy(stack=False)
+    reuse_raw = game.format in (None, format)
+    for index, ply in enumerate(game.plies):
+        where = f"game {number}, ply {index}"
+        rooks: dict[int, int] = {}
+        codes = sorted(legal_codes(board, rooks))
+        moves = [move_of(code, board, rooks) for code in codes]
+        try:
+            slot = moves.index(ply.move)
+        except ValueError:
+            raise ValueError(f"{where}: {ply.move.uci()} is not a legal move in {board.fen()}") from None
+        code = codes[slot]
+        raw = ply.raw_score if reuse_raw else None
+        if raw is not None:
+            if ply.score != side_score(raw, value, board.turn):
+                raise ValueError(f"{where}: score and raw_score disagree (set raw_score=None to write a new score)")
+            low, high = (-32768, 32767) if value else (0, 65535)
+            if not low <= raw <= high:
+                raise ValueError(f"{where}: raw_score {raw} out of range")
+        else:
+            raw = _value_raw(ply.score, board.turn) if value else _policy_raw(ply.score)
+        if value:
+            out.append(VALUE_PLY_STRUCT.pack(code, raw))
+        elif ply.visits is None and ply.visit_bytes is None:
+            out.append(PLY_HEAD_STRUCT.pack(code, raw, 0))
+        else:
+            stored = _visits_of(ply, moves, rounding, where)
+            out.append(PLY_HEAD_STRUCT.pack(code, raw, len(stored)) + stored)
+        board.push(moves[slot])
+    out.append(bytes(TERMINATORS[format]))
+    return b"".join(out)
+
+
+def write_games(target: str | os.PathLike[str] | IO[bytes], games: Iterable[Game], *, format: str = "policy",
+                rounding: str = "round") -> int:
+    """Write games in the policy or value format; return the number of games written.
+
+    Each game is a :class:`Game`: start board, plies (move, score and, policy format, visit counts or
+    fractions by move, or ``None`` for no distribution) and result. The games :func:`read_games` gives
+    can be written back unchanged and give the identical file (stored scores and visit bytes are reused).
+    ``rounding`` turns visits into bytes (see :func:`visit_bytes`). A path is written atomically (through a
+    temporary file); a bad game raises :class:`ValueError` naming it and leaves the old file in place.
+    """
+    check_format(format)
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"unknown rounding {rounding!r} (known: {', '.join(ROUNDINGS)})")
+    if isinstance(target, (str, os.PathLike)):
+        with atomic_write(target) as handle:
+            return _write(handle, games, format, rounding)
+    return _write(target, games, format, rounding)
+
+
+def _write(handle: IO[bytes], games: Iterable[Game], format: str, rounding: str) -> int:
+    count = 0
+    for game in games:
+        handle.write(_game_bytes(game, count, format, rounding))
+        count += 1
+    return count

@@ -1,0 +1,79 @@
+"""Which book moves are legal: ``board.is_legal`` for several moves of one position, on the bitboard tables of
+:mod:`chessformats.formats.bitboards`, sharing the work that depends only on the position."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import chess
+
+from ..bitboards import PAWN_ATTACKS, RAYS, SQUARES
+
+__all__ = ["legality_checker"]
+
+_HAS_PIN_HELPER = hasattr(chess.Board, "_slider_blockers")
+# by side to move: pawn step, start rank, last rank, capture targets by square
+_PAWN_RULES = (
+    (-8, chess.BB_RANK_7, chess.BB_RANK_1, PAWN_ATTACKS[chess.BLACK]),
+    (8, chess.BB_RANK_2, chess.BB_RANK_8, PAWN_ATTACKS[chess.WHITE]),
+)
+
+
+def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
+    """``board.is_legal`` for several moves of one position, sharing the work that depends only on it.
+
+    Out of check, a move is legal when it is pseudo-legal and does not expose the king: the pinned
+    pieces are computed once per position. Pawn and piece moves are tested directly on the bitboards
+    (a book move is one move, so generating every move of the position, as python-chess's pseudo-legality
+    test does for pawns, is wasted work); king moves, castling, en passant, drops, variants and positions
+    in check go to ``board.is_legal``. The tests compare this with ``board.is_legal`` on every square pair.
+    """
+    turn = board.turn
+    own = board.occupied_co[turn]
+    king_bb = board.kings & own
+    if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1) or not _HAS_PIN_HELPER:
+        return board.is_legal
+    king = king_bb.bit_length() - 1
+    if board.attackers_mask(not turn, king):
+        return board.is_legal
+    pins: list[int] = []  # the pinned pieces, computed at most once and only when a pin is possible
+    squares, rays = SQUARES, RAYS
+
+    def legal(move: chess.Move) -> bool:
+        # Everything is read from the board when needed: a probe checks only one to a few moves.
+        origin, target = move.from_square, move.to_square
+        origin_mask, target_mask = squares[origin], squares[target]
+        ep = board.ep_square
+        special = board.kings | (squares[ep] if ep is not None else 0)  # king moves, castling, en passant
+        if not own & origin_mask or target_mask & own or move.drop:
+            return (origin_mask | target_mask) & special != 0 and board.is_legal(move)
+        if (origin_mask | target_mask) & special:
+            return board.is_legal(move)
+        if board.pawns & origin_mask:
+            step, start_rank, last_rank, pawn_attacks = _PAWN_RULES[turn]
+            if (move.promotion is not None) != (target_mask & last_rank != 0):
+                return False
+            occupied = board.occupied
+            if target == origin + step:
+                ok = not target_mask & occupied
+            elif target == origin + 2 * step:
+                ok = origin_mask & start_rank != 0 and not (squares[origin + step] | target_mask) & occupied
+            else:
+                ok = pawn_attacks[origin] & target_mask & occupied != 0
+        else:
+            ok = move.promotion is None and board.attacks_mask(origin) & target_mask != 0
+        if not ok:
+            return False
+        # a piece can only be pinned on a line from the king that holds an enemy slider of the right kind
+        line = rays[king][origin]
+        if not line:
+            return True
+        straight = (origin & 7) == (king & 7) or (origin >> 3) == (king >> 3)
+        pinners = board.occupied_co[not turn] & (board.queens | (board.rooks if straight else board.bishops))
+        if not line & pinners:
+            return True
+        if not pins:
+            pins.append(board._slider_blockers(king) & own)
+        return not pins[0] & origin_mask or rays[origin][target] & squares[king] != 0
+
+    return legal

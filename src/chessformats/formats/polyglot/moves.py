@@ -1,0 +1,104 @@
+"""Polyglot's 16-bit moves: decoding and encoding (castling stored as king-takes-rook), and which raw moves
+cannot be Polyglot moves at all.
+
+The bit fields come from :data:`chessformats.schemas.polyglot.MOVE`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import numpy as np
+
+from ...engine.layout import bit_fields, unpack_bits
+from ...schemas import polyglot as schema
+
+__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problems"]
+
+_FIELDS = bit_fields(schema.MOVE)
+_TO, _FROM, _PROMOTION = _FIELDS["to_file"].shift, _FIELDS["from_file"].shift, _FIELDS["promotion"]
+# a square is its file and rank fields together, file low and rank high: python-chess's numbering
+_SQUARE = _FIELDS["to_file"].mask | _FIELDS["to_rank"].mask << (_FIELDS["to_rank"].shift - _TO)
+assert _FIELDS["to_rank"].shift - _TO == _FIELDS["from_rank"].shift - _FROM == _FIELDS["to_file"].mask.bit_length()
+_PIECE_OF_PROMOTION: dict[int, chess.PieceType | None] = {
+    value: (None if name == "none" else chess.PIECE_NAMES.index(name))
+    for value, (name, _) in schema.PROMOTION.meanings.items()
+}
+_PROMOTION_OF_PIECE = {piece: value for value, piece in _PIECE_OF_PROMOTION.items() if piece is not None}
+
+
+class _MoveTable(dict[int, chess.Move]):
+    """Raw move -> :class:`chess.Move` as stored (castling as king-takes-rook, 0 as the null move), filled
+    on first use."""
+
+    def __missing__(self, raw: int) -> chess.Move:
+        if raw == 0:
+            move = chess.Move.null()
+        else:
+            promotion = (raw >> _PROMOTION.shift) & _PROMOTION.mask
+            move = chess.Move((raw >> _FROM) & _SQUARE, (raw >> _TO) & _SQUARE, _PIECE_OF_PROMOTION.get(promotion))
+        self[raw] = move
+        return move
+
+
+MOVES = _MoveTable()
+"""Raw move -> :class:`chess.Move` exactly as stored; the decoding of every raw move outside
+:data:`KING_TAKES_ROOK` (the probe's hot path reads it directly)."""
+KING_TAKES_ROOK = frozenset((origin << _FROM) | (target << _TO) for origin, target in (
+    (chess.E1, chess.H1), (chess.E1, chess.A1), (chess.E8, chess.H8), (chess.E8, chess.A8)))
+"""The raw moves that mean castling when a king stands on their origin: e1h1, e1a1, e8h8, e8a8."""
+
+
+def decode_move(board: chess.Board | None, raw: int) -> chess.Move:
+    """The :class:`chess.Move` of a raw 16-bit move played from ``board``.
+
+    Without a board (``None``) the move is as stored (castling as king-takes-rook, ``a1a1`` as the null
+    move). With a board, king-takes-rook becomes standard castling when a king stands on e1/e8 and the board
+    is not Chess960 (where python-chess itself writes castling as king-takes-rook).
+    """
+    move = MOVES[raw]
+    if board is not None and not board.chess960 and move.from_square in (chess.E1, chess.E8):
+        if move.to_square in (chess.H1, chess.A1, chess.H8, chess.A8) and board.kings & chess.BB_SQUARES[
+                move.from_square]:
+            file = 6 if chess.square_file(move.to_square) == 7 else 2
+            return chess.Move(move.from_square, chess.square(file, chess.square_rank(move.from_square)))
+    return move
+
+
+def encode_move(board: chess.Board | None, move: chess.Move) -> int:
+    """The raw 16-bit move of ``move`` played from ``board``; with a board (not ``None``), castling is stored
+    as king-takes-rook."""
+    if not move:
+        return 0
+    from_square, to_square = move.from_square, move.to_square
+    if board is not None and board.is_castling(move) and not board.chess960:
+        rook_file = 7 if chess.square_file(to_square) > chess.square_file(from_square) else 0
+        to_square = chess.square(rook_file, chess.square_rank(from_square))
+    if move.drop is not None or from_square == to_square:
+        raise ValueError(f"a Polyglot book cannot store the move {move.uci()}")
+    promotion = _PROMOTION_OF_PIECE[move.promotion] if move.promotion else 0
+    return (promotion << _PROMOTION.shift) | (from_square << _FROM) | (to_square << _TO)
+
+
+def move_problems(
+    moves: np.ndarray[Any, Any],
+) -> tuple[dict[str, tuple[np.ndarray[Any, Any], str]], dict[str, np.ndarray[Any, Any]]]:
+    """For raw moves (an integer array): field path -> (mask of the moves where it is invalid, what was
+    expected), and the bit fields of the moves.
+
+    A Polyglot move has bit 15 clear, a promotion 0..4, an origin other than its destination (but for the
+    null move ``a1a1``), and promotes only from the 7th rank to the 8th or from the 2nd to the 1st.
+    """
+    fields = unpack_bits(moves, schema.MOVE)
+    nonzero = moves != 0
+    same_square = (fields["from_rank"] == fields["to_rank"]) & (fields["from_file"] == fields["to_file"])
+    promotes_ok = (fields["promotion"] == 0) | ((fields["from_rank"] == 6) & (fields["to_rank"] == 7)) | (
+        (fields["from_rank"] == 1) & (fields["to_rank"] == 0))
+    problems = {
+        "move.reserved": (fields["reserved"] != 0, "0"),
+        "move.promotion": (fields["promotion"] > 4, "0..4"),
+        "move": (nonzero & same_square, "origin differs from destination"),
+        "move.to_rank": (nonzero & ~promotes_ok, "7 or 0 (promotions end on the last rank)"),
+    }
+    return problems, fields
