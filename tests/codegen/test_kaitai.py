@@ -227,11 +227,12 @@ def _kvetka_books(folder: Path) -> list[Path]:
     from importlib import resources
 
     from chessformats import kvetka
-    from chessformats.books.stats import BookStats, read_pgn_games
+    from chessformats.books.build import BookBuilder
 
+    builder = BookBuilder(max_ply=16)
     with resources.as_file(resources.files("chessformats.data") / "example_games.pgn") as games:
-        stats = BookStats()
-        stats.add_games(read_pgn_games(str(games)), max_ply=16)
+        builder.add_pgn(games)
+    stats = builder.to_stats()
     after_e4 = chess.Board()
     after_e4.push_san("e4")
     sources = [
