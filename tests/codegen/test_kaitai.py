@@ -160,9 +160,9 @@ def compare(file_type: FileType, data: bytes, parsed: Any) -> Comparison:
     except FormatError:
         walk(result, file_type.declaration, file_type.declaration.parse(data), parsed, "")
         return result
-    raw: list[str] = []  # fields Kaitai keeps as bytes: their sub-fields are not compared one by one
+    raw: list[str] = []  # the field Kaitai keeps as bytes: its sub-fields (traced right after it) are not compared
     for field in fields:
-        if not field.path or any(field.path.startswith(prefix) for prefix in raw):
+        if not field.path or (raw and field.path.startswith(tuple(raw))):
             continue
         try:
             theirs = navigate(parsed, field.path)
@@ -202,7 +202,7 @@ def walk(result: Comparison, con: cs.Construct, ours: Any, theirs: Any, path: st
 
 def _compare_field(result: Comparison, field: TracedField, theirs: Any, data: bytes, raw: list[str]) -> None:
     if isinstance(theirs, bytes) and not isinstance(field.value, bytes):
-        raw += [field.path + ".", field.path + "["]
+        raw[:] = [field.path + ".", field.path + "["]
         result.value(field.path, data[field.start:field.end], theirs)
     elif field.leaf:
         result.value(field.path, field.value, theirs)
