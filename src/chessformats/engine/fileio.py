@@ -6,6 +6,7 @@ import contextlib
 import mmap
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from types import TracebackType
 from typing import IO, Any, TypeVar
@@ -21,17 +22,31 @@ def map_file(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: temporary files of killed writers stay
+    fcntl = None  # type: ignore[assignment]
+
+_FRESH = 5.0
+"""Seconds during which an empty, unlocked temporary file may still be a live writer's (created, not yet locked)."""
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """Write a file through a temporary file in the same folder, renamed over ``path`` on success.
 
-    If the block raises, the temporary file is removed and ``path`` is left as it was.
+    If the block raises, the temporary file is removed and ``path`` is left as it was. A writer that is killed
+    (SIGKILL, power loss) cannot remove its temporary file: the file is locked (``flock``) while its writer
+    lives, and the next write of ``path`` removes the temporary files of ``path`` that nobody holds.
     """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot write {target}: no folder {folder}")
-    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+    prefix = f".{os.path.basename(target)}."
+    _remove_abandoned(folder, prefix)
+    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    lock = _lock(fd)  # a duplicate descriptor: the lock outlives the handle until the rename is done
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -42,6 +57,41 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
+def _lock(fd: int) -> int | None:
+    if fcntl is None:  # pragma: no cover
+        return None
+    lock = os.dup(fd)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def _remove_abandoned(folder: str, prefix: str) -> None:
+    """Remove ``prefix*.tmp`` files in ``folder`` whose writer is gone (no process holds their lock)."""
+    if fcntl is None:  # pragma: no cover
+        return
+    for entry in os.scandir(folder):
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            status = os.fstat(fd)
+            if status.st_size == 0 and time.time() - status.st_mtime < _FRESH:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+        except OSError:  # locked: its writer is alive
+            continue
+        finally:
+            os.close(fd)
 
 
 _Mapped = TypeVar("_Mapped", bound="MappedFile")
