@@ -38,9 +38,15 @@ def main(argv: list[str] | None = None) -> int:
 
         return guided.main(seed=seed, minutes=args.minutes, readers=args.reader, memory_mb=args.memory,
                            timeout=int(args.timeout), stats=args.stats)
+    partial = Path(f"{args.stats}.partial") if args.stats else None
+
+    def checkpoint(report: campaign.Report) -> None:  # the counts so far, should the run be killed
+        if partial is not None:
+            partial.write_text(json.dumps({"mode": "mutation", **report.summary()}) + "\n")
+
     report = campaign.run(master=seed, seconds=None if args.cases else args.minutes * 60, cases=args.cases,
                           jobs=args.jobs, limits=Limits(args.timeout, args.memory), readers=args.reader,
-                          save=not args.no_save)
+                          save=not args.no_save, checkpoint=checkpoint)
     summary = report.summary()
     print(f"fuzz: seed {seed}: {report.cases:,} cases in {report.seconds:,.0f} s, "
           f"{len(report.failures)} failures ({len(report.findings) - len(report.failures)} known), "
@@ -56,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.stats:
         with open(args.stats, "a") as handle:
             handle.write(json.dumps({"mode": "mutation", **summary}) + "\n")
+        if partial is not None and partial.exists():
+            partial.unlink()
     return 1 if report.failures else 0
 
 

@@ -68,7 +68,7 @@ class Report:
 def run(*, master: int, seconds: float | None = None, cases: int | None = None, jobs: int = 2,
         limits: Limits | None = None, readers: Sequence[str] | None = None, save: bool = True,
         cache: Path | None = None, corpus: Path = reproducers.CORPUS,
-        log: Callable[[str], None] = print) -> Report:
+        log: Callable[[str], None] = print, checkpoint: Callable[[Report], None] | None = None) -> Report:
     """Run cases ``0, 1, 2, ...`` of campaign ``master`` until ``seconds`` pass or ``cases`` have run."""
     limits = limits or Limits()
     root = scratch_root()
@@ -103,6 +103,9 @@ def run(*, master: int, seconds: float | None = None, cases: int | None = None, 
                     elapsed = last_log - started
                     log(f"fuzz: {report.cases:,} cases in {elapsed:,.0f} s ({report.cases / elapsed:,.0f}/s), "
                         f"{len(report.failures)} failures, {len(report.unconfirmed)} unconfirmed")
+                    if checkpoint is not None:
+                        report.seconds = elapsed
+                        checkpoint(report)
         finally:
             pool.close()
     finally:

@@ -76,6 +76,17 @@ class Context:
         return str(self.outputs / name)
 
 
+def preload() -> None:
+    """Import every module the paths use, before the workers are forked (each would import them again, and a
+    tree changed meanwhile on disk would mix versions)."""
+    for name in ("chessformats.polyglot", "chessformats.ctg", "chessformats.kvetka", "chessformats.monty",
+                 "chessformats.chessbase", "chessformats.books.build", "chessformats.cli.main",
+                 "chessformats.cli.registry", "chessformats.codegen.hexview", "rich.console", "chess.pgn"):
+        importlib.import_module(name)
+    registry = importlib.import_module("chessformats.cli.registry")
+    registry.all_formats()
+
+
 def boards() -> Iterator[chess.Board]:
     yield chess.Board()
     for line in _LINES:

@@ -92,6 +92,7 @@ class Prepared:
 
     @classmethod
     def make(cls, seeds: Sequence[Seed], readers: Sequence[str] | None = None) -> Prepared:
+        drivers.preload()
         chosen = [s for s in seeds if readers is None or s.reader in readers]
         originals = {s.name: s.load() for s in chosen}
         generators = {s.name: mutations.Generator(originals[s.name], s.primary, s.reader,
