@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from chessformats.books import batchplay
 from chessformats.books import build as bookbuild
-from chessformats.books.build import COUNT_MAX, BookBuilder, _parse_game, _read_batch, split_games
+from chessformats.books.batches import read_batch as _read_batch
+from chessformats.books.build import COUNT_MAX, BookBuilder
+from chessformats.books.pgnread import parse_game, split_games
 from chessformats.polyglot import encode_move, make_book, merge_books, zobrist_hash
 from conftest import find_corpus, find_tool
 
@@ -398,7 +400,7 @@ def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
     text = "".join(game for _, game in games)
     ends = list(itertools.accumulate(len(game) for _, game in games))
     batch, skipped = _read_batch(text, list(zip([0, *ends[:-1]], ends, strict=True)), 0, 1, max_ply)
-    expected = [_parse_game(text, max_ply) for _, text in games]
+    expected = [parse_game(text, max_ply) for _, text in games]
     assert [(s.number, s.reason) for s in skipped] == [
         (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
     good = [(tags, sans) for tags, sans, error in expected if error is None]

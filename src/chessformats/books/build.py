@@ -2,7 +2,7 @@
 
 The :class:`BookBuilder` is format-neutral: it collects, per position (identified by its Polyglot key)
 and move, the counts a book needs, and :meth:`BookBuilder.to_stats` gives the neutral
-:class:`~chessformats.formats.bookstats.BookStats` model that every book writer consumes. It also keeps
+:class:`~chessformats.books.stats.BookStats` model that every book writer consumes. It also keeps
 the two counters ``polyglot make-book`` keeps (games ``n`` and ``sum`` of ``result + 1``, halved for
 the whole position when a move reaches 16,384 games), so the Polyglot writer can reproduce that
 program's output byte for byte.
@@ -14,7 +14,7 @@ scores as a draw for polyglot's counters; the neutral counts keep ``*`` apart). 
 with an illegal or unreadable move within ``max_ply`` plies is skipped whole and reported with its
 number and byte offset; the build goes on.
 
-Speed: the games are read in batches; each batch is replayed by :mod:`chessformats.formats.batchplay`
+Speed: the games are read in batches; each batch is replayed by :mod:`chessformats.books.batchplay`
 (all games of the batch advance one ply per numpy step; python-chess only for what it does not play),
 which yields one event (game, ply, key, move) per ply. The counts are then aggregated with numpy into
 a table sorted by (key, move); polyglot's sequential halving is recomputed exactly, in game order, for
@@ -24,24 +24,35 @@ replayed by a forked process, which sends back its events.
 
 from __future__ import annotations
 
-import bz2
 import gc
-import gzip
-import io
-import lzma
 import multiprocessing
 import os
 import pickle
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import chess
 import numpy as np
 
-from ..formats.polyglot import decode_move, encode_move
-from ..formats.zobrist import zobrist_hash
-from . import batchplay, pgnscan
+from ..formats.polyglot import decode_move
+from . import batchplay
+from .batches import (
+    CHUNK_GAMES,
+    COUNTS,
+    DRAW,
+    LOSS,
+    POINTS,
+    WIN,
+    Batch,
+    Chunk,
+    Game,
+    SkippedGame,
+    event_stride,
+    read_chunks,
+    read_spans,
+    replay_games,
+)
+from .pgnread import GAME_BREAK, game_spans, open_text, split_games
 from .stats import BookStats, MoveStats, PositionStats
 
 if TYPE_CHECKING:
@@ -49,27 +60,11 @@ if TYPE_CHECKING:
 
 __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"]
 
-MEMO_DEPTH = 40
-"""Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
-
-CHUNK_GAMES = 8192
-"""Games replayed together (a batch); the events of one batch are held in memory at once."""
-
 BLOCK_CHARS = 1 << 24
 """Characters of PGN read at a time in a one-process build (a block holds many batches of usual games)."""
 
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
-
-
-class SkippedGame(NamedTuple):
-    """A game left out of the book, and why."""
-
-    number: int
-    """1-based number of the game in its file."""
-    offset: int
-    """Byte offset (in the decompressed text) where the game starts."""
-    reason: str
 
 
 class BookEntry(NamedTuple):
@@ -89,302 +84,11 @@ class BookEntry(NamedTuple):
     losses: int
 
 
-# the outcome of a game for the side to move: polyglot's points for it and the counter it adds to
-_WIN, _DRAW, _LOSS, _UNKNOWN = range(4)
-_POINTS = np.array([2, 1, 0, 1], dtype=np.int64)
-# per result tag (1-0, 1/2-1/2, 0-1, anything else): the outcome for black (row 0) and white (row 1) to move
-_RESULT_CODES = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}
-_OUTCOMES = np.array([[_LOSS, _DRAW, _WIN, _UNKNOWN], [_WIN, _DRAW, _LOSS, _UNKNOWN]], dtype=np.int8)
-_COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
-
-_GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
-_NOT_BLANK = re.compile(r"\S")
 # a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
 # imported, for the start-up time of PGN builds); other names are read as PGN
 _CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
                     ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
                     ".pgi")
-_TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
-_HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
-# movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
-_TOKEN = re.compile(
-    r"(\{[^}]*\}?|;[^\n]*|^%[^\n]*)"  # 1: comments
-    r"|(\()|(\))"  # 2, 3: variations
-    r"|(\$\d+|[!?]+|\.+)"  # 4: NAGs and the dots after move numbers
-    r"|([A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*)",  # 5: symbols: moves, move numbers (all digits), results
-    re.M,
-)
-_NO_MARKS = str.maketrans("", "", "+#!?")
-# comments, variations, NAGs, escapes and brackets send movetext to the full tokenizer
-_COMPLEX = re.compile(r"[{}();%$\[\]<>]")
-_ENDINGS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
-# movetext without comments, variations or NAGs: single blanks, move numbers and moves (a move ends at a blank
-# or at the end: no backtracking into it), then the result; written so that matching stays linear
-_SIMPLE = re.compile(r"(?:\s|\d+\.+|[A-Za-z][A-Za-z0-9_=:/-]*(?![A-Za-z0-9_=:/-]))*(?:(?:1-0|0-1|1/2-1/2|\*)\s*)?")
-_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_=:/-]*")
-
-
-def open_text(path: str | os.PathLike[str]) -> IO[str]:
-    """Open a PGN file for reading text, decompressing ``.gz``, ``.bz2`` and ``.xz``."""
-    name = os.fspath(path)
-    lower = name.lower()
-    raw: Any
-    if lower.endswith(".gz"):
-        raw = gzip.open(name, "rb")
-    elif lower.endswith(".bz2"):
-        raw = bz2.open(name, "rb")
-    elif lower.endswith(".xz"):
-        raw = lzma.open(name, "rb")
-    else:
-        raw = open(name, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
-
-
-def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
-    """``(offset, game text)`` of every game: games are separated by a blank line before a tag.
-
-    A break inside a brace comment (unbalanced ``{``) is not a game boundary.
-    """
-    for start, end in _game_spans(text):
-        yield base_offset + start, text[start:end]
-
-
-def _game_spans(text: str) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` in ``text`` of every game (see :func:`split_games`)."""
-    start = 0
-    pending = 0
-    for match in _GAME_BREAK.finditer(text):
-        if text.count("{", pending, match.start()) > text.count("}", pending, match.start()):
-            continue  # the blank line is inside a comment: keep going
-        if _NOT_BLANK.search(text, start, match.start()):
-            yield start, match.start()
-        start = pending = match.end()
-    if _NOT_BLANK.search(text, start):
-        yield start, len(text)
-
-
-def _parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:
-    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any."""
-    header = _HEADER.match(text)
-    position = header.end() if header else 0
-    tags = dict(_TAG.findall(text, 0, position))
-    # Most movetext has no comments or variations: then the symbols are all there is to read.
-    head = text[position:position + 16 * max_ply + 64]
-    truncated = len(head) < len(text) - position
-    if truncated:
-        head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
-    if not _COMPLEX.search(head):
-        # Check marks and !? off, the movetext must be moves, "12." / "12..." move numbers and at its end the
-        # result; then the words that start with a letter are the moves.
-        head = head.translate(_NO_MARKS)
-        if _SIMPLE.fullmatch(head):
-            symbols = _SYMBOL.findall(head)
-            if len(symbols) >= max_ply or not truncated:
-                return tags, symbols[:max_ply], None
-    moves: list[str] = []
-    depth = 0
-    for match in _TOKEN.finditer(text, position):
-        symbol = match.group(5)
-        if symbol is not None:
-            if symbol.isdigit():
-                continue  # a move number
-            if symbol in _ENDINGS:
-                if depth:
-                    return tags, moves, "result inside a variation"
-                return tags, moves, None
-            if depth == 0:
-                if len(moves) >= max_ply:
-                    return tags, moves, None  # polyglot reads no further moves (it checks no more either)
-                moves.append(symbol.rstrip("+#"))
-        elif match.group(2) is not None:
-            depth += 1
-        elif match.group(3) is not None:
-            if depth == 0:
-                return tags, moves, "unbalanced ')'"
-            depth -= 1
-    if depth:
-        return tags, moves, "unterminated variation"
-    return tags, moves, None
-
-
-
-class _Chunk(NamedTuple):
-    """What one batch of games adds: counts as events, positions to find boards again, skipped games."""
-
-    games: int
-    """Games read, skipped ones included."""
-    skipped: list[SkippedGame]
-    key: np.ndarray[Any, Any]
-    """Per event (a ply of a game): the key before the move, ..."""
-    raw: np.ndarray[Any, Any]
-    white: np.ndarray[Any, Any]
-    seq: np.ndarray[Any, Any]
-    """... the order the plies come in (game number, then ply) ..."""
-    outcome: np.ndarray[Any, Any]
-    """... and the game's outcome for the side to move (_WIN, _DRAW, _LOSS, _UNKNOWN)."""
-    positions: dict[str, np.ndarray[Any, Any]]
-    links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
-    fens: dict[int, str]
-    """Positions met only through python-chess (setups, Chess960, what the batch replay left)."""
-
-
-_Game = tuple[int, int, dict[str, str], list[str]]  # number, offset, tags, SAN tokens
-
-
-class _Batch(NamedTuple):
-    """Games to replay: numbers, offsets, tags, and their moves as numbers (see :class:`pgnscan.Scan`)."""
-
-    numbers: list[int]
-    offsets: list[int]
-    tags: list[dict[str, str]]
-    tokens: np.ndarray[Any, Any]
-    starts: np.ndarray[Any, Any]
-    lengths: np.ndarray[Any, Any]
-    vocabulary: list[str]
-
-    def sans(self, game: int) -> list[str]:
-        start = int(self.starts[game])
-        return [self.vocabulary[token] for token in self.tokens[start:start + int(self.lengths[game])].tolist()]
-
-    @classmethod
-    def of(cls, games: list[_Game]) -> _Batch:
-        return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
-                   *batchplay.number_tokens([game[3] for game in games]))
-
-
-def _standard(tags: dict[str, str]) -> bool:
-    return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
-
-
-def _replay_games(batch: _Batch, stride: int, read: int, skipped: list[SkippedGame]) -> _Chunk:
-    """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
-    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
-    chosen = np.flatnonzero(standard)
-    result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
-                                     memo_depth=MEMO_DEPTH)
-    numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
-    codes = np.array([_RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
-                     dtype=np.int64)
-    white = result.ply % 2 == 0
-    columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
-                                       _OUTCOMES[white.astype(np.int64), codes[result.game]])]
-    fens: dict[int, str] = {}
-    slow = sorted(np.flatnonzero(~standard).tolist() + chosen[result.failed].tolist())
-    for game in slow:
-        number, tags = batch.numbers[game], batch.tags[game]
-        try:
-            plies = _slow_plies(tags, batch.sans(game), fens)
-        except ValueError as exc:
-            skipped.append(SkippedGame(number, batch.offsets[game], str(exc)))
-            continue
-        if not plies:
-            continue
-        code = _RESULT_CODES.get(tags.get("Result", "*"), 3)
-        keys, raws, turns = zip(*plies, strict=True)
-        turn = np.array(turns, dtype=bool)
-        columns.append((np.array(keys, dtype=np.uint64), np.array(raws, dtype=np.int64), turn,
-                        number * stride + np.arange(len(plies), dtype=np.int64),
-                        _OUTCOMES[turn.astype(np.int64), code]))
-    key, raw, turn, seq, outcome = (np.concatenate(parts) for parts in zip(*columns, strict=True))
-    return _Chunk(read, sorted(skipped), key, raw, turn, seq, outcome, result.positions, result.links, fens)
-
-
-def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> list[tuple[int, int, bool]]:
-    """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game."""
-    fen = tags.get("FEN")
-    chess960 = "960" in tags.get("Variant", "")
-    try:
-        board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
-    except ValueError as exc:
-        raise ValueError(f"bad FEN tag: {exc}") from None
-    if fen and not chess960 and board.has_chess960_castling_rights():
-        board.chess960 = True
-    plies = []
-    for ply, san in enumerate(sans):
-        try:
-            move = board.parse_san(san)
-        except ValueError:
-            raise ValueError(f"illegal or unreadable move {san!r} at ply {ply + 1}") from None
-        key = zobrist_hash(board)
-        if key not in fens:
-            fens[key] = board.fen()
-        plies.append((key, encode_move(board, move), board.turn))
-        board.push(move)
-    return plies
-
-
-def _read_chunks(text: str, base: int, first_number: int, max_ply: int,
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
-    """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
-    return _read_spans(text, _game_spans(text), base, first_number, max_ply, progress)
-
-
-def _read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_number: int, max_ply: int,
-                progress: Callable[[int, int], None] | None = None) -> Iterator[_Chunk]:
-    """:func:`_read_chunks` for the games at ``spans`` of ``text``."""
-    stride = _stride(max_ply)
-    batch_spans: list[tuple[int, int]] = []
-    number = first_number - 1
-    for span in spans:
-        batch_spans.append(span)
-        if progress is not None and len(batch_spans) % 1000 == 0:
-            progress(number + len(batch_spans), base + span[0])
-        if len(batch_spans) >= CHUNK_GAMES:
-            batch, skipped = _read_batch(text, batch_spans, base, number + 1, max_ply)
-            yield _replay_games(batch, stride, len(batch_spans), skipped)
-            number += len(batch_spans)
-            batch_spans = []
-    if batch_spans:
-        batch, skipped = _read_batch(text, batch_spans, base, number + 1, max_ply)
-        yield _replay_games(batch, stride, len(batch_spans), skipped)
-
-
-def _read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number: int,
-                max_ply: int) -> tuple[_Batch, list[SkippedGame]]:
-    """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
-    rest one by one with the tokenizer. Offsets are reported from ``base``."""
-    numbers, offsets, tags, heads, truncated = [], [], [], [], []
-    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
-    for number, (start, end) in enumerate(spans, first_number):
-        header = _HEADER.match(text, start, end)
-        position = header.end() if header else start
-        head = text[position:min(position + limit, end)]
-        cut = position + limit < end
-        if cut:
-            head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
-        numbers.append(number)
-        offsets.append(base + start)
-        tags.append(dict(_TAG.findall(text, start, position)))
-        heads.append(head)
-        truncated.append(cut)
-    scanned = pgnscan.scan(heads, truncated, max_ply)
-    skipped: list[SkippedGame] = []
-    if scanned.read.all():
-        return _Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths,
-                      scanned.vocabulary), skipped
-    # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
-    vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
-    extra: list[int] = []
-    starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
-    keep = np.ones(len(spans), dtype=bool)
-    for game in np.flatnonzero(~scanned.read).tolist():
-        start, end = spans[game]
-        _, sans, error = _parse_game(text[start:end], max_ply)
-        if error is not None:
-            skipped.append(SkippedGame(numbers[game], offsets[game], error))
-            keep[game] = False
-            continue
-        starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
-        extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
-    tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
-    chosen = np.flatnonzero(keep).tolist()
-    return _Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen], [tags[i] for i in chosen], tokens,
-                  starts[chosen], lengths[chosen], list(vocabulary)), skipped
-
-
-def _stride(max_ply: int) -> int:
-    return min(max_ply, 1 << 24) + 1
-
 
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
@@ -400,7 +104,7 @@ class BookBuilder:
         self._table: dict[str, np.ndarray[Any, Any]] = {
             "key": np.zeros(0, dtype=np.uint64), "raw": np.zeros(0, dtype=np.int64),
             "white": np.zeros(0, dtype=bool), "first": np.zeros(0, dtype=np.int64),
-            **{name: np.zeros(0, dtype=np.int64) for name in _COUNTS}}
+            **{name: np.zeros(0, dtype=np.int64) for name in COUNTS}}
         # positions by key (sorted): whole for the first MEMO_DEPTH plies, deeper ones as (parent, move)
         start = batchplay.start_columns()
         self._positions = {name: np.array([value], dtype=np.int64 if name == "ep" else np.uint64)
@@ -460,11 +164,11 @@ class BookBuilder:
         from ..formats.chessbase import RESULT_TAGS, open_database
         from ..formats.chessbase.pgn import mainline_sans
 
-        stride = _stride(self.max_ply)
+        stride = event_stride(self.max_ply)
         first = self.games
         with open_database(path, encoding=encoding) as db:
             arrays = db.header_arrays()
-            batch: list[_Game] = []
+            batch: list[Game] = []
             skipped: list[SkippedGame] = []
             records = len(db)
             for index in np.flatnonzero(~arrays["deleted"] & ~arrays["guiding_text"]).tolist():
@@ -481,11 +185,11 @@ class BookBuilder:
                 tags["Result"] = RESULT_TAGS.get(int(arrays["result"][index]), "*")
                 batch.append((number, offset, tags, sans))
                 if len(batch) >= CHUNK_GAMES:
-                    self._merge(_replay_games(_Batch.of(batch), stride, 0, skipped))
+                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
                     batch, skipped = [], []
                     if progress is not None:
                         progress(self.games, index + 1)
-            self._merge(_replay_games(_Batch.of(batch), stride, 0, skipped))
+            self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
             self.games = first + records
             if progress is not None:
                 progress(self.games, records)
@@ -495,12 +199,12 @@ class BookBuilder:
         while True:
             block = handle.read(BLOCK_CHARS)
             text = pending + block if pending else block
-            spans = list(_game_spans(text))
+            spans = list(game_spans(text))
             if block and spans:  # the last game may go on in the next block
                 rest = spans.pop()[0]
             else:
                 rest = len(text) if not block else 0
-            for chunk in _read_spans(text, spans, base, self.games + 1, self.max_ply, progress):
+            for chunk in read_spans(text, spans, base, self.games + 1, self.max_ply, progress):
                 self._merge(chunk)
             pending, base = text[rest:], base + rest
             if not block:
@@ -518,8 +222,8 @@ class BookBuilder:
 
     def add_games(self, games: Iterable[chess.pgn.Game]) -> None:
         """Add the main lines of python-chess games."""
-        stride = _stride(self.max_ply)
-        batch: list[_Game] = []
+        stride = event_stride(self.max_ply)
+        batch: list[Game] = []
         for game in games:
             board = game.board()
             headers = dict(game.headers)
@@ -533,31 +237,31 @@ class BookBuilder:
                 board.push(move)
             batch.append((self.games + len(batch) + 1, 0, headers, sans))
             if len(batch) >= CHUNK_GAMES:
-                self._merge(_replay_games(_Batch.of(batch), stride, len(batch), []))
+                self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
                 batch = []
         if batch:
-            self._merge(_replay_games(_Batch.of(batch), stride, len(batch), []))
+            self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        for chunk in _read_chunks(text, 0, self.games + 1, self.max_ply, progress):
+        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress):
             self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
 
     # --- parallel reading ---
     def _add_text_parallel(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        match = _GAME_BREAK.search(text, len(text) // 2)
+        match = GAME_BREAK.search(text, len(text) // 2)
         if match is None:
             self._add_text(text, progress)
             return
         split = match.end()
-        first_games = sum(1 for _ in _game_spans(text[:split]))
+        first_games = sum(1 for _ in game_spans(text[:split]))
         reader, writer = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.get_context("fork").Process(
             target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer))
         child.start()
         writer.close()
-        for chunk in _read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress):
+        for chunk in read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress):
             self._merge(chunk)
         try:
             payload = reader.recv_bytes()
@@ -572,7 +276,7 @@ class BookBuilder:
             progress(self.games, len(text))
 
     # --- counting ---
-    def _merge(self, chunk: _Chunk) -> None:
+    def _merge(self, chunk: Chunk) -> None:
         """Add a batch's events to the table (the batch's games come after every game counted so far)."""
         self.games += chunk.games
         self.skipped.extend(chunk.skipped)
@@ -588,10 +292,10 @@ class BookBuilder:
         games = np.diff(np.append(starts, len(key)))
         added = {"key": key[starts], "raw": raw[starts], "white": chunk.white[order][starts],
                  "first": np.minimum.reduceat(seq, starts), "polyglot_n": games.copy(),
-                 "polyglot_sum": np.add.reduceat(_POINTS[outcome], starts), "games": games,
-                 "wins": np.add.reduceat((outcome == _WIN).astype(np.int64), starts),
-                 "draws": np.add.reduceat((outcome == _DRAW).astype(np.int64), starts),
-                 "losses": np.add.reduceat((outcome == _LOSS).astype(np.int64), starts)}
+                 "polyglot_sum": np.add.reduceat(POINTS[outcome], starts), "games": games,
+                 "wins": np.add.reduceat((outcome == WIN).astype(np.int64), starts),
+                 "draws": np.add.reduceat((outcome == DRAW).astype(np.int64), starts),
+                 "losses": np.add.reduceat((outcome == LOSS).astype(np.int64), starts)}
         old = self._table
         if len(old["key"]):
             both = {name: np.concatenate((old[name], added[name])) for name in old}
@@ -599,13 +303,13 @@ class BookBuilder:
             both = {name: column[merged] for name, column in both.items()}
             starts = _group_starts(both["key"], both["raw"])
             table = {name: both[name][starts] for name in ("key", "raw", "white", "first")}
-            for name in _COUNTS:
+            for name in COUNTS:
                 table[name] = np.add.reduceat(both[name], starts)
         else:
             table = added
         hot = table["polyglot_n"] >= COUNT_MAX
         if hot.any():
-            self._halve(table, np.unique(table["key"][hot]), key, raw, _POINTS[outcome], seq)
+            self._halve(table, np.unique(table["key"][hot]), key, raw, POINTS[outcome], seq)
         self._table = table
 
     def _halve(self, table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any], key: Any, raw: Any,
@@ -665,7 +369,7 @@ class BookBuilder:
     def entries(self) -> Iterator[BookEntry]:
         """Every (position, move) in the order first met."""
         columns = self.columns()
-        names = ("key", "raw", "white", *_COUNTS)
+        names = ("key", "raw", "white", *COUNTS)
         for row in zip(*(columns[name].tolist() for name in names), strict=True):
             yield BookEntry(*row)
 
@@ -733,7 +437,7 @@ def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.nd
 def _child_build(max_ply: int, text: str, split: int, first_number: int, writer: Any) -> None:
     gc.disable()
     try:
-        chunks = list(_read_chunks(text[split:], split, first_number, max_ply))
+        chunks = list(read_chunks(text[split:], split, first_number, max_ply))
         writer.send_bytes(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
         writer.close()
     finally:

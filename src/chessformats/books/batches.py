@@ -1,0 +1,222 @@
+"""Reading games in batches for the book builder: a batch of PGN games -> the events its plies add.
+
+A batch (:data:`CHUNK_GAMES` games) is read with :mod:`~chessformats.books.pgnscan` (plain movetext, whole
+batch at once) or :func:`~chessformats.books.pgnread.parse_game` (the rest), replayed by
+:mod:`~chessformats.books.batchplay` (python-chess for what it does not play), and turned into a
+:class:`Chunk`: one event (game, ply, key, move, outcome) per ply, the positions to find boards again, and
+the games skipped with their reason. :class:`~chessformats.books.build.BookBuilder` aggregates chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+import chess
+import numpy as np
+
+from ..formats.polyglot import encode_move
+from ..formats.zobrist import zobrist_hash
+from . import batchplay, pgnscan
+from .pgnread import HEADER, TAG, game_spans, parse_game
+
+MEMO_DEPTH = 40
+"""Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
+
+CHUNK_GAMES = 8192
+"""Games replayed together (a batch); the events of one batch are held in memory at once."""
+
+class SkippedGame(NamedTuple):
+    """A game left out of the book, and why."""
+
+    number: int
+    """1-based number of the game in its file."""
+    offset: int
+    """Byte offset (in the decompressed text) where the game starts."""
+    reason: str
+
+
+# the outcome of a game for the side to move: polyglot's points for it and the counter it adds to
+WIN, DRAW, LOSS, UNKNOWN = range(4)
+POINTS = np.array([2, 1, 0, 1], dtype=np.int64)
+# per result tag (1-0, 1/2-1/2, 0-1, anything else): the outcome for black (row 0) and white (row 1) to move
+RESULT_CODES = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}
+OUTCOMES = np.array([[LOSS, DRAW, WIN, UNKNOWN], [WIN, DRAW, LOSS, UNKNOWN]], dtype=np.int8)
+COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
+
+class Chunk(NamedTuple):
+    """What one batch of games adds: counts as events, positions to find boards again, skipped games."""
+
+    games: int
+    """Games read, skipped ones included."""
+    skipped: list[SkippedGame]
+    key: np.ndarray[Any, Any]
+    """Per event (a ply of a game): the key before the move, ..."""
+    raw: np.ndarray[Any, Any]
+    white: np.ndarray[Any, Any]
+    seq: np.ndarray[Any, Any]
+    """... the order the plies come in (game number, then ply) ..."""
+    outcome: np.ndarray[Any, Any]
+    """... and the game's outcome for the side to move (WIN, DRAW, LOSS, UNKNOWN)."""
+    positions: dict[str, np.ndarray[Any, Any]]
+    links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
+    fens: dict[int, str]
+    """Positions met only through python-chess (setups, Chess960, what the batch replay left)."""
+
+
+Game = tuple[int, int, dict[str, str], list[str]]  # number, offset, tags, SAN tokens
+
+
+class Batch(NamedTuple):
+    """Games to replay: numbers, offsets, tags, and their moves as numbers (see :class:`pgnscan.Scan`)."""
+
+    numbers: list[int]
+    offsets: list[int]
+    tags: list[dict[str, str]]
+    tokens: np.ndarray[Any, Any]
+    starts: np.ndarray[Any, Any]
+    lengths: np.ndarray[Any, Any]
+    vocabulary: list[str]
+
+    def sans(self, game: int) -> list[str]:
+        start = int(self.starts[game])
+        return [self.vocabulary[token] for token in self.tokens[start:start + int(self.lengths[game])].tolist()]
+
+    @classmethod
+    def of(cls, games: list[Game]) -> Batch:
+        return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
+                   *batchplay.number_tokens([game[3] for game in games]))
+
+
+def _standard(tags: dict[str, str]) -> bool:
+    return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
+
+
+def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame]) -> Chunk:
+    """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
+    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
+    chosen = np.flatnonzero(standard)
+    result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
+                                     memo_depth=MEMO_DEPTH)
+    numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
+    codes = np.array([RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
+                     dtype=np.int64)
+    white = result.ply % 2 == 0
+    columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
+                                       OUTCOMES[white.astype(np.int64), codes[result.game]])]
+    fens: dict[int, str] = {}
+    slow = sorted(np.flatnonzero(~standard).tolist() + chosen[result.failed].tolist())
+    for game in slow:
+        number, tags = batch.numbers[game], batch.tags[game]
+        try:
+            plies = _slow_plies(tags, batch.sans(game), fens)
+        except ValueError as exc:
+            skipped.append(SkippedGame(number, batch.offsets[game], str(exc)))
+            continue
+        if not plies:
+            continue
+        code = RESULT_CODES.get(tags.get("Result", "*"), 3)
+        keys, raws, turns = zip(*plies, strict=True)
+        turn = np.array(turns, dtype=bool)
+        columns.append((np.array(keys, dtype=np.uint64), np.array(raws, dtype=np.int64), turn,
+                        number * stride + np.arange(len(plies), dtype=np.int64),
+                        OUTCOMES[turn.astype(np.int64), code]))
+    key, raw, turn, seq, outcome = (np.concatenate(parts) for parts in zip(*columns, strict=True))
+    return Chunk(read, sorted(skipped), key, raw, turn, seq, outcome, result.positions, result.links, fens)
+
+
+def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> list[tuple[int, int, bool]]:
+    """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game."""
+    fen = tags.get("FEN")
+    chess960 = "960" in tags.get("Variant", "")
+    try:
+        board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
+    except ValueError as exc:
+        raise ValueError(f"bad FEN tag: {exc}") from None
+    if fen and not chess960 and board.has_chess960_castling_rights():
+        board.chess960 = True
+    plies = []
+    for ply, san in enumerate(sans):
+        try:
+            move = board.parse_san(san)
+        except ValueError:
+            raise ValueError(f"illegal or unreadable move {san!r} at ply {ply + 1}") from None
+        key = zobrist_hash(board)
+        if key not in fens:
+            fens[key] = board.fen()
+        plies.append((key, encode_move(board, move), board.turn))
+        board.push(move)
+    return plies
+
+
+def read_chunks(text: str, base: int, first_number: int, max_ply: int,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[Chunk]:
+    """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
+    return read_spans(text, game_spans(text), base, first_number, max_ply, progress)
+
+
+def read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_number: int, max_ply: int,
+                progress: Callable[[int, int], None] | None = None) -> Iterator[Chunk]:
+    """:func:`read_chunks` for the games at ``spans`` of ``text``."""
+    stride = event_stride(max_ply)
+    batch_spans: list[tuple[int, int]] = []
+    number = first_number - 1
+    for span in spans:
+        batch_spans.append(span)
+        if progress is not None and len(batch_spans) % 1000 == 0:
+            progress(number + len(batch_spans), base + span[0])
+        if len(batch_spans) >= CHUNK_GAMES:
+            batch, skipped = read_batch(text, batch_spans, base, number + 1, max_ply)
+            yield replay_games(batch, stride, len(batch_spans), skipped)
+            number += len(batch_spans)
+            batch_spans = []
+    if batch_spans:
+        batch, skipped = read_batch(text, batch_spans, base, number + 1, max_ply)
+        yield replay_games(batch, stride, len(batch_spans), skipped)
+
+
+def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number: int,
+                max_ply: int) -> tuple[Batch, list[SkippedGame]]:
+    """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
+    rest one by one with the tokenizer. Offsets are reported from ``base``."""
+    numbers, offsets, tags, heads, truncated = [], [], [], [], []
+    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
+    for number, (start, end) in enumerate(spans, first_number):
+        header = HEADER.match(text, start, end)
+        position = header.end() if header else start
+        head = text[position:min(position + limit, end)]
+        cut = position + limit < end
+        if cut:
+            head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
+        numbers.append(number)
+        offsets.append(base + start)
+        tags.append(dict(TAG.findall(text, start, position)))
+        heads.append(head)
+        truncated.append(cut)
+    scanned = pgnscan.scan(heads, truncated, max_ply)
+    skipped: list[SkippedGame] = []
+    if scanned.read.all():
+        return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths,
+                      scanned.vocabulary), skipped
+    # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
+    vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
+    extra: list[int] = []
+    starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
+    keep = np.ones(len(spans), dtype=bool)
+    for game in np.flatnonzero(~scanned.read).tolist():
+        start, end = spans[game]
+        _, sans, error = parse_game(text[start:end], max_ply)
+        if error is not None:
+            skipped.append(SkippedGame(numbers[game], offsets[game], error))
+            keep[game] = False
+            continue
+        starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
+        extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
+    tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
+    chosen = np.flatnonzero(keep).tolist()
+    return Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen], [tags[i] for i in chosen], tokens,
+                  starts[chosen], lengths[chosen], list(vocabulary)), skipped
+
+
+def event_stride(max_ply: int) -> int:
+    return min(max_ply, 1 << 24) + 1

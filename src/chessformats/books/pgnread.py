@@ -1,0 +1,123 @@
+"""Reading PGN text for the book builder: opening plain or compressed files, cutting the text into games,
+and reading one game's tags and main-line SAN tokens the way ``polyglot make-book``'s lexer does.
+
+The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
+per-game reader it falls back to (comments, variations, NAGs, odd tokens).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+from collections.abc import Iterator
+from typing import IO, Any
+
+__all__ = ["GAME_BREAK", "HEADER", "TAG", "game_spans", "open_text", "parse_game", "split_games"]
+
+GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
+_NOT_BLANK = re.compile(r"\S")
+TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
+# movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
+_TOKEN = re.compile(
+    r"(\{[^}]*\}?|;[^\n]*|^%[^\n]*)"  # 1: comments
+    r"|(\()|(\))"  # 2, 3: variations
+    r"|(\$\d+|[!?]+|\.+)"  # 4: NAGs and the dots after move numbers
+    r"|([A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*)",  # 5: symbols: moves, move numbers (all digits), results
+    re.M,
+)
+_NO_MARKS = str.maketrans("", "", "+#!?")
+# comments, variations, NAGs, escapes and brackets send movetext to the full tokenizer
+_COMPLEX = re.compile(r"[{}();%$\[\]<>]")
+_ENDINGS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
+# movetext without comments, variations or NAGs: single blanks, move numbers and moves (a move ends at a blank
+# or at the end: no backtracking into it), then the result; written so that matching stays linear
+_SIMPLE = re.compile(r"(?:\s|\d+\.+|[A-Za-z][A-Za-z0-9_=:/-]*(?![A-Za-z0-9_=:/-]))*(?:(?:1-0|0-1|1/2-1/2|\*)\s*)?")
+_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_=:/-]*")
+
+
+def open_text(path: str | os.PathLike[str]) -> IO[str]:
+    """Open a PGN file for reading text, decompressing ``.gz``, ``.bz2`` and ``.xz``."""
+    name = os.fspath(path)
+    lower = name.lower()
+    raw: Any
+    if lower.endswith(".gz"):
+        raw = gzip.open(name, "rb")
+    elif lower.endswith(".bz2"):
+        raw = bz2.open(name, "rb")
+    elif lower.endswith(".xz"):
+        raw = lzma.open(name, "rb")
+    else:
+        raw = open(name, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
+
+
+def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
+    """``(offset, game text)`` of every game: games are separated by a blank line before a tag.
+
+    A break inside a brace comment (unbalanced ``{``) is not a game boundary.
+    """
+    for start, end in game_spans(text):
+        yield base_offset + start, text[start:end]
+
+
+def game_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` in ``text`` of every game (see :func:`split_games`)."""
+    start = 0
+    pending = 0
+    for match in GAME_BREAK.finditer(text):
+        if text.count("{", pending, match.start()) > text.count("}", pending, match.start()):
+            continue  # the blank line is inside a comment: keep going
+        if _NOT_BLANK.search(text, start, match.start()):
+            yield start, match.start()
+        start = pending = match.end()
+    if _NOT_BLANK.search(text, start):
+        yield start, len(text)
+
+
+def parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:
+    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any."""
+    header = HEADER.match(text)
+    position = header.end() if header else 0
+    tags = dict(TAG.findall(text, 0, position))
+    # Most movetext has no comments or variations: then the symbols are all there is to read.
+    head = text[position:position + 16 * max_ply + 64]
+    truncated = len(head) < len(text) - position
+    if truncated:
+        head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
+    if not _COMPLEX.search(head):
+        # Check marks and !? off, the movetext must be moves, "12." / "12..." move numbers and at its end the
+        # result; then the words that start with a letter are the moves.
+        head = head.translate(_NO_MARKS)
+        if _SIMPLE.fullmatch(head):
+            symbols = _SYMBOL.findall(head)
+            if len(symbols) >= max_ply or not truncated:
+                return tags, symbols[:max_ply], None
+    moves: list[str] = []
+    depth = 0
+    for match in _TOKEN.finditer(text, position):
+        symbol = match.group(5)
+        if symbol is not None:
+            if symbol.isdigit():
+                continue  # a move number
+            if symbol in _ENDINGS:
+                if depth:
+                    return tags, moves, "result inside a variation"
+                return tags, moves, None
+            if depth == 0:
+                if len(moves) >= max_ply:
+                    return tags, moves, None  # polyglot reads no further moves (it checks no more either)
+                moves.append(symbol.rstrip("+#"))
+        elif match.group(2) is not None:
+            depth += 1
+        elif match.group(3) is not None:
+            if depth == 0:
+                return tags, moves, "unbalanced ')'"
+            depth -= 1
+    if depth:
+        return tags, moves, "unterminated variation"
+    return tags, moves, None
