@@ -138,6 +138,16 @@ def main(*, seed: int, minutes: float, readers: Sequence[str] | None = None, mem
     except ImportError:
         print("fuzz: atheris is not installed (pip install atheris): no coverage-guided mode here")
         return 2
+    _, failures = run(seed=seed, minutes=minutes, readers=readers, memory_mb=memory_mb, timeout=timeout,
+                      stats=stats)
+    return 1 if failures else 0
+
+
+def run(*, seed: int, minutes: float, readers: Sequence[str] | None = None, memory_mb: int = 1024,
+        timeout: int = 20, stats: Path | None = None) -> tuple[dict[str, int], int]:
+    """The guided runs: executions per reader, and failures (each triaged: confirmed, shrunk, saved)."""
+    import shutil
+
     from . import campaign
     from .runner import Limits, Pool, Prepared, scratch_root
 
@@ -174,7 +184,8 @@ def main(*, seed: int, minutes: float, readers: Sequence[str] | None = None, mem
         with open(stats, "a") as handle:
             handle.write(json.dumps({"mode": "atheris", "seed": seed, "executions": counts}) + "\n")
     print(f"fuzz: atheris seed {seed}: {sum(counts.values()):,} executions, {failures} failures")
-    return 1 if failures else 0
+    shutil.rmtree(root, ignore_errors=True)
+    return counts, failures
 
 
 def _triage(reader: str, cache: str, artifact: Path, pool_class: Any, prepared_class: Any, limits: Any,

@@ -1,4 +1,4 @@
-"""The fuzzer in every test run, for a fixed budget (75 s on two workers): a new failure fails the test.
+"""The fuzzer in every test run, for a fixed budget (60 s on two workers, then 20 s coverage-guided): a new failure fails the test.
 
 The campaign seed is random unless ``CHESSFORMATS_FUZZ_SEED`` is set; it is printed, and
 ``python -m tests.fuzz --seed SEED`` draws the same cases again. Failures already saved under
@@ -18,7 +18,7 @@ from conftest import find_corpus
 from . import campaign
 from .runner import Limits
 
-BUDGET = float(os.environ.get("CHESSFORMATS_FUZZ_SECONDS", "75"))
+BUDGET = float(os.environ.get("CHESSFORMATS_FUZZ_SECONDS", "60"))
 
 
 @pytest.mark.slow
@@ -34,3 +34,17 @@ def test_fuzz_budget() -> None:
     assert not report.failures, "\n".join(
         f"seed {seed} case {f.case.number}: {f.reader}/{f.case.path} {f.outcome.detail} at {f.outcome.where}"
         + (f" (saved {f.saved})" if f.saved else "") for f in report.failures)
+
+
+@pytest.mark.slow
+def test_guided_budget() -> None:
+    """The coverage-guided mode for 20 s (Kvetka and CTG: cheap inputs, many branches), where atheris installs."""
+    pytest.importorskip("atheris")
+    find_corpus("ctg")
+    from . import guided
+
+    seed = int(os.environ.get("CHESSFORMATS_FUZZ_SEED") or random.SystemRandom().randrange(1 << 32))
+    print(f"fuzz seed {seed} (python -m tests.fuzz --atheris --seed {seed})")
+    counts, failures = guided.run(seed=seed, minutes=20 / 60, readers=["kvetka", "ctg"], timeout=30)
+    assert counts["kvetka"] > 0 and counts["ctg"] > 0
+    assert failures == 0
