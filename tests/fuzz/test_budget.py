@@ -1,4 +1,5 @@
-"""The fuzzer in every test run, for a fixed budget (60 s on two workers, then 20 s coverage-guided): a new failure fails the test.
+"""The fuzzer in every test run, for a fixed budget (60 s on two workers, then 20 s coverage-guided): a new
+failure fails the test.
 
 The campaign seed is random unless ``CHESSFORMATS_FUZZ_SEED`` is set; it is printed, and
 ``python -m tests.fuzz --seed SEED`` draws the same cases again. Failures already saved under
