@@ -31,7 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-save", action="store_true", help="do not write reproducers")
     parser.add_argument("--stats", type=Path, help="append the run's counts to this JSON-lines file")
     parser.add_argument("--atheris", action="store_true", help="coverage-guided fuzzing with atheris")
+    parser.add_argument("--summarise", type=Path, metavar="FILE", help="print the totals of a --stats file (Markdown)")
     args = parser.parse_args(argv)
+    if args.summarise:
+        print(summarise(args.summarise))
+        return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     if args.atheris:
         from . import guided
@@ -65,6 +69,49 @@ def main(argv: list[str] | None = None) -> int:
         if partial is not None and partial.exists():
             partial.unlink()
     return 1 if report.failures else 0
+
+
+def summarise(path: Path) -> str:
+    """Markdown tables of the totals of a ``--stats`` file: cases per reader and path, executions per reader."""
+    runs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    partial = Path(f"{path}.partial")
+    if partial.exists():
+        runs.append(json.loads(partial.read_text()))
+    cases: dict[tuple[str, str], dict[str, int]] = {}
+    guided: dict[str, int] = {}
+    seconds = 0.0
+    failures = []
+    for run in runs:
+        if run.get("mode") == "atheris":
+            for reader, count in run["executions"].items():
+                guided[reader] = guided.get(reader, 0) + count
+            continue
+        seconds += run.get("seconds", 0.0)
+        failures += run.get("failures", [])
+        for reader, paths in run["counts"].items():
+            for name, statuses in paths.items():
+                total = cases.setdefault((reader, name), {})
+                for status, count in statuses.items():
+                    total[status] = total.get(status, 0) + count
+    lines = ["| reader | path | cases | read | FormatError | failures |", "|---|---|---:|---:|---:|---:|"]
+    by_reader: dict[str, dict[str, int]] = {}
+    for (reader, name), statuses in sorted(cases.items()):
+        row = [statuses.get(s, 0) for s in ("ok", "error", "failure")]
+        lines.append(f"| {reader} | {name} | {sum(row):,} | {row[0]:,} | {row[1]:,} | {row[2]:,} |")
+        for status, count in statuses.items():
+            by_reader.setdefault(reader, {})[status] = by_reader.setdefault(reader, {}).get(status, 0) + count
+    lines += ["", "| reader | mutation cases | coverage-guided executions | total |", "|---|---:|---:|---:|"]
+    grand = 0
+    for reader in sorted(set(by_reader) | set(guided)):
+        mutated = sum(by_reader.get(reader, {}).values())
+        grand += mutated + guided.get(reader, 0)
+        lines.append(f"| {reader} | {mutated:,} | {guided.get(reader, 0):,} | {mutated + guided.get(reader, 0):,} |")
+    lines.append(f"| **all** | {sum(sum(v.values()) for v in by_reader.values()):,} | {sum(guided.values()):,} | "
+                 f"**{grand:,}** |")
+    signatures = sorted({f"{f['signature']} (known: {f['known']})" for f in failures})
+    lines += ["", f"{len(runs)} runs, {seconds / 3600:.1f} h of mutation fuzzing; failures by signature:"]
+    lines += [f"- {s}" for s in signatures] or ["- none"]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
