@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import chess
 import numpy as np
 
+from ..formats.polyglot.moves import pack_moves
 from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS, zobrist_hash
 from ..schemas import polyglot as schema
 
@@ -422,7 +423,7 @@ def _apply(before: dict[str, Any], ep_part: Any, white: bool, origin_bb: Any, pi
     capturers = _EP_FROM[not white][new_ep] & boards[0] & new_them
     new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS[new_ep & 7], _ZERO)
     new_key ^= new_ep_part
-    raw = (origin << 6) | target | np.where(promotion > 0, (promotion - 1) << 12, 0)
+    raw = pack_moves(origin, target, promotion)
 
     new_white, new_black = (new_own, new_them) if white else (new_them, new_own)
     moved = {"white": new_white, "black": new_black, "pawns": boards[0], "knights": boards[1], "bishops": boards[2],
@@ -464,5 +465,5 @@ def _castle(rows: Any, short: bool, white: bool, before: dict[str, Any], ep_part
     moved["ep"][rows] = _NO_EP
     moved["ep_part"][rows] = _ZERO
     moved["key"][rows] = key
-    raw[rows] = (king_from << 6) | rook_from  # Polyglot stores castling as the king taking its rook
+    raw[rows] = pack_moves(king_from, rook_from)  # Polyglot stores castling as the king taking its rook
     bad[rows] = ~ok

@@ -11,21 +11,47 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...engine.layout import bit_fields, unpack_bits
+from ...engine.codec import codec
+from ...engine.layout import unpack_bits
+from ...engine.schema import enum_view
 from ...schemas import polyglot as schema
 
-__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problems"]
+__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problems", "pack_moves"]
 
-_FIELDS = bit_fields(schema.MOVE)
-_TO, _FROM, _PROMOTION = _FIELDS["to_file"].shift, _FIELDS["from_file"].shift, _FIELDS["promotion"]
-# a square is its file and rank fields together, file low and rank high: python-chess's numbering
-_SQUARE = _FIELDS["to_file"].mask | _FIELDS["to_rank"].mask << (_FIELDS["to_rank"].shift - _TO)
-assert _FIELDS["to_rank"].shift - _TO == _FIELDS["from_rank"].shift - _FROM == _FIELDS["to_file"].mask.bit_length()
+_MOVE = codec(schema.MOVE)
+_FIELD = _MOVE.fields
+_PROMOTIONS = enum_view(schema.PROMOTION)
 _PIECE_OF_PROMOTION: dict[int, chess.PieceType | None] = {
-    value: (None if name == "none" else chess.PIECE_NAMES.index(name))
-    for value, (name, _) in schema.PROMOTION.meanings.items()
+    value: (None if name == "none" else chess.PIECE_NAMES.index(name)) for value, name in _PROMOTIONS.names.items()
 }
-_PROMOTION_OF_PIECE = {piece: value for value, piece in _PIECE_OF_PROMOTION.items() if piece is not None}
+
+
+def _square_bits(end: str, square: chess.Square) -> int:
+    """The bits of ``square`` in the ``from_``/``to_`` file and rank fields of a raw move."""
+    word = _FIELD[f"{end}_file"].insert(0, chess.square_file(square))
+    return int(_FIELD[f"{end}_rank"].insert(word, chess.square_rank(square)))
+
+
+# a raw move is the OR of three parts, each a table derived from the declaration (hot paths index them)
+_FROM_BITS = tuple(_square_bits("from", square) for square in chess.SQUARES)
+_TO_BITS = tuple(_square_bits("to", square) for square in chess.SQUARES)
+_PROMOTION_BITS = {piece or 0: int(_FIELD["promotion"].insert(0, value))  # by python-chess piece type, 0 = none
+                   for value, piece in _PIECE_OF_PROMOTION.items()}
+_FROM_ARRAY, _TO_ARRAY = np.array(_FROM_BITS, dtype=np.int64), np.array(_TO_BITS, dtype=np.int64)
+_PROMOTION_ARRAY = np.array([_PROMOTION_BITS.get(piece, 0) for piece in range(chess.KING + 1)], dtype=np.int64)
+
+
+def pack_moves(origin: Any, target: Any, promotion: Any = 0) -> Any:
+    """Raw moves (int64 array) of origin and target squares and python-chess promotion piece types (0: none),
+    arrays or numbers; castling must already be given as king-takes-rook."""
+    return _FROM_ARRAY[origin] | _TO_ARRAY[target] | _PROMOTION_ARRAY[promotion]
+
+
+def _square(raw: int, end: str) -> chess.Square:
+    return chess.square(_FIELD[f"{end}_file"].extract(raw), _FIELD[f"{end}_rank"].extract(raw))
+
+
+_LAST_PROMOTION = max(_PROMOTIONS.names)  # values above it are not defined
 
 
 class _MoveTable(dict[int, chess.Move]):
@@ -36,8 +62,9 @@ class _MoveTable(dict[int, chess.Move]):
         if raw == 0:
             move = chess.Move.null()
         else:
-            promotion = (raw >> _PROMOTION.shift) & _PROMOTION.mask
-            move = chess.Move((raw >> _FROM) & _SQUARE, (raw >> _TO) & _SQUARE, _PIECE_OF_PROMOTION.get(promotion))
+            stored = _FIELD["promotion"].extract(raw)  # a name, or the number when it is not defined
+            promotion = stored if isinstance(stored, int) else _PROMOTIONS.values[stored]
+            move = chess.Move(_square(raw, "from"), _square(raw, "to"), _PIECE_OF_PROMOTION.get(promotion))
         self[raw] = move
         return move
 
@@ -45,7 +72,7 @@ class _MoveTable(dict[int, chess.Move]):
 MOVES = _MoveTable()
 """Raw move -> :class:`chess.Move` exactly as stored; the decoding of every raw move outside
 :data:`KING_TAKES_ROOK` (the probe's hot path reads it directly)."""
-KING_TAKES_ROOK = frozenset((origin << _FROM) | (target << _TO) for origin, target in (
+KING_TAKES_ROOK = frozenset(_FROM_BITS[origin] | _TO_BITS[target] for origin, target in (
     (chess.E1, chess.H1), (chess.E1, chess.A1), (chess.E8, chess.H8), (chess.E8, chess.A8)))
 """The raw moves that mean castling when a king stands on their origin: e1h1, e1a1, e8h8, e8a8."""
 
@@ -77,8 +104,7 @@ def encode_move(board: chess.Board | None, move: chess.Move) -> int:
         to_square = chess.square(rook_file, chess.square_rank(from_square))
     if move.drop is not None or from_square == to_square:
         raise ValueError(f"a Polyglot book cannot store the move {move.uci()}")
-    promotion = _PROMOTION_OF_PIECE[move.promotion] if move.promotion else 0
-    return (promotion << _PROMOTION.shift) | (from_square << _FROM) | (to_square << _TO)
+    return _PROMOTION_BITS[move.promotion or 0] | _FROM_BITS[from_square] | _TO_BITS[to_square]
 
 
 def move_problems(
@@ -87,8 +113,8 @@ def move_problems(
     """For raw moves (an integer array): field path -> (mask of the moves where it is invalid, what was
     expected), and the bit fields of the moves.
 
-    A Polyglot move has bit 15 clear, a promotion 0..4, an origin other than its destination (but for the
-    null move ``a1a1``), and promotes only from the 7th rank to the 8th or from the 2nd to the 1st.
+    A Polyglot move has its reserved bit clear, a defined promotion (0..4), an origin other than its destination
+    (but for the null move ``a1a1``), and promotes only from the 7th rank to the 8th or from the 2nd to the 1st.
     """
     fields = unpack_bits(moves, schema.MOVE)
     nonzero = moves != 0
@@ -97,7 +123,7 @@ def move_problems(
         (fields["from_rank"] == 1) & (fields["to_rank"] == 0))
     problems = {
         "move.reserved": (fields["reserved"] != 0, "0"),
-        "move.promotion": (fields["promotion"] > 4, "0..4"),
+        "move.promotion": (fields["promotion"] > _LAST_PROMOTION, f"0..{_LAST_PROMOTION}"),
         "move": (nonzero & same_square, "origin differs from destination"),
         "move.to_rank": (nonzero & ~promotes_ok, "7 or 0 (promotions end on the last rank)"),
     }
