@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine.codec import codec
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, atomic_write
 from ...engine.layout import bit_fields, numpy_dtype
@@ -34,6 +35,12 @@ GAME_DTYPE = numpy_dtype(schema.GAME_RECORD)
 
 _DATE_BITS = bit_fields(schema.DATE)
 _KIND_BITS = bit_fields(schema.RECORD_KIND)
+_SKIPPED = 1 << _KIND_BITS["deleted"].shift | 1 << _KIND_BITS["guiding_text"].shift
+"""The record-kind bits of a record that is no game to read: deleted, or a guiding text."""
+_WORD = codec(schema.DATA_WORD)
+_DATA_SIZE = _WORD.field("size")
+_ANNOTATION_HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
+_ANNOTATION_SIZE = _ANNOTATION_HEAD.field("size")
 
 
 def _roman(number: int) -> str:
@@ -166,16 +173,16 @@ class Database(MappedFile):
     def games(self) -> Iterator[GameHeader | GuidingText]:
         """Every record in order (games and guiding texts; deleted ones skipped)."""
         for number in range(1, len(self) + 1):
-            if self.records["kind"][number - 1] & 0x80:
+            if self.records["kind"][number - 1] >> _KIND_BITS["deleted"].shift & 1:
                 continue
             yield self[number]
 
     def _text(self, number: int, record: Any) -> GuidingText:
         start = int(record.cbg_offset)
-        if start + 4 > len(self._cbg):
+        if start + _WORD.size > len(self._cbg):
             raise TruncatedError(f"guiding text {number}: data beyond the end of the .cbg file",
                                  file=self.companion(".cbg"), offset=start)
-        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
+        size = _DATA_SIZE.get(self._cbg, start)
         if start + size > len(self._cbg) or size < 8:
             raise TruncatedError(f"guiding text {number}: {size} bytes from offset {start}",
                                  file=self.companion(".cbg"), offset=start)
@@ -213,11 +220,11 @@ class Database(MappedFile):
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
         start = int(self.records["cbg_offset"][number - 1])
         cbg = self.companion(".cbg")
-        if start + 4 > len(self._cbg):
+        if start + _WORD.size > len(self._cbg):
             raise TruncatedError(f"game {number}: data offset {start} beyond the end of the .cbg file",
                                  file=cbg, offset=start)
-        size = int.from_bytes(self._cbg[start:start + 4], "big") & 0xFFFFFF
-        if size < 4 or start + size > len(self._cbg):
+        size = _DATA_SIZE.get(self._cbg, start)
+        if size < _WORD.size or start + size > len(self._cbg):
             raise TruncatedError(f"game {number}: data of {size} bytes from offset {start}", needed=size,
                                  available=len(self._cbg) - start, file=cbg, offset=start)
         return start, bytes(self._cbg[start:start + size])
@@ -227,14 +234,14 @@ class Database(MappedFile):
         if not 1 <= number <= len(self):
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
         start = int(self.records["cba_offset"][number - 1])
-        if int(self.records["kind"][number - 1]) & 2 or not start:
+        if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start:
             return None
         cba = self.companion(".cba")
-        if start + 14 > len(self._cba):
+        if start + _ANNOTATION_HEAD.size > len(self._cba):
             raise TruncatedError(f"game {number}: annotation offset {start} beyond the end of the .cba file",
                                  file=cba, offset=start)
-        size = int.from_bytes(self._cba[start + 10:start + 14], "big")
-        if size < 14 or start + size > len(self._cba):
+        size = _ANNOTATION_SIZE.get(self._cba, start)
+        if size < _ANNOTATION_HEAD.size or start + size > len(self._cba):
             raise TruncatedError(f"game {number}: annotation record of {size} bytes", needed=size,
                                  available=len(self._cba) - start, file=cba, offset=start)
         return start, bytes(self._cba[start:start + size])
@@ -280,7 +287,10 @@ class Database(MappedFile):
             raise TruncatedError("a game's data offset lies beyond the end of the .cbg file",
                                  file=self.companion(".cbg"), offset=int(offsets.max()))
         cbg = np.frombuffer(self._cbg, dtype=np.uint8) if len(self._cbg) else np.zeros(0, np.uint8)
-        modes = cbg[offsets] & 0x3F
+        if len(offsets) and int(offsets.max()) + _WORD.size > len(self._cbg):
+            raise TruncatedError("a game's data word runs past the end of the .cbg file",
+                                 file=self.companion(".cbg"), offset=int(offsets.max()))
+        modes = _WORD.columns(cbg[offsets[:, None] + np.arange(_WORD.size)].tobytes())["mode"]
         values, counts = np.unique(modes, return_counts=True)
         return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
 
@@ -298,7 +308,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
         total = len(db)
         for number in range(1, total + 1):
-            if int(db.records["kind"][number - 1]) & 0x82:  # deleted or a guiding text
+            if int(db.records["kind"][number - 1]) & _SKIPPED:
                 continue
             try:
                 game = db[number]
