@@ -150,7 +150,7 @@ def _annotations(raw: RawGame, path: str, format: str) -> dict[str, str]:
 def _annotate_ply(notes: dict[str, str], here: str, ply: Ply, format: str) -> None:
     assert ply.board is not None and ply.code is not None
     notes[f"{here}.move"] = f"{ply.move.uci()} ({ply.board.san(ply.move)})"
-    notes[f"{here}.move.source"] = chess.square_name(ply.code >> SHIFT_SOURCE)
+    notes[f"{here}.move.source"] = chess.square_name(ply.code >> SHIFT_SOURCE & SQUARE_MASK)
     notes[f"{here}.move.destination"] = chess.square_name(ply.code >> SHIFT_DESTINATION & SQUARE_MASK)
     side = "white" if ply.board.turn else "black"
     notes[f"{here}.score"] = f"{ply.score:.4f} for {side} (to move)"

@@ -9,14 +9,41 @@ from typing import Any, NamedTuple
 
 import chess
 
+from ...engine.codec import codec
 from ...engine.errors import FormatError
 from ...engine.layout import bit_fields, describe, struct_format
+from ...engine.schema import enum_view
 from ...schemas import monty as schema
 
 __all__ = [
-    "BITBOARDS_STRUCT", "BITBOARD_NAMES", "FORMATS", "HEADER_NAMES", "HEADER_OFFSETS", "HEADER_SIZE", "HEADER_STRUCT",
-    "MAX_PLY", "MOVE_WORD", "PLY_HEAD_STRUCT", "PLY_OFFSETS", "RESULTS", "RESULT_BYTES", "RIGHTS", "RIGHT_NAMES",
-    "ROOK_FIELDS", "ROUNDINGS", "STANDARD_FILES", "TERMINATORS", "VALUE_PLY_STRUCT", "Game", "Ply", "RawGame",
+    "BITBOARDS_STRUCT",
+    "BITBOARD_NAMES",
+    "FORMATS",
+    "HEADER_NAMES",
+    "HEADER_OFFSETS",
+    "HEADER_RANGES",
+    "HEADER_SIZE",
+    "HEADER_STRUCT",
+    "MAX_PLY",
+    "MOVE_WORD",
+    "PLY_HEAD_STRUCT",
+    "PLY_OFFSETS",
+    "RESULTS",
+    "RESULT_BYTES",
+    "RIGHTS",
+    "RIGHT_NAMES",
+    "RIGHT_SIDES",
+    "ROOK_FIELDS",
+    "ROUNDINGS",
+    "SCORE_RANGES",
+    "SIDES",
+    "STANDARD_FILES",
+    "TERMINATORS",
+    "VALUE_PLY_STRUCT",
+    "VISIT_MAX",
+    "Game",
+    "Ply",
+    "RawGame",
     "check_format",
 ]
 
@@ -35,23 +62,44 @@ BITBOARD_NAMES = tuple(sub.name for sub in schema.BITBOARDS.subcons)
 RIGHTS = bit_fields(schema.CASTLING_RIGHTS)
 PLY_HEAD_STRUCT = struct.Struct(struct_format(schema.PLY_HEAD))
 VALUE_PLY_STRUCT = struct.Struct(struct_format(schema.VALUE_PLY))
-MOVE_WORD = struct.Struct(PLY_HEAD_STRUCT.format[0] + PLY_HEAD_STRUCT.format[1])  # the move alone, to find terminators
+MOVE_WORD = struct.Struct(codec(schema.MOVE).struct_format)  # the move alone, to find terminators
 PLY_OFFSETS = {field.path: field.offset or 0 for field in describe(schema.PLY_HEAD)}
 TERMINATORS = {"policy": schema.TERMINATOR.sizeof(), "value": schema.VALUE_TERMINATOR.sizeof()}
 HEADER_SIZE = schema.HEADER_SIZE
-MAX_PLY = PLY_HEAD_STRUCT.size + 255  # the largest policy ply record (num_moves is one byte)
+MAX_PLY = PLY_HEAD_STRUCT.size + codec(schema.PLY_HEAD).field("num_moves").mask  # the largest policy ply record
+
+
+
+def _range(declaration: Any, path: str) -> tuple[int, int]:
+    """The smallest and largest value of an integer field of a declaration."""
+    field = codec(declaration).field(path)
+    if field.slot is not None and field.slot.signed:
+        return -(1 << (field.width - 1)), (1 << (field.width - 1)) - 1
+    return 0, field.mask
+
+
+SCORE_RANGES = {"policy": _range(schema.PLY_HEAD, "score"), "value": _range(schema.VALUE_PLY, "score")}
+"""The stored score's range by format (the policy score is ``trunc(score * largest)``)."""
+VISIT_MAX = _range(schema.PLY, "visits[]")[1]
+"""The largest visit byte (the most visited move)."""
+HEADER_RANGES = {name: _range(schema.HEADER, name) for name in ("halfmove_clock", "fullmove_number")}
+SIDES = enum_view(schema.SIDE).values
+"""The side-to-move byte by name (``white``, ``black``)."""
 
 _PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0"}
 RESULTS = {value: _PGN_RESULTS[name] for value, (name, _) in schema.RESULT.meanings.items()}
 """The result byte (:data:`chessformats.schemas.monty.RESULT`) -> the PGN result."""
 RESULT_BYTES = {text: byte for byte, text in RESULTS.items()}
 """The PGN result -> the result byte."""
-STANDARD_FILES = (0, 7, 0, 7)
-"""The rook files of standard chess, in the order of :data:`RIGHT_NAMES`."""
-RIGHT_NAMES = ("white_queenside", "white_kingside", "black_queenside", "black_kingside")
-"""The castling rights, in the order of the header's rook-file fields."""
-ROOK_FIELDS = tuple(f"{name}_rook" for name in RIGHT_NAMES)
-"""The header's rook-file fields (Q K q k)."""
+ROOK_FIELDS = tuple(name for name in HEADER_NAMES if name.endswith("_rook"))
+"""The header's rook-file fields, in their order (Q K q k)."""
+RIGHT_NAMES = tuple(name.removesuffix("_rook") for name in ROOK_FIELDS)
+"""The castling rights (fields of :data:`chessformats.schemas.monty.CASTLING_RIGHTS`), in the order of
+:data:`ROOK_FIELDS`."""
+RIGHT_SIDES = tuple((name.startswith("white"), name.endswith("queenside")) for name in RIGHT_NAMES)
+"""(white?, queenside?) of each of :data:`RIGHT_NAMES`."""
+STANDARD_FILES = tuple(0 if queenside else 7 for _, queenside in RIGHT_SIDES)
+"""The rook files of standard chess (a, h), in the order of :data:`RIGHT_NAMES`."""
 
 
 class Ply(NamedTuple):

@@ -37,6 +37,8 @@ from .moves import (
     PROMOTION_FLAGS,
     QUEEN_CASTLE,
     QUIET,
+    SHIFT_DESTINATION,
+    SHIFT_SOURCE,
     move_of,
 )
 
@@ -61,11 +63,11 @@ def _attacked(square: int, occupied: int, pawn_side: int, knights: int, kings: i
 
 
 def _emit(append: Any, targets: int, delta: int, flag: int) -> None:
-    """Append ``(target - delta) << 10 | target << 4 | flag`` for every target square."""
+    """Append the code of ``target - delta`` to ``target`` with ``flag`` (its bits in a code) for every target."""
     while targets:
         low = targets & -targets
         target = low.bit_length() - 1
-        append((target - delta) << 10 | target << 4 | flag)
+        append((target - delta) << SHIFT_SOURCE | target << SHIFT_DESTINATION | flag)
         targets ^= low
 
 
@@ -73,7 +75,7 @@ def _emit_promotions(append: Any, targets: int, delta: int, flags: tuple[int, ..
     while targets:
         low = targets & -targets
         target = low.bit_length() - 1
-        base = (target - delta) << 10 | target << 4
+        base = (target - delta) << SHIFT_SOURCE | target << SHIFT_DESTINATION
         for flag in flags:
             append(base | flag)
         targets ^= low
@@ -89,6 +91,7 @@ def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None
     # The hot path of reading: tables are local names and the loops are written out (measured: calling a
     # helper per piece costs about a third more).
     knight_table, king_table, pawn_table = KNIGHT, KING, PAWN_ATTACKS
+    src, dst = SHIFT_SOURCE, SHIFT_DESTINATION  # the code's fields, from the declaration
     diag_masks, diag_table = DIAG_MASKS, DIAG_ATTACKS
     file_masks, file_table, rank_masks, rank_table = FILE_MASKS, FILE_ATTACKS, RANK_MASKS, RANK_ATTACKS
     turn = board.turn
@@ -115,7 +118,7 @@ def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None
                 or diag_table[target][diag_masks[target] & without_king] & diagonal
                 or (rank_table[target][rank_masks[target] & without_king]
                     | file_table[target][file_masks[target] & without_king]) & straight):
-            append(king << 10 | target << 4 | (CAPTURE if low & them else QUIET))
+            append(king << src | target << dst | (CAPTURE if low & them else QUIET))
         targets ^= low
 
     checkers = ((knight_table[king] & their_knights) | (pawn_attacks[king] & their_pawns)
@@ -160,16 +163,17 @@ def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None
                             | file_table[origin][file_masks[origin] & occupied])
             if low & pinned:
                 attacks &= RAYS[king][origin]
-        base = origin << 10
+        base = origin << src | CAPTURE
         targets = attacks & captures
         while targets:
             bit = targets & -targets
-            append(base | (bit.bit_length() - 1) << 4 | CAPTURE)
+            append(base | (bit.bit_length() - 1) << dst)
             targets ^= bit
+        base = origin << src | QUIET
         targets = attacks & quiet
         while targets:
             bit = targets & -targets
-            append(base | (bit.bit_length() - 1) << 4)
+            append(base | (bit.bit_length() - 1) << dst)
             targets ^= bit
         movers ^= low
 
@@ -224,7 +228,7 @@ def _en_passant(append: Any, turn: bool, pawns: int, ep: int, occupied: int, kin
         after = (occupied ^ low ^ SQUARES[captured]) | SQUARES[ep]
         if not _attacked(king, after, side, knights, kings, enemy_pawns & ~SQUARES[captured], diagonal,
                          straight):
-            append((low.bit_length() - 1) << 10 | ep << 4 | EN_PASSANT)
+            append((low.bit_length() - 1) << SHIFT_SOURCE | ep << SHIFT_DESTINATION | EN_PASSANT)
         capturers ^= low
 
 
@@ -247,7 +251,7 @@ def _castling(append: Any, king: int, candidates: int, occupied: int, enemy: tup
             continue
         if _attacked(king_to, occupied ^ king_mask ^ rook_mask ^ rook_to_mask, *enemy):
             continue
-        code = king << 10 | king_to << 4 | (QUEEN_CASTLE if queenside else KING_CASTLE)
+        code = king << SHIFT_SOURCE | king_to << SHIFT_DESTINATION | (QUEEN_CASTLE if queenside else KING_CASTLE)
         append(code)
         if castling_rooks is not None:
             castling_rooks[code] = rook

@@ -7,36 +7,52 @@ from collections.abc import Mapping
 
 import chess
 
-from ...engine.layout import bit_fields
+from ...engine.codec import codec
+from ...engine.schema import enum_view
 from ...schemas import monty as schema
 
 __all__ = [
-    "CAPTURE", "DOUBLE_PUSH", "EN_PASSANT", "FLAG_MASK", "KING_CASTLE", "MOVES", "MOVE_FIELDS", "PROMOTION",
+    "CAPTURE", "DOUBLE_PUSH", "EN_PASSANT", "FLAG_MASK", "FLAG_SHIFT", "KING_CASTLE", "MOVES", "MOVE_FIELDS",
     "PROMOTION_CAPTURE_FLAGS", "PROMOTION_FLAGS", "QUEEN_CASTLE", "QUIET", "SHIFT_DESTINATION", "SHIFT_SOURCE",
-    "SQUARE_MASK", "decode_move", "move_of",
+    "SQUARE_MASK", "decode_move", "flag_of", "move_of",
 ]
 
-MOVE_FIELDS = bit_fields(schema.MOVE)
-_FLAGS = {name: value for value, (name, _) in schema.FLAG.meanings.items()}
-QUIET, DOUBLE_PUSH, CAPTURE = _FLAGS["quiet"], _FLAGS["double_push"], _FLAGS["capture"]
-EN_PASSANT = _FLAGS["en_passant"]
-KING_CASTLE, QUEEN_CASTLE = _FLAGS["king_castle"], _FLAGS["queen_castle"]
-PROMOTION = _FLAGS["knight_promotion"]  # knight, bishop, rook, queen follow; + CAPTURE for capturing ones
-PROMOTION_FLAGS = tuple(range(PROMOTION, PROMOTION + 4))
-PROMOTION_CAPTURE_FLAGS = tuple(flag + CAPTURE for flag in PROMOTION_FLAGS)
+MOVE_FIELDS = codec(schema.MOVE).bit_fields()
+"""Shift and width of the code's fields (source, destination, flag), from the declaration."""
 SHIFT_SOURCE, SHIFT_DESTINATION = MOVE_FIELDS["source"].shift, MOVE_FIELDS["destination"].shift
-SQUARE_MASK, FLAG_MASK = MOVE_FIELDS["source"].mask, MOVE_FIELDS["flag"].mask
-# the move generator writes codes as ``origin << 10 | target << 4 | flag``
-assert MOVE_FIELDS["flag"].shift == 0 and SHIFT_SOURCE == 10 and SHIFT_DESTINATION == 4
+SQUARE_MASK = MOVE_FIELDS["source"].mask
+FLAG_SHIFT, FLAG_MASK = MOVE_FIELDS["flag"].shift, MOVE_FIELDS["flag"].mask
+_FLAG_BITS = {name: value << FLAG_SHIFT for value, name in enum_view(schema.FLAG).names.items()}
+# the flags as their bits in a code: a code is ``origin << SHIFT_SOURCE | target << SHIFT_DESTINATION | FLAG``
+QUIET, DOUBLE_PUSH, CAPTURE = _FLAG_BITS["quiet"], _FLAG_BITS["double_push"], _FLAG_BITS["capture"]
+EN_PASSANT = _FLAG_BITS["en_passant"]
+KING_CASTLE, QUEEN_CASTLE = _FLAG_BITS["king_castle"], _FLAG_BITS["queen_castle"]
+_PROMOTED = ("knight", "bishop", "rook", "queen")
+PROMOTION_FLAGS = tuple(_FLAG_BITS[f"{piece}_promotion"] for piece in _PROMOTED)
+PROMOTION_CAPTURE_FLAGS = tuple(_FLAG_BITS[f"{piece}_promotion_capture"] for piece in _PROMOTED)
+_PROMOTION_OF_FLAG = {bits: chess.PIECE_NAMES.index(name.split("_")[0])
+                      for name, bits in _FLAG_BITS.items() if "_promotion" in name}
+
+
+def flag_of(code: int) -> int:
+    """The flag field of a u16 move code (a value of :data:`chessformats.schemas.monty.FLAG`)."""
+    return code >> FLAG_SHIFT & FLAG_MASK
+
+
+def _flag_bits(code: int) -> int:
+    return code & FLAG_MASK << FLAG_SHIFT
+
+
+def _source(code: int) -> chess.Square:
+    return code >> SHIFT_SOURCE & SQUARE_MASK
 
 
 class _MoveTable(dict[int, chess.Move]):
     """u16 code -> :class:`chess.Move` as the code reads without a board (castling: king to g/c file)."""
 
     def __missing__(self, code: int) -> chess.Move:
-        flag = code & FLAG_MASK
-        promotion = (flag & 3) + chess.KNIGHT if flag & PROMOTION else None
-        move = self[code] = chess.Move(code >> SHIFT_SOURCE, (code >> SHIFT_DESTINATION) & SQUARE_MASK, promotion)
+        promotion = _PROMOTION_OF_FLAG.get(_flag_bits(code))
+        move = self[code] = chess.Move(_source(code), code >> SHIFT_DESTINATION & SQUARE_MASK, promotion)
         return move
 
 
@@ -51,9 +67,9 @@ def decode_move(board: chess.Board | None, code: int) -> chess.Move:
     (``board.chess960``) castling becomes python-chess's king-takes-own-rook move, the rook found on the
     king's rank on that side (outermost rook with a castling right).
     """
-    flag = code & FLAG_MASK
+    flag = _flag_bits(code)
     if board is not None and board.chess960 and flag in (KING_CASTLE, QUEEN_CASTLE):
-        king = code >> SHIFT_SOURCE
+        king = _source(code)
         rooks = board.castling_rights & board.rooks & chess.BB_RANKS[chess.square_rank(king)]
         side = rooks & (chess.BB_ALL << (king + 1) if flag == KING_CASTLE else chess.BB_SQUARES[king] - 1)
         if side:
@@ -65,5 +81,5 @@ def decode_move(board: chess.Board | None, code: int) -> chess.Move:
 def move_of(code: int, board: chess.Board, rooks: Mapping[int, int]) -> chess.Move:
     """The move of a code from :func:`~.movegen.legal_codes` (``rooks``: the castling rooks it reported)."""
     if board.chess960 and code in rooks:
-        return chess.Move(code >> SHIFT_SOURCE, rooks[code])
+        return chess.Move(_source(code), rooks[code])
     return MOVES[code]

@@ -24,8 +24,11 @@ from .model import (
     PLY_OFFSETS,
     RESULTS,
     RIGHT_NAMES,
+    RIGHT_SIDES,
     RIGHTS,
     ROOK_FIELDS,
+    SCORE_RANGES,
+    SIDES,
     STANDARD_FILES,
     Game,
     Ply,
@@ -33,11 +36,15 @@ from .model import (
     check_format,
 )
 from .movegen import legal_codes
-from .moves import FLAG_MASK, MOVES, move_of
+from .moves import MOVES, flag_of, move_of
 from .structure import raw_games
 
 __all__ = ["detect_format", "game_from_raw", "plies_from_raw", "read_games", "side_score", "start_board",
            "visit_shares"]
+
+_SIDE_TEXT = " or ".join(f"{value} ({name})" for name, value in SIDES.items())
+_RESULT_TEXT = " or ".join(f"{value} ({text})" for value, text in RESULTS.items())
+_POLICY_SCALE = SCORE_RANGES["policy"][1]  # the policy score is stored as trunc(score * this)
 
 _STATUS_CHECKS = (
     (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS, "board",
@@ -65,8 +72,8 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
     if pieces.black & pieces.white:
         raise invalid("board", "black pieces on empty squares", "black within the occupied squares",
                       [chess.square_name(s) for s in chess.SquareSet(pieces.black & pieces.white)])
-    if header["side_to_move"] > 1:
-        raise invalid("side_to_move", "side to move", "0 (white) or 1 (black)", header["side_to_move"])
+    if header["side_to_move"] not in SIDES.values():
+        raise invalid("side_to_move", "side to move", _SIDE_TEXT, header["side_to_move"])
     rights = header["castling_rights"]
     unused = rights >> RIGHTS["unused"].shift & RIGHTS["unused"].mask
     if unused:
@@ -74,7 +81,7 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
     if header["ep_square"] > 63:
         raise invalid("ep_square", "en-passant square", "0 (none) or a square 16-23 or 40-47", header["ep_square"])
     if header["result"] not in RESULTS:
-        raise invalid("result", "result", "0, 1 or 2", header["result"])
+        raise invalid("result", "result", _RESULT_TEXT, header["result"])
     files = tuple(header[name] for name in ROOK_FIELDS)
     for name, rook_file in zip(ROOK_FIELDS, files, strict=True):
         if rook_file > 7:
@@ -86,7 +93,7 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
     board.rooks, board.queens, board.kings = pieces.rooks, pieces.queens, pieces.kings
     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = pieces.white, pieces.black
     board.occupied = pieces.white | pieces.black
-    board.turn = header["side_to_move"] == 0
+    board.turn = header["side_to_move"] == SIDES["white"]
     board.halfmove_clock = header["halfmove_clock"]
     board.fullmove_number = header["fullmove_number"]
     board.ep_square = header["ep_square"] or None
@@ -94,14 +101,15 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
     for index, name in enumerate(RIGHT_NAMES):
         if not rights >> RIGHTS[name].shift & 1:
             continue
-        rank = 0 if index < 2 else 7
+        white, queenside = RIGHT_SIDES[index]
+        rank = 0 if white else 7
         rook = chess.square(files[index], rank)
         board.castling_rights |= chess.BB_SQUARES[rook]
-        king_mask = pieces.kings & (pieces.white if index < 2 else pieces.black) & chess.BB_RANKS[rank]
+        king_mask = pieces.kings & (pieces.white if white else pieces.black) & chess.BB_RANKS[rank]
         king_file = chess.square_file(king_mask.bit_length() - 1) if king_mask else -1
-        if king_mask and (files[index] < king_file) != (index % 2 == 0):
+        if king_mask and (files[index] < king_file) != queenside:
             raise invalid(ROOK_FIELDS[index], f"the {name.replace('_', ' ')} rook is on the wrong side of the king",
-                          f"a file {'left' if index % 2 == 0 else 'right'} of the king's", files[index])
+                          f"a file {'left' if queenside else 'right'} of the king's", files[index])
         chess960 |= king_file != 4
     board.chess960 = chess960
     status = board.status()
@@ -114,7 +122,7 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
 def side_score(raw: int, value: bool, white: bool) -> float:
     """The side to move's score in [0, 1] from a stored score."""
     if not value:
-        return raw / 65535
+        return raw / _POLICY_SCALE
     expected = 1 / (1 + math.exp(-raw / 400))  # white's point of view
     return expected if white else 1 - expected
 
@@ -146,7 +154,7 @@ def plies_from_raw(raw: RawGame, board: chess.Board, file: str | None, format: s
             raise InvalidValueError(
                 f"game {raw.number}, ply {index}: not a legal move in {board.fen()}",
                 expected=f"one of {len(codes)} legal move codes", actual=f"{code} ({MOVES[code].uci()}, "
-                f"flag {code & FLAG_MASK})", file=file, offset=offset, path=f"games[{raw.number}].plies[{index}].move")
+                f"flag {flag_of(code)})", file=file, offset=offset, path=f"games[{raw.number}].plies[{index}].move")
         move = moves_table[code] if not rooks else move_of(code, board, rooks)
         visits: dict[chess.Move, float] | None = None
         if count:

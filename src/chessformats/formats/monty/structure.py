@@ -20,11 +20,13 @@ from .model import (
     VALUE_PLY_STRUCT,
     RawGame,
 )
-from .moves import FLAG_MASK
+from .moves import flag_of
 
 __all__ = ["raw_games"]
 
 _CHUNK = 1 << 20
+_FLAGS = frozenset(schema.FLAG.meanings)
+_FLAG_TEXT = ", ".join(map(str, sorted(_FLAGS)))
 
 
 def raw_games(handle: IO[bytes], file: str | None, format: str, *, partial: bool = False) -> Iterator[RawGame]:
@@ -87,8 +89,8 @@ def raw_games(handle: IO[bytes], file: str | None, format: str, *, partial: bool
                             path=f"games[{number}].plies[{len(plies)}].score")
                     position += terminator
                     break
-                if code & FLAG_MASK not in schema.FLAG.meanings:
-                    raise InvalidValueError("move flag not defined", expected="0-5 or 8-15", actual=code & FLAG_MASK,
+                if flag_of(code) not in _FLAGS:
+                    raise InvalidValueError("move flag not defined", expected=_FLAG_TEXT, actual=flag_of(code),
                                             file=file, offset=base + position,
                                             path=f"games[{number}].plies[{len(plies)}].move.flag")
                 if value:

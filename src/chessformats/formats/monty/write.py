@@ -16,16 +16,21 @@ from ...schemas import monty as schema
 from .model import (
     BITBOARDS_STRUCT,
     HEADER_NAMES,
+    HEADER_RANGES,
     HEADER_STRUCT,
     PLY_HEAD_STRUCT,
     RESULT_BYTES,
     RIGHT_NAMES,
+    RIGHT_SIDES,
     RIGHTS,
     ROOK_FIELDS,
     ROUNDINGS,
+    SCORE_RANGES,
+    SIDES,
     STANDARD_FILES,
     TERMINATORS,
     VALUE_PLY_STRUCT,
+    VISIT_MAX,
     Game,
     Ply,
     RawGame,
@@ -52,19 +57,19 @@ def visit_bytes(visits: Sequence[float], rounding: str = "round") -> bytes:
     largest = counts.max() if counts.size else np.float32(0)
     if largest <= 0:
         return bytes(len(counts))
-    scale = np.float32(255 if rounding == "round" else 256)
+    scale = np.float32(VISIT_MAX if rounding == "round" else VISIT_MAX + 1)
     scaled = counts * scale / np.float32(largest)
     whole = np.trunc(scaled)
     if rounding == "round":
         whole += scaled - whole >= np.float32(0.5)
-    return bytes(np.minimum(whole, 255).astype(np.uint8).tobytes())
+    return bytes(np.minimum(whole, VISIT_MAX).astype(np.uint8).tobytes())
 
 
 def _policy_raw(score: float) -> int:
     """trunc(score * 65535) in 32-bit floats (``MontyFormat``)."""
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"score {score} outside [0, 1]")
-    return int(np.float32(score) * np.float32(65535))
+    return int(np.float32(score) * np.float32(SCORE_RANGES["policy"][1]))
 
 
 def _value_raw(score: float, white: bool) -> int:
@@ -76,7 +81,8 @@ def _value_raw(score: float, white: bool) -> int:
         odds = np.float32(1) / p - np.float32(1)
     log = np.float32(-math.inf if odds == 0 else math.log(float(odds)))  # correctly rounded ln, as logf
     scaled = -(np.float32(400) * log)
-    return int(min(max(float(scaled), -32768.0), 32767.0))  # Rust's saturating `as i16`
+    low, high = SCORE_RANGES["value"]
+    return int(min(max(float(scaled), low), high))  # Rust's saturating `as i16`
 
 
 def _result_byte(result: str) -> int:
@@ -88,7 +94,7 @@ def _result_byte(result: str) -> int:
 
 def _header_bytes(game: Game) -> bytes:
     board = game.board
-    if board.halfmove_clock > 255 or not 0 <= board.fullmove_number <= 0xFFFF:
+    if any(not low <= getattr(board, name) <= high for name, (low, high) in HEADER_RANGES.items()):
         raise ValueError(f"move counters out of range for the format: {board.fen()}")
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
     stored = schema.compress_bitboards(schema.PieceBitboards(white, black, board.pawns, board.knights, board.bishops,
@@ -97,13 +103,13 @@ def _header_bytes(game: Game) -> bytes:
     files = list(STANDARD_FILES)
     castling = board.clean_castling_rights()
     for index, name in enumerate(RIGHT_NAMES):
-        color = chess.WHITE if index < 2 else chess.BLACK
+        color, queenside = RIGHT_SIDES[index]
         king = board.king(color)
         rooks = castling & chess.BB_RANKS[0 if color else 7]
-        side = [r for r in chess.SquareSet(rooks) if king is not None and (r < king) == (index % 2 == 0)]
+        side = [r for r in chess.SquareSet(rooks) if king is not None and (r < king) == queenside]
         if side:
             rights |= 1 << RIGHTS[name].shift
-            files[index] = chess.square_file(side[0] if index % 2 == 0 else side[-1])
+            files[index] = chess.square_file(side[0] if queenside else side[-1])
     if game.rook_files is not None:
         given = tuple(game.rook_files)
         effective = given if any(given) else STANDARD_FILES
@@ -112,7 +118,7 @@ def _header_bytes(game: Game) -> bytes:
             raise ValueError(f"rook files {given} do not match the castling rights of {board.fen()}")
         files = list(given)
     fields = {
-        "board": BITBOARDS_STRUCT.pack(*stored), "side_to_move": 0 if board.turn else 1,
+        "board": BITBOARDS_STRUCT.pack(*stored), "side_to_move": SIDES["white" if board.turn else "black"],
         "ep_square": board.ep_square or 0,
         "castling_rights": rights, "halfmove_clock": board.halfmove_clock, "fullmove_number": board.fullmove_number,
         "result": _result_byte(game.result), **dict(zip(ROOK_FIELDS, files, strict=True)),
@@ -164,7 +170,7 @@ def _game_bytes(game: Game, number: int, format: str, rounding: str) -> bytes:
         if raw is not None:
             if ply.score != side_score(raw, value, board.turn):
                 raise ValueError(f"{where}: score and raw_score disagree (set raw_score=None to write a new score)")
-            low, high = (-32768, 32767) if value else (0, 65535)
+            low, high = SCORE_RANGES[format]
             if not low <= raw <= high:
                 raise ValueError(f"{where}: raw_score {raw} out of range")
         else:

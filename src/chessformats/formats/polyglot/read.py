@@ -24,9 +24,10 @@ from typing import Any, NamedTuple
 import chess
 import numpy as np
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
-from ...engine.layout import describe, numpy_dtype, struct_format, unpack_bits
+from ...engine.layout import numpy_dtype, struct_format, unpack_bits
 from ...engine.records import record_array
 from ...schemas import polyglot as schema
 from ..zobrist import zobrist_hash
@@ -38,7 +39,7 @@ __all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "UnsortedBookWarning", "open_
 ENTRY_DTYPE = numpy_dtype(schema.ENTRY)
 """The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY`."""
 _ENTRY_STRUCT = struct.Struct(struct_format(schema.ENTRY))  # single entries, also derived from the schema
-_MOVE_OFFSET = next(field.offset or 0 for field in describe(schema.ENTRY) if field.path == "move")
+_MOVE_OFFSET = codec(schema.ENTRY).field("move").offset or 0
 
 
 class Entry(NamedTuple):

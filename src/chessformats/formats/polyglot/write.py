@@ -11,7 +11,9 @@ from typing import Any
 import chess
 import numpy as np
 
+from ...engine.codec import codec
 from ...engine.fileio import atomic_write
+from ...schemas import polyglot as schema
 from ..zobrist import zobrist_hash
 from .moves import encode_move
 from .read import ENTRY_DTYPE, Entry, PolyglotBook, UnsortedBookWarning, open_book
@@ -54,8 +56,12 @@ def _rows_from_entries(entries: Iterable[EntryLike]) -> Iterator[tuple[int, int,
             yield int(key), int(raw), int(weight), int(learn)
 
 
+# the largest value of each field of an entry (the move: its whole 16-bit word), from the declaration
+_KEY_MAX, _MOVE_MAX, _WEIGHT_MAX, _LEARN_MAX = (codec(schema.ENTRY).field(name).mask
+                                                for name in ("key", "move", "weight", "learn"))
+
 _MERGERS: dict[str, Callable[[int, int], int]] = {
-    "sum": lambda a, b: min(a + b, 0xFFFF),
+    "sum": lambda a, b: min(a + b, _WEIGHT_MAX),
     "max": max,
     "first": lambda a, b: a,
 }
@@ -73,8 +79,8 @@ def build_records(
     ordered: list[list[int]] = []
     combine = _MERGERS[merge] if merge is not None else None
     for key, raw, weight, learn in rows:
-        if not 0 <= key < 1 << 64 or not 0 <= raw < 1 << 16 or not 0 <= weight < 1 << 16 \
-                or not 0 <= learn < 1 << 32:
+        if not 0 <= key <= _KEY_MAX or not 0 <= raw <= _MOVE_MAX or not 0 <= weight <= _WEIGHT_MAX \
+                or not 0 <= learn <= _LEARN_MAX:
             raise ValueError(f"entry out of range: key={key:#x} move={raw} weight={weight} learn={learn}")
         if combine is not None:
             previous = merged.get((key, raw))
@@ -89,10 +95,8 @@ def build_records(
     records = np.zeros(len(ordered), dtype=ENTRY_DTYPE)
     if ordered:
         columns = list(zip(*ordered, strict=True))
-        records["key"] = np.array(columns[0], dtype=np.uint64)
-        records["move"] = np.array(columns[1], dtype=np.uint16)
-        records["weight"] = np.array(columns[2], dtype=np.uint16)
-        records["learn"] = np.array(columns[3], dtype=np.uint32)
+        for name, column in zip(("key", "move", "weight", "learn"), columns, strict=True):  # the rows' order
+            records[name] = np.array(column, dtype=ENTRY_DTYPE[name].newbyteorder("="))
         if sort:
             records = records[np.argsort(records["key"].astype(np.uint64), kind="stable")]
     return records
@@ -157,7 +161,7 @@ def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str], o
             for entry in runs_2[j]:
                 for mine in run[:own]:
                     if mine[1] == entry[1]:
-                        mine[2] = (mine[2] + entry[2]) & 0xFFFF
+                        mine[2] = (mine[2] + entry[2]) & _WEIGHT_MAX
                         break
                 else:
                     run.append(entry)
