@@ -39,8 +39,9 @@ _SKIPPED = 1 << _KIND_BITS["deleted"].shift | 1 << _KIND_BITS["guiding_text"].sh
 """The record-kind bits of a record that is no game to read: deleted, or a guiding text."""
 _WORD = codec(schema.DATA_WORD)
 _DATA_SIZE = _WORD.field("size")
-_ANNOTATION_HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
-_ANNOTATION_SIZE = _ANNOTATION_HEAD.field("size")
+_WORD_SIZE: int = schema.DATA_WORD.sizeof()
+_ANNOTATION_HEAD_SIZE: int = schema.ANNOTATION_RECORD_HEAD.sizeof()
+_ANNOTATION_SIZE = codec(schema.ANNOTATION_RECORD_HEAD).field("size")
 
 
 def _roman(number: int) -> str:
@@ -179,7 +180,7 @@ class Database(MappedFile):
 
     def _text(self, number: int, record: Any) -> GuidingText:
         start = int(record.cbg_offset)
-        if start + _WORD.size > len(self._cbg):
+        if start + _WORD_SIZE > len(self._cbg):
             raise TruncatedError(f"guiding text {number}: data beyond the end of the .cbg file",
                                  file=self.companion(".cbg"), offset=start)
         size = _DATA_SIZE.get(self._cbg, start)
@@ -220,11 +221,11 @@ class Database(MappedFile):
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
         start = int(self.records["cbg_offset"][number - 1])
         cbg = self.companion(".cbg")
-        if start + _WORD.size > len(self._cbg):
+        if start + _WORD_SIZE > len(self._cbg):
             raise TruncatedError(f"game {number}: data offset {start} beyond the end of the .cbg file",
                                  file=cbg, offset=start)
         size = _DATA_SIZE.get(self._cbg, start)
-        if size < _WORD.size or start + size > len(self._cbg):
+        if size < _WORD_SIZE or start + size > len(self._cbg):
             raise TruncatedError(f"game {number}: data of {size} bytes from offset {start}", needed=size,
                                  available=len(self._cbg) - start, file=cbg, offset=start)
         return start, bytes(self._cbg[start:start + size])
@@ -237,11 +238,11 @@ class Database(MappedFile):
         if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start:
             return None
         cba = self.companion(".cba")
-        if start + _ANNOTATION_HEAD.size > len(self._cba):
+        if start + _ANNOTATION_HEAD_SIZE > len(self._cba):
             raise TruncatedError(f"game {number}: annotation offset {start} beyond the end of the .cba file",
                                  file=cba, offset=start)
         size = _ANNOTATION_SIZE.get(self._cba, start)
-        if size < _ANNOTATION_HEAD.size or start + size > len(self._cba):
+        if size < _ANNOTATION_HEAD_SIZE or start + size > len(self._cba):
             raise TruncatedError(f"game {number}: annotation record of {size} bytes", needed=size,
                                  available=len(self._cba) - start, file=cba, offset=start)
         return start, bytes(self._cba[start:start + size])
@@ -287,10 +288,10 @@ class Database(MappedFile):
             raise TruncatedError("a game's data offset lies beyond the end of the .cbg file",
                                  file=self.companion(".cbg"), offset=int(offsets.max()))
         cbg = np.frombuffer(self._cbg, dtype=np.uint8) if len(self._cbg) else np.zeros(0, np.uint8)
-        if len(offsets) and int(offsets.max()) + _WORD.size > len(self._cbg):
+        if len(offsets) and int(offsets.max()) + _WORD_SIZE > len(self._cbg):
             raise TruncatedError("a game's data word runs past the end of the .cbg file",
                                  file=self.companion(".cbg"), offset=int(offsets.max()))
-        modes = _WORD.columns(cbg[offsets[:, None] + np.arange(_WORD.size)].tobytes())["mode"]
+        modes = _WORD.columns(cbg[offsets[:, None] + np.arange(_WORD_SIZE)].tobytes())["mode"]
         values, counts = np.unique(modes, return_counts=True)
         return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
 
