@@ -27,6 +27,41 @@ def test_spec_example_codes() -> None:
     with pytest.raises(ValueError, match="not a legal move"):
         monty.encode_move(board, chess.Move.from_uci("e2e5"))
 
+@given(st.integers(0, 0xFFFF))
+@settings(max_examples=300, deadline=None)
+def test_move_table_agrees_with_the_declaration(code: int) -> None:
+    from chessformats.formats.monty.moves import MOVES, SHIFT_DESTINATION, SHIFT_SOURCE, flag_of
+    from chessformats.schemas import monty as schema
+
+    parsed = schema.MOVE.parse(code.to_bytes(2, "little"))
+    assert flag_of(code) == int(parsed.flag)
+    assert schema.MOVE.build(parsed) == code.to_bytes(2, "little")
+    if int(parsed.flag) not in schema.FLAG.meanings:
+        return
+    move = MOVES[code]
+    assert (move.from_square, move.to_square) == (parsed.source, parsed.destination)
+    name = str(parsed.flag)
+    assert move.promotion == (chess.PIECE_NAMES.index(name.split("_")[0]) if "promotion" in name else None)
+    # the move generator's way of writing a code: origin << source shift | target << destination shift | flag
+    built = schema.MOVE.build({"source": parsed.source, "destination": parsed.destination, "flag": name})
+    assert parsed.source << SHIFT_SOURCE | parsed.destination << SHIFT_DESTINATION | int(parsed.flag) \
+        == int.from_bytes(built, "little") == code
+
+
+def test_legal_codes_read_back_through_the_declaration() -> None:
+    from chessformats.schemas import monty as schema
+
+    for fen in SPECIAL:
+        board = chess.Board(fen)
+        for code in monty.legal_codes(board):
+            parsed = schema.MOVE.parse(code.to_bytes(2, "little"))
+            move = monty.decode_move(board, code)
+            assert move in board.legal_moves and move.from_square == parsed.source, (fen, code)
+            name = str(parsed.flag)
+            assert board.is_capture(move) == ("capture" in name or name == "en_passant"), (fen, move.uci(), name)
+            assert board.is_castling(move) == name.endswith("_castle"), (fen, move.uci(), name)
+
+
 # --- legal moves, in move codes ---------------------------------------------------------------------------------
 
 SPECIAL = [

@@ -10,6 +10,8 @@ from pathlib import Path
 import chess
 import chess.polyglot
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chessformats.formats.polyglot.legality import legality_checker
 from chessformats.polyglot import decode_move, encode_move, open_book, write_book
@@ -118,3 +120,43 @@ def test_probe_legality_test_equals_python_chess_on_every_square_pair() -> None:
                 positions += 1
             board.push(rng.choice(legal))
     assert positions > 50
+
+
+# --- the derived move tables against the declaration -------------------------------------------------------
+
+_PROMOTION_NAMES = {0: "none", chess.KNIGHT: "knight", chess.BISHOP: "bishop", chess.ROOK: "rook", chess.QUEEN: "queen"}
+
+
+def _built(origin: int, target: int, promotion: int) -> int:
+    """The raw move construct builds from ``schema.MOVE`` (the independent path)."""
+    from chessformats.schemas import polyglot as schema
+
+    data = schema.MOVE.build({"reserved": 0, "promotion": _PROMOTION_NAMES[promotion],
+                              "from_rank": origin >> 3, "from_file": origin & 7,
+                              "to_rank": target >> 3, "to_file": target & 7})
+    return int.from_bytes(data, "big")
+
+
+@given(st.lists(st.tuples(st.integers(0, 63), st.integers(0, 63), st.sampled_from(sorted(_PROMOTION_NAMES))),
+                min_size=1, max_size=50))
+@settings(max_examples=100, deadline=None)
+def test_pack_moves_and_move_table_agree_with_the_declaration(moves: list[tuple[int, int, int]]) -> None:
+    import numpy as np
+
+    from chessformats.formats.polyglot.moves import MOVES, pack_moves
+    from chessformats.schemas import polyglot as schema
+
+    origin, target, promotion = (np.array(column, dtype=np.int64) for column in zip(*moves, strict=True))
+    packed = pack_moves(origin, target, promotion).tolist()
+    assert packed == [_built(*move) for move in moves]
+    for (from_square, to_square, piece), raw in zip(moves, packed, strict=True):
+        assert int(pack_moves(from_square, to_square, piece)) == raw
+        if raw == 0:
+            continue
+        parsed = schema.MOVE.parse(raw.to_bytes(2, "big"))
+        decoded = MOVES[raw]
+        assert decoded.from_square == chess.square(parsed.from_file, parsed.from_rank) == from_square
+        assert decoded.to_square == chess.square(parsed.to_file, parsed.to_rank) == to_square
+        assert (decoded.promotion or 0) == piece and str(parsed.promotion) == _PROMOTION_NAMES[piece]
+        if from_square != to_square:
+            assert encode_move(None, chess.Move(from_square, to_square, piece or None)) == raw
