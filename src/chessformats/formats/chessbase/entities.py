@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile
 from ...engine.layout import describe
@@ -66,6 +67,16 @@ SortKey = tuple[Any, ...]
 _SIGNED_BYTES = {".cbp": False, ".cbt": True, ".cbc": True, ".cbs": True, ".cbe": False}
 _ENTITY_FIELDS = {extension: {f.name: (f.offset or 0, f.size or 0) for f in describe(declaration)}
                   for extension, declaration in schema.ENTITY_RECORDS.items()}
+_HEAD = codec(schema.ENTITY_HEADER_HEAD)
+_HEAD_SIZE: int = schema.ENTITY_HEADER_HEAD.sizeof()
+_EXTRA_SPACE = _HEAD.field("extra_space")
+_NODE = codec(schema.ENTITY_NODE)
+_NODE_SIZE: int = schema.ENTITY_NODE.sizeof()
+_TOURNAMENT = codec(schema.TOURNAMENT)
+_DATE_FIELDS = tuple(_TOURNAMENT.field(f"date.{name}") for name in ("year", "month", "day"))
+_TEAM = codec(schema.TEAM)
+_TEAM_NUMBER, _TEAM_NUMBER_HIGH, _TEAM_YEAR, _TEAM_SEASON, _TEAM_NATION = (
+    _TEAM.field(name) for name in ("number", "reserved_56", "year", "season", "nation"))
 _ENTITY_NAME = {".cbp": "last_name", ".cbt": "title", ".cbc": "name", ".cbs": "title", ".cbe": "title"}
 
 
@@ -98,27 +109,27 @@ class EntityFile(MappedFile):
             self.count = 0
             self.root = -1
             return
-        if len(self._data) < 28:
-            raise TruncatedError("truncated entity header", needed=28, available=len(self._data), file=self.path,
-                                 offset=0)
-        extra = int.from_bytes(self._data[24:28], "little")
-        if extra > len(self._data) - 28:
+        if len(self._data) < _HEAD_SIZE:
+            raise TruncatedError("truncated entity header", needed=_HEAD_SIZE, available=len(self._data),
+                                 file=self.path, offset=0)
+        extra = _EXTRA_SPACE.get(self._data)
+        if extra > len(self._data) - _HEAD_SIZE:
             raise InvalidValueError("entity header: extra_space larger than the file", actual=extra,
-                                    file=self.path, offset=24, path="extra_space")
-        self.header = parse(schema.ENTITY_HEADER, bytes(self._data[:28 + extra]), file=self.path)
-        self.header_size = 28 + extra
-        if self.header.record_data_size + 9 != self.record_size:
-            raise UnsupportedError(f"records of {self.header.record_data_size + 9} bytes "
-                                   f"(this reader knows {self.record_size})", file=self.path, offset=12)
+                                    file=self.path, offset=_EXTRA_SPACE.offset, path="extra_space")
+        self.header = parse(schema.ENTITY_HEADER, bytes(self._data[:_HEAD_SIZE + extra]), file=self.path)
+        self.header_size = _HEAD_SIZE + extra
+        if self.header.record_data_size + _NODE_SIZE != self.record_size:
+            raise UnsupportedError(f"records of {self.header.record_data_size + _NODE_SIZE} bytes "
+                                   f"(this reader knows {self.record_size})", file=self.path,
+                                   offset=_HEAD.field("record_data_size").offset)
         available = (len(self._data) - self.header_size) // self.record_size
         if self.header.records > available:
             raise TruncatedError(f"the header counts {self.header.records} records, the file holds {available}",
                                  file=self.path, offset=self.header_size + available * self.record_size)
         self.count = int(self.header.records)
         self.root = int(self.header.root)
-        self._nodes = np.frombuffer(self._data, dtype=np.dtype([("left", "<i4"), ("right", "<i4"), ("balance", "i1"),
-                                                                ("rest", f"V{self.record_size - 9}")]),
-                                    count=self.count, offset=self.header_size)
+        dtype = np.dtype([*_NODE.dtype.descr, ("rest", f"V{self.record_size - _NODE_SIZE}")])
+        self._nodes = np.frombuffer(self._data, dtype=dtype, count=self.count, offset=self.header_size)
 
     def __len__(self) -> int:
         return self.count
@@ -191,15 +202,15 @@ class EntityFile(MappedFile):
         if ext == ".cbp":
             return (name, _text_key(self._field(raw, "first_name"), signed))
         if ext == ".cbt":
-            date = int.from_bytes(self._field(raw, "date"), "little")  # DATE_LE: day bits 0-4, month 5-8, year 9-20
-            year, month, day = date >> 9 & 0xFFF, date >> 5 & 0xF, date & 0x1F
+            year, month, day = (part.get(raw) for part in _DATE_FIELDS)
             return (-year, name, _text_key(self._field(raw, "place"), signed), -month, -day)
         if ext == ".cbe":
             # morphy: the team number is a 4-byte integer (our schema: number + reserved_56, 0 in the corpus)
-            number_, year = (int.from_bytes(raw[offset:offset + 4], "little", signed=True)
-                             for offset in (_ENTITY_FIELDS[ext]["number"][0], _ENTITY_FIELDS[ext]["year"][0]))
-            season = self._field(raw, "season")[0] & 1
-            return (name, number_, -season, year, self._field(raw, "nation")[0])
+            width = _TEAM_NUMBER.width + _TEAM_NUMBER_HIGH.width
+            number_ = _TEAM_NUMBER.get(raw) | _TEAM_NUMBER_HIGH.get(raw) << _TEAM_NUMBER.width
+            number_ -= (number_ >> (width - 1)) << width  # signed
+            season = _TEAM_SEASON.get(raw) & 1  # bit 0 (see the field's meaning)
+            return (name, number_, -season, _TEAM_YEAR.get(raw), int(_TEAM_NATION.get(raw)))
         return (name,)
 
     def _inorder(self) -> Iterator[int]:

@@ -93,6 +93,7 @@ from .doc import FORMAT
 from .entities import (
     ANNOTATOR,
     ENTITY_HEADER,
+    ENTITY_HEADER_HEAD,
     ENTITY_NODE,
     ENTITY_RECORDS,
     PLAYER,
@@ -153,6 +154,7 @@ __all__ = [
     "ECO",
     "ENDGAME",
     "ENTITY_HEADER",
+    "ENTITY_HEADER_HEAD",
     "ENTITY_NODE",
     "ENTITY_RECORDS",
     "EVALUATION_ENTRY",

@@ -20,6 +20,9 @@ ENTITY_HEADER = cs.Struct(
 )
 """The header of the entity files (28 + extra_space bytes, little-endian)."""
 
+ENTITY_HEADER_HEAD = cs.Struct(*ENTITY_HEADER.subcons[:-1])
+"""The fixed 28 bytes of ``ENTITY_HEADER``, up to ``extra_space`` (which sizes the rest)."""
+
 ENTITY_NODE = cs.Struct(
     "left" / cs.Int32sl * "record number of the left subtree's root; -1 none; -999: the record is deleted",
     "right" / cs.Int32sl * "right subtree's root; -1 none; of a deleted record: the next deleted record",
