@@ -40,6 +40,7 @@ ENTRY_DTYPE = numpy_dtype(schema.ENTRY)
 """The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY`."""
 _ENTRY_STRUCT = struct.Struct(struct_format(schema.ENTRY))  # single entries, also derived from the schema
 _MOVE_OFFSET = codec(schema.ENTRY).field("move").offset or 0
+_NATIVE = {name: ENTRY_DTYPE[name].newbyteorder("=") for name in ENTRY_DTYPE.names or ()}  # the fields' types
 
 
 class Entry(NamedTuple):
@@ -48,7 +49,7 @@ class Entry(NamedTuple):
     key: int
     """Zobrist key of the position."""
     raw_move: int
-    """The move as stored (16 bits)."""
+    """The move as stored (the 16-bit ``move`` field)."""
     weight: int
     """Relative frequency of the move."""
     learn: int
@@ -56,7 +57,7 @@ class Entry(NamedTuple):
     move: chess.Move
     """The move; ``chess.Move.null()`` for the ignored ``a1a1`` entries when iterating."""
     number: int
-    """Number of the entry in the file, from 0 (its byte offset is ``16 * number``)."""
+    """Number of the entry in the file, from 0 (its byte offset is ``number`` times the entry size)."""
 
 
 def _new_entry(fields: tuple[int, int, int, int, chess.Move, int]) -> Entry:
@@ -82,7 +83,7 @@ class PolyglotBook(MappedFile):
         try:
             self.records = record_array(self._data, schema.ENTRY, file=self.path, label="entry",
                                         path="entries")
-            self._keys = self.records["key"].astype(np.uint64)
+            self._keys = self.records["key"].astype(_NATIVE["key"])
             self._weights = self.records["weight"].astype(np.int64)
             self._moves = self.records["move"].astype(np.int64)
             self._check_moves(strict)
@@ -99,7 +100,7 @@ class PolyglotBook(MappedFile):
                     f"entry {first}); probing through a sorted index",
                     UnsortedBookWarning, stacklevel=3,
                 )
-            self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=np.uint64).data
+            self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=_NATIVE["key"]).data
         except BaseException:
             self.close()
             raise
@@ -247,9 +248,9 @@ class PolyglotBook(MappedFile):
         """All entries as native numpy arrays: key, raw_move, weight, learn and every move bit field."""
         result = {
             "key": self._keys.copy(),
-            "raw_move": self._moves.astype(np.uint16),
-            "weight": self.records["weight"].astype(np.uint16),
-            "learn": self.records["learn"].astype(np.uint32),
+            "raw_move": self._moves.astype(_NATIVE["move"]),
+            "weight": self.records["weight"].astype(_NATIVE["weight"]),
+            "learn": self.records["learn"].astype(_NATIVE["learn"]),
         }
         result.update({name: values.astype(np.uint8)
                        for name, values in unpack_bits(self._moves, schema.MOVE).items()})

@@ -98,7 +98,7 @@ def build_records(
         for name, column in zip(("key", "move", "weight", "learn"), columns, strict=True):  # the rows' order
             records[name] = np.array(column, dtype=ENTRY_DTYPE[name].newbyteorder("="))
         if sort:
-            records = records[np.argsort(records["key"].astype(np.uint64), kind="stable")]
+            records = records[np.argsort(records["key"].astype(ENTRY_DTYPE["key"].newbyteorder("=")), kind="stable")]
     return records
 
 
