@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
-from ...engine.layout import describe
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .entities import decode_name
@@ -25,8 +25,8 @@ _CBJ_CREATED_EPOCH = datetime(2008, 11, 30, 23, 0, tzinfo=_UTC)  # 2008-12-01 00
 _CBJ_MODIFIED_EPOCH = datetime(1582, 10, 15, tzinfo=_UTC)
 _CBJ_LATEST = datetime(2100, 1, 1, tzinfo=_UTC)  # later times are another writer's unit, not a date
 _CBJ_MAX_RECORD = 1 << 16
-_CBJ_TEAM_FIELDS = {f.name: (f.offset or 0, f.size or 0) for f in describe(schema.CBJ_RECORD)
-                    if f.name.endswith("_team")}  # fixed fields at the start of every record version
+_CBJ_TEAM_FIELDS = {name: codec(schema.CBJ_RECORD).field(name) for name in ("white_team", "black_team")}
+"""Fixed fields at the start of every record version."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class ExtendedHeaders(MappedFile):
 
     def team_offset(self, number: int, name: str) -> int:
         """Where field ``name`` (``white_team`` or ``black_team``) of game ``number``'s record is in the file."""
-        return self.offset_of(number) + _CBJ_TEAM_FIELDS[name][0]
+        return self.offset_of(number) + (_CBJ_TEAM_FIELDS[name].offset or 0)
 
     def raw(self, number: int) -> tuple[int, bytes] | None:
         """(offset, bytes) of game ``number``'s record; ``None`` when the file holds none for it."""
@@ -170,11 +170,11 @@ class ExtendedHeaders(MappedFile):
         start = found
         teams: list[int | None] = []
         for name in ("white_team", "black_team"):
-            offset, size = _CBJ_TEAM_FIELDS[name]
-            if offset + size > self.record_size:
+            team = _CBJ_TEAM_FIELDS[name]
+            if (team.offset or 0) + (team.size or 0) > self.record_size:
                 teams.append(None)
                 continue
-            value = int.from_bytes(self._data[start + offset:start + offset + size], "big", signed=True)
+            value = team.get(self._data, start)
             teams.append(self._checked_team(value, number, start, name))
         return teams[0], teams[1]
 
@@ -197,6 +197,6 @@ class ExtendedHeaders(MappedFile):
             return None
         if value < 0:
             raise InvalidValueError(f"game {number}: team number {value}", expected="-1 or a .cbe record number",
-                                    actual=value, file=self.path, offset=start + _CBJ_TEAM_FIELDS[name][0],
+                                    actual=value, file=self.path, offset=start + (_CBJ_TEAM_FIELDS[name].offset or 0),
                                     path=f"cbj[{number}].{name}")
         return value

@@ -7,6 +7,9 @@ from typing import Any, Protocol
 
 import chess.pgn
 
+from ...engine.codec import codec
+from ...engine.schema import enum_view
+from ...schemas import chessbase as schema
 from .annotations import Annotator
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader
@@ -15,9 +18,12 @@ from .pgn import build_game
 
 __all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "game_header"]
 
-RESULT_TAGS = {0: "0-1", 1: "1/2-1/2", 2: "1-0", 3: "*", 4: "0-1", 5: "1/2-1/2", 6: "1-0", 7: "0-1"}
-"""A game record's result code as a PGN result."""
-_CHESS960_ECO = 64576
+_PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
+                "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
+RESULT_TAGS = {value: _PGN_RESULTS[name] for value, name in enum_view(schema.RESULT).names.items()}
+"""A game record's result code (:data:`chessformats.schemas.chessbase.RESULT`) as a PGN result."""
+_ECO = codec(schema.ECO)
+_ECO_CODE, _ECO_SUBCODE = _ECO.field("code"), _ECO.field("subcode")
 
 
 def _pgn_date(year: int, month: int, day: int) -> str:
@@ -30,11 +36,11 @@ def _tag_value(text: str) -> str:
     return "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in text)
 
 
-def _eco(value: int) -> tuple[str | None, int | None]:
-    """(ECO code, Chess960 start position) of the 16-bit ECO field."""
-    if value >= _CHESS960_ECO:
-        return None, value - _CHESS960_ECO
-    code, sub = value >> 7, value & 0x7F
+def _eco(code: int, sub: int) -> tuple[str | None, int | None]:
+    """(ECO code, Chess960 start position) of the ECO field's code and subcode."""
+    value = _ECO_SUBCODE.insert(_ECO_CODE.insert(0, code), sub)
+    if value >= schema.ECO_CHESS960:
+        return None, value - schema.ECO_CHESS960
     if not 1 <= code <= 500:
         return None, None
     code -= 1
@@ -147,7 +153,7 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
         headers["WhiteElo"] = str(body.white_elo)
     if body.black_elo:
         headers["BlackElo"] = str(body.black_elo)
-    eco, chess960 = _eco(body.eco.code << 7 | body.eco.subcode)
+    eco, chess960 = _eco(body.eco.code, body.eco.subcode)
     if eco:
         headers["ECO"] = eco
     annotator = database.annotators.name_of(body.annotator)

@@ -87,6 +87,9 @@ ECO = cs.BitStruct(
     "subcode" / cs.BitsInteger(7) * "sub-variation 0-99 (00 when not given)",
 )
 
+ECO_CHESS960 = 64576
+"""The whole ECO field from this value up holds a Chess960 start position (value - ECO_CHESS960)."""
+
 GAME_BODY = cs.Struct(
     "cba_offset" / cs.Int32ub * "offset of the game's annotations in the .cba file (0: none)",
     "white" / U24 * "record number of the white player in the .cbp file",
