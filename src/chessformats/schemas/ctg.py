@@ -45,6 +45,8 @@ __all__ = [
     "RECORD",
     "STATS",
     "Annotation",
+    "flag_bits",
+    "position_bits",
 ]
 
 PAGE_SIZE = 4096
@@ -299,11 +301,30 @@ POSITION_HEADER = cs.BitStruct(
 )
 
 
+_EN_PASSANT_FILE = cs.BitsInteger(3)
+"""The en-passant file after the squares: 0 = a ... 7 = h."""
+_CASTLING_WIDTH = len(CASTLING.subcons)  # one bit per right
+
+
+def flag_bits(has_en_passant: Any, has_castling: Any) -> int:
+    """Bits of the flags that end the encoded position (en-passant file, castling rights)."""
+    return int(_EN_PASSANT_FILE.sizeof() * bool(has_en_passant) + _CASTLING_WIDTH * bool(has_castling))
+
+
+def position_bits(squares_end: int, flags: int) -> int:
+    """The padding rule: bits of the encoded position whose squares end at bit ``squares_end`` (the header
+    byte counted) and whose flags take ``flags`` bits. The flags end on a byte boundary; with no flags,
+    at least one zero bit follows the squares (the spec's "N = 8/4/3/7" rule in one line)."""
+    if flags:
+        return (squares_end + flags + 7) // 8 * 8
+    return (squares_end // 8 + 1) * 8
+
+
 def _padding_bits(ctx: Any) -> int:
     """The zero bits between the squares and the flags: the flags end on the position's last byte."""
     header = ctx._.header
     return int(8 * (header.length - 1) - SQUARE_CODE.bit_length(ctx.squares)
-               - 3 * header.has_en_passant - 4 * header.has_castling)
+               - flag_bits(header.has_en_passant, header.has_castling))
 
 
 BOARD = cs.Struct(
@@ -312,7 +333,7 @@ BOARD = cs.Struct(
     "padding" / BitsUnsigned(_padding_bits)
     * "zero bits, so that the flags end exactly on the last byte (8 when there are no flags and the squares "
       "end on a byte boundary)",
-    "en_passant_file" / cs.If(cs.this._.header.has_en_passant, cs.BitsInteger(3))
+    "en_passant_file" / cs.If(cs.this._.header.has_en_passant, _EN_PASSANT_FILE)
     * "file of an en-passant capture, 0 = a (only when has_en_passant)",
     "castling" / cs.If(cs.this._.header.has_castling, CASTLING) * "castling rights (only when has_castling)",
 )

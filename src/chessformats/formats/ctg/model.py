@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import struct
+import operator
 from collections.abc import Iterable
 from typing import NamedTuple
 
 import chess
 
-from ...engine.layout import bit_fields, describe, struct_format
+from ...engine.codec import codec
+from ...engine.errors import FormatError
 from ...schemas import ctg as schema
 from .position import MOVES, encode
 
@@ -18,30 +19,38 @@ __all__ = ["PAGE_SIZE", "BookMove", "PositionRecord", "Rating", "make_record", "
 
 PAGE_SIZE = schema.PAGE_SIZE
 """Every page of a ``.ctg`` file, the header page included, is this long."""
-PAGE_HEADER = struct.Struct(struct_format(schema.PAGE_HEADER))
+PAGE_HEADER = codec(schema.PAGE_HEADER)
 """A data page's header: (positions, bytes used)."""
-PAGE_CAPACITY = PAGE_SIZE - PAGE_HEADER.size
+PAGE_HEADER_SIZE = int(PAGE_HEADER.size or 0)
+PAGE_CAPACITY = PAGE_SIZE - PAGE_HEADER_SIZE
 """Bytes of a data page for records."""
-STATS_SIZE = schema.STATS.sizeof()
-MOVE_SIZE = schema.MOVE.sizeof()
-MOVES_LENGTH_SIZE = schema.MOVES.subcons[0].sizeof()
-_RECOMMENDATION_BITS = bit_fields(schema.RECOMMENDATION)
+STATS = codec(schema.STATS)
+"""The 33 statistics bytes after the moves."""
+STATS_SIZE = int(STATS.size or 0)
+MOVE = codec(schema.MOVE)
+"""One book move: (code, annotation)."""
+MOVE_SIZE = int(MOVE.size or 0)
+MOVES_LENGTH = codec(schema.MOVES.subcons[0])
+"""The moves block's length field (it counts itself: ``MOVES_LENGTH_SIZE + MOVE_SIZE * moves``)."""
+MOVES_LENGTH_SIZE = int(MOVES_LENGTH.size or 0)
+MAX_MOVES = (MOVES_LENGTH.field("length").mask - MOVES_LENGTH_SIZE) // MOVE_SIZE
+"""The most moves a moves block's length field can count."""
+_RECOMMENDATION_BITS = STATS.bit_fields("recommendation")
 _GREEN = 1 << _RECOMMENDATION_BITS["green"].shift
 _RED = 1 << _RECOMMENDATION_BITS["red"].shift
 _OTHER_FLAGS = _RECOMMENDATION_BITS["other"].mask << _RECOMMENDATION_BITS["other"].shift
 
-# (name, offset, size) of every byte-level field of the 33 statistics bytes, from the declaration
-_STATS_FIELDS = tuple((f.path, f.offset or 0, f.size or 0) for f in describe(schema.STATS)
-                      if f.leaf and f.bits is None)
-if [name for name, _, _ in _STATS_FIELDS] != ["games", "wins", "losses", "draws", "unknown1", "rating1.games",
-                                              "rating1.total", "rating2.games", "rating2.total", "unknown2",
-                                              "comment"]:  # pragma: no cover - guards the unpacking below
-    raise ImportError("schemas.ctg.STATS changed: update PositionRecord")
-_RECOMMENDATION_OFFSET = next(f.offset for f in describe(schema.STATS) if f.path == "recommendation")
-_STATS_LIMITS = {name: 1 << (8 * size) for name, _, size in _STATS_FIELDS}
-STATS_SHIFTS = tuple((8 * (STATS_SIZE - offset - size), (1 << (8 * size)) - 1) for _, offset, size in
-                     (*_STATS_FIELDS, ("recommendation", _RECOMMENDATION_OFFSET or 0, 1)))
-"""The 33 bytes read as one integer: (shift, mask) of every field in declaration order, recommendation last."""
+# PositionRecord's statistics fields, by their paths in the declaration (the recommendation is kept as its byte)
+_STATS_FIELDS = ("games", "wins", "losses", "draws", "unknown1", "rating1.games", "rating1.total", "rating2.games",
+                 "rating2.total", "unknown2", "comment")
+STATS_PICK = operator.itemgetter(*(STATS.leaves.index(path) for path in _STATS_FIELDS))
+"""The fields above from :meth:`STATS.unpack <chessformats.engine.codec.Codec.unpack>`'s flat tuple."""
+_RECOMMENDATION = STATS.field("recommendation")
+_RECOMMENDATION_START = int(_RECOMMENDATION.offset or 0)
+RECOMMENDATION_AT = slice(_RECOMMENDATION_START, _RECOMMENDATION_START + int(_RECOMMENDATION.size or 0))
+"""Where the recommendation bits are in the statistics (kept together as one number, as stored)."""
+_RECOMMENDATION_LEAVES = tuple((STATS.leaves.index(path), STATS.field(path)) for path in STATS.leaves
+                               if path.startswith("recommendation."))
 
 _ANNOTATIONS = {a.value: a for a in schema.ANNOTATIONS}
 _COMMENTS = {a.value: a for a in schema.COMMENTS}
@@ -160,31 +169,31 @@ class PositionRecord(NamedTuple):
 
     def stats_bytes(self) -> bytes:
         """The 33 statistics bytes of this record."""
-        values = {"games": self.games, "wins": self.wins, "losses": self.losses, "draws": self.draws,
-                  "unknown1": self.unknown1, "rating1.games": self.rating1.games,
-                  "rating1.total": self.rating1.total, "rating2.games": self.rating2.games,
-                  "rating2.total": self.rating2.total, "unknown2": self.unknown2, "comment": self.comment}
-        out = bytearray(STATS_SIZE)
-        for name, offset, size in _STATS_FIELDS:
-            value = values[name]
-            if not 0 <= value < _STATS_LIMITS[name]:
-                raise ValueError(f"{name} = {value} does not fit in {size} bytes")
-            out[offset:offset + size] = value.to_bytes(size, "big")
-        if not 0 <= self.recommendation < 256:
-            raise ValueError(f"recommendation = {self.recommendation} does not fit in a byte")
-        out[_RECOMMENDATION_OFFSET or 0] = self.recommendation
-        return bytes(out)
+        values = dict(zip(_STATS_FIELDS, (self.games, self.wins, self.losses, self.draws, self.unknown1,
+                                          self.rating1.games, self.rating1.total, self.rating2.games,
+                                          self.rating2.total, self.unknown2, self.comment), strict=True))
+        if not 0 <= self.recommendation <= _RECOMMENDATION.mask:
+            raise ValueError(f"recommendation = {self.recommendation} does not fit in {_RECOMMENDATION.size} bytes")
+        for index, field in _RECOMMENDATION_LEAVES:
+            values[STATS.leaves[index]] = field.extract(self.recommendation)
+        try:
+            return bytes(STATS.pack(*(values[path] for path in STATS.leaves)))
+        except FormatError as exc:
+            raise ValueError(f"{exc.path} = {values.get(exc.path or '')} does not fit: {exc}") from None
 
     def to_bytes(self) -> bytes:
         """The whole record as stored."""
-        if len(self.moves) > (255 - MOVES_LENGTH_SIZE) // MOVE_SIZE:
-            raise ValueError(f"a CTG record holds at most 127 moves, not {len(self.moves)}")
-        moves = bytearray((MOVES_LENGTH_SIZE + MOVE_SIZE * len(self.moves),))
+        if len(self.moves) > MAX_MOVES:
+            raise ValueError(f"a CTG record holds at most {MAX_MOVES} moves, not {len(self.moves)}")
+        moves = [MOVES_LENGTH.pack(MOVES_LENGTH_SIZE + MOVE_SIZE * len(self.moves))]
         for move in self.moves:
-            if move.code not in MOVES or not 0 <= move.annotation < 256:
+            if move.code not in MOVES:
                 raise ValueError(f"invalid move code {move.code} or annotation {move.annotation}")
-            moves += bytes((move.code, move.annotation))
-        return self.signature + bytes(moves) + self.stats_bytes()
+            try:
+                moves.append(MOVE.pack(move.code, move.annotation))
+            except FormatError:
+                raise ValueError(f"invalid move code {move.code} or annotation {move.annotation}") from None
+        return self.signature + b"".join(moves) + self.stats_bytes()
 
 
 def make_record(board: chess.Board, moves: Iterable[chess.Move | tuple[chess.Move, int]] = (), *,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import chess
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError
-from ...engine.layout import bit_fields
 from ...engine.prefixcode import PrefixCodeError
-from ...engine.schema import unwrap
 from ...schemas import ctg as schema
+from ...schemas.ctg import position_bits
 from ...schemas.squares import SQUARE_CODE
 from ..normalised import (
     CASTLING_BITS,
@@ -29,13 +29,17 @@ __all__ = ["ctg_hash", "decode_move", "encode_move", "lookup_entries", "signatur
 
 # --- tables derived from the declarations -------------------------------------------------------------
 
-_POSITION_BITS = bit_fields(schema.POSITION_HEADER)
-LENGTH_MASK = _POSITION_BITS["length"].mask
-"""The header byte's position length bits."""
-_EP_FLAG = 1 << _POSITION_BITS["has_en_passant"].shift
-_CASTLING_FLAG = 1 << _POSITION_BITS["has_castling"].shift
-_EP_BITS = unwrap({sub.name: sub for sub in schema.BOARD.subcons}["en_passant_file"]).thensubcon.sizeof()
-MIN_POSITION = 1 + (64 * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8  # header + 64 words
+_HEADER = codec(schema.POSITION_HEADER)
+HEADER_SIZE = int(_HEADER.size or 0)
+"""The header byte (length and flags) that starts an encoded position."""
+_LENGTH = _HEADER.field("length")
+LENGTH_OF = bytes(_LENGTH.extract(head) for head in range(1 << (8 * HEADER_SIZE)))
+"""The position length of each header byte."""
+_EP_FLAG = _HEADER.field("has_en_passant").insert(0, True)
+_CASTLING_FLAG = _HEADER.field("has_castling").insert(0, True)
+_EP_BITS = schema.flag_bits(True, False)
+_EP_MASK = (1 << _EP_BITS) - 1
+MIN_POSITION = HEADER_SIZE + (64 * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
 """The shortest encoded position: the header byte and 64 of the shortest code words."""
 
 MOVES = MoveTable(schema.MOVE_CODES)
@@ -58,7 +62,7 @@ MAX_LEVEL = 30
 def encode(board: chess.Board) -> tuple[bytes, Normalised]:
     """The encoded position (the record's first bytes) and how ``board`` was normalised."""
     norm = normalise(board)
-    length = 8 + norm.bits  # the header byte, then the squares
+    length = 8 * HEADER_SIZE + norm.bits  # the header byte, then the squares
     flags = flag_bits = header = 0
     ep = en_passant_file(board, norm.mirrored, legal=True)
     if ep is not None:
@@ -67,21 +71,10 @@ def encode(board: chess.Board) -> tuple[bytes, Normalised]:
         flags = (flags << CASTLING_BITS) | norm.castling
         flag_bits += CASTLING_BITS
         header |= _CASTLING_FLAG
-    total = _position_bits(length, flag_bits)
+    total = position_bits(length, flag_bits)
     value = (norm.squares << (total - length)) | flags
     size = total // 8
-    return bytes((header | size,)) + value.to_bytes(size - 1, "big"), norm
-
-
-def _position_bits(squares_end: int, flag_bits: int) -> int:
-    """Bits of the encoded position: the flags end on a byte boundary; with no flags, at least one pad bit.
-
-    ``squares_end`` counts the header byte. This is the spec's "N = 8/4/3/7" padding rule in one line:
-    the first byte boundary after the squares that leaves room for the flags.
-    """
-    if flag_bits:
-        return (squares_end + flag_bits + 7) // 8 * 8
-    return (squares_end // 8 + 1) * 8
+    return _LENGTH.insert(header, size).to_bytes(HEADER_SIZE, "big") + value.to_bytes(size - HEADER_SIZE, "big"), norm
 
 
 def signature(board: chess.Board) -> bytes:
@@ -91,23 +84,23 @@ def signature(board: chess.Board) -> bytes:
 
 def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:
     """The normalised board of an encoded position and its padding bits, checked."""
-    head = encoded[0]
+    head = int.from_bytes(encoded[:HEADER_SIZE], "big")
     length = len(encoded)
-    bits = 8 * (length - 1)
-    value = int.from_bytes(encoded[1:], "big")
+    bits = 8 * (length - HEADER_SIZE)
+    value = int.from_bytes(encoded[HEADER_SIZE:], "big")
     try:
         symbols, end = SQUARE_CODE.decode(value, bits, 64)
     except PrefixCodeError as exc:
-        raise InvalidValueError(str(exc), file=path, offset=offset + 1 + exc.bit // 8,
+        raise InvalidValueError(str(exc), file=path, offset=offset + HEADER_SIZE + exc.bit // 8,
                                 path=f"{where}.position.board.squares") from exc
     has_ep = bool(head & _EP_FLAG)
     has_castling = bool(head & _CASTLING_FLAG)
-    flag_bits = _EP_BITS * has_ep + CASTLING_BITS * has_castling
+    flag_bits = schema.flag_bits(has_ep, has_castling)
     padding_bits = bits - end - flag_bits
     if padding_bits < 0:
         raise InvalidValueError(f"the squares take {end} bits, the position leaves {bits - flag_bits} before the "
                                 "flags", file=path, offset=offset, path=f"{where}.position.header.length")
-    expected = _position_bits(8 + end, flag_bits) // 8
+    expected = position_bits(8 * HEADER_SIZE + end, flag_bits) // 8
     if expected != length:
         raise InvalidValueError("length does not follow the padding rule", expected=expected, actual=length,
                                 file=path, offset=offset, path=f"{where}.position.header.length")
@@ -115,12 +108,13 @@ def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple
     board = square_board(symbols)
     kings = [chess.popcount(board.kings & board.occupied_co[color]) for color in (chess.BLACK, chess.WHITE)]
     if kings != [1, 1]:
-        raise InvalidValueError(f"{kings[chess.WHITE]} white and {kings[chess.BLACK]} black kings", expected="one "
-                                "king per side", file=path, offset=offset + 1, path=f"{where}.position.board.squares")
+        raise InvalidValueError(f"{kings[chess.WHITE]} white and {kings[chess.BLACK]} black kings",
+                                expected="one king per side", file=path, offset=offset + HEADER_SIZE,
+                                path=f"{where}.position.board.squares")
     if has_castling:
         board.castling_rights = castling_rights(value & ((1 << CASTLING_BITS) - 1))
     if has_ep:
-        board.ep_square = chess.square((value >> (CASTLING_BITS * has_castling)) & 7, 5)
+        board.ep_square = chess.square((value >> (CASTLING_BITS * has_castling)) & _EP_MASK, 5)
     return board, padding
 
 

@@ -23,18 +23,23 @@ from ...engine.schema import unwrap
 from ...schemas import ctg as schema
 from ..normalised import white_pieces
 from .model import (
+    MOVE,
     MOVE_SIZE,
+    MOVES_LENGTH,
     MOVES_LENGTH_SIZE,
     PAGE_HEADER,
+    PAGE_HEADER_SIZE,
     PAGE_SIZE,
-    STATS_SHIFTS,
+    RECOMMENDATION_AT,
+    STATS,
+    STATS_PICK,
     STATS_SIZE,
     BookMove,
     PositionRecord,
     Rating,
 )
 from .position import (
-    LENGTH_MASK,
+    LENGTH_OF,
     MIN_POSITION,
     MOVES,
     ctg_hash,
@@ -152,12 +157,12 @@ class CtgBook(MappedFile):
                                     actual=page, file=self.path, path=f"pages[{page}]")
         data = self._data
         base = PAGE_SIZE * (page + 1)
-        count, used = PAGE_HEADER.unpack_from(data, base)
+        count, used = PAGE_HEADER.unpack(data, base, self.path)
         where = f"pages[{page}]"
-        if not PAGE_HEADER.size <= used <= PAGE_SIZE:
-            raise InvalidValueError("bytes used out of range", expected=f"{PAGE_HEADER.size}..{PAGE_SIZE}",
+        if not PAGE_HEADER_SIZE <= used <= PAGE_SIZE:
+            raise InvalidValueError("bytes used out of range", expected=f"{PAGE_HEADER_SIZE}..{PAGE_SIZE}",
                                     actual=used, file=self.path, offset=base + _PAGE_USED, path=f"{where}.header.used")
-        position = base + PAGE_HEADER.size
+        position = base + PAGE_HEADER_SIZE
         end = base + used
         offsets = []
         by_signature: dict[bytes, int] = {}
@@ -167,7 +172,7 @@ class CtgBook(MappedFile):
                 raise TruncatedError(f"{record}: the page header says {count} records in {used} bytes, record "
                                      f"{number} starts at byte {position - base}", file=self.path, offset=position,
                                      path=f"{where}.header.positions", show_path=False)
-            length = data[position] & LENGTH_MASK
+            length = LENGTH_OF[data[position]]
             if length < MIN_POSITION:
                 raise InvalidValueError("encoded position too short to hold 64 squares", expected=f">= {MIN_POSITION}",
                                         actual=length, file=self.path, offset=position,
@@ -175,7 +180,7 @@ class CtgBook(MappedFile):
             if position + length >= end:
                 raise TruncatedError(f"truncated {record}.position", needed=length + 1,
                                      available=end - position, file=self.path, offset=position, show_path=False)
-            moves = data[position + length]
+            moves = MOVES_LENGTH.unpack(data, position + length)[0]
             if not moves % 2:
                 raise InvalidValueError("moves block length is even", expected="2 * moves + 1", actual=moves,
                                         file=self.path, offset=position + length, path=f"{record}.moves.length")
@@ -249,7 +254,8 @@ class CtgBook(MappedFile):
         moves = self._moves(page, None, offset + length, norm.own, norm.flipped, norm.mirrored)
         if legal_only:
             moves = [move for move in moves if board.is_legal(move.move)]
-        return self._stats(board.copy(stack=False), tuple(moves), offset + length + data[offset + length],
+        stats_at = offset + length + MOVES_LENGTH.unpack(data, offset + length)[0]
+        return self._stats(board.copy(stack=False), tuple(moves), stats_at,
                            encoded, 0, page, None, offset, norm.flipped, norm.mirrored)
 
     def _moves(self, page: int, number: int | None, at: int, own: Sequence[int], flipped: bool = False,
@@ -259,15 +265,15 @@ class CtgBook(MappedFile):
         :meth:`~chessformats.formats.normalised.MoveTable.decode`)."""
         data = self._data
         moves = []
-        for index in range((data[at] - MOVES_LENGTH_SIZE) // MOVE_SIZE):
+        for index in range((MOVES_LENGTH.unpack(data, at)[0] - MOVES_LENGTH_SIZE) // MOVE_SIZE):
             where = at + MOVES_LENGTH_SIZE + MOVE_SIZE * index
-            code = data[where]
+            code, annotation = MOVE.unpack(data, where)
             if code not in MOVES:
                 raise _bad_code(self.path, page, number, where, index, code)
             move = MOVES.move(code, own, flipped, mirrored)
             if move is None:
                 raise _missing_piece(self.path, page, number, where, index, code)
-            moves.append(BookMove(move, code, data[where + 1]))
+            moves.append(BookMove(move, code, annotation))
         return moves
 
     def __contains__(self, board: object) -> bool:
@@ -275,9 +281,10 @@ class CtgBook(MappedFile):
 
     def _stats(self, board: chess.Board, moves: tuple[BookMove, ...], at: int, encoded: bytes, padding: int,
                page: int | None, number: int | None, offset: int, flipped: bool, mirrored: bool) -> PositionRecord:
-        stats = int.from_bytes(self._data[at:at + STATS_SIZE], "big")
-        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2, comment,
-         recommendation) = [(stats >> shift) & mask for shift, mask in STATS_SHIFTS]
+        data = self._data
+        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
+         comment) = STATS_PICK(STATS.unpack(data, at, self.path))
+        recommendation = int.from_bytes(data[at + RECOMMENDATION_AT.start:at + RECOMMENDATION_AT.stop], "big")
         return PositionRecord(board, moves, games, wins, losses, draws, unknown1, Rating(r1_games, r1_total),
                               Rating(r2_games, r2_total), recommendation, unknown2, comment, encoded, padding, page,
                               number, offset, flipped, mirrored)
@@ -286,12 +293,12 @@ class CtgBook(MappedFile):
         """A record, fully decoded and checked: the normalised board, the moves on it, the statistics."""
         data = self._data
         where = f"pages[{page}].records[{number}]"
-        head = data[offset]
-        length = head & LENGTH_MASK
+        length = LENGTH_OF[data[offset]]
         encoded = bytes(data[offset:offset + length])
         board, padding = decode_position(encoded, self.path, offset, where)
         moves = self._moves(page, number, offset + length, white_pieces(board))
-        return self._stats(board, tuple(moves), offset + length + data[offset + length], encoded, padding, page,
+        stats_at = offset + length + MOVES_LENGTH.unpack(data, offset + length)[0]
+        return self._stats(board, tuple(moves), stats_at, encoded, padding, page,
                            number, offset, False, False)
 
     # -- summaries
@@ -319,7 +326,7 @@ class CtgBook(MappedFile):
 
     def _junk(self, page: int) -> bytes:
         base = PAGE_SIZE * (page + 1)
-        _, used = PAGE_HEADER.unpack_from(self._data, base)
+        _, used = PAGE_HEADER.unpack(self._data, base, self.path)
         return bytes(self._data[base + used:base + PAGE_SIZE])
 
     def located(self, board: chess.Board) -> tuple[int, int, int] | None:

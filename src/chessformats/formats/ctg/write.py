@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ...engine.fileio import atomic_write
 from ...schemas import ctg as schema
-from .model import PAGE_CAPACITY, PAGE_HEADER, PositionRecord
+from .model import PAGE_CAPACITY, PAGE_HEADER, PAGE_HEADER_SIZE, PositionRecord
 from .position import MAX_LEVEL, ctg_hash, highest_entry_read
 
 __all__ = ["write_book"]
@@ -99,6 +99,6 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
         handle.write(schema.HEADER_PAGE.build(header))
         for page in layout.pages:
             body = b"".join(page)
-            handle.write(PAGE_HEADER.pack(len(page), PAGE_HEADER.size + len(body)) + body
+            handle.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body
                          + bytes(PAGE_CAPACITY - len(body)))
     return len(unique)
