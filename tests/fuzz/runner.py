@@ -43,6 +43,11 @@ _PACKAGE = f"{os.sep}chessformats{os.sep}"
 _CONTEXT = multiprocessing.get_context("fork")
 
 
+READER_WEIGHTS = {"pgn": 0.5}
+"""How often a reader is drawn, relative to 1: book building from games costs several times a binary reader's
+case (python-chess replays the games) and has the fewest branches on the bytes."""
+
+
 @dataclass(frozen=True)
 class Case:
     number: int
@@ -103,7 +108,7 @@ class Prepared:
         """Case ``number`` of the campaign with seed ``master`` (the same case every time)."""
         rng = random.Random(f"{master}/{number}")
         readers = sorted({s.reader for s in self.seeds.values()})
-        reader = rng.choice(readers)
+        reader = rng.choices(readers, [READER_WEIGHTS.get(r, 1.0) for r in readers])[0]
         seed = rng.choice(sorted(n for n, s in self.seeds.items() if s.reader == reader))
         paths = sorted(drivers.PATHS[reader])
         path = rng.choices(paths, [drivers.WEIGHTS.get(p, 1.0) for p in paths])[0]
