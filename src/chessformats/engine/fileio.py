@@ -7,11 +7,11 @@ import mmap
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import IO, Any, TypeVar
 
-__all__ = ["MappedFile", "atomic_write", "map_file"]
+__all__ = ["MappedFile", "atomic_write", "atomic_write_set", "map_file"]
 
 
 def map_file(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
@@ -31,6 +31,41 @@ _FRESH = 5.0
 """Seconds during which an empty, unlocked temporary file may still be a live writer's (created, not yet locked)."""
 
 
+class _Temp:
+    """A temporary file beside ``target``, locked while its writer lives (see :func:`atomic_write`)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.target = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(self.target))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"cannot write {self.target}: no folder {folder}")
+        prefix = f".{os.path.basename(self.target)}."
+        _remove_abandoned(folder, prefix)
+        fd, self.path = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+        self.lock = _lock(fd)  # a duplicate descriptor: the lock outlives the handle until the rename is done
+        self.handle: IO[bytes] = os.fdopen(fd, "wb")
+
+    def finish(self) -> None:
+        """Flush the data to the disk (before any rename)."""
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+
+    def release(self, *, keep: bool) -> None:
+        """Rename over the target (``keep``) or remove; then let the lock go."""
+        try:
+            if keep:
+                os.replace(self.path, self.target)
+            else:
+                self.handle.close()
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path)
+        finally:
+            if self.lock is not None:
+                os.close(self.lock)
+                self.lock = None
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """Write a file through a temporary file in the same folder, renamed over ``path`` on success.
@@ -39,27 +74,36 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     (SIGKILL, power loss) cannot remove its temporary file: the file is locked (``flock``) while its writer
     lives, and the next write of ``path`` removes the temporary files of ``path`` that nobody holds.
     """
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write {target}: no folder {folder}")
-    prefix = f".{os.path.basename(target)}."
-    _remove_abandoned(folder, prefix)
-    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
-    lock = _lock(fd)  # a duplicate descriptor: the lock outlives the handle until the rename is done
+    with atomic_write_set() as open_file:
+        yield open_file(path)
+
+
+@contextlib.contextmanager
+def atomic_write_set() -> Iterator[Callable[[str | os.PathLike[str]], IO[bytes]]]:
+    """Write several files (a book and its companions) as one: ``open_file(path)`` gives a handle on a
+    temporary file beside ``path``; when the block ends without an error, every file is flushed to the disk
+    first, and only then renamed over its target, one after the other.
+
+    A writer killed while it writes leaves every old file as it was (and temporary files that the next write
+    removes, as :func:`atomic_write`'s); only a kill between the renames, which take microseconds, can leave
+    new files beside old ones. If the block raises, every temporary file is removed and nothing is replaced.
+    """
+    temps: list[_Temp] = []
+
+    def open_file(path: str | os.PathLike[str]) -> IO[bytes]:
+        temps.append(_Temp(path))
+        return temps[-1].handle
+
     try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
+        yield open_file
+        for temp in temps:
+            temp.finish()
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+        for temp in temps:
+            temp.release(keep=False)
         raise
-    finally:
-        if lock is not None:
-            os.close(lock)
+    for temp in temps:
+        temp.release(keep=True)
 
 
 def _lock(fd: int) -> int | None:
