@@ -146,9 +146,6 @@ def test_ctg_directory_pointing_at_one_page(tmp_path: Path) -> None:
     assert cli("info", str(path)) in (0, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="ctg findings() (and so `chessformats info`) walks every .cto node the "
-                   "lookup could read (formats/ctg/position.py highest_entry_read): with the .ctb's upper bound "
-                   "at 2**32-1 nothing stops the walk, 2**31 nodes: it does not end; fixed by the format owner")
 def test_ctg_bounds_that_never_stop_the_walk(tmp_path: Path) -> None:
     path = _ctg_copy(tmp_path)
     ctb = path.with_suffix(".ctb")

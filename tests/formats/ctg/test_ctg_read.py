@@ -189,6 +189,44 @@ def test_lookup_entries_follow_the_spec_loop() -> None:
     assert ctg.lookup_entries(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF) == []  # never hangs
 
 
+def _spec_reach(lower: int, upper: int) -> int:
+    """The largest entry the spec's loop reads over every hash, by running it (the loop from the spec's text):
+    below level ``k`` only the hash's low ``k`` bits matter, so hashes below ``2 ** 31`` cover every path."""
+    best = -1
+    deepest = max(lower, upper, 1).bit_length() + 1  # no path goes past the level where n exceeds both bounds
+    for h in range(2 ** min(deepest, 31)):
+        n = 0
+        while n < 0x7FFFFFFF:
+            c = (h & n) + n
+            n = 2 * n + 1
+            if c < lower:
+                continue
+            best = max(best, c)
+            if c >= upper:
+                break
+    return best
+
+
+@given(st.integers(0, 700), st.integers(0, 700))
+@settings(max_examples=150, deadline=None)
+def test_highest_entry_read_is_the_spec_loops_reach(lower: int, upper: int) -> None:
+    from chessformats.formats.ctg.position import highest_entry_read
+
+    assert highest_entry_read(lower, upper) == _spec_reach(lower, upper)
+
+
+def test_highest_entry_read_of_hostile_bounds_answers_at_once() -> None:
+    from chessformats.formats.ctg.position import highest_entry_read
+
+    # the corpus book: level 8's nodes 255..383 go on (below 384); the highest of their children on level 9 is
+    # 511 + 384 (a hash with h & 511 = 384 = 256 + 128: its level-8 node 255 + 128 = 383 goes on)
+    assert highest_entry_read(248, 384) == 895
+    # nothing stops the loop: it reads every node down to level 30 (n = 2**30 - 1), the last one 2 * n
+    assert highest_entry_read(0, 0xFFFFFFFF) == 2 * (2 ** 30 - 1)
+    assert highest_entry_read(0xFFFFFFFF, 0xFFFFFFFF) == -1  # every node below the lower bound: none read
+    assert highest_entry_read(0, 0) == 0  # the root is read, and stops the loop
+
+
 @given(st.binary(max_size=40))
 @settings(max_examples=300, deadline=None)
 def test_hash_equals_the_c_code(table: tuple[int, ...], data: bytes) -> None:

@@ -171,16 +171,23 @@ def lookup_entries(hash_value: int, lower_bound: int, upper_bound: int) -> list[
 
 
 def highest_entry_read(lower: int, upper: int) -> int:
-    """The largest ``.cto`` entry number the lookup loop can read, over all hashes."""
+    """The largest ``.cto`` entry number the lookup loop can read, over all hashes (-1: none).
+
+    Worked out level by level, not node by node: a damaged ``.ctb`` can put 2**31 nodes in reach. The loop
+    goes on past node ``c`` while ``c < max(lower, upper)`` (it skips ``c < lower``, stops after reading
+    ``c >= upper``). Every node of level ``k`` (``n .. 2n``, ``n = 2**k - 1``) is reached while every node of
+    the levels above goes on; on the first level where only some go on (the ``m`` lowest, ``n .. n + m - 1``),
+    the next level holds their children ``2n + 1 + r`` and ``3n + 2 + r`` (``r < m``), which all stop.
+    """
+    stop = max(lower, upper)
     best = -1
-    stack = [(0, 0)]  # (level, node)
-    while stack:
-        level, node = stack.pop()
-        if node >= lower:
-            best = max(best, node)
-            if node >= upper:
-                continue
-        if level < MAX_LEVEL:
-            stack.append((level + 1, node + (1 << level)))
-            stack.append((level + 1, node + (2 << level)))
+    for level in range(MAX_LEVEL + 1):
+        n = (1 << level) - 1
+        if 2 * n >= lower:
+            best = 2 * n
+        going_on = min(max(stop - n, 0), n + 1)
+        if going_on <= n:  # not every node of this level goes on: the next level is the last
+            if going_on and level < MAX_LEVEL:
+                best = 3 * n + 1 + going_on
+            break
     return best
