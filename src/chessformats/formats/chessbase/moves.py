@@ -19,11 +19,14 @@ from typing import Any, NamedTuple
 
 import chess
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .start import BLACK, EMPTY, StartPosition, file_major, read_setup, standard_start
 
-__all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "read_setup"]
+__all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "encode_byte",
+           "encode_simple_move", "encode_two_byte_move", "read_setup"]
 
 PUSH = "("
 POP = ")"
@@ -31,7 +34,41 @@ SKIP = "skip"
 
 _NAMES = {"pawn": chess.PAWN, "knight": chess.KNIGHT, "bishop": chess.BISHOP, "rook": chess.ROOK,
           "queen": chess.QUEEN, "king": chess.KING}
-_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+_PROMOTIONS = tuple(_NAMES[name] for _, name in sorted(enum_view(schema.PROMOTION).names.items()))
+"""Python-chess piece type by the PROMOTION field's value."""
+_PROMOTION_VALUES = {piece: value for value, piece in enumerate(_PROMOTIONS)}
+
+# The move words' bit fields, from their declarations (SIMPLE_MOVE, TWO_BYTE_MOVE, DATA_WORD), as plain integers
+# so that the decoding loops run as fast as with literals.
+_WORD = codec(schema.DATA_WORD)
+_WORD_SIZE: int = _WORD.size or 0
+_SETUP_SIZE: int = schema.SETUP.sizeof()
+_CHESS960_SIZE: int = schema.CHESS960_SETUP.sizeof()
+_SIMPLE = codec(schema.SIMPLE_MOVE)
+_TWO = codec(schema.TWO_BYTE_MOVE)
+
+
+def _bits(declaration: Any, name: str) -> tuple[int, int]:
+    """Shift and mask of a move word's field."""
+    field = declaration.field(name)
+    return int(field.shift), int(field.mask)
+
+
+_S_PUSH: int = 1 << _SIMPLE.field("push").shift
+_S_POP: int = 1 << _SIMPLE.field("pop").shift
+_S_PROMOTION_SHIFT, _S_PROMOTION_MASK = _bits(_SIMPLE, "promotion")
+_S_TO_SHIFT, _S_TO_MASK = _bits(_SIMPLE, "to_square")
+_S_FROM_SHIFT, _S_FROM_MASK = _bits(_SIMPLE, "from_square")
+_T_RESERVED_SHIFT, _T_RESERVED_MASK = _bits(_TWO, "reserved")
+_T_PROMOTION_SHIFT, _T_PROMOTION_MASK = _bits(_TWO, "promotion")
+_T_TO_FILE_SHIFT, _T_TO_FILE_MASK = _bits(_TWO, "to_file")
+_T_TO_RANK_SHIFT, _T_TO_RANK_MASK = _bits(_TWO, "to_rank")
+_T_FROM_FILE_SHIFT, _T_FROM_FILE_MASK = _bits(_TWO, "from_file")
+_T_FROM_RANK_SHIFT, _T_FROM_RANK_MASK = _bits(_TWO, "from_rank")
+_MOVE_SIZE: int = _TWO.size or 0
+"""Bytes of a two-byte (and of a simple) move: its coded bytes, decoded one by one, make a big-endian word."""
+_HIGH: int = 8 * (_MOVE_SIZE - 1)
+"""Shift of a move word's first byte (the word is big-endian)."""
 # How many pieces of each kind get a number (by piece type; index 0 unused). A piece beyond these is never
 # numbered, even once a numbered one is captured, and moves as a two-byte move: corpus ManyPromotions (after
 # a capture, a promoted 4th queen still moves as a two-byte move; a later promotion takes the free number),
@@ -151,21 +188,20 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
     and no variation is open, bytes that are not a valid move end the game instead of raising.
     """
     name = os.fspath(file) if file is not None else None
-    if len(data) < 4:
-        raise TruncatedError(f"game {game}: truncated game data", needed=4, available=len(data), file=name,
+    if len(data) < _WORD_SIZE:
+        raise TruncatedError(f"game {game}: truncated game data", needed=_WORD_SIZE, available=len(data), file=name,
                              offset=base)
-    word = int.from_bytes(data[:4], "big")
-    mode = word >> 24 & 0x3F
-    if word >> 31:
+    not_encoded, has_setup, mode, _ = _WORD.unpack(data)
+    if not_encoded:
         raise InvalidValueError(f"game {game}: the data is a guiding text, not a game", file=name, offset=base)
     if mode >= len(schema.MODE_TABLES):
         raise UnsupportedError(f"game {game}: unknown move-encoding mode {mode}", file=name, offset=base,
                                path="word.mode")
     chess960 = schema.MODE_VARIANT[mode] == "chess960"
-    at = 4
-    if word >> 30 & 1:
+    at = _WORD_SIZE
+    if has_setup:
         start = read_setup(data, at, chess960=chess960, file=name, base=base, game=game)
-        at += 28 + (8 if chess960 else 0)
+        at += _SETUP_SIZE + (_CHESS960_SIZE if chess960 else 0)
     else:
         start = standard_start()
     decoder = _Decoder(data, at, mode, start, name, base, game)
@@ -238,11 +274,11 @@ class _Decoder:
                 tokens.append(SKIP)
                 continue
             elif code == schema.CODE_TWO_BYTE:
-                if at + 3 > end:
-                    raise TruncatedError(f"game {self.game}: truncated two-byte move", needed=2,
+                if at + 1 + _MOVE_SIZE > end:
+                    raise TruncatedError(f"game {self.game}: truncated two-byte move", needed=_MOVE_SIZE,
                                          available=end - at - 1, file=self.file, offset=self.base + at)
-                word = self._decode(data[at + 1]) << 8 | self._decode(data[at + 2])
-                self.at = at + 3
+                word = self._decode(data[at + 1]) << _HIGH | self._decode(data[at + 2])
+                self.at = at + 1 + _MOVE_SIZE
                 tokens.append(self._two_byte(word, at))
             elif code == schema.CODE_NULL:
                 tokens.append(self._null(at, 1))
@@ -263,26 +299,27 @@ class _Decoder:
         stack: list[_Position] = []
         while self.at < end:
             at = self.at
-            if at + 2 > end:
-                raise TruncatedError(f"game {self.game}: truncated move", needed=2, available=end - at,
+            if at + _MOVE_SIZE > end:
+                raise TruncatedError(f"game {self.game}: truncated move", needed=_MOVE_SIZE, available=end - at,
                                      file=self.file, offset=self.base + at)
-            word = self._decode(data[at]) << 8 | self._decode(data[at + 1])
-            self.at = at + 2
-            if word & 0x8000:
+            word = self._decode(data[at]) << _HIGH | self._decode(data[at + 1])
+            self.at = at + _MOVE_SIZE
+            if word & _S_PUSH:
                 stack.append(self.position.copy())
                 tokens.append(PUSH)
-            source, target = word & 0x3F, word >> 6 & 0x3F
+            source, target = word >> _S_FROM_SHIFT & _S_FROM_MASK, word >> _S_TO_SHIFT & _S_TO_MASK
             if self.reverse:
                 source, target = target, source
             if source == 0 and target == 0:
-                tokens.append(self._null(at, 2))
+                tokens.append(self._null(at, _MOVE_SIZE))
             else:
                 from_square, to_square = file_major(source), file_major(target)
                 assert from_square is not None and to_square is not None
-                tokens.append(self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 2,
+                tokens.append(self._apply(from_square, to_square,
+                                          _PROMOTIONS[word >> _S_PROMOTION_SHIFT & _S_PROMOTION_MASK], at, _MOVE_SIZE,
                                           explicit=True))
             self.count = (self.count + 1) & 0xFF
-            if word & 0x4000:
+            if word & _S_POP:
                 if not stack:
                     self.ended = True
                     return tokens
@@ -320,8 +357,9 @@ class _Decoder:
         return self._apply(square, target, promotion, at, 1, explicit=False)
 
     def _two_byte(self, word: int, at: int) -> DecodedMove:
-        from_square = chess.square(word >> 3 & 7, word & 7)
-        to_square = chess.square(word >> 9 & 7, word >> 6 & 7)
+        from_square = chess.square(word >> _T_FROM_FILE_SHIFT & _T_FROM_FILE_MASK,
+                                   word >> _T_FROM_RANK_SHIFT & _T_FROM_RANK_MASK)
+        to_square = chess.square(word >> _T_TO_FILE_SHIFT & _T_TO_FILE_MASK, word >> _T_TO_RANK_SHIFT & _T_TO_RANK_MASK)
         if from_square == to_square and chess.square_file(to_square) in (2, 6):
             # Chess960 castling (seen in libcbh_Chess960*): source = destination = the king's destination square
             # (g-file: short, c-file: long); the rook is the one the setup names for that side
@@ -329,16 +367,18 @@ class _Decoder:
             kings = self.position.pieces[side][chess.KING]
             if not kings:
                 raise self._error("castling without a king", at)
-            return self._castle(kings[0], chess.square_file(to_square) == 6, at, 3)
-        if word & 0xC000 and self.losing and chess.square_rank(to_square) in (0, 7) \
+            return self._castle(kings[0], chess.square_file(to_square) == 6, at, 1 + _MOVE_SIZE)
+        if word >> _T_RESERVED_SHIFT & _T_RESERVED_MASK and self.losing and chess.square_rank(to_square) in (0, 7) \
                 and self.position.board[from_square] & 7 == chess.PAWN:
             # Losing chess lets a pawn promote to a king, but the promotion field has two bits (Q, R, B, N) and
             # no source says how ChessBase codes a king promotion. The bits above it are 0 in every known
             # stream; a promotion that sets them is most likely that case: say so rather than guess a piece.
             raise UnsupportedError(f"game {self.game}: a losing-chess promotion with unknown bits "
-                                   f"{word >> 14:#x} (perhaps to a king, whose coding is unknown)",
+                                   f"{word >> _T_RESERVED_SHIFT & _T_RESERVED_MASK:#x} "
+                                   "(perhaps to a king, whose coding is unknown)",
                                    file=self.file, offset=self.base + at, path="moves")
-        return self._apply(from_square, to_square, _PROMOTIONS[word >> 12 & 3], at, 3, explicit=True)
+        return self._apply(from_square, to_square, _PROMOTIONS[word >> _T_PROMOTION_SHIFT & _T_PROMOTION_MASK], at,
+                           1 + _MOVE_SIZE, explicit=True)
 
     def _castle(self, king: int, short: bool, at: int, size: int, rook: int | None = None) -> DecodedMove:
         position = self.position
@@ -425,3 +465,55 @@ class _Decoder:
         position.white = not position.white
         return DecodedMove(source, target, promotion, False, False, self.base + at, size)
 
+
+
+# --- the encoder twins: a move to its word and byte(s), given what the decoder knows ----------------------------
+
+def encode_byte(code: int, *, mode: int, count: int) -> int:
+    """The stored byte that decodes to ``code`` in ``mode`` when the move counter is ``count`` (inverse of the
+    decoder's table lookup and counter)."""
+    inverse = _INVERSE_TABLES[mode]
+    if schema.MODE_COUNTER[mode] == "post":
+        return inverse[(code + count) & 0xFF]
+    return (inverse[code] + count) & 0xFF
+
+
+def encode_two_byte_move(from_square: int, to_square: int, promotion: int | None = None) -> int:
+    """The decoded 16-bit word of a two-byte move (TWO_BYTE_MOVE), squares as python-chess numbers."""
+    return _word(_TWO, {"reserved": 0, "promotion": _PROMOTION_VALUES.get(promotion or chess.QUEEN, 0),
+                        "to_file": chess.square_file(to_square), "to_rank": chess.square_rank(to_square),
+                        "from_file": chess.square_file(from_square), "from_rank": chess.square_rank(from_square)})
+
+
+def encode_simple_move(from_square: int, to_square: int, promotion: int | None = None, *, push: bool = False,
+                       pop: bool = False, reverse: bool = False) -> int:
+    """The decoded 16-bit word of a simple-encoder move (SIMPLE_MOVE); ``reverse``: the mode swaps the squares.
+
+    A null move is ``from_square == to_square == 0`` (a1, file-major 0)."""
+    source, target = _file_major_number(from_square), _file_major_number(to_square)
+    if reverse:
+        source, target = target, source
+    return _word(_SIMPLE, {"push": push, "pop": pop, "promotion": _PROMOTION_VALUES.get(promotion or chess.QUEEN, 0),
+                           "to_square": target, "from_square": source})
+
+
+def _word(declaration: Any, values: dict[str, Any]) -> int:
+    """The bit run's integer holding ``values``, each put in with its field's insert (range-checked)."""
+    word = 0
+    for name, value in values.items():
+        word = declaration.field(name).insert(word, value)
+    return word
+
+
+def _file_major_number(square: int) -> int:
+    return chess.square_file(square) * 8 + chess.square_rank(square)
+
+
+def _inverse(table: bytes) -> bytes:
+    inverse = bytearray(256)
+    for byte, code in enumerate(table):
+        inverse[code] = byte
+    return bytes(inverse)
+
+
+_INVERSE_TABLES = tuple(_inverse(table) for table in schema.MODE_TABLES)
