@@ -110,10 +110,6 @@ FORMATS = {
 }
 
 _SET_XFAIL = {
-    "ctg": "CTG write_book replaces book.cto and book.ctb before it writes book.ctg: killed while the .ctg is "
-           "written, the book is the new index beside the old pages; fixed by the format owner",
-    "kvetka": "Kvetka write_book renames each NAME_k.kob as soon as it is written: killed while a later .kob is "
-              "written, the book is new files beside old ones (the .kin too); fixed by the format owner",
 }
 
 

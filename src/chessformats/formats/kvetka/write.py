@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ...engine.fileio import atomic_write
+from ...engine.fileio import atomic_write_set
 from ...schemas import kvetka as schema
 from .model import Element, fit
 from .read import BLOCK_SIZE, SUPPORTED_TYPE, USED_SIZE, KvetkaBook
@@ -70,7 +70,8 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
                elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
                file_limit: int = DEFAULT_FILE_LIMIT) -> WriteResult:
     """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
-    ``sources``, ``NAME.ksf``; each file atomically. ``path`` is ``NAME``, ``NAME.kob`` or ``NAME_0.kob``.
+    ``sources``, ``NAME.ksf``, as one: every file goes to a temporary file, all are flushed, then all renamed
+    (a writer killed before that leaves the old book whole). ``path`` is ``NAME``, ``NAME.kob`` or ``NAME_0.kob``.
 
     ``book`` is an open :class:`KvetkaBook` (rewritten: header, elements and sources as read) or elements.
     Elements are sorted by key (the first of equal keys wins), truncated to the spec's limits (comment 300
@@ -110,31 +111,28 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
         block_data.append(used.to_bytes(USED_SIZE, "big") + body + bytes(BLOCK_SIZE - used))
     stem = _output_stem(path)
     files = _split_files(len(header_bytes), len(block_data), file_limit)
-    kob_paths = []
-    first = 0
-    for number, count in enumerate(files):
-        name = f"{stem}_{number}.kob"
-        with atomic_write(name) as handle:
+    kob_paths = [f"{stem}_{number}.kob" for number in range(len(files))]
+    kin_path = stem + ".kin"
+    ksf_path = stem + ".ksf" if sources is not None else None
+    with atomic_write_set() as open_file:  # every file flushed first, then all renamed: a kill keeps the old book
+        first = 0
+        for number, count in enumerate(files):
+            handle = open_file(kob_paths[number])
             if number == 0:
                 handle.write(header_bytes)
             for data in block_data[first:first + count]:
                 handle.write(data)
-        first += count
-        kob_paths.append(name)
+            first += count
+        handle = open_file(kin_path)
+        for members in layout:
+            handle.write(keys[members[0]])
+        if ksf_path is not None and sources is not None:
+            open_file(ksf_path).write(ksf_bytes(sources))
     stale = len(files)
     while os.path.exists(f"{stem}_{stale}.kob"):
         os.unlink(f"{stem}_{stale}.kob")
         stale += 1
-    kin_path = stem + ".kin"
-    with atomic_write(kin_path) as handle:
-        for members in layout:
-            handle.write(keys[members[0]])
-    ksf_path = None
-    if sources is not None:
-        ksf_path = stem + ".ksf"
-        with atomic_write(ksf_path) as handle:
-            handle.write(ksf_bytes(sources))
-    elif os.path.exists(stem + ".ksf"):
+    if ksf_path is None and os.path.exists(stem + ".ksf"):
         os.unlink(stem + ".ksf")
     return WriteResult(len(encoded), len(block_data), kob_paths, kin_path, ksf_path)
 
