@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ...engine.fileio import atomic_write
+from ...engine.fileio import atomic_write_set
 from ...schemas import ctg as schema
 from .model import PAGE_CAPACITY, PAGE_HEADER, PAGE_HEADER_SIZE, PositionRecord
 from .position import MAX_LEVEL, ctg_hash, highest_entry_read
@@ -71,7 +71,7 @@ def _layout(records: Sequence[tuple[bytes, bytes]]) -> _Layout:
 
 
 def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], *, games: int | None = None) -> int:
-    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, each atomically; return the records.
+    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, as one; return the number of records.
 
     ``records``: from a book's :meth:`~.read.CtgBook.records`, :func:`~.model.make_record`, ... Records of
     the same position are merged (the first one wins). ``games`` goes into the header (default: the
@@ -88,17 +88,15 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
     layout = _layout(list(unique.items()))
     stem = os.path.splitext(os.fspath(path))[0]
     header = dict(schema.HEADER_PAGE_DEFAULTS, data_pages=len(layout.pages), positions=len(unique), games=games)
-    with atomic_write(stem + ".cto") as handle:
-        handle.write(schema.CTO.build({"header": dict(schema.CTO_HEADER_DEFAULTS, entries=len(layout.directory),
-                                                      unknown_12=layout.lower_bound),
-                                       "pages": layout.directory, "trailing": b""}))
-    with atomic_write(stem + ".ctb") as handle:
-        handle.write(schema.CTB.build(dict(schema.CTB_DEFAULTS, lower_bound=layout.lower_bound,
-                                           upper_bound=layout.upper_bound)))
-    with atomic_write(path) as handle:
-        handle.write(schema.HEADER_PAGE.build(header))
+    with atomic_write_set() as open_file:  # the three files replaced together, once all are on the disk
+        cto, ctb, ctg = open_file(stem + ".cto"), open_file(stem + ".ctb"), open_file(path)
+        cto.write(schema.CTO.build({"header": dict(schema.CTO_HEADER_DEFAULTS, entries=len(layout.directory),
+                                                   unknown_12=layout.lower_bound),
+                                    "pages": layout.directory, "trailing": b""}))
+        ctb.write(schema.CTB.build(dict(schema.CTB_DEFAULTS, lower_bound=layout.lower_bound,
+                                        upper_bound=layout.upper_bound)))
+        ctg.write(schema.HEADER_PAGE.build(header))
         for page in layout.pages:
             body = b"".join(page)
-            handle.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body
-                         + bytes(PAGE_CAPACITY - len(body)))
+            ctg.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body + bytes(PAGE_CAPACITY - len(body)))
     return len(unique)
