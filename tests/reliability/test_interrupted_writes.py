@@ -110,8 +110,6 @@ FORMATS = {
 }
 
 _SET_XFAIL = {
-    "kvetka": "Kvetka write_book renames each NAME_k.kob as soon as it is written: killed while a later .kob is "
-              "written, the book is new files beside old ones (the .kin too); fixed by the format owner",
 }
 
 
