@@ -196,9 +196,6 @@ def test_kvetka_index_pointing_back_terminates(tmp_path: Path) -> None:
     assert cli("info", str(stem) + "_0.kob") in (0, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="kvetka: a .kin whose keys do not match the blocks is trusted (the block it "
-                   "names is searched, the position is not there): probes answer 'not in book' for positions the "
-                   "book holds, with no FormatError; fixed by the format owner")
 def test_kvetka_index_pointing_back_is_detected(tmp_path: Path) -> None:
     stem, expected = _kvetka_book(tmp_path)
     _kin_all_first(stem)

@@ -519,9 +519,11 @@ FORMAT = FormatDoc(
         "`4 + 4 * source_number` already is one); the writer puts the sources back to back after it. Web-page "
         "games keep their kind in bits 26-31 of `game_address`.",
         "**Lookup.** The last `.kin` key not above the position's key names the block. Without a `.kin`, or "
-        "with one whose key count is not the block count, the index is built from the first key of every "
-        "block (a finding says so). A header `type` other than 1 is an unsupported book; a `block_number` "
-        "that disagrees with the files is a finding.",
+        "with one whose key count is not the block count or whose keys are not in ascending order, the index "
+        "is built from the first key of every block (a finding says so). A block read through the `.kin` must "
+        "start with the `.kin`'s key for it: otherwise the index is not this book's (an error naming the key). "
+        "A header `type` other than 1 is an unsupported book; a `block_number` that disagrees with the files is "
+        "a finding.",
         "**Building** (`chessformats build GAMES.pgn -o NAME.kob`) writes `NAME_0.kob` (`_1`, ... past 20 MiB) "
         "and `NAME.kin`; `max_move` is `--max-ply` (255 when larger); `--min-games`, `--min-score` and "
         "`--only-white/--only-black` filter the moves; `--uniform` changes nothing (Kvetka stores results, not "

@@ -213,3 +213,33 @@ def test_flags_ignored_without_game_references(tmp_path: Path) -> None:
     (tmp_path / "n_0.kob").write_bytes(bytes(data))
     with kvetka.open_book(tmp_path / "n") as book:
         assert book.keeps_games and next(iter(book)).source == (0x0001, 0x02030405)
+
+
+def test_kin_keys_are_checked_against_the_blocks(tmp_path: Path) -> None:
+    # 12 positions with long comments: three elements a block, four blocks
+    boards = [chess.Board()]
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7", "f1e1"):
+        boards.append(boards[-1].copy(stack=False))
+        boards[-1].push_uci(uci)
+    elements = [kvetka.Element(kvetka.position_key(board), wins=1, comment="x" * 300) for board in boards]
+    stem = tmp_path / "long"
+    kvetka.write_book(stem, elements)
+    kin = Path(str(stem) + ".kin")
+    keys = kin.read_bytes()
+    size = kvetka.KEY_SIZE
+    with kvetka.open_book(stem) as book:
+        assert book.blocks == 4 and not book.findings_list
+        second = book.block_elements(0)[1].key
+        assert all(book.probe(board) is not None for board in boards)
+    # keys out of order: the .kin is not used (a finding), every position is still found
+    kin.write_bytes(keys[:size] * 4)
+    with kvetka.open_book(stem) as book:
+        assert any("not in ascending order" in f for f in book.findings())
+        assert all(book.probe(board) is not None for board in boards)
+    # ascending but wrong (block 1's key is an element of block 0): reading block 1 through it is an error
+    kin.write_bytes(keys[:size] + second + keys[2 * size:])
+    with kvetka.open_book(stem) as book:
+        with pytest.raises(FormatError) as error:
+            for board in boards:
+                book.probe(board)
+        assert error.value.file == str(kin) and error.value.offset == size and error.value.path == "[1]"

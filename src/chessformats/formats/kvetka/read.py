@@ -136,6 +136,8 @@ class KvetkaBook(MappedFile):
             self.findings_list.append(f"the header says {self.header.block_number} blocks, the .kob files hold "
                                       f"{self.blocks}")
         self._cache: collections.OrderedDict[int, list[Element]] = collections.OrderedDict()
+        self.kin_keys = False
+        """The index is the ``.kin``'s: each block's first key is checked against it when the block is read."""
         self.index = self._read_index()
         self.sources = KsfFile(self.ksf_path) if self.ksf_path is not None else None
 
@@ -147,10 +149,16 @@ class KvetkaBook(MappedFile):
             if rest:
                 raise TruncatedError(f"truncated key {count}", needed=KEY_SIZE, available=rest, file=self.kin_path,
                                      offset=count * KEY_SIZE, path=f"[{count}]", show_path=False)
-            if count == self.blocks:
-                return [data[n * KEY_SIZE:(n + 1) * KEY_SIZE] for n in range(count)]
-            self.findings_list.append(f"the .kin holds {count} keys for {self.blocks} blocks: ignored, the index "
-                                      "was built from the blocks")
+            keys = [data[n * KEY_SIZE:(n + 1) * KEY_SIZE] for n in range(count)]
+            if count != self.blocks:
+                self.findings_list.append(f"the .kin holds {count} keys for {self.blocks} blocks: ignored, the "
+                                          "index was built from the blocks")
+            elif any(keys[n] >= keys[n + 1] for n in range(count - 1)):
+                self.findings_list.append("the .kin keys are not in ascending order: ignored, the index was built "
+                                          "from the blocks")
+            else:
+                self.kin_keys = True
+                return keys
         else:
             self.findings_list.append("no .kin file: the index was built by reading every block")
         keys = []
@@ -220,6 +228,11 @@ class KvetkaBook(MappedFile):
         while at < used:
             element, at = self._element(data, at, used, base, f"blocks[{block}].elements[{len(elements)}]", block)
             elements.append(element)
+        if self.kin_keys and elements and elements[0].key != self.index[block]:
+            raise InvalidValueError(f"the .kin's key {block} is not the first key of block {block}: the index does "
+                                    "not describe this book", expected=elements[0].key.hex(),
+                                    actual=self.index[block].hex(), file=self.kin_path, offset=block * KEY_SIZE,
+                                    path=f"[{block}]")
         self._cache[block] = elements
         if len(self._cache) > 4096:
             self._cache.popitem(last=False)
