@@ -105,13 +105,7 @@ def spec_lookup(stem: str, encoded: bytes) -> int | None:
     data = Path(stem + ".ctg").read_bytes()
     lower, upper = struct.unpack(">II", ctb[4:12])
     entries = struct.unpack(">I", cto[4:8])[0]
-    h = c_gen_hash(encoded)
-    n = 0
-    while n < 0x7FFFFFFF:
-        c = (h & n) + n
-        n = 2 * n + 1
-        if c < lower:
-            continue
+    for c in spec_entries(c_gen_hash(encoded), lower, upper):
         page = struct.unpack(">i", cto[16 + 4 * c:20 + 4 * c])[0] if c < entries else -1
         if page >= 0:
             base = 4096 * (page + 1)
@@ -121,9 +115,20 @@ def spec_lookup(stem: str, encoded: bytes) -> int | None:
                 if data[position:position + length] == encoded:
                     return int(page)
                 position += length + data[position + length] + 33
+    return None
+
+
+def spec_entries(h: int, lower: int, upper: int) -> Iterator[int]:
+    """The .cto entries the spec's loop reads for hash ``h``, in order (the loop from the spec's text)."""
+    n = 0
+    while n < 0x7FFFFFFF:
+        c = (h & n) + n
+        n = 2 * n + 1
+        if c < lower:
+            continue
+        yield c
         if c >= upper:
             break
-    return None
 
 
 def corpus_records(path: Path) -> Iterator[tuple[int, int, bytes]]:

@@ -24,6 +24,13 @@ from chessformats.schemas import ctg as schema
 from .registry import FormatHandler
 
 
+def _open(path: str) -> CtgBook:
+    """The book at ``path``, without the warning for a missing ``.cto``/``.ctb`` (the commands say it otherwise)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingIndexWarning)
+        return open_book(path)
+
+
 def _sniff(path: str, head: bytes, size: int) -> int:
     lower = path.lower()
     score = 1 if lower.endswith((".ctg", ".cto", ".ctb")) else 0
@@ -35,10 +42,7 @@ def _sniff(path: str, head: bytes, size: int) -> int:
 
 
 def _info(path: str) -> dict[str, Any]:
-    with warnings.catch_warnings():  # the missing index is among the findings
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
+    with _open(path) as book:  # the missing index is among the findings
         records = sum(1 for _ in book.records())  # decodes and checks every record
         return {
             "format": "ctg",
@@ -78,16 +82,13 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
         size = os.path.getsize(path)
         if lower.endswith(".ctb"):
             return [InspectTarget(schema.CTB, 0, size, "ctb", {})]
-        header = schema.CTO_HEADER.sizeof()
+        header, entry = schema.CTO_HEADER.sizeof(), schema.CTO_ENTRY.sizeof()
         first = record or 0
-        last = min(first + (count or (size - header) // 4), (size - header) // 4)
+        last = min(first + (count or (size - header) // entry), (size - header) // entry)
         targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if not record else []
-        return targets + [InspectTarget(schema.CTO_ENTRY, header + 4 * n, 4, f"pages[{n}]", {})
+        return targets + [InspectTarget(schema.CTO_ENTRY, header + entry * n, entry, f"pages[{n}]", {})
                           for n in range(first, last)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
+    with _open(path) as book:
         if fen is not None:
             board = chess.Board(fen)
             where = book.located(board)
@@ -150,10 +151,7 @@ def _rounded(value: float | None) -> float | None:
 
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
+    with _open(path) as book:
         record = book.probe(board)
         if record is None:
             return []
@@ -163,10 +161,7 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MissingIndexWarning)
-        book = open_book(path)
-    with book:
+    with _open(path) as book:
         record = book.probe(board)
         if record is None:
             return None

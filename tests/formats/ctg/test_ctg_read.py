@@ -30,6 +30,7 @@ from ctg_oracles import (
     expected_probes,
     positions,
     spec_encode,
+    spec_entries,
     spec_hash_table,
     spec_lookup,
 )
@@ -190,21 +191,10 @@ def test_lookup_entries_follow_the_spec_loop() -> None:
 
 
 def _spec_reach(lower: int, upper: int) -> int:
-    """The largest entry the spec's loop reads over every hash, by running it (the loop from the spec's text):
-    below level ``k`` only the hash's low ``k`` bits matter, so hashes below ``2 ** 31`` cover every path."""
-    best = -1
-    deepest = max(lower, upper, 1).bit_length() + 1  # no path goes past the level where n exceeds both bounds
-    for h in range(2 ** min(deepest, 31)):
-        n = 0
-        while n < 0x7FFFFFFF:
-            c = (h & n) + n
-            n = 2 * n + 1
-            if c < lower:
-                continue
-            best = max(best, c)
-            if c >= upper:
-                break
-    return best
+    """The largest entry the spec's loop reads over every hash, by running it: below level ``k`` only the hash's
+    low ``k`` bits matter, and no path goes past the level where ``n`` exceeds both bounds."""
+    deepest = max(lower, upper, 1).bit_length() + 1
+    return max((max(spec_entries(h, lower, upper), default=-1) for h in range(2 ** min(deepest, 31))), default=-1)
 
 
 @given(st.integers(0, 700), st.integers(0, 700))
