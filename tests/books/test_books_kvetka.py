@@ -33,6 +33,23 @@ def test_write_read_same_model(tmp_path: Path) -> None:
             for p, v in stats.positions.items()}
 
 
+def test_pgn_sources_describe_games_python_chess_cannot_read(tmp_path: Path) -> None:
+    # an illegal move, then ')' with no variation open, then a NAG: python-chess's read_game raises IndexError
+    damaged = b'[Event "A"]\n[White "Tal, M"]\n[Black "Smyslov, V"]\n[Result "1-0"]\n\n1. e4 e5 2. Ke3 ) $1 1-0\n\n'
+    pgn = tmp_path / "games.pgn"
+    pgn.write_bytes(damaged + b'[Event "B"]\n[White "Petrosian"]\n[Black "Spassky"]\n[Result "1/2-1/2"]\n\n'
+                    b"1. d4 d5 1/2-1/2\n")
+    with pytest.raises(IndexError):
+        chess.pgn.read_game(io.StringIO(damaged.decode()))
+    sources, references = kvetka.pgn_sources([pgn], max_ply=2)
+    second = len(damaged)
+    assert sources == [kvetka.KvetkaSource(1, str(pgn.resolve()), (
+        kvetka.KvetkaGame(0, second, "Tal, M", "Smyslov, V", 0, 0, 1),
+        kvetka.KvetkaGame(second, pgn.stat().st_size - second, "Petrosian", "Spassky", 0, 0, 2)))]
+    # only the readable game gives references
+    assert set(references.values()) == {(0, 1)}
+
+
 def test_pgn_sources(tmp_path: Path) -> None:
     pgn = tmp_path / "games.pgn"
     pgn.write_bytes(b'[Event "A"]\n[White "Tal, M"]\n[Black "Smyslov, V"]\n[WhiteElo "2700"]\n[Result "1-0"]\n\n'

@@ -17,15 +17,22 @@ from typing import Any
 import chess
 import chess.pgn
 
+from ..engine.schema import enum_view
 from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
+from ..schemas.kvetka import GAME_RESULT
 from .stats import BookStats, MoveStats
 from .tree import fen_key, filter_stats, position_stats, walk
 
 __all__ = ["elements_from_stats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
 _GAME_START = re.compile(rb"(?:^|\n)\[Event ")
-_RESULT_CODES = {"0-1": 0, "1-0": 1, "1/2-1/2": 2}
+_RESULTS = enum_view(GAME_RESULT)
+_RESULT_CODES = {meaning: value for value, meaning in _RESULTS.meanings.items()}
+"""A PGN result tag's game_result: the declaration's meanings are the tags ("1-0", "0-1", "1/2-1/2")."""
+_UNKNOWN_RESULT = _RESULTS.values["unknown"]
+_PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
+"""What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
 
 
 def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> BookStats:
@@ -157,7 +164,8 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = 255
 
     A game starts at its ``[Event`` tag: its address is that byte offset in the (uncompressed, plain) file and
     its length runs to the next game. Addresses are full paths, as the spec asks. Games python-chess cannot
-    replay are described but give no references.
+    replay, or cannot even read (its parser fails on some damaged movetext), are described from their tags but
+    give no references.
     """
     sources = []
     references: dict[str, tuple[int, int]] = {}
@@ -169,13 +177,18 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = 255
         games = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(data)
-            game = chess.pgn.read_game(io.StringIO(data[start:end].decode("utf-8", errors="replace")))
+            text = data[start:end].decode("utf-8", errors="replace")
+            try:
+                game = chess.pgn.read_game(io.StringIO(text))
+            except _PGN_FAILURES:  # python-chess itself fails on this movetext (a ')' with no variation open)
+                headers = chess.pgn.read_headers(io.StringIO(text))
+                if headers is not None:  # described like a game that cannot be replayed: no references
+                    games.append(_game(start, end, headers))
+                continue
             if game is None:
                 continue
             headers = game.headers
-            games.append(kvetka.KvetkaGame(start, end - start, headers.get("White", ""), headers.get("Black", ""),
-                                           _elo(headers.get("WhiteElo")), _elo(headers.get("BlackElo")),
-                                           _RESULT_CODES.get(headers.get("Result", "*"), 3)))
+            games.append(_game(start, end, headers))
             try:
                 board = game.board()
                 for ply, move in enumerate(game.mainline_moves()):
@@ -188,6 +201,12 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = 255
                 continue
         sources.append(kvetka.KvetkaSource(1, os.path.abspath(os.fspath(path)), tuple(games)))
     return sources, references
+
+
+def _game(start: int, end: int, headers: chess.pgn.Headers) -> kvetka.KvetkaGame:
+    return kvetka.KvetkaGame(start, end - start, headers.get("White", ""), headers.get("Black", ""),
+                             _elo(headers.get("WhiteElo")), _elo(headers.get("BlackElo")),
+                             _RESULT_CODES.get(headers.get("Result", "*"), _UNKNOWN_RESULT))
 
 
 def _elo(text: str | None) -> int:
