@@ -10,6 +10,7 @@ import lzma
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chessformats import FormatError
 from chessformats.books import batchplay
 from chessformats.books import build as bookbuild
 from chessformats.books.batches import read_batch as _read_batch
@@ -167,6 +169,21 @@ def test_compressed_pgn(tmp_path: Path, opener: object) -> None:
     builder = BookBuilder()
     builder.add_pgn(path)
     assert builder.games == 2 and len(builder) == 4
+
+
+@pytest.mark.parametrize("compress, suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"), (lzma.compress, ".xz")])
+@pytest.mark.parametrize("damage", ["cut", "garbled", "not compressed"])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_damaged_compressed_pgn_is_a_format_error(tmp_path: Path, compress: Any, suffix: str, damage: str,
+                                                  jobs: int) -> None:
+    whole = compress(('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n' * 3000).encode())
+    data = {"cut": whole[:len(whole) // 2], "garbled": whole[:16] + bytes(64) + whole[80:],
+            "not compressed": b"[Event"}[damage]
+    path = tmp_path / f"games.pgn{suffix}"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as caught:
+        BookBuilder().add_pgn(path, jobs=jobs)
+    assert caught.value.file == str(path) and "damaged" in caught.value.reason
 
 
 def test_counters_are_halved_at_16384_games_like_polyglot(polyglot_bin: Path, tmp_path: Path) -> None:
