@@ -66,6 +66,54 @@ def edits(original: bytes, changed: bytes, name: str) -> list[list[Any]]:
     return out
 
 
+def _runner(reader: str, cache: str, folder: str) -> Any:  # pragma: no cover - runs in the fuzzed process
+    """The function libFuzzer calls with each input (also used to replay an artifact alone): the reader's quick
+    paths on the input, under the address-space cap. Everything it chooses comes from the input's bytes, so
+    an input replays the same way."""
+    import logging
+    import random
+    import shutil
+    import warnings
+    import zlib
+
+    from chessformats import FormatError
+
+    from . import drivers
+
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    seeds = _seeds(reader, cache)
+    originals = {s.name: s.load() for s in seeds}
+    case = Path(folder) / "case"
+    case.mkdir(parents=True, exist_ok=True)
+    cap = int(os.environ.get("FUZZ_MEMORY_MB", "1024")) << 20
+    with open("/proc/self/status") as status:
+        size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
+
+    def one(data: bytes) -> None:
+        # the input's first byte picks the seed whose companions it is read with, the rest is the file
+        seed = seeds[data[0] % len(seeds)] if data else seeds[0]
+        files = dict(originals[seed.name])
+        files[_fuzzed(seed)] = data[1:]
+        for entry in case.iterdir():
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            elif entry.name not in files:
+                entry.unlink()
+        for name, content in files.items():
+            (case / name).write_bytes(content)
+        spots = {_fuzzed(seed): [0, max(len(data) - 2, 0)]}
+        context = drivers.Context(case, seed.primary, spots, random.Random(zlib.crc32(data)), len(data))
+        for path in QUICK_PATHS[reader]:
+            try:
+                drivers.PATHS[reader][path](context)
+            except FormatError:
+                pass
+
+    return one
+
+
 def target(reader: str, cache: str, folder: str) -> None:  # pragma: no cover - runs under libFuzzer
     """The libFuzzer process of one reader (``python -m tests.fuzz.guided READER CACHE FOLDER -- flags``)."""
     import atheris
@@ -75,51 +123,14 @@ def target(reader: str, cache: str, folder: str) -> None:  # pragma: no cover - 
         from chessformats import FormatError, chessbase, ctg, kvetka, monty, polyglot  # noqa: F401
         from chessformats.books import build  # noqa: F401
 
-    import logging
-    import random
-    import warnings
-
-    from . import drivers
-
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    seeds = _seeds(reader, cache)
-    originals = {s.name: s.load() for s in seeds}
-    work = Path(folder)
-    case = work / "case"
-    case.mkdir(parents=True, exist_ok=True)
-    by_size = seeds
-    cap = int(os.environ.get("FUZZ_MEMORY_MB", "1024")) << 20
-    with open("/proc/self/status") as status:
-        size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
-    resource.setrlimit(resource.RLIMIT_AS, (size + cap, size + cap))
-    counter = [0]
-
-    def one(data: bytes) -> None:
-        counter[0] += 1
-        # the input's first byte picks the seed whose companions it is read with, the rest is the file
-        seed = by_size[data[0] % len(by_size)] if data else by_size[0]
-        files = dict(originals[seed.name])
-        files[_fuzzed(seed)] = data[1:]
-        for entry in case.iterdir():
-            if entry.is_dir():
-                import shutil
-
-                shutil.rmtree(entry)
-            elif entry.name not in files:
-                entry.unlink()
-        for name, content in files.items():
-            (case / name).write_bytes(content)
-        spots = {_fuzzed(seed): [0, max(len(data) - 2, 0)]}
-        context = drivers.Context(case, seed.primary, spots, random.Random(counter[0]), len(data))
-        for path in QUICK_PATHS[reader]:
-            try:
-                drivers.PATHS[reader][path](context)
-            except FormatError:
-                pass
-
-    atheris.Setup([sys.argv[0], *sys.argv[4:]], one)
+    atheris.Setup([sys.argv[0], *sys.argv[4:]], _runner(reader, cache, folder))
     atheris.Fuzz()
+
+
+def replay(reader: str, cache: str, folder: str, artifact: str) -> None:  # pragma: no cover - a subprocess
+    """Run one input as libFuzzer ran it, in a fresh process without libFuzzer: an exception other than a
+    ``FormatError`` (``MemoryError`` included) propagates and the process exits with status 1."""
+    _runner(reader, cache, folder)(Path(artifact).read_bytes())
 
 
 def _corpus(reader: str, cache: str, folder: Path) -> Path:
@@ -177,9 +188,11 @@ def run(*, seed: int, minutes: float, readers: Sequence[str] | None = None, memo
         if result.returncode != 0 and not found:
             print(result.stderr[-3000:])
             failures += 1
+        if found:
+            print(_report(result.stderr))
         for artifact in found:
             failures += _triage(reader, cache, artifact, Pool, Prepared, Limits(float(timeout), memory_mb), root,
-                                campaign)
+                                campaign, timeout, memory_mb)
     if stats is not None:
         with open(stats, "a") as handle:
             handle.write(json.dumps({"mode": "atheris", "seed": seed, "executions": counts}) + "\n")
@@ -188,9 +201,23 @@ def run(*, seed: int, minutes: float, readers: Sequence[str] | None = None, memo
     return counts, failures
 
 
+def _report(stderr: str) -> str:
+    """libFuzzer's account of what went wrong: from its first error line (or the Python traceback) on."""
+    lines = stderr.splitlines()
+    first = next((n for n, line in enumerate(lines)
+                  if "ERROR: libFuzzer" in line or "Uncaught Python exception" in line or "Traceback" in line),
+                 max(len(lines) - 30, 0))
+    return "\n".join("  | " + line for line in lines[first:first + 40])
+
+
 def _triage(reader: str, cache: str, artifact: Path, pool_class: Any, prepared_class: Any, limits: Any,
-            root: Path, campaign: Any) -> int:
-    """Re-run a libFuzzer artifact as a mutation case: confirmed, shrunk and saved, or reported as not failing."""
+            root: Path, campaign: Any, timeout: int, memory_mb: int) -> int:
+    """A libFuzzer artifact confirmed or not: re-run as a mutation case (confirmed, shrunk and saved), else
+    replayed alone the way libFuzzer ran it, in a fresh process (confirmed: kept under the temporary folder,
+    and its traceback printed). A failure neither confirms (a limit reached only after thousands of inputs
+    in one process, say) is reported and not counted: 1 for a confirmed failure, else 0."""
+    import shutil
+
     from .runner import Case
 
     data = artifact.read_bytes()
@@ -208,9 +235,29 @@ def _triage(reader: str, cache: str, artifact: Path, pool_class: Any, prepared_c
             campaign._triage(pool, prepared, case, outcome, reader, report, set(), set(), True,
                              campaign.reproducers.CORPUS, print)
             return 1
-    print(f"fuzz: {artifact.name} does not fail as a case ({reader}); kept in {artifact}")
-    return 1
+    command = [sys.executable, "-m", "tests.fuzz.guided", "--replay", reader, cache, str(root / "replay"),
+               str(artifact)]
+    try:
+        replayed = subprocess.run(command, capture_output=True, text=True, timeout=timeout * 2,
+                                  env={**os.environ, "FUZZ_MEMORY_MB": str(memory_mb)},
+                                  cwd=Path(__file__).resolve().parents[2])
+        failed, detail = replayed.returncode != 0, replayed.stderr
+    except subprocess.TimeoutExpired:
+        failed, detail = True, f"over {timeout * 2} s"
+    if failed:
+        kept = Path(tempfile.gettempdir()) / "chessformats-fuzz-artifacts"
+        kept.mkdir(exist_ok=True)
+        shutil.copy(artifact, kept / f"{reader}-{artifact.name}")
+        print(f"fuzz: {artifact.name} ({reader}) fails again alone; kept as {kept / f'{reader}-{artifact.name}'} "
+              f"(python -m tests.fuzz.guided --replay {reader} CACHE FOLDER FILE)\n{_report(detail)}")
+        return 1
+    print(f"fuzz: {artifact.name} ({reader}) unconfirmed: neither as a mutation case nor alone in a fresh "
+          "process does the input fail; not counted")
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    target(sys.argv[1], sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--replay":
+        replay(*sys.argv[2:6])
+    else:
+        target(sys.argv[1], sys.argv[2], sys.argv[3])
