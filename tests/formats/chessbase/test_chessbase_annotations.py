@@ -292,3 +292,35 @@ def test_text_bodies_rebuild_byte_for_byte(name: str) -> None:
                                  text_format=text.text_format)
         assert parsed.rest == b"" and parsed.count == len(text.texts)
         assert all(len(t.text) == t.length for t in parsed.texts)
+
+
+@pytest.mark.parametrize("item", [0, 1])
+def test_an_item_running_past_its_record_is_a_located_error(tmp_path: Any, item: int) -> None:
+    """An annotation item whose size runs past its record: a FormatError naming that item (the greedy item list
+    used to stop there and drop it and every item after it)."""
+    import shutil
+
+    from chessformats import FormatError
+    from chessformats.engine.codec import codec
+
+    folder = tmp_path / "base"
+    shutil.copytree(cbh_path("libcbh_Annotation").parent, folder)
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    cbh = next(folder.glob("*.cbh"))
+    with chessbase.open_database(cbh) as db:
+        number = next(n for n in range(1, len(db) + 1) if len(db.annotations(n)) > item)
+        start, data = db.annotation_data(number)  # type: ignore[misc]
+        cba = db.companion(".cba")
+    size = codec(schema.ANNOTATION_ITEM_HEAD).field("size")
+    at = start + schema.ANNOTATION_RECORD_HEAD.sizeof()
+    for _ in range(item):
+        at += size.get(data, at - start)
+    raw = bytearray(open(cba, "rb").read())
+    size.put(raw, (1 << size.width) - 1, at)
+    open(cba, "wb").write(bytes(raw))
+    with chessbase.open_database(cbh) as db, pytest.raises(FormatError) as caught:
+        db.annotations(number)
+    assert caught.value.path is not None and caught.value.path.startswith(f"annotations[{number}].entries[{item}]")
+    assert caught.value.file == cba
+    assert caught.value.offset is not None and caught.value.offset >= at

@@ -183,3 +183,40 @@ def test_find_misses_and_bad_arguments() -> None:
         assert db.teams.find("No such team") is None
         with pytest.raises(ValueError):
             db.players.find("Carlsen, Magnus", year=2016)
+
+
+@pytest.mark.parametrize("side", ["left", "right", "outside"])
+def test_sorted_names_the_link_of_a_damaged_tree(tmp_path: Any, side: str) -> None:
+    """A link back to a record already walked (a cycle) or to no record: ``sorted`` raises naming that link's
+    file, byte offset and field path; ``check`` reports the damage without raising."""
+    import shutil
+    import struct
+
+    from chessformats import FormatError
+    from chessformats.engine.layout import describe
+    from chessformats.schemas import chessbase as schema
+
+    folder = tmp_path / "base"
+    shutil.copytree(cbh_path("libcbh_ManyPromotions").parent, folder)
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    with chessbase.open_database(folder / "ManyPromotions.cbh") as db:
+        players = db.players
+        root, size, start, count = players.root, players.record_size, players.header_size, players.count
+        left = int(players[root].record.left)
+        assert left >= 0
+        cbp = players.path
+    node = {f.name: f.offset or 0 for f in describe(schema.ENTITY_NODE)}
+    record, field_name, target = {"left": (root, "left", root), "right": (left, "right", root),
+                                  "outside": (left, "left", count + 5)}[side]
+    offset = start + record * size + node[field_name]
+    data = bytearray(open(cbp, "rb").read())
+    struct.pack_into("<i", data, offset, target)
+    open(cbp, "wb").write(bytes(data))
+    with chessbase.open_database(folder / "ManyPromotions.cbh") as db:
+        with pytest.raises(FormatError) as caught:
+            list(db.players.sorted())
+        assert caught.value.offset == offset
+        assert caught.value.path == f"records[{record}].{field_name}"
+        assert caught.value.file == cbp
+        assert db.players.check()

@@ -211,9 +211,18 @@ class Database(MappedFile):
         if found is None:
             return []
         offset, data = found
-        record = parse(schema.ANNOTATION_RECORD, data, file=self.companion(".cba"), offset=offset,
-                       path=f"annotations[{number}]")
-        return list(record.entries)
+        cba = self.companion(".cba")
+        record = parse(schema.ANNOTATION_RECORD, data, file=cba, offset=offset, path=f"annotations[{number}]")
+        items = list(record.entries)
+        used = _ANNOTATION_HEAD_SIZE + sum(int(item.size) for item in items)
+        if used < len(data):
+            # the item list (read greedily to the record's end) stopped at an item that does not parse: its error,
+            # located, rather than a game that silently loses that item and every one after it
+            path = f"annotations[{number}].entries[{len(items)}]"
+            parse(schema.ANNOTATION_ITEM, data[used:], file=cba, offset=offset + used, path=path)
+            raise InvalidValueError(f"game {number}: annotation item {len(items)} does not fit its record",
+                                    file=cba, offset=offset + used, path=path)
+        return items
 
     def game_data(self, number: int) -> tuple[int, bytes]:
         """(offset, bytes) of game ``number``'s data in the ``.cbg`` file, its size checked against the file."""

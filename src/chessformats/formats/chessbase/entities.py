@@ -213,25 +213,47 @@ class EntityFile(MappedFile):
             return (name, number_, -season, _TEAM_YEAR.get(raw), int(_TEAM_NATION.get(raw)))
         return (name,)
 
-    def _inorder(self) -> Iterator[int]:
-        """Record numbers in the tree's in-order; stops (without looping) on a damaged tree."""
+    def _inorder(self, *, strict: bool = False) -> Iterator[int]:
+        """Record numbers in the tree's in-order, never looping. On a damaged tree (a link back to a record
+        already reached, or to no record) ``strict`` raises :class:`InvalidValueError` naming the link; else
+        the walk goes on without it."""
         stack: list[int] = []
-        node = self.root
+        node, link = self.root, (-1, "root")  # the link that leads to node: (record, field); -1: the header
         seen: set[int] = set()
-        while stack or 0 <= node < self.count:
-            while 0 <= node < self.count and node not in seen:
+        if not self.count:
+            return  # an empty file's root may be anything (0 in corpus morphy_linares_old's teams)
+        nodes, count = self._nodes, self.count
+        while True:
+            while node != -1:
+                if not 0 <= node < count or node in seen:
+                    if strict:
+                        raise self._bad_link(node, *link)
+                    break
                 seen.add(node)
                 stack.append(node)
-                node = int(self._nodes["left"][node])
+                node, link = int(nodes["left"][node]), (node, "left")
             if not stack:
                 return
-            node = stack.pop()
-            yield node
-            node = int(self._nodes["right"][node])
+            parent = stack.pop()
+            yield parent
+            node, link = int(nodes["right"][parent]), (parent, "right")
+
+    def _bad_link(self, node: int, record: int, name: str) -> InvalidValueError:
+        if record < 0:
+            offset, path = int(_HEAD.field("root").offset or 0), "root"
+        else:
+            offset = self.header_size + record * self.record_size + int(_NODE.field(name).offset or 0)
+            path = f"records[{record}].{name}"
+        reason = "a cycle: it leads back to" if 0 <= node < self.count else "it leads to no"
+        return InvalidValueError(f"entity tree: {reason} record {node}", actual=node, file=self.path, offset=offset,
+                                 path=path)
 
     def sorted(self) -> Iterator[Entity]:
-        """Records in the tree's order (``sort_key``: tournaments newest year first, the others by name)."""
-        for number in self._inorder():
+        """Records in the tree's order (``sort_key``: tournaments newest year first, the others by name).
+
+        A tree whose links loop or lead nowhere raises :class:`InvalidValueError` (file, offset and path of
+        the link) where the walk meets that link."""
+        for number in self._inorder(strict=True):
             yield self[number]
 
     def find(self, name: str | bytes, *, year: int | None = None) -> Entity | None:
