@@ -111,6 +111,10 @@ def corpus_samples() -> dict[int, list[bytes]]:
                 add(ctg.STATS, page[end - 33:end])
                 offset = end
             assert offset == used
+    for path in sorted((root / "ctg").glob("*.ctb")):
+        data = path.read_bytes()
+        add(ctg.CTB, data)
+        add(ctg.CTB_HEAD, data[:ctg.CTB_HEAD.sizeof()])
     for path in sorted((root / "ctg").glob("*.cto")):
         data = path.read_bytes()
         add(ctg.CTO_HEADER, data[:16])
@@ -278,7 +282,7 @@ def test_the_corpus_reaches_the_record_declarations() -> None:
         find_corpus("README.md")  # skips, or fails in CI
     reached = {label for label, con in DECLARATIONS.items() if corpus_samples().get(id(con))}
     expected = {"polyglot.ENTRY", "polyglot.MOVE", "ctg.RECORD", "ctg.STATS", "ctg.MOVE", "ctg.PAGE",
-                "ctg.HEADER_PAGE", "ctg.CTO_ENTRY", "monty.HEADER", "monty.PLY_HEAD", "monty.VALUE_PLY",
+                "ctg.HEADER_PAGE", "ctg.CTO_ENTRY", "ctg.CTB_HEAD", "monty.HEADER", "monty.PLY_HEAD", "monty.VALUE_PLY",
                 "monty.MOVE"}
     assert expected <= reached, expected - reached
     chessbase = {label.rsplit(".", 1)[1] for label in reached if label.startswith("chessbase")}

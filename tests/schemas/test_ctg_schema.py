@@ -289,18 +289,45 @@ def test_example_bytes_are_corpus_bytes(corpus_path: Callable[..., Path]) -> Non
     assert schema.FORMAT.examples[2].data == corpus_path("ctg", "PowerPlay17-Sicilienne.ctb").read_bytes()
 
 
+def _defaults(declaration: cs.Construct) -> dict[str, object]:
+    """The declared defaults (construct's ``Default``) of a struct's fields, by name."""
+    found = {}
+    for sub in declaration.subcons:
+        inner = sub
+        while isinstance(inner, cs.Renamed):
+            inner = inner.subcon
+        if isinstance(inner, cs.Default):
+            found[sub.name] = inner.value
+    return found
+
+
 def test_header_page_defaults_are_what_both_books_share(corpus_path: Callable[..., Path]) -> None:
     first = schema.HEADER_PAGE.parse(corpus_path("ctg", "PowerPlay17-Sicilienne.ctg").read_bytes()[:4096])
     second = schema.HEADER_PAGE.parse(corpus_path("ctg", "simple.ctg").read_bytes()[:4096])
-    for name, value in schema.HEADER_PAGE_DEFAULTS.items():
+    defaults = _defaults(schema.HEADER_PAGE)
+    # every field but the three counts has a default
+    assert sorted(defaults) == sorted(set(first) - {"_io", "data_pages", "positions", "games"})
+    for name, value in defaults.items():
         if name != "unknown_2048":  # differs between the two books; written as zeros like simple.ctg's
             assert first[name] == second[name] == value, name
-    assert second["unknown_2048"] == schema.HEADER_PAGE_DEFAULTS["unknown_2048"]
+    assert second["unknown_2048"] == defaults["unknown_2048"] == bytes(32)
     ctb = schema.CTB.parse(corpus_path("ctg", "PowerPlay17-Sicilienne.ctb").read_bytes())
-    assert ctb.unknown_0 == schema.CTB_DEFAULTS["unknown_0"]
+    assert ctb.unknown_0 == _defaults(schema.CTB_HEAD)["unknown_0"] == _defaults(schema.CTB)["unknown_0"]
+    assert _defaults(schema.CTB)["rest"] == bytes(48) and len(ctb.rest) == 48
     cto = schema.CTO_HEADER.parse(corpus_path("ctg", "PowerPlay17-Sicilienne.cto").read_bytes()[:16])
-    assert cto.unknown_0 == schema.CTO_HEADER_DEFAULTS["unknown_0"] and cto.unknown_8 == 0
+    assert _defaults(schema.CTO_HEADER) == {"unknown_0": cto.unknown_0, "unknown_8": 0} and cto.unknown_8 == 0
     assert cto.unknown_12 == ctb.lower_bound
+
+
+def test_defaults_fill_what_a_writer_leaves_out() -> None:
+    header = schema.HEADER_PAGE.build({"data_pages": 1, "positions": 2, "games": 3})
+    assert len(header) == schema.PAGE_SIZE and header[:16].hex() == "00201000000100010000" "1000" "7fff" "7fff"
+    assert header[16:32] == bytes.fromhex("00000001" "ffffffff" "00000002" "00000003")
+    ctb = schema.CTB.build({"lower_bound": 248, "upper_bound": 384})
+    assert ctb == bytes.fromhex("000c0001" "000000f8" "00000180") + bytes(48)
+    assert schema.CTB_HEAD.parse(ctb) == schema.CTB_HEAD.parse(schema.FORMAT.examples[2].data)
+    cto = schema.CTO.build({"header": {"entries": 2, "unknown_12": 248}, "pages": [7, -1]})
+    assert cto == bytes.fromhex("00100001" "00000002" "00000000" "000000f8" "00000007" "ffffffff")
 
 
 def test_every_declaration_round_trips(corpus_path: Callable[..., Path]) -> None:

@@ -143,6 +143,8 @@ class _Builder:
             node.leaf.enum = con
             node.con = con
             return node
+        if isinstance(con, cs.Default):  # a value for construct's build to fill in; the layout is the field's
+            return self.node(con.subcon, path, name)
         if isinstance(con, cs.Const):
             node = self.node(con.subcon, path, name)
             if node.leaf is None:

@@ -25,15 +25,13 @@ __all__ = [
     "BOARD",
     "COMMENTS",
     "CTB",
-    "CTB_DEFAULTS",
+    "CTB_HEAD",
     "CTO",
     "CTO_ENTRY",
     "CTO_HEADER",
-    "CTO_HEADER_DEFAULTS",
     "FORMAT",
     "HASH_TABLE",
     "HEADER_PAGE",
-    "HEADER_PAGE_DEFAULTS",
     "MOVE",
     "MOVES",
     "MOVE_CODES",
@@ -48,10 +46,6 @@ __all__ = [
     "flag_bits",
     "position_bits",
 ]
-
-PAGE_SIZE = 4096
-"""Every page of a ``.ctg`` file, the header page included, is this long."""
-
 
 # --- moves -------------------------------------------------------------------------------------------
 
@@ -395,36 +389,51 @@ PAGE = cs.Struct(
 """A data page (4096 bytes). Data page n starts at byte 4096 * (n + 1)."""
 
 HEADER_PAGE = cs.Struct(
-    "unknown_0" / cs.Bytes(16) * "unknown; 00 20 10 00 00 01 00 01 00 00 10 00 7f ff 7f ff in both known books",
+    "unknown_0" / cs.Default(cs.Bytes(16), bytes.fromhex("00201000000100010000" "1000" "7fff" "7fff"))
+    * "unknown; 00 20 10 00 00 01 00 01 00 00 10 00 7f ff 7f ff in both known books (written as is)",
     "data_pages" / cs.Int32ub * "number of data pages (257 and 1 in the known books)",
-    "unknown_20" / cs.Bytes(4) * "unknown; ff ff ff ff in both known books",
+    "unknown_20" / cs.Default(cs.Bytes(4), b"\xff" * 4) * "unknown; ff ff ff ff in both known books (written as is)",
     "positions" / cs.Int32ub
     * "about the number of positions: 4 in simple.ctg (4 records), 13,321 in PowerPlay17 (13,305 records)",
     "games" / cs.Int32ub * "number of games the book was made from (= the games of the start position)",
-    "unused_32" / cs.Bytes(992) * "zeros in the known books",
-    "unknown_1024" / cs.Bytes(32) * "unknown; the same 24 non-zero bytes in both known books",
-    "unused_1056" / cs.Bytes(992) * "zeros in the known books",
-    "unknown_2048" / cs.Bytes(32) * "unknown; 00 00 00 0c 00 00 01 00 in PowerPlay17, zeros in simple.ctg",
-    "unused_2080" / cs.Bytes(2016) * "zeros in the known books",
+    "unused_32" / cs.Default(cs.Bytes(992), bytes(992)) * "zeros in the known books",
+    "unknown_1024" / cs.Default(cs.Bytes(32), bytes.fromhex("0001000500017fff00037fff0005001e0006000200070001")
+                                + bytes(8))
+    * "unknown; the same 24 non-zero bytes, then zeros, in both known books (written as is)",
+    "unused_1056" / cs.Default(cs.Bytes(992), bytes(992)) * "zeros in the known books",
+    "unknown_2048" / cs.Default(cs.Bytes(32), bytes(32))
+    * "unknown; 00 00 00 0c 00 00 01 00 in PowerPlay17, zeros in simple.ctg (written as zeros)",
+    "unused_2080" / cs.Default(cs.Bytes(2016), bytes(2016)) * "zeros in the known books",
 )
-"""The first page of the ``.ctg`` file."""
+"""The first page of the ``.ctg`` file. Fields whose meaning is unknown default to what both known books hold."""
+
+PAGE_SIZE = HEADER_PAGE.sizeof()
+"""Every page of a ``.ctg`` file, the header page included, is this long (4096 bytes)."""
 
 
 # --- .ctb and .cto -------------------------------------------------------------------------------------
 
-CTB = cs.Struct(
-    "unknown_0" / cs.Bytes(4) * "unknown; 00 0c 00 01 in the known file",
+CTB_HEAD = cs.Struct(
+    "unknown_0" / cs.Default(cs.Bytes(4), bytes.fromhex("000c0001"))
+    * "unknown; 00 0c 00 01 in the known file (written as is)",
     "lower_bound" / cs.Int32ub * "smallest .cto entry number the lookup reads",
     "upper_bound" / cs.Int32ub * "the lookup stops after reading an entry number at least this large",
-    "rest" / cs.GreedyBytes
-    * "unknown, kept (48 bytes in the known file: 31 bytes ff and one 7f, zeros, then 00 00 00 08)",
+)
+"""The fixed part of the ``.ctb`` file: the bounds of the lookup."""
+
+CTB = cs.Struct(
+    *CTB_HEAD.subcons,
+    "rest" / cs.Default(cs.GreedyBytes, bytes(48))
+    * "unknown, kept (48 bytes in the known file: 31 bytes ff and one 7f, zeros, then 00 00 00 08; written as 48 "
+      "zeros)",
 )
 
 CTO_HEADER = cs.Struct(
-    "unknown_0" / cs.Bytes(4) * "unknown; 00 10 00 01 in the known file",
+    "unknown_0" / cs.Default(cs.Bytes(4), bytes.fromhex("00100001"))
+    * "unknown; 00 10 00 01 in the known file (written as is)",
     "entries" / cs.Int32ub * "number of 4-byte entries after this header",
-    "unknown_8" / cs.Int32ub * "unknown; 0 in the known file",
-    "unknown_12" / cs.Int32ub * "unknown; 248 in the known file (its CTB lower bound)",
+    "unknown_8" / cs.Default(cs.Int32ub, 0) * "unknown; 0 in the known file (written as is)",
+    "unknown_12" / cs.Int32ub * "unknown; 248 in the known file (its CTB lower bound; written so)",
 )
 
 CTO_ENTRY = cs.Int32sb * "entry n: the data page of directory node n; -1 = empty"
@@ -432,22 +441,8 @@ CTO_ENTRY = cs.Int32sb * "entry n: the data page of directory node n; -1 = empty
 CTO = cs.Struct(
     "header" / CTO_HEADER * "the 16-byte header",
     "pages" / cs.Array(cs.this.header.entries, CTO_ENTRY) * "the directory: one data page number per node",
-    "trailing" / cs.GreedyBytes * "bytes after the table (none in the known file), kept",
+    "trailing" / cs.Default(cs.GreedyBytes, b"") * "bytes after the table (none in the known file), kept",
 )
-
-# What a writer puts in the fields whose meaning is unknown: the values both known books agree on.
-HEADER_PAGE_DEFAULTS: dict[str, Any] = {
-    "unknown_0": bytes.fromhex("00201000000100010000 1000 7fff 7fff".replace(" ", "")),
-    "unknown_20": b"\xff" * 4,
-    "unused_32": bytes(992),
-    "unknown_1024": bytes.fromhex("0001000500017fff00037fff0005001e0006000200070001") + bytes(8),
-    "unused_1056": bytes(992),
-    "unknown_2048": bytes(32),
-    "unused_2080": bytes(2016),
-}
-CTB_DEFAULTS: dict[str, Any] = {"unknown_0": bytes.fromhex("000c0001"), "rest": bytes(48)}
-CTO_HEADER_DEFAULTS: dict[str, Any] = {"unknown_0": bytes.fromhex("00100001"), "unknown_8": 0}
-
 
 # --- hashing -------------------------------------------------------------------------------------------
 

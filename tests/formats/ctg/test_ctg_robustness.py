@@ -151,7 +151,7 @@ def test_move_code_not_in_the_table(tmp_path: Path) -> None:
 def hand_book(folder: Path, records: list[bytes], name: str = "hand.ctg") -> Path:
     """A one-page book (no .cto/.ctb) of the given record bytes."""
     body = b"".join(records)
-    header = schema.HEADER_PAGE.build(dict(schema.HEADER_PAGE_DEFAULTS, data_pages=1, positions=len(records), games=0))
+    header = schema.HEADER_PAGE.build({"data_pages": 1, "positions": len(records), "games": 0})
     page = struct.pack(">HH", len(records), 4 + len(body)) + body
     path = folder / name
     path.write_bytes(header + page + bytes(4096 - len(page)))

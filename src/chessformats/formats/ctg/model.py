@@ -18,7 +18,7 @@ __all__ = ["PAGE_SIZE", "BookMove", "PositionRecord", "Rating", "make_record", "
 # --- tables derived from the declarations -------------------------------------------------------------
 
 PAGE_SIZE = schema.PAGE_SIZE
-"""Every page of a ``.ctg`` file, the header page included, is this long."""
+"""Every page of a ``.ctg`` file, the header page included, is this long (the header page's declared size)."""
 PAGE_HEADER = codec(schema.PAGE_HEADER)
 """A data page's header: (positions, bytes used)."""
 PAGE_HEADER_SIZE = int(PAGE_HEADER.size or 0)
@@ -46,13 +46,19 @@ _STATS_FIELDS = ("games", "wins", "losses", "draws", "unknown1", "rating1.games"
 STATS_PICK = operator.itemgetter(*(STATS.leaves.index(path) for path in _STATS_FIELDS))
 """The fields above from :meth:`STATS.unpack <chessformats.engine.codec.Codec.unpack>`'s flat tuple."""
 _RECOMMENDATION = STATS.field("recommendation")
-_RECOMMENDATION_START = int(_RECOMMENDATION.offset or 0)
-RECOMMENDATION_AT = slice(_RECOMMENDATION_START, _RECOMMENDATION_START + int(_RECOMMENDATION.size or 0))
-"""Where the recommendation bits are in the statistics (kept together as one number, as stored)."""
 _RECOMMENDATION_LEAVES = tuple((STATS.leaves.index(path), STATS.field(path)) for path in STATS.leaves
                                if path.startswith("recommendation."))
+RECOMMENDATION_PICK = operator.itemgetter(*(index for index, _ in _RECOMMENDATION_LEAVES))
+"""The recommendation's bit fields from :meth:`STATS.unpack <chessformats.engine.codec.Codec.unpack>`'s tuple."""
+RECOMMENDATION_OF = {tuple(field.extract(number) for _, field in _RECOMMENDATION_LEAVES): number
+                     for number in range(_RECOMMENDATION.mask + 1)}
+"""The recommendation as stored (its bits together, one number), by the values of its bit fields."""
 
 _ANNOTATIONS = {a.value: a for a in schema.ANNOTATIONS}
+_ANNOTATION = {a.name: a.value for a in schema.ANNOTATIONS}
+_ZERO_WEIGHT = (_ANNOTATION["mistake"], _ANNOTATION["blunder"])
+_WEIGHT_FACTORS = {_ANNOTATION["good"]: 2, _ANNOTATION["brilliant"]: 4}
+_HALVED = _ANNOTATION["dubious"]
 _COMMENTS = {a.value: a for a in schema.COMMENTS}
 
 
@@ -225,7 +231,7 @@ def polyglot_weight(child: PositionRecord | None, annotation: int = 0) -> int:
     for ``?!``; 0 for ``?`` and ``??`` moves and for moves into a position marked red (not recommended);
     1 when the position the move leads to is not stored.
     """
-    if annotation in (0x02, 0x04):
+    if annotation in _ZERO_WEIGHT:
         return 0
     if child is None:
         return 1
@@ -233,8 +239,7 @@ def polyglot_weight(child: PositionRecord | None, annotation: int = 0) -> int:
         return 0
     unknown = max(child.games - child.wins - child.draws - child.losses, 0)
     weight = 2 * child.losses + child.draws + unknown
-    factor = {0x01: 2, 0x03: 4}.get(annotation, 1)
-    weight *= factor
-    if annotation == 0x06:
+    weight *= _WEIGHT_FACTORS.get(annotation, 1)
+    if annotation == _HALVED:
         weight = max(weight // 2, 1) if weight else 0
     return weight

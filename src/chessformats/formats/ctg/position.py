@@ -7,6 +7,8 @@ castling flags), the en-passant file only when a capture is legal, the padding r
 
 from __future__ import annotations
 
+import operator
+
 import chess
 
 from ...engine.codec import codec
@@ -35,8 +37,19 @@ HEADER_SIZE = int(_HEADER.size or 0)
 _LENGTH = _HEADER.field("length")
 LENGTH_OF = bytes(_LENGTH.extract(head) for head in range(1 << (8 * HEADER_SIZE)))
 """The position length of each header byte."""
-_EP_FLAG = _HEADER.field("has_en_passant").insert(0, True)
-_CASTLING_FLAG = _HEADER.field("has_castling").insert(0, True)
+
+
+def _header_byte(has_en_passant: bool, has_castling: bool, length: int) -> bytes:
+    """The header byte of an encoded position (InvalidValueError for a length the field cannot hold)."""
+    return bytes(_HEADER.encode({"unused": 0, "has_castling": has_castling, "has_en_passant": has_en_passant,
+                                 "length": length}))
+
+
+_HEADER_BYTES = {(ep, castling, length): _header_byte(ep, castling, length)
+                 for ep in (False, True) for castling in (False, True) for length in range(_LENGTH.mask + 1)}
+"""The header byte by (has en passant, has castling, length)."""
+_HEADER_FLAGS = operator.itemgetter(_HEADER.leaves.index("has_en_passant"), _HEADER.leaves.index("has_castling"))
+"""(has en passant, has castling) from :meth:`_HEADER.unpack <chessformats.engine.codec.Codec.unpack>`'s tuple."""
 _EP_BITS = schema.flag_bits(True, False)
 _EP_MASK = (1 << _EP_BITS) - 1
 MIN_POSITION = HEADER_SIZE + (64 * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
@@ -63,18 +76,20 @@ def encode(board: chess.Board) -> tuple[bytes, Normalised]:
     """The encoded position (the record's first bytes) and how ``board`` was normalised."""
     norm = normalise(board)
     length = 8 * HEADER_SIZE + norm.bits  # the header byte, then the squares
-    flags = flag_bits = header = 0
+    flags = flag_bits = 0
     ep = en_passant_file(board, norm.mirrored, legal=True)
     if ep is not None:
-        flags, flag_bits, header = ep, _EP_BITS, _EP_FLAG
+        flags, flag_bits = ep, _EP_BITS
     if norm.castling:
         flags = (flags << CASTLING_BITS) | norm.castling
         flag_bits += CASTLING_BITS
-        header |= _CASTLING_FLAG
     total = position_bits(length, flag_bits)
-    value = (norm.squares << (total - length)) | flags
+    value = (norm.squares << (total - length)) | flags  # the board's bit stream, its first bit highest
     size = total // 8
-    return _LENGTH.insert(header, size).to_bytes(HEADER_SIZE, "big") + value.to_bytes(size - HEADER_SIZE, "big"), norm
+    header = _HEADER_BYTES.get((ep is not None, norm.castling != 0, size))
+    if header is None:  # more pieces than the length field can count bytes for
+        header = _header_byte(ep is not None, norm.castling != 0, size)
+    return header + value.to_bytes(size - HEADER_SIZE, "big"), norm
 
 
 def signature(board: chess.Board) -> bytes:
@@ -84,7 +99,7 @@ def signature(board: chess.Board) -> bytes:
 
 def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:
     """The normalised board of an encoded position and its padding bits, checked."""
-    head = int.from_bytes(encoded[:HEADER_SIZE], "big")
+    has_ep, has_castling = _HEADER_FLAGS(_HEADER.unpack(encoded))
     length = len(encoded)
     bits = 8 * (length - HEADER_SIZE)
     value = int.from_bytes(encoded[HEADER_SIZE:], "big")
@@ -93,8 +108,6 @@ def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple
     except PrefixCodeError as exc:
         raise InvalidValueError(str(exc), file=path, offset=offset + HEADER_SIZE + exc.bit // 8,
                                 path=f"{where}.position.board.squares") from exc
-    has_ep = bool(head & _EP_FLAG)
-    has_castling = bool(head & _CASTLING_FLAG)
     flag_bits = schema.flag_bits(has_ep, has_castling)
     padding_bits = bits - end - flag_bits
     if padding_bits < 0:

@@ -14,12 +14,10 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import chess
-import construct as cs
 
+from ...engine.codec import codec
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
-from ...engine.layout import describe
-from ...engine.schema import unwrap
 from ...schemas import ctg as schema
 from ..normalised import white_pieces
 from .model import (
@@ -30,7 +28,8 @@ from .model import (
     PAGE_HEADER,
     PAGE_HEADER_SIZE,
     PAGE_SIZE,
-    RECOMMENDATION_AT,
+    RECOMMENDATION_OF,
+    RECOMMENDATION_PICK,
     STATS,
     STATS_PICK,
     STATS_SIZE,
@@ -51,25 +50,20 @@ from .position import (
 
 __all__ = ["CtgBook", "MissingIndexWarning", "header_numbers", "open_book"]
 
-def _fields(con: cs.Construct, *names: str) -> dict[str, tuple[int, int]]:
-    """(offset, size) of top-level fields of a declaration."""
-    return {f.path: (f.offset or 0, f.size or 0) for f in describe(con) if f.path in names}
-
-
-_PAGE_USED = _fields(schema.PAGE_HEADER, "used")["used"][0]
-_HEADER_NUMBERS = _fields(schema.HEADER_PAGE, "data_pages", "positions", "games")
-_HEADER_NUMBERS_END = max(offset + size for offset, size in _HEADER_NUMBERS.values())
-_CTB_BOUNDS = _fields(schema.CTB, "lower_bound", "upper_bound")
-_CTB_FIXED = next(f.offset or 0 for f in describe(schema.CTB) if f.path == "rest")
-_CTO_HEADER_SIZE = schema.CTO_HEADER.sizeof()
-_CTO_ENTRIES = _fields(schema.CTO_HEADER, "entries")["entries"]
-_CTO_ENTRY = unwrap(schema.CTO_ENTRY).fmtstr[1:]
-_CTO_ENTRY_SIZE = schema.CTO_ENTRY.sizeof()
-
-
-def _number(data: bytes, field: tuple[int, int]) -> int:
-    offset, size = field
-    return int.from_bytes(data[offset:offset + size], "big")
+_PAGE_USED = int(PAGE_HEADER.field("used").offset or 0)
+_HEADER_PAGE = codec(schema.HEADER_PAGE)
+_HEADER_NUMBERS = {name: _HEADER_PAGE.field(name) for name in ("data_pages", "positions", "games")}
+_HEADER_NUMBERS_END = max(int(f.offset or 0) + int(f.size or 0) for f in _HEADER_NUMBERS.values())
+_CTB = codec(schema.CTB_HEAD)
+_CTB_SIZE = int(_CTB.size or 0)
+_CTB_LOWER, _CTB_UPPER = _CTB.field("lower_bound"), _CTB.field("upper_bound")
+_CTO_HEADER = codec(schema.CTO_HEADER)
+_CTO_HEADER_SIZE = int(_CTO_HEADER.size or 0)
+_CTO_ENTRIES = _CTO_HEADER.field("entries")
+_CTO_ENTRY = codec(schema.CTO_ENTRY)
+_CTO_ENTRY_SIZE = int(_CTO_ENTRY.size or 0)
+_CTO_ORDER, _CTO_CODE = _CTO_ENTRY.struct_format[0], _CTO_ENTRY.struct_format[1:]
+"""The byte order and struct code of a directory entry, for reading the whole table in one call."""
 
 
 def header_numbers(head: bytes) -> dict[str, int] | None:
@@ -77,7 +71,7 @@ def header_numbers(head: bytes) -> dict[str, int] | None:
     ``.ctg``; ``None`` when ``head`` is too short to hold them."""
     if len(head) < _HEADER_NUMBERS_END:
         return None
-    return {name: _number(head, field) for name, field in _HEADER_NUMBERS.items()}
+    return {name: int(field.get(head)) for name, field in _HEADER_NUMBERS.items()}
 
 
 class MissingIndexWarning(UserWarning):
@@ -110,7 +104,7 @@ class CtgBook(MappedFile):
         self._header = header_numbers(data[:_HEADER_NUMBERS_END]) or {}
         self.header_games = self._header["games"]
         self._pages: dict[int, _Page] = {}
-        self._everything: dict[bytes, int] | None = None
+        self._everything: dict[bytes, tuple[int, int]] | None = None
         self.cto_path = _sibling(stem, ".cto")
         self.ctb_path = _sibling(stem, ".ctb")
         self.directory: list[int] | None = None
@@ -127,23 +121,23 @@ class CtgBook(MappedFile):
 
     def _read_index(self, cto_path: str, ctb_path: str) -> None:
         with open(ctb_path, "rb") as handle:
-            ctb = handle.read(_CTB_FIXED)
-        if len(ctb) < _CTB_FIXED:
-            raise TruncatedError("truncated .ctb header", needed=_CTB_FIXED, available=len(ctb), file=ctb_path,
+            ctb = handle.read(_CTB_SIZE)
+        if len(ctb) < _CTB_SIZE:
+            raise TruncatedError("truncated .ctb header", needed=_CTB_SIZE, available=len(ctb), file=ctb_path,
                                  offset=0, show_path=False)
-        self.lower_bound = _number(ctb, _CTB_BOUNDS["lower_bound"])
-        self.upper_bound = _number(ctb, _CTB_BOUNDS["upper_bound"])
+        self.lower_bound = int(_CTB_LOWER.get(ctb))
+        self.upper_bound = int(_CTB_UPPER.get(ctb))
         with open(cto_path, "rb") as handle:
             cto = handle.read()
         if len(cto) < _CTO_HEADER_SIZE:
             raise TruncatedError("truncated .cto header", needed=_CTO_HEADER_SIZE, available=len(cto), file=cto_path,
                                  offset=0, show_path=False)
-        entries = _number(cto, _CTO_ENTRIES)
+        entries = int(_CTO_ENTRIES.get(cto))
         room = (len(cto) - _CTO_HEADER_SIZE) // _CTO_ENTRY_SIZE
         if entries > room:  # checked before anything is allocated from the count
             raise TruncatedError(f"the .cto header says {entries} entries, the file holds {room}",
-                                 file=cto_path, offset=_CTO_ENTRIES[0], path="header.entries", show_path=False)
-        self.directory = list(struct.unpack_from(f">{entries}{_CTO_ENTRY}", cto, _CTO_HEADER_SIZE))
+                                 file=cto_path, offset=_CTO_ENTRIES.offset, path="header.entries", show_path=False)
+        self.directory = list(struct.unpack_from(f"{_CTO_ORDER}{entries}{_CTO_CODE}", cto, _CTO_HEADER_SIZE))
 
     # -- pages
 
@@ -221,9 +215,8 @@ class CtgBook(MappedFile):
                 self._everything = {}
                 for page in range(self.data_pages):
                     for key, start in self._page(page).by_signature.items():
-                        self._everything.setdefault(key, page << 32 | start)
-            found = self._everything.get(encoded)
-            return None if found is None else (found >> 32, found & 0xFFFFFFFF)
+                        self._everything.setdefault(key, (page, start))
+            return self._everything.get(encoded)
         directory = self.directory
         size = len(directory)
         for entry in lookup_entries(ctg_hash(encoded), self.lower_bound, self.upper_bound):
@@ -282,9 +275,10 @@ class CtgBook(MappedFile):
     def _stats(self, board: chess.Board, moves: tuple[BookMove, ...], at: int, encoded: bytes, padding: int,
                page: int | None, number: int | None, offset: int, flipped: bool, mirrored: bool) -> PositionRecord:
         data = self._data
+        values = STATS.unpack(data, at, self.path)
         (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
-         comment) = STATS_PICK(STATS.unpack(data, at, self.path))
-        recommendation = int.from_bytes(data[at + RECOMMENDATION_AT.start:at + RECOMMENDATION_AT.stop], "big")
+         comment) = STATS_PICK(values)
+        recommendation = RECOMMENDATION_OF[RECOMMENDATION_PICK(values)]
         return PositionRecord(board, moves, games, wins, losses, draws, unknown1, Rating(r1_games, r1_total),
                               Rating(r2_games, r2_total), recommendation, unknown2, comment, encoded, padding, page,
                               number, offset, flipped, mirrored)

@@ -87,16 +87,16 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
         games = max((r.games for r in records), default=0)
     layout = _layout(list(unique.items()))
     stem = os.path.splitext(os.fspath(path))[0]
-    header = dict(schema.HEADER_PAGE_DEFAULTS, data_pages=len(layout.pages), positions=len(unique), games=games)
     with atomic_write_set() as open_file:  # the three files replaced together, once all are on the disk
         cto, ctb, ctg = open_file(stem + ".cto"), open_file(stem + ".ctb"), open_file(path)
-        cto.write(schema.CTO.build({"header": dict(schema.CTO_HEADER_DEFAULTS, entries=len(layout.directory),
-                                                   unknown_12=layout.lower_bound),
-                                    "pages": layout.directory, "trailing": b""}))
-        ctb.write(schema.CTB.build(dict(schema.CTB_DEFAULTS, lower_bound=layout.lower_bound,
-                                        upper_bound=layout.upper_bound)))
-        ctg.write(schema.HEADER_PAGE.build(header))
+        # fields whose meaning is unknown: the declarations' defaults (what the known books hold)
+        cto.write(schema.CTO.build({"header": {"entries": len(layout.directory), "unknown_12": layout.lower_bound},
+                                    "pages": layout.directory}))
+        ctb.write(schema.CTB.build({"lower_bound": layout.lower_bound, "upper_bound": layout.upper_bound}))
+        ctg.write(schema.HEADER_PAGE.build({"data_pages": len(layout.pages), "positions": len(unique),
+                                            "games": games}))
         for page in layout.pages:
             body = b"".join(page)
-            ctg.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body + bytes(PAGE_CAPACITY - len(body)))
+            ctg.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body
+                      + bytes(PAGE_CAPACITY - len(body)))
     return len(unique)
