@@ -322,7 +322,7 @@ def _padding_bits(ctx: Any) -> int:
 
 
 BOARD = cs.Struct(
-    "squares" / PrefixCoded(SQUARE_CODE, 64, SQUARE_NAMES)
+    "squares" / PrefixCoded(SQUARE_CODE, len(SQUARE_NAMES), SQUARE_NAMES)
     * "one code word per square, a1, a2, ..., a8, b1, ..., h8, of the normalised board",
     "padding" / BitsUnsigned(_padding_bits)
     * "zero bits, so that the flags end exactly on the last byte (8 when there are no flags and the squares "

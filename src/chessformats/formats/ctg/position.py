@@ -16,7 +16,7 @@ from ...engine.errors import InvalidValueError
 from ...engine.prefixcode import PrefixCodeError
 from ...schemas import ctg as schema
 from ...schemas.ctg import position_bits
-from ...schemas.squares import SQUARE_CODE
+from ...schemas.squares import SQUARE_CODE, SQUARE_NAMES
 from ..normalised import (
     CASTLING_BITS,
     MoveTable,
@@ -52,7 +52,9 @@ _HEADER_FLAGS = operator.itemgetter(_HEADER.leaves.index("has_en_passant"), _HEA
 """(has en passant, has castling) from :meth:`_HEADER.unpack <chessformats.engine.codec.Codec.unpack>`'s tuple."""
 _EP_BITS = schema.flag_bits(True, False)
 _EP_MASK = (1 << _EP_BITS) - 1
-MIN_POSITION = HEADER_SIZE + (64 * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
+_SQUARES = len(SQUARE_NAMES)
+"""Code words of a position: one per square, in coding order."""
+MIN_POSITION = HEADER_SIZE + (_SQUARES * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
 """The shortest encoded position: the header byte and 64 of the shortest code words."""
 
 MOVES = MoveTable(schema.MOVE_CODES)
@@ -60,14 +62,17 @@ MOVES = MoveTable(schema.MOVE_CODES)
 
 # the hash, one table step per byte: (tmp & 63, byte) -> (next tmp & 63, sum of the two table entries)
 _HASH_STEPS: list[tuple[int, int]] = []
-for _state in range(64):
+_TABLE_MASK = len(schema.HASH_TABLE) - 1  # the hash's state indexes the table: only its low 6 bits matter
+for _state in range(_TABLE_MASK + 1):
     for _byte in range(256):
-        _first = (_state + ((0x0F - (_byte & 0x0F)) << 2) + 1) & 0x3F
-        _second = (_first + ((0xF0 - (_byte & 0xF0)) >> 2) + 1) & 0x3F
+        _first = (_state + ((0x0F - (_byte & 0x0F)) << 2) + 1) & _TABLE_MASK
+        _second = (_first + ((0xF0 - (_byte & 0xF0)) >> 2) + 1) & _TABLE_MASK
         _HASH_STEPS.append((_second, schema.HASH_TABLE[_first] + schema.HASH_TABLE[_second]))
 
-MAX_LEVEL = 30
-"""The spec's loop runs n = 0, 1, 3, ... while n < 0x7fffffff: levels 0-30 of the directory."""
+LOOP_END = 0x7FFFFFFF
+"""The spec's lookup loop runs n = 0, 1, 3, 7, ... while n < LOOP_END."""
+MAX_LEVEL = LOOP_END.bit_length() - 1
+"""The deepest directory level the loop reads (30: n = 2**30 - 1)."""
 
 
 # --- the encoded position ------------------------------------------------------------------------------
@@ -104,7 +109,7 @@ def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple
     bits = 8 * (length - HEADER_SIZE)
     value = int.from_bytes(encoded[HEADER_SIZE:], "big")
     try:
-        symbols, end = SQUARE_CODE.decode(value, bits, 64)
+        symbols, end = SQUARE_CODE.decode(value, bits, _SQUARES)
     except PrefixCodeError as exc:
         raise InvalidValueError(str(exc), file=path, offset=offset + HEADER_SIZE + exc.bit // 8,
                                 path=f"{where}.position.board.squares") from exc
@@ -172,7 +177,7 @@ def lookup_entries(hash_value: int, lower_bound: int, upper_bound: int) -> list[
     """
     entries = []
     n = 0
-    while n < 0x7FFFFFFF:
+    while n < LOOP_END:
         c = (hash_value & n) + n
         n = 2 * n + 1
         if c < lower_bound:
