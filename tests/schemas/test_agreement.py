@@ -117,6 +117,7 @@ def corpus_samples() -> dict[int, list[bytes]]:
         add(ctg.CTB_HEAD, data[:ctg.CTB_HEAD.sizeof()])
     for path in sorted((root / "ctg").glob("*.cto")):
         data = path.read_bytes()
+        add(ctg.CTO, data)
         add(ctg.CTO_HEADER, data[:16])
         for entry in _chunks(data, 4, start=16):
             add(ctg.CTO_ENTRY, entry)
@@ -137,6 +138,20 @@ def corpus_samples() -> dict[int, list[bytes]]:
                 for record in _chunks(data, size, start=header):
                     add(declaration, record)
                     add(cb.ENTITY_NODE, record[:9])
+            cbg_path = cbh_path.with_suffix(".cbg")
+            cbg = cbg_path.read_bytes() if cbg_path.exists() else b""
+            for record in _chunks(cbh, 46, start=46):  # game data: its word, setup position, Chess960 squares
+                head = codec(cb.RECORD_HEAD).decode(record)
+                start = head.cbg_offset
+                if head.kind.deleted or head.kind.guiding_text or start + 4 > len(cbg):
+                    continue
+                add(cb.DATA_WORD, cbg[start:start + 4])
+                word = cb.DATA_WORD.parse(cbg[start:start + 4])
+                if word.setup and start + 40 <= len(cbg):
+                    add(cb.SETUP, cbg[start + 4:start + 32])
+                    add(cb.SETUP_HEAD, cbg[start + 4:start + 8])
+                    if word.mode < len(cb.MODE_VARIANT) and cb.MODE_VARIANT[word.mode] == "chess960":
+                        add(cb.CHESS960_SETUP, cbg[start + 32:start + 40])
             cbj_path = cbh_path.with_suffix(".cbj")
             if cbj_path.exists():
                 data = cbj_path.read_bytes()

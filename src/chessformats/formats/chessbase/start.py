@@ -7,14 +7,17 @@ from dataclasses import dataclass
 
 import chess
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError
+from ...engine.prefixcode import PrefixCodeError
+from ...schemas import chessbase as schema
 
-__all__ = ["BLACK", "EMPTY", "StartPosition", "file_major", "read_setup", "standard_start"]
+__all__ = ["BLACK", "EMPTY", "SETUP_SIZE", "StartPosition", "encode_setup", "file_major", "read_setup",
+           "standard_start"]
 
 EMPTY = 0
 """The piece code of an empty square; a piece's code is its python-chess piece type, plus ``BLACK`` for black."""
 BLACK = 8
-_SETUP_PIECES = {1: chess.KING, 2: chess.QUEEN, 3: chess.KNIGHT, 4: chess.BISHOP, 5: chess.ROOK, 6: chess.PAWN}
 
 
 @dataclass
@@ -59,54 +62,93 @@ def standard_start() -> StartPosition:
     return StartPosition(board, True, 15, None, 1)
 
 
+_HEAD = codec(schema.SETUP_HEAD)
+_HEAD_SIZE = int(_HEAD.size or 0)
+_CHESS960 = codec(schema.CHESS960_SETUP)
+_CHESS960_SIZE = int(_CHESS960.size or 0)
+_BOARD_BITS = 8 * schema.SETUP_BOARD_SIZE
+SETUP_SIZE: int = schema.SETUP.sizeof()
+"""Bytes of the setup position (``SETUP``); Chess960 modes add ``CHESS960_SETUP``."""
+_SQUARE_CODE = schema.SETUP_SQUARE_CODE
+_PIECE_CODES = {name: (0 if name == "empty" else
+                       chess.PIECE_NAMES.index(name.split("_", 1)[1]) | (BLACK if name.startswith("black") else 0))
+                for name in _SQUARE_CODE.codes}
+"""The decoder's piece code (python-chess type, + BLACK) of each setup square symbol."""
+_SYMBOLS = {code: name for name, code in _PIECE_CODES.items()}
+_FILE_MAJOR = tuple(chess.square(index >> 3, index & 7) for index in range(64))
+"""The python-chess square of each position in the setup board (file by file: a1, a2, ..., a8, b1, ...)."""
+# castling rights: the setup's castling fields -> StartPosition.castling's bits
+_RIGHTS = {"white_short": 1, "white_long": 2, "black_short": 4, "black_long": 8}
+
+
 def read_setup(data: bytes, at: int, *, chess960: bool, file: str | None, base: int,
                game: int) -> StartPosition:
-    """The setup position at ``data[at:]`` (28 bytes, + 8 for Chess960 modes)."""
-    needed = 28 + (8 if chess960 else 0)
+    """The setup position at ``data[at:]`` (``SETUP``, then ``CHESS960_SETUP`` in Chess960 modes)."""
+    needed = SETUP_SIZE + (_CHESS960_SIZE if chess960 else 0)
     if len(data) < at + needed:
         raise TruncatedError(f"game {game}: truncated setup position", needed=needed, available=len(data) - at,
                              file=file, offset=base + at)
-    turn, castling, first = data[at + 1], data[at + 2], data[at + 3]
-    bits = int.from_bytes(data[at + 4:at + 28], "big")
-    width = 192
+    head = _HEAD.decode(data, at)
+    board_at = at + _HEAD_SIZE
+    value = int.from_bytes(data[board_at:board_at + schema.SETUP_BOARD_SIZE], "big")  # bit stream, first bit high
+    try:
+        symbols, _ = _SQUARE_CODE.decode(value, _BOARD_BITS, 64)
+    except PrefixCodeError as exc:
+        raise InvalidValueError(f"game {game}: the setup board: {exc}", file=file,
+                                offset=base + board_at + exc.bit // 8, path="setup.board.squares") from exc
     board = [EMPTY] * 64
-    position = 0
-    for file_index in range(8):
-        for rank in range(8):
-            if position >= width:
-                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
-                                        offset=base + at + 4, path="setup.board")
-            if not bits >> (width - 1 - position) & 1:
-                position += 1
-                continue
-            if position + 5 > width:
-                raise InvalidValueError(f"game {game}: the setup board runs past its 24 bytes", file=file,
-                                        offset=base + at + 4, path="setup.board")
-            code = bits >> (width - 5 - position) & 0xF
-            position += 5
-            piece = _SETUP_PIECES.get(code & 7)
-            if piece is None:
-                raise InvalidValueError(f"game {game}: invalid piece code in the setup board", actual=code,
-                                        file=file, offset=base + at + 4 + position // 8, path="setup.board")
-            board[chess.square(file_index, rank)] = piece | (BLACK if code & 8 else 0)
-    ep = turn & 0x0F
-    # castling byte (spec): bit 0 white O-O-O, bit 1 white O-O, bit 2 black O-O-O, bit 3 black O-O
-    rights = (2 if castling & 1 else 0) | (1 if castling & 2 else 0) | (8 if castling & 4 else 0) | \
-             (4 if castling & 8 else 0)
-    start = StartPosition(board, not turn & 0x10, rights, ep - 1 if 1 <= ep <= 8 else None, first,
-                          standard=False)
+    codes = _PIECE_CODES
+    for square, symbol in zip(_FILE_MAJOR, symbols, strict=True):
+        board[square] = codes[symbol]
+    castling = head.castling
+    rights = sum(bit for name, bit in _RIGHTS.items() if getattr(castling, name))
+    ep = head.turn.en_passant_file
+    start = StartPosition(board, not head.turn.black_to_move, rights, ep - 1 if 1 <= ep <= 8 else None,
+                          head.first_move, standard=False)
     if chess960:
-        extra = data[at + 28:at + 36]
+        extra = _CHESS960.decode(data, at + SETUP_SIZE)
         squares = [file_major(value) for value in extra[:6]]
         if any(square is None for square in squares):
             raise InvalidValueError(f"game {game}: invalid Chess960 start square", file=file,
-                                    offset=base + at + 28, path="chess960")
+                                    offset=base + at + SETUP_SIZE, path="chess960")
         white_king, black_king, ws, wl, bs, bl = (s for s in squares if s is not None)
         start.chess960 = True
         start.kings = (white_king, black_king)
         start.rooks = (ws, wl, bs, bl)
-        start.start_position = int.from_bytes(extra[6:8], "big")
+        start.start_position = extra.start_position
     return start
+
+
+def encode_setup(start: StartPosition, *, marker: int = 1) -> bytes:
+    """The bytes ``read_setup`` reads back as ``start``: ``SETUP``, and ``CHESS960_SETUP`` for a Chess960 start
+    (its rooks, kings and ``start_position``). Raises :class:`InvalidValueError` for a value a field cannot hold
+    (more pieces than the 24 bytes of the board can code)."""
+    symbols = [_SYMBOLS[start.board[square]] for square in _FILE_MAJOR]
+    value, length = _SQUARE_CODE.encode(symbols)
+    if length > _BOARD_BITS:
+        raise InvalidValueError(f"the setup board needs {length} bits, it has {_BOARD_BITS}",
+                                path="setup.board.squares")
+    ep = start.en_passant_file
+    head = _HEAD.encode({
+        "marker": marker,
+        "turn": {"reserved": 0, "black_to_move": not start.white_to_move,
+                 "en_passant_file": 0 if ep is None else ep + 1},
+        "castling": {"reserved": 0, **{name: bool(start.castling & bit) for name, bit in _RIGHTS.items()}},
+        "first_move": start.first_move,
+    })
+    out = head + (value << (_BOARD_BITS - length)).to_bytes(schema.SETUP_BOARD_SIZE, "big")
+    if start.chess960:
+        out += _CHESS960.encode({
+            "white_king": _file_major_number(start.kings[0]), "black_king": _file_major_number(start.kings[1]),
+            **{name: _file_major_number(square) for name, square in zip(
+                ("white_rook_short", "white_rook_long", "black_rook_short", "black_rook_long"), start.rooks,
+                strict=True)},
+            "start_position": start.start_position or 0})
+    return bytes(out)
+
+
+def _file_major_number(square: int) -> int:
+    return chess.square_file(square) * 8 + chess.square_rank(square)
 
 
 def file_major(value: int) -> int | None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import construct as cs
 
-from ...engine.schema import MeaningEnum
+from ...engine.prefixcode import PrefixCode, PrefixCoded
+from ...engine.schema import BitsUnsigned, MeaningEnum, bitwise_rest
+from ..squares import SQUARE_NAMES
+from .moves import MODE_VARIANT
 
 DATA_WORD = cs.BitStruct(
     "not_encoded" / cs.Flag * "1 for guiding-text data",
@@ -14,7 +17,37 @@ DATA_WORD = cs.BitStruct(
 )
 """The first word of a game's (or text's) data. The spec gives bits 0-29 to the size; the mode uses 24-29."""
 
-SETUP = cs.Struct(
+SETUP_SQUARE_CODE = PrefixCode({
+    "empty": ("0", "an empty square"),
+    "white_king": ("10001", "a white king"),
+    "white_queen": ("10010", "a white queen"),
+    "white_knight": ("10011", "a white knight"),
+    "white_bishop": ("10100", "a white bishop"),
+    "white_rook": ("10101", "a white rook"),
+    "white_pawn": ("10110", "a white pawn"),
+    "black_king": ("11001", "a black king"),
+    "black_queen": ("11010", "a black queen"),
+    "black_knight": ("11011", "a black knight"),
+    "black_bishop": ("11100", "a black bishop"),
+    "black_rook": ("11101", "a black rook"),
+    "black_pawn": ("11110", "a black pawn"),
+})
+"""The setup board's code word per square: 0 for an empty square, else 1, the colour (0 white, 1 black) and the
+piece (001 K, 010 Q, 011 N, 100 B, 101 R, 110 P). Symbol names are ``empty`` or ``<colour>_<python-chess piece
+name>``; the words 1x000 and 1x111 are no piece."""
+
+SETUP_BOARD_SIZE = 24
+"""Bytes of the setup board: 192 bits, enough for 32 pieces (5 bits) and 32 empty squares (1 bit)."""
+
+SETUP_BOARD = cs.Struct(
+    "squares" / PrefixCoded(SETUP_SQUARE_CODE, 64, SQUARE_NAMES)
+    * "one code word per square, a1, a2, ..., a8, b1, ..., h8",
+    "padding" / BitsUnsigned(lambda ctx: 8 * SETUP_BOARD_SIZE - SETUP_SQUARE_CODE.bit_length(ctx.squares))
+    * "bits after the last square, to the end of the 24 bytes (0)",
+)
+"""The setup board as a bit stream, most significant bit of each byte first."""
+
+SETUP_HEAD = cs.Struct(
     "marker" / cs.Int8ub * "1",
     "turn" / cs.BitStruct(
         "reserved" / cs.BitsInteger(3) * "0",
@@ -29,8 +62,13 @@ SETUP = cs.Struct(
         "white_long" / cs.Flag * "white may still castle long",
     ) * "castling rights",
     "first_move" / cs.Int8ub * "number of the first move",
-    "board" / cs.Bytes(24) * "the pieces as a bit stream over a1, a2, ..., a8, b1, ... h8: 0 = empty square, "
-                              "else 1, colour (0 white, 1 black) and piece (001 K, 010 Q, 011 N, 100 B, 101 R, 110 P)",
+)
+"""The fixed 4 bytes of ``SETUP`` before its board."""
+
+SETUP = cs.Struct(
+    *SETUP_HEAD.subcons,
+    "board" / cs.FixedSized(SETUP_BOARD_SIZE, bitwise_rest(SETUP_BOARD))
+    * "the pieces as a bit stream over a1, a2, ..., a8, b1, ... h8 (see SETUP_SQUARE_CODE)",
 )
 """The 28-byte setup position."""
 
@@ -48,15 +86,16 @@ CHESS960_SETUP = cs.Struct(
 GAME_DATA_HEAD = cs.Struct(
     "word" / DATA_WORD * "flags, encoding mode and size",
     "setup" / cs.If(cs.this.word.setup, SETUP) * "the start position (when word.setup)",
-    "chess960" / cs.If(lambda ctx: ctx.word.setup and ctx.word.mode in (10, 11), CHESS960_SETUP)
+    "chess960" / cs.If(lambda ctx: ctx.word.setup and ctx.word.mode < len(MODE_VARIANT)
+                       and MODE_VARIANT[ctx.word.mode] == "chess960", CHESS960_SETUP)
     * "Chess960 start squares (setup games of modes 10 and 11)",
 )
 """The fixed part of a game's data; the coded move stream fills the rest of ``word.size``."""
 
 GAME_DATA = cs.Struct(
     *GAME_DATA_HEAD.subcons,
-    "moves" / cs.Bytes(lambda ctx: ctx.word.size - 4 - (28 if ctx.setup is not None else 0)
-                       - (8 if ctx.chess960 is not None else 0))
+    "moves" / cs.Bytes(lambda ctx: ctx.word.size - DATA_WORD.sizeof() - (SETUP.sizeof() if ctx.setup is not None else 0)
+                       - (CHESS960_SETUP.sizeof() if ctx.chess960 is not None else 0))
     * "the coded move stream (decoded in chessformats.formats.chessbase)",
 )
 """A game's data in the ``.cbg`` file."""
