@@ -25,6 +25,7 @@ __all__ = [
     "BLOCK_SIZE",
     "BOOK_TYPE",
     "COMPACT_INT_MAX_BYTES",
+    "COMPACT_INT_MORE",
     "ELEMENT",
     "ELEMENT_BODY",
     "ELEMENT_FLAGS",
@@ -34,6 +35,8 @@ __all__ = [
     "GAME",
     "GAME_RESULT",
     "HEADER",
+    "HEADER_END",
+    "HEADER_START",
     "INTERNET_KIND",
     "KEY",
     "KEY_BITS",
@@ -50,8 +53,11 @@ __all__ = [
     "SOURCE_REF",
     "SOURCE_TYPE",
     "TOC",
+    "TOC_ADDRESS",
+    "TOC_COUNT",
     "UNICODE_STRING",
     "CompactInt",
+    "PartPresent",
     "Text",
     "compact_int_bytes",
     "read_compact_int",
@@ -67,6 +73,10 @@ KSF_TOC_UNIT = 512
 """The ``.ksf`` table of contents is a multiple of this many bytes."""
 COMPACT_INT_MAX_BYTES = 10
 """Longest CompactInt this library reads (70 bits); the spec sets no limit, a longer run is refused."""
+COMPACT_INT_MORE = 0x80
+"""Bit 7 of a CompactInt byte: set on every byte but the last (the other 7 bits are a base-128 digit)."""
+_DIGIT = COMPACT_INT_MORE - 1
+_DIGIT_BITS = _DIGIT.bit_length()
 
 
 # --- CompactInt and strings -----------------------------------------------------------------------------
@@ -75,11 +85,11 @@ def compact_int_bytes(value: int) -> bytes:
     """The CompactInt of ``value``: base-128 digits, most significant first, bit 7 set on all but the last."""
     if value < 0:
         raise ValueError(f"a CompactInt cannot hold {value}")
-    digits = [value & 0x7F]
-    value >>= 7
+    digits = [value & _DIGIT]
+    value >>= _DIGIT_BITS
     while value:
-        digits.append(0x80 | (value & 0x7F))
-        value >>= 7
+        digits.append(COMPACT_INT_MORE | (value & _DIGIT))
+        value >>= _DIGIT_BITS
     if len(digits) > COMPACT_INT_MAX_BYTES:
         raise ValueError(f"a CompactInt of more than {COMPACT_INT_MAX_BYTES} bytes")
     return bytes(reversed(digits))
@@ -96,8 +106,8 @@ def read_compact_int(data: Any, offset: int, end: int) -> tuple[int, int]:
     while offset < limit:
         byte = data[offset]
         offset += 1
-        result = (result << 7) | (byte & 0x7F)
-        if byte < 0x80:
+        result = (result << _DIGIT_BITS) | (byte & _DIGIT)
+        if byte < COMPACT_INT_MORE:
             return result, offset
     if limit < end:
         raise ValueError(f"CompactInt longer than {COMPACT_INT_MAX_BYTES} bytes")
@@ -115,8 +125,8 @@ class CompactInt(cs.Construct):  # type: ignore[misc]
         result = 0
         for _ in range(COMPACT_INT_MAX_BYTES):
             byte: int = cs.stream_read(stream, 1, path)[0]
-            result = (result << 7) | (byte & 0x7F)
-            if byte < 0x80:
+            result = (result << _DIGIT_BITS) | (byte & _DIGIT)
+            if byte < COMPACT_INT_MORE:
                 return result
         raise cs.ExplicitError(f"CompactInt longer than {COMPACT_INT_MAX_BYTES} bytes", path=path)
 
@@ -287,6 +297,20 @@ SOURCE_REF = cs.Struct(
 """The spec's SourceType: where a game is (6 bytes)."""
 
 
+class PartPresent:
+    """The condition of an optional part of an element: its bit ``flag`` of the field ``field`` is set (and,
+    for a part about games, bit 0 of the header's ``element_type`` too). Readers and writers take the bit from
+    here; construct calls it with the parse context."""
+
+    def __init__(self, flag: str, *, needs_game_links: bool, field: str = "flags") -> None:
+        self.flag = flag
+        self.needs_game_links = needs_game_links
+        self.field = field
+
+    def __call__(self, ctx: Any) -> bool:
+        return bool(ctx[self.field][self.flag]) and (not self.needs_game_links or _keeps_games(ctx))
+
+
 def _keeps_games(ctx: Any) -> bool:
     """Bit 0 of the header's element_type: from the enclosing file's header, else the parse keyword.
 
@@ -310,11 +334,11 @@ ELEMENT_BODY = cs.Struct(
     "move_number" / cs.Int8ub * "number of book moves from this position",
     "moves" / cs.Array(cs.this.move_number, MOVE_CODE) * "the book moves, one move code each",
     "flags" / ELEMENT_FLAGS * "what follows the moves",
-    "some_source" / cs.If(lambda ctx: ctx.flags.game_reference and _keeps_games(ctx), SOURCE_REF)
+    "some_source" / cs.If(PartPresent("game_reference", needs_game_links=True), SOURCE_REF)
     * "a game with this position (when flags bit 2 and element_type bit 0 are set)",
-    "comment" / cs.If(cs.this.flags.comment, UNICODE_STRING)
+    "comment" / cs.If(PartPresent("comment", needs_game_links=False), UNICODE_STRING)
     * "short description, at most 300 characters; 'E98|name|variation' for an ECO opening (flags bit 0)",
-    "game_links" / cs.If(lambda ctx: ctx.flags.game_links and _keeps_games(ctx), cs.GreedyBytes)
+    "game_links" / cs.If(PartPresent("game_links", needs_game_links=True), cs.GreedyBytes)
     * "games for which this is the last stored position (flags bit 1 and element_type bit 0): the spec "
       "gives no format, kept as bytes",
     "extra" / cs.GreedyBytes * "data of flag bits not defined yet: skipped, kept as bytes (none when written)",
@@ -338,9 +362,12 @@ BOOK_TYPE = MeaningEnum(cs.Int8ub, {
     "reserved_3": (3, "reserved"),
 })
 
-HEADER = cs.Struct(
+HEADER_START = cs.Struct(
     "type" / BOOK_TYPE * "the book type; any other value than 1 is not supported",
-    "caption" / UNICODE_STRING * "short description of the book (Kvetka's book list shows it)",
+)
+"""The header's fields before the caption (a reader checks them before it reads the caption's length)."""
+
+HEADER_END = cs.Struct(
     "least_white_elo" / cs.Int16ub * "least ELO of white for a game to be added (0 = no filter)",
     "least_black_elo" / cs.Int16ub * "least ELO of black (0 = no filter)",
     "least_strong_elo" / cs.Int16ub * "least ELO of the stronger player (0 = no filter)",
@@ -349,6 +376,13 @@ HEADER = cs.Struct(
     "element_type" / ELEMENT_TYPE * "the format of the elements",
     "links" / cs.Int8ub * "non-zero: adding a position also adds the moves between it and the stored positions",
     "block_number" / cs.Int32ub * "number of blocks in the book (all .kob files)",
+)
+"""The header's fixed fields after the caption."""
+
+HEADER = cs.Struct(
+    *HEADER_START.subcons,
+    "caption" / UNICODE_STRING * "short description of the book (Kvetka's book list shows it)",
+    *HEADER_END.subcons,
 )
 """The header: at the start of ``NAME_0.kob`` only (see the notes)."""
 
@@ -429,13 +463,19 @@ SOURCE = cs.Struct(
 )
 
 
+TOC_COUNT = cs.Int32ub
+"""The table of contents' count of sources."""
+TOC_ADDRESS = cs.Int32ub
+"""One source's offset from the start of the ``.ksf`` file."""
+
+
 def _toc_padding(ctx: Any) -> int:
-    return int(-(4 + 4 * ctx.source_number) % KSF_TOC_UNIT)
+    return int(-(TOC_COUNT.sizeof() + TOC_ADDRESS.sizeof() * ctx.source_number) % KSF_TOC_UNIT)
 
 
 TOC = cs.Struct(
-    "source_number" / cs.Int32ub * "number of sources",
-    "addresses" / cs.Array(cs.this.source_number, cs.Int32ub) * "offset of each source from the start of the file",
+    "source_number" / TOC_COUNT * "number of sources",
+    "addresses" / cs.Array(cs.this.source_number, TOC_ADDRESS) * "offset of each source from the start of the file",
     "unused" / cs.Bytes(_toc_padding) * "up to the next multiple of 512 bytes (fewer than 512): zeros when written",
 )
 

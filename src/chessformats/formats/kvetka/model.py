@@ -3,35 +3,32 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import chess
 
-from ...engine.layout import bit_fields
 from ...schemas import kvetka as schema
 from ..normalised import white_pieces
-from .key import KEY_SIZE, MOVES, decode_key
-from .sources import STRING_LENGTH_SIZE, SourceGame
+from .fields import Record
+from .key import MOVES, decode_key
+from .sources import SourceGame
 
 __all__ = ["Element", "Opening", "ProbeResult", "parse_opening"]
 
-_FLAGS = bit_fields(schema.ELEMENT_FLAGS)
-COMMENT_FLAG = 1 << _FLAGS["comment"].shift
-LINKS_FLAG = 1 << _FLAGS["game_links"].shift
-REFERENCE_FLAG = 1 << _FLAGS["game_reference"].shift
-_KNOWN_FLAGS = COMMENT_FLAG | LINKS_FLAG | REFERENCE_FLAG
-SOURCE_REF_SIZE = schema.SOURCE_REF.sizeof()
-SOURCE_NUMBER_SIZE = schema.SOURCE_REF.subcons[0].sizeof()
-_MAX_MOVES = 255  # move_number is one byte
+LENGTH = Record(schema.ELEMENT, stop_at="body")
+"""The element's length field (the body's bytes, itself not included)."""
+BODY = Record(schema.ELEMENT_BODY)
+"""The element's body, field by field (:mod:`.fields`)."""
+FIELDS = {"key": "key", "wins": "wins", "draws": "draws", "losses": "losses", "codes": "moves", "flags": "flags",
+          "source": "some_source", "comment": "comment", "game_links": "game_links", "extra": "extra"}
+"""Each attribute of :class:`Element` and the field of the body it holds."""
+_ATTRIBUTES = {name: attribute for attribute, name in FIELDS.items()}
+_VALUES = operator.attrgetter(*(_ATTRIBUTES.get(name, "codes") for name in BODY.names))
+"""An element's values in the body's order (a count field gets the codes: :meth:`Record.pack` recounts it)."""
 _ECO = re.compile(r"([A-E][0-9]{2})\|([^|]*)(?:\|(.*))?", re.DOTALL)
-if [sub.name for sub in schema.ELEMENT_BODY.subcons] != ["key", "wins", "draws", "losses", "move_number", "moves",
-                                                          "flags", "some_source", "comment", "game_links", "extra"] \
-        or [sub.name for sub in schema.ELEMENT.subcons] != ["length", "body"]:  # pragma: no cover
-    raise ImportError("schemas.kvetka.ELEMENT changed: update KvetkaBook._element and Element.to_bytes")
-if schema.KEY.sizeof() != KEY_SIZE or schema.SOURCE_REF.sizeof() != 6:  # pragma: no cover
-    raise ImportError("schemas.kvetka.KEY or SOURCE_REF changed: update the fast paths")
 
 
 class Opening(NamedTuple):
@@ -101,39 +98,13 @@ class Element:
         return [move for move in self.stored_moves() if move is not None]
 
     def to_bytes(self, keeps_games: bool = True) -> bytes:
-        """The element as stored, length field included; its flags follow the parts present."""
-        if len(self.key) != KEY_SIZE:
-            raise ValueError(f"a key is {KEY_SIZE} bytes, not {len(self.key)}")
-        if len(self.codes) > _MAX_MOVES:
-            raise ValueError(f"an element holds at most {_MAX_MOVES} moves, not {len(self.codes)}")
-        # bits of the parts below come from the parts; other bits (future ones, or bits 1-2 of a book whose
-        # element_type ignores them) are written as they are
-        flags = self.flags & ~(_KNOWN_FLAGS if keeps_games else COMMENT_FLAG) & 0xFF
-        parts = [self.key, schema.compact_int_bytes(self.wins), schema.compact_int_bytes(self.draws),
-                 schema.compact_int_bytes(self.losses), bytes((len(self.codes),))]
-        for code in self.codes:
-            if code not in MOVES:
-                raise ValueError(f"0x{code:02x} is not a move code")
-        parts.append(bytes(self.codes))
-        tail = []
-        if self.source is not None and keeps_games:
-            flags |= REFERENCE_FLAG
-            tail.append(self.source[0].to_bytes(SOURCE_NUMBER_SIZE, "big")
-                        + self.source[1].to_bytes(SOURCE_REF_SIZE - SOURCE_NUMBER_SIZE, "big"))
-        if self.comment is not None:
-            flags |= COMMENT_FLAG
-            tail.append(_text_bytes(schema.UNICODE_STRING, self.comment))
-        if self.game_links is not None and keeps_games:
-            flags |= LINKS_FLAG
-            tail.append(self.game_links)
-        tail.append(self.extra)
-        body = b"".join(parts) + bytes((flags,)) + b"".join(tail)
-        return schema.compact_int_bytes(len(body)) + body
+        """The element as stored, length field included; its flags follow the parts present.
 
-
-def _text_bytes(text_con: schema.Text, text: str) -> bytes:
-    data = text_con.encode_text(text)
-    return (len(data) // text_con.width).to_bytes(STRING_LENGTH_SIZE, "big") + data
+        Flag bits of the parts come from the parts; other bits (future ones, or the game bits of a book whose
+        element_type ignores them) are written as they are in ``flags``.
+        """
+        body = BODY.pack(_VALUES(self), keeps_games)
+        return LENGTH.pack((len(body),)) + body
 
 
 def fit(element: Element, keeps_games: bool) -> tuple[Element, bytes]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import operator
 import os
 import re
 from collections.abc import Iterator
@@ -20,8 +21,9 @@ from ...engine.errors import FormatError, InvalidValueError, TruncatedError, Uns
 from ...engine.fileio import MappedFile, map_file
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
+from .fields import FieldError
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
-from .model import COMMENT_FLAG, LINKS_FLAG, REFERENCE_FLAG, SOURCE_NUMBER_SIZE, SOURCE_REF_SIZE, Element, ProbeResult
+from .model import BODY, FIELDS, LENGTH, Element, ProbeResult
 from .sources import STRING_LENGTH_SIZE, KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
@@ -31,6 +33,11 @@ USED_SIZE = schema.BLOCK.subcons[0].sizeof()
 """The block's field of bytes in use."""
 _HEADER_BEFORE_CAPTION: int = schema.HEADER.subcons[0].sizeof()
 _HEADER_AFTER_CAPTION: int = sum(sub.sizeof() for sub in schema.HEADER.subcons[2:])
+_PICK = operator.itemgetter(*(BODY.index[name] for name in FIELDS.values()))
+"""The values of :class:`Element`'s attributes from a body's values."""
+_PART_BITS = [(BODY.index[part], bit) for part, (_, bit, _) in BODY.parts.items()]
+
+
 SUPPORTED_TYPE = next(value for value, (name, _) in schema.BOOK_TYPE.meanings.items() if name == "book")
 """The only book type this library (and Kvetka) reads."""
 
@@ -243,71 +250,34 @@ class KvetkaBook(MappedFile):
         file, offset = self.where(at)
         return kind(reason, file=file, offset=offset, path=path, **extra)
 
-    def _compact_int(self, data: bytes, at: int, end: int, base: int, path: str) -> tuple[int, int]:
-        try:
-            return schema.read_compact_int(data, at, end)
-        except IndexError:
-            raise self._error(TruncatedError, f"truncated {path}", base + at, path) from None
-        except ValueError as exc:
-            raise self._error(InvalidValueError, str(exc), base + at, path) from None
+    def _located(self, exc: FieldError, base: int, where: str) -> FormatError:
+        if exc.truncated:
+            return self._error(TruncatedError, f"{where}: {exc.reason}", base + exc.at, f"{where}.{exc.name}")
+        return self._error(InvalidValueError, exc.reason, base + exc.at, f"{where}.{exc.name}", **exc.extra)
 
     def _element(self, data: bytes, at: int, end: int, base: int, where: str, block: int) -> tuple[Element, int]:
         """Read one element at ``data[at:]`` (a block, elements up to ``end``), every length checked first."""
         start = at
-        length, at = self._compact_int(data, at, end, base, f"{where}.length")
+        try:
+            (length,), at = LENGTH.read(data, at, end)
+        except FieldError as exc:
+            raise self._located(exc, base, where) from None
         stop = at + length
         if stop > end:
             raise self._error(TruncatedError, f"{where}: the element's length {length} runs past the block's "
-                             f"used bytes ({end - at} left)", base + start, f"{where}.length")
+                              f"used bytes ({end - at} left)", base + start, f"{where}.length")
         body = f"{where}.body"
-        if at + KEY_SIZE > stop:
-            raise self._error(TruncatedError, f"truncated {body}.key", base + at, f"{body}.key")
-        key = data[at:at + KEY_SIZE]
-        at += KEY_SIZE
-        counts = []
-        for name in ("wins", "draws", "losses"):
-            value, at = self._compact_int(data, at, stop, base, f"{body}.{name}")
-            counts.append(value)
-        if at >= stop:
-            raise self._error(TruncatedError, f"truncated {body}.move_number", base + at, f"{body}.move_number")
-        count = data[at]
-        at += 1
-        if at + count + 1 > stop:
-            raise self._error(TruncatedError, f"truncated {body}.moves", base + at, f"{body}.moves")
-        codes = tuple(data[at:at + count])
-        for number, code in enumerate(codes):
-            if code not in MOVES:
-                raise self._error(InvalidValueError, "not a move code", base + at + number, f"{body}.moves[{number}]",
-                                 expected="one of the 193 move codes of the table", actual=f"0x{code:02x}")
-        at += count
-        flags = data[at]
-        at += 1
-        source = None
-        if flags & REFERENCE_FLAG and self.keeps_games:
-            if at + SOURCE_REF_SIZE > stop:
-                raise self._error(TruncatedError, f"truncated {body}.some_source", base + at, f"{body}.some_source")
-            source = (int.from_bytes(data[at:at + SOURCE_NUMBER_SIZE], "big"),
-                      int.from_bytes(data[at + SOURCE_NUMBER_SIZE:at + SOURCE_REF_SIZE], "big"))
-            at += SOURCE_REF_SIZE
-        comment = None
-        if flags & COMMENT_FLAG:
-            if at + STRING_LENGTH_SIZE > stop:
-                raise self._error(TruncatedError, f"truncated {body}.comment", base + at, f"{body}.comment.length")
-            units = int.from_bytes(data[at:at + STRING_LENGTH_SIZE], "big")
-            text_at = at + STRING_LENGTH_SIZE
-            if text_at + 2 * units > stop:
-                raise self._error(TruncatedError, f"{body}.comment: {units} characters do not fit in the element",
-                                 base + at, f"{body}.comment.length")
-            con = schema.UNICODE_STRING
-            comment = data[text_at:text_at + 2 * units].decode(con.encoding, con.errors)
-            at = text_at + 2 * units
-        links = None
-        if flags & LINKS_FLAG and self.keeps_games:
-            links, at = data[at:stop], stop
-        present = (REFERENCE_FLAG if source is not None else 0) | (COMMENT_FLAG if comment is not None else 0) \
-            | (LINKS_FLAG if links is not None else 0)
-        element = Element(key, counts[0], counts[1], counts[2], codes, flags & ~present, source, comment, links,
-                          data[at:stop], base + start, block)
+        try:
+            values, _ = BODY.read(data, at, stop, self.keeps_games)
+        except FieldError as exc:
+            raise self._located(exc, base, body) from None
+        key, wins, draws, losses, codes, flags, source, comment, links, extra = _PICK(values)
+        present = 0
+        for index, bit in _PART_BITS:
+            if values[index] is not None:
+                present |= bit
+        element = Element(key, wins, draws, losses, codes, flags & ~present, source, comment, links, extra,
+                          base + start, block)
         return element, stop
 
     def element_board(self, element: Element) -> chess.Board:
