@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import chess
 import construct as cs
@@ -420,3 +421,96 @@ def test_writer_makes_the_hand_block(tmp_path: Path) -> None:
     assert (tmp_path / "hand_0.kob").read_bytes() == HEADER + HAND_BLOCK
     assert (tmp_path / "hand.kin").read_bytes() == bytes.fromhex(START_KEY)  # the first key of the one block
     assert not (tmp_path / "hand.ksf").exists()
+
+
+# --- the generated element, game and source readers/writers (formats/kvetka/fields.py) against construct ------
+
+_KEYS = [kvetka.position_key(chess.Board(fen)) for fen in (
+    chess.STARTING_FEN, "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+    "8/8/8/4k3/8/8/4K3/8 w - - 0 1")]
+
+
+def _element_values() -> Any:
+    from hypothesis import strategies as st
+
+    counts = st.integers(0, 2**40)
+    return st.fixed_dictionaries({
+        "key": st.sampled_from(_KEYS), "wins": counts, "draws": counts, "losses": counts,
+        "codes": st.lists(st.sampled_from([m.code for m in schema.MOVE_CODES]), max_size=12).map(tuple),
+        "flags": st.sampled_from([0, 0x08, 0x80]),
+        "source": st.none() | st.tuples(st.integers(0, 0xFFFF), st.integers(0, 0xFFFFFFFF)),
+        "comment": st.none() | st.text(max_size=20), "game_links": st.none() | st.binary(max_size=8),
+        "extra": st.binary(max_size=4)})
+
+
+def _agree(element: kvetka.Element, keeps_games: bool) -> None:
+    from chessformats.formats.kvetka.model import BODY, LENGTH
+
+    data = element.to_bytes(keeps_games)
+    parsed = schema.ELEMENT.parse(data, keeps_games=keeps_games)
+    assert schema.ELEMENT.build(parsed, keeps_games=keeps_games) == data  # construct's build of its parse
+    (length,), at = LENGTH.read(data, 0, len(data))
+    assert length == parsed.length and at + length == len(data)
+    values, end = BODY.read(data, at, len(data), keeps_games)
+    assert end == len(data)
+    body = parsed.body
+    flags = schema.ELEMENT_FLAGS.build(body.flags)[0]
+    assert values == [schema.KEY.build(body.key), body.wins, body.draws, body.losses, body.move_number,
+                      tuple(schema.MOVE_CODE.build(code)[0] for code in body.moves), flags,
+                      None if body.some_source is None else (body.some_source.source_number,
+                                                             body.some_source.game_in_source),
+                      body.comment, body.game_links, body.extra]
+    assert BODY.pack(values, keeps_games) == data[at:]
+
+
+def test_element_record_agrees_with_construct() -> None:
+    from hypothesis import given, settings
+
+    @settings(max_examples=300, deadline=None)
+    @given(_element_values(), st_booleans())
+    def check(values: dict[str, Any], keeps_games: bool) -> None:
+        element = kvetka.Element(**values)
+        if not keeps_games:  # a book without game links stores game bits of flags as they are, no parts
+            element = kvetka.Element(**{**values, "source": None, "game_links": None})
+        _agree(element, keeps_games)
+
+    check()
+
+
+def st_booleans() -> Any:
+    from hypothesis import strategies as st
+
+    return st.booleans()
+
+
+def test_element_record_agrees_on_a_corpus_built_book(tmp_path: Path) -> None:
+    from chessformats.books.build import BookBuilder
+    from chessformats.books.kvetka import pgn_sources, write_book
+    from chessformats.engine.schema import enum_view
+    from conftest import find_corpus
+
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    text = pgn.read_text(errors="replace")
+    part = tmp_path / "part.pgn"
+    part.write_text(text[:text.index("[Event ", 100_000)])
+    builder = BookBuilder(max_ply=10)
+    builder.add_pgn_text(part.read_text())
+    sources, references = pgn_sources([part], max_ply=10)
+    write_book(tmp_path / "book", builder.to_stats(), sources=sources, references=references)
+    with kvetka.open_book(tmp_path / "book") as book:
+        elements = list(book.elements())
+        assert len(elements) > 500 and book.keeps_games
+        for element in elements:
+            _agree(element, True)
+            assert book.read(element.offset or 0, len(element.to_bytes())) == element.to_bytes()
+        assert book.sources is not None
+        for number in range(len(book.sources)):  # the .ksf's sources as read == construct's parse
+            source, _ = book.sources.source(number)
+            data = (tmp_path / "book.ksf").read_bytes()
+            parsed = schema.SOURCE.parse(data[book.sources.addresses[number]:])
+            assert (source.source_type, source.is_bad, source.address) == (
+                enum_view(schema.SOURCE_TYPE).values[parsed.source_type], parsed.is_bad, parsed.address)
+            results = enum_view(schema.GAME_RESULT).values
+            assert [(g.white, g.black, g.white_elo, g.black_elo, g.length, g.address, g.result)
+                    for g in source.games] == [(g.white, g.black, g.white_elo, g.black_elo, g.game_length,
+                                                g.game_address, results[g.game_result]) for g in parsed.games]
