@@ -18,11 +18,14 @@ import chess.engine
 import chess.pgn
 import chess.svg
 
+from ...engine.schema import enum_view
+from ...schemas import chessbase as schema
 from ...schemas.chessbase import NATIONS
 
 __all__ = ["Annotator", "Extras", "decode_bytes", "decode_text", "time_control_tag"]
 
-_COLOURS = {2: "green", 3: "yellow", 4: "red"}  # morphy's GraphicalAnnotationColor; 2 and 4 seen in the corpus
+_COLOURS = frozenset(enum_view(schema.COLOUR).names.values()) & {"green", "yellow", "red", "blue"}
+"""The COLOUR names that are python-chess arrow colours (the others are drawn green)."""
 
 
 def decode_bytes(raw: bytes, encoding: str | None = None) -> str:
@@ -75,11 +78,11 @@ def time_control_tag(periods: list[Any]) -> str | None:
     return ":".join(parts) or None
 
 
-def _evaluation(value: int, kind: int) -> chess.engine.PovScore | None:
-    """A 0x21 evaluation as a score from White's point of view (kind 0: centipawns, 1: mate in ``value``)."""
-    if kind == 0:
+def _evaluation(value: int, kind: str) -> chess.engine.PovScore | None:
+    """An engine evaluation as a score from White's point of view (centipawns, or mate in ``value``)."""
+    if kind == "centipawns":
         return chess.engine.PovScore(chess.engine.Cp(value), chess.WHITE)
-    if kind == 1 and value:
+    if kind == "mate" and value:
         return chess.engine.PovScore(chess.engine.Mate(value), chess.WHITE)
     return None
 
@@ -88,14 +91,14 @@ def _string(raw: bytes, encoding: str | None) -> str:
     return decode_text(raw, encoding).rstrip("\0")
 
 
-def _readable(kind: int, body: Any, encoding: str | None) -> Any:
+def _readable(kind: str, body: Any, encoding: str | None) -> Any:
     """The value kept in :class:`Extras` for an item without a PGN form."""
-    if kind == 0x09:
+    if kind == "training":
         return {"seconds": int(body.seconds), "points": int(body.points), "question": bytes(body.question)}
-    if kind == 0x11:
+    if kind == "picture":
         text = bytes(body.number).decode("ascii", errors="replace").strip("\0 ")
         return {"picture": int(text) if text.isdigit() else text}
-    if kind == 0x13:
+    if kind == "game_link":
         nation = int(body.nation)
         return {"kind": str(body.kind), "white": _string(body.white, encoding),
                 "black": _string(body.black, encoding), "white_elo": int(body.white_elo),
@@ -105,24 +108,24 @@ def _readable(kind: int, body: Any, encoding: str | None) -> Any:
                 "nation": NATIONS[nation - 1] if 1 <= nation <= len(NATIONS) else nation,
                 "round": int(body.round), "subround": int(body.subround), "result": str(body.result),
                 "setup": body.setup is not None, "moves": bytes(body.moves)}
-    if kind == 0x14:
+    if kind == "pawn_structure":
         return {"structure": int(body.kind)}
-    if kind == 0x15:
+    if kind == "piece_path":
         square = _square(int(body.square))
         return {"kind": int(body.kind), "square": chess.square_name(square) if square is not None else None}
-    if kind == 0x1C:
+    if kind == "web_link":
         return {"url": _string(body.url, encoding), "text": _string(body.text, encoding)}
-    if kind == 0x20:
+    if kind == "video":
         return {"language": str(body.language), "caption": _string(body.caption, encoding)}
-    if kind == 0x21:
+    if kind == "engine_evaluation":
         return {"value": int(body.value), "kind": str(body.kind), "depth": int(body.depth)}
-    if kind == 0x24:
+    if kind == "time_control":
         return [{"seconds": int(p.start) / 100, "increment": int(p.increment) / 100, "moves": int(p.moves),
                  "kind": str(p.kind)} for p in body.periods]
-    if kind == 0x26:
+    if kind == "evaluation_list":
         return [{"kind": str(e.kind), "depth": int(e.depth),
-                 "evaluation": None if int(e.kind) == 0xFF else
-                 f"#{int(e.value)}" if int(e.kind) == 1 else f"{int(e.value) / 100:.2f}"}
+                 "evaluation": None if str(e.kind) == "none" else
+                 f"#{int(e.value)}" if str(e.kind) == "mate" else f"{int(e.value) / 100:.2f}"}
                 for e in body.entries]
     return {k: v for k, v in body.items() if not k.startswith("_")}
 
@@ -155,44 +158,45 @@ class Annotator:
             self._apply(node, index - 1, item)
 
     def _apply(self, node: chess.pgn.GameNode, position: int, item: Any) -> None:
-        kind = int(item.type)
+        kind = str(item.type)
         body = item.body
-        if kind in (0x02, 0x82):
+        if kind in ("text_after", "text_before"):
             text = decode_text(body.text, self.encoding).strip()
             if not text:
                 return
-            if kind == 0x02 or position < 0:
+            if kind == "text_after" or position < 0:
                 node.comment = f"{node.comment} {text}".strip() if node.comment else text
             elif node.starts_variation():
                 node.starting_comment = f"{node.starting_comment} {text}".strip() if node.starting_comment else text
             elif node.parent is not None:
                 parent = node.parent
                 parent.comment = f"{parent.comment} {text}".strip() if parent.comment else text
-        elif kind == 0x03:
+        elif kind == "symbols":
             for value in (body.move_symbol, body.evaluation, body.prefix):
                 if value is not None and int(value):
                     node.nags.add(int(value))
-        elif kind in (0x04, 0x05):
+        elif kind in ("squares", "arrows"):
             arrows = [a for a in node.arrows()]
-            pairs = [(s.square, s.square, s.colour) for s in body.squares] if kind == 0x04 else \
+            pairs = [(s.square, s.square, s.colour) for s in body.squares] if kind == "squares" else \
                 [(a.source, a.target, a.colour) for a in body.arrows]
             for tail, head, colour in pairs:
                 tail_square, head_square = _square(tail), _square(head)
                 if tail_square is None or head_square is None:
                     self.extras.items[position].append(("bad square", (tail, head)))
                     continue
-                arrows.append(chess.svg.Arrow(tail_square, head_square, color=_COLOURS.get(int(colour), "green")))
+                name = str(colour)
+                arrows.append(chess.svg.Arrow(tail_square, head_square, color=name if name in _COLOURS else "green"))
             node.set_arrows(arrows)
-        elif kind in (0x16, 0x17):
+        elif kind in ("white_clock", "black_clock"):
             if position < 0:  # seen (BielMTO): the clocks at the end of the game, shown at each side's last move
-                self.final_clocks[kind == 0x16] = int(body.centiseconds)
+                self.final_clocks[kind == "white_clock"] = int(body.centiseconds)
             else:
                 node.set_clock(int(body.centiseconds) / 100)
-        elif kind == 0x07:
+        elif kind == "time_spent":
             node.set_emt(3600 * int(body.hours) + 60 * int(body.minutes) + int(body.seconds))
-        elif kind == 0x21 and (score := _evaluation(int(body.value), int(body.kind))) is not None:
+        elif kind == "engine_evaluation" and (score := _evaluation(int(body.value), str(body.kind))) is not None:
             node.set_eval(score, int(body.depth) if int(body.depth) > 0 else None)
-        elif kind == 0x24 and (tag := time_control_tag(list(body.periods))) is not None:
+        elif kind == "time_control" and (tag := time_control_tag(list(body.periods))) is not None:
             self.time_control = tag
         else:
             self.extras.items[position].append((str(item.type), _readable(kind, body, self.encoding)))

@@ -44,6 +44,26 @@ _ANNOTATION_HEAD_SIZE: int = schema.ANNOTATION_RECORD_HEAD.sizeof()
 _ANNOTATION_SIZE = codec(schema.ANNOTATION_RECORD_HEAD).field("size")
 
 
+_GAME = codec(schema.GAME_RECORD)
+
+
+def _unsigned(records: np.ndarray[Any, Any], name: str, count: int) -> np.ndarray[Any, Any]:
+    """An integer field of up to 4 bytes (the 24-bit ones are ``V3`` in the dtype) as ``uint32``, in the byte
+    order the declaration gives it."""
+    field = _GAME.field(name)
+    size, slot = int(field.size or 0), field.slot
+    if slot is None:  # a bit run: its bit fields share the run's slot
+        slot = next(f.slot for path, f in _GAME.fields.items() if path.startswith(f"{name}.") and f.slot is not None)
+    assert size <= 4
+    raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, size)
+    word = np.zeros((count, 4), dtype=np.uint8)
+    if slot.little:
+        word[:, :size] = raw
+        return word.view("<u4").ravel().astype(np.uint32)
+    word[:, 4 - size:] = raw
+    return word.view(">u4").ravel().astype(np.uint32)
+
+
 def _roman(number: int) -> str:
     """``number`` in Roman numerals (1-3999; others in digits)."""
     if not 1 <= number <= 3999:
@@ -264,8 +284,7 @@ class Database(MappedFile):
         count = len(records)
 
         def u24(name: str) -> np.ndarray[Any, Any]:
-            raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, 3).astype(np.uint32)
-            return np.asarray(raw[:, 0] << 16 | raw[:, 1] << 8 | raw[:, 2])
+            return _unsigned(records, name, count)
 
         date = u24("date")
         kind = records["kind"]
