@@ -8,21 +8,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...schemas import kvetka as schema
+from .fields import Record
 
 __all__ = ["KsfFile", "KvetkaGame", "KvetkaSource", "SourceGame", "ksf_bytes", "toc_size"]
 
 STRING_LENGTH_SIZE: int = schema.UNICODE_STRING.subcon.subcons[0].sizeof()
 """The length field of a string."""
 _COUNT_SIZE: int = schema.TOC.subcons[0].sizeof()
-_GAME_MIN_SIZE = 4 + 4 + 2 * STRING_LENGTH_SIZE + 2 + 2 + 1  # a game with two empty names
+_GAME_MIN_SIZE = Record(schema.GAME).min_size
+"""Bytes of the shortest game (two empty names)."""
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _INTERNET_KINDS = {value: name for value, (name, _) in schema.INTERNET_KIND.meanings.items()}
 _INTERNET = next(value for value, name in _SOURCE_TYPES.items() if name == "internet")
-_KIND_SHIFT = 26
+_ADDRESS = codec(schema.INTERNET_ADDRESS)
+_KIND = _ADDRESS.field("kind")
+_POSITION = _ADDRESS.field("position")
+"""A web page game's address: its kind and its number or offset, as bit fields of the 32-bit word."""
 
 
 @dataclass(frozen=True)
@@ -69,14 +75,14 @@ class SourceGame:
         """For web pages: the kind of page (bits 26-31 of the game address)."""
         if self.source_type != "internet":
             return None
-        kind = self.game.address >> _KIND_SHIFT
+        kind = (self.game.address >> _KIND.shift) & _KIND.mask
         return _INTERNET_KINDS.get(kind, str(kind))
 
     @property
     def position(self) -> int:
         """The game's offset in its file, or (web pages) its number or offset (bits 0-25)."""
         if self.source_type == "internet":
-            return self.game.address & ((1 << _KIND_SHIFT) - 1)
+            return (self.game.address >> _POSITION.shift) & _POSITION.mask
         return self.game.address
 
 
@@ -205,5 +211,6 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
 
 def _game_address(source_type: int, address: int) -> Any:
     if source_type == _INTERNET:
-        return {"kind": address >> _KIND_SHIFT, "position": address & ((1 << _KIND_SHIFT) - 1)}
+        return {"kind": (address >> _KIND.shift) & _KIND.mask,
+                "position": (address >> _POSITION.shift) & _POSITION.mask}
     return address
