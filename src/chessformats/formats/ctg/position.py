@@ -107,7 +107,7 @@ def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple
     has_ep, has_castling = _HEADER_FLAGS(_HEADER.unpack(encoded))
     length = len(encoded)
     bits = 8 * (length - HEADER_SIZE)
-    value = int.from_bytes(encoded[HEADER_SIZE:], "big")
+    value = int.from_bytes(encoded[HEADER_SIZE:], "big")  # POSITION.board: a bit stream, first bit highest
     try:
         symbols, end = SQUARE_CODE.decode(value, bits, _SQUARES)
     except PrefixCodeError as exc:
