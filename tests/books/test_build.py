@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chessformats import FormatError
+from chessformats import FormatError, TruncatedError
 from chessformats.books import batchplay
 from chessformats.books import build as bookbuild
 from chessformats.books.batches import read_batch as _read_batch
@@ -183,7 +183,8 @@ def test_damaged_compressed_pgn_is_a_format_error(tmp_path: Path, compress: Any,
     path.write_bytes(data)
     with pytest.raises(FormatError) as caught:
         BookBuilder().add_pgn(path, jobs=jobs)
-    assert caught.value.file == str(path) and "damaged" in caught.value.reason
+    assert caught.value.file == str(path) and caught.value.offset is not None
+    assert isinstance(caught.value, TruncatedError) == (damage == "cut")
 
 
 def test_counters_are_halved_at_16384_games_like_polyglot(polyglot_bin: Path, tmp_path: Path) -> None:
@@ -481,3 +482,35 @@ def test_the_builder_knows_every_chessbase_file_name() -> None:
     from chessformats.formats.chessbase import COMPANIONS
 
     assert bookbuild._CHESSBASE_FILES == COMPANIONS
+
+
+def test_zst_pgn_is_read_frame_after_frame(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    games = '[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Result "0-1"]\n\n1. d4 d5 0-1\n\n'
+    path = tmp_path / "games.pgn.zst"
+    # two frames, as pzstd and concatenated monthly files give
+    compressor = zstandard.ZstdCompressor()
+    path.write_bytes(compressor.compress(games.encode()) + compressor.compress(games.encode()))
+    builder = BookBuilder()
+    builder.add_pgn(path)
+    plain = BookBuilder()
+    plain.add_pgn_text(games + games)
+    assert builder.games == 4 and list(builder.entries()) == list(plain.entries())
+
+
+@pytest.mark.parametrize("damage", ["cut", "garbled"])
+def test_damaged_zst_is_a_format_error_and_no_book_is_written(tmp_path: Path, damage: str) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    whole = zstandard.ZstdCompressor().compress(('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n' * 3000).encode())
+    data = {"cut": whole[:len(whole) // 2], "garbled": whole[:12] + bytes(40) + whole[52:]}[damage]
+    path = tmp_path / "games.pgn.zst"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as caught:
+        BookBuilder().add_pgn(path)
+    assert caught.value.file == str(path) and caught.value.offset is not None
+    if damage == "cut":
+        assert isinstance(caught.value, TruncatedError) and caught.value.offset == len(data)
+    from chessformats.cli import main
+
+    assert main(["build", str(path), "-o", str(tmp_path / "book.bin")]) != 0
+    assert not (tmp_path / "book.bin").exists()

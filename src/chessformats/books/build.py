@@ -120,7 +120,7 @@ class BookBuilder:
         jobs: int = 1,
         progress: Callable[[int, int], None] | None = None,
     ) -> None:
-        """Add every game of a PGN file (plain, ``.gz``, ``.bz2`` or ``.xz``).
+        """Add every game of a PGN file (plain, ``.gz``, ``.bz2``, ``.xz`` or ``.zst``).
 
         With ``jobs=1`` the file is read in blocks of :data:`BLOCK_CHARS` characters (memory does not grow
         with the file). ``jobs=2`` reads the whole text and gives its second half to a forked process (POSIX
@@ -144,7 +144,7 @@ class BookBuilder:
 
     def add_file(self, path: str | os.PathLike[str], *, jobs: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> None:
-        """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, or any other name that is not a
+        """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, ``.zst``, or any other name that is not a
         ChessBase file) or of a ChessBase database (any of its files: see :meth:`add_database`)."""
         if os.fspath(path).lower().endswith(_CHESSBASE_FILES):
             self.add_database(path, progress=progress)

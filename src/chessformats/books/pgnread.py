@@ -7,17 +7,13 @@ per-game reader it falls back to (comments, variations, NAGs, odd tokens).
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
 import re
-import zlib
-from collections.abc import Callable, Iterator
-from typing import IO, Any
+from collections.abc import Iterator
+from typing import IO
 
-from ..engine.errors import InvalidValueError
+from ..engine.streams import open_binary
 
 __all__ = ["GAME_BREAK", "HEADER", "TAG", "game_spans", "open_text", "parse_game", "split_games"]
 
@@ -43,58 +39,14 @@ _SIMPLE = re.compile(r"(?:\s|\d+\.+|[A-Za-z][A-Za-z0-9_=:/-]*(?![A-Za-z0-9_=:/-]
 _SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_=:/-]*")
 
 
-_DAMAGE = (zlib.error, EOFError, gzip.BadGzipFile, lzma.LZMAError, OSError)
-"""What the decompressors raise on a damaged stream (bz2 raises ``OSError('Invalid data stream')``)."""
-
-
-class _Checked(io.RawIOBase):
-    """A decompressed stream whose damage is a :class:`~chessformats.engine.errors.InvalidValueError` naming
-    the file and how far it decompressed, instead of the decompressor's own exception."""
-
-    def __init__(self, inner: Any, name: str, kind: str) -> None:
-        self.inner, self.name, self.kind, self.position = inner, name, kind, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        try:
-            count = self.inner.readinto(buffer)
-        except _DAMAGE as exc:
-            if isinstance(exc, OSError) and exc.errno is not None:
-                raise  # the disk's error, not the stream's
-            raise InvalidValueError(f"damaged {self.kind} stream after {self.position:,} decompressed bytes: {exc}",
-                                    file=self.name, path="compressed stream") from exc
-        self.position += count or 0
-        return int(count or 0)
-
-    def close(self) -> None:
-        self.inner.close()
-        super().close()
-
-
-_OPENERS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    ".gz": ("gzip", lambda name: gzip.open(name, "rb")),
-    ".bz2": ("bzip2", lambda name: bz2.open(name, "rb")),
-    ".xz": ("xz", lambda name: lzma.open(name, "rb")),
-}
-
-
 def open_text(path: str | os.PathLike[str]) -> IO[str]:
-    """Open a PGN file for reading text, decompressing ``.gz``, ``.bz2`` and ``.xz``.
+    """Open a PGN file for reading text, decompressing ``.gz``, ``.bz2``, ``.xz`` and ``.zst``.
 
-    A damaged compressed stream (bad CRC, cut short, not the format its name says) raises
-    :class:`~chessformats.engine.errors.InvalidValueError` (a ``FormatError``) with the file's name.
+    A damaged compressed stream (bad CRC, cut short, not the format its name says) raises a ``FormatError``
+    (:class:`~chessformats.engine.errors.InvalidValueError`, or ``TruncatedError`` for a file cut short) with
+    the file's name and the compressed offset (see :mod:`chessformats.engine.streams`).
     """
-    name = os.fspath(path)
-    opener = next((value for suffix, value in _OPENERS.items() if name.lower().endswith(suffix)), None)
-    raw: Any
-    if opener is None:
-        raw = open(name, "rb")
-    else:
-        kind, open_compressed = opener
-        raw = io.BufferedReader(_Checked(open_compressed(name), name, kind), 1 << 16)
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace", newline=None)
 
 
 def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:

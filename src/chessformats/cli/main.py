@@ -357,7 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build an opening book from games (like polyglot make-book)")
     p.add_argument("games", nargs="+",
-                   help="PGN files (plain, .gz, .bz2 or .xz) or ChessBase databases (.cbh or another of their files)")
+                   help="PGN files (plain, .gz, .bz2, .xz or .zst) or ChessBase databases (.cbh or another of "
+                        "their files)")
     p.add_argument("-o", "--output", required=True, help="the book to write; its extension picks the format")
     p.add_argument("--max-ply", type=int, default=1024, help="plies of each game to use (default 1024)")
     p.add_argument("--min-games", type=int, default=3, help="games a move needs to enter the book (default 3)")
