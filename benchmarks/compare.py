@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ("polyglot", "monty", "ctg", "chessbase", "build")
+BENCHMARKS = ("polyglot", "monty", "ctg", "chessbase", "kvetka", "build")
 _FIGURE = re.compile(r"[\d,]+(?:\.\d+)?\s*(?:/s|s\b|ms\b|µs\b|×|MiB)")
 
 
