@@ -114,7 +114,10 @@ def _describe(
         return
 
     if isinstance(inner, cs.FixedSized):  # a region of a given length: described by what fills it
+        first = len(out)
         _describe(inner.subcon, path, name, meaning, offset, depth, out, None)
+        if size is not None and first < len(out) and out[first].path == path and out[first].size is None:
+            out[first] = replace(out[first], size=size)  # the region's length, whatever fills it
         return
     if isinstance(inner, cs.IfThenElse):
         _describe_optional(inner, path, name, meaning, offset, depth, out, bitrun)
