@@ -17,6 +17,7 @@ from chessformats.formats.kvetka import (
     KvetkaBook,
     header_size,
     open_book,
+    toc_count,
     toc_size,
 )
 from chessformats.schemas import kvetka as schema
@@ -96,8 +97,8 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
         return [InspectTarget(schema.KEY, KEY_SIZE * n, KEY_SIZE, f"[{n}]", {}) for n in chosen]
     if lower.endswith(".ksf"):
         with open(path, "rb") as handle:
-            head = handle.read(4)
-        sources = int.from_bytes(head, "big") if len(head) == 4 else 0
+            head = handle.read(schema.KSF_TOC_UNIT)
+        sources = toc_count(head) or 0
         if record is None:
             return [InspectTarget(schema.TOC, 0, min(toc_size(sources), size), "toc", {})]
         with KsfFile(path) as reader:

@@ -12,16 +12,40 @@ from typing import NamedTuple
 
 import chess
 
-from ...engine.schema import unwrap
+from ...engine.codec import codec
 from ...schemas import kvetka as schema
-from ...schemas.squares import SQUARE_CODE
-from ..normalised import CASTLING_BITS, MoveTable, Normalised, castling_rights, en_passant_file, normalise, square_board
+from ..normalised import MoveTable, Normalised, castling_rights, en_passant_file, normalise, square_board
+from .fields import member
 
 __all__ = ["KEY_SIZE", "KeyOverflowError", "decode_key", "decode_move", "encode_move", "position_key"]
 
-KEY_SIZE = schema.KEY_SIZE
+KEY_SIZE = schema.KEY.sizeof()
 KEY_BITS = 8 * KEY_SIZE
-_EP_BITS = unwrap(schema.EN_PASSANT).sizeof()
+_LAYOUT = codec(schema.KEY)
+_SQUARES = member(schema.KEY_BITS, "squares")
+"""The squares: ``count`` code words of the prefix code ``code``, first in the key."""
+
+
+def _flag_widths() -> dict[str, int]:
+    """Bits of each fixed-width field of the key after the squares, in declaration order (en passant, castling);
+    the padding after them (its width: what the squares leave) has none."""
+    widths: dict[str, int] = {}
+    for path, found in _LAYOUT.fields.items():
+        if found.layout.leaf and found.layout.bit_width:
+            top = path.split(".", 1)[0]
+            widths[top] = widths.get(top, 0) + found.layout.bit_width
+    return widths
+
+
+_WIDTHS = _flag_widths()
+_FLAG_BITS = sum(_WIDTHS.values())
+_FLAGS = tuple(_WIDTHS)
+_EN_PASSANT = {name: value for value, (name, _) in schema.EN_PASSANT.meanings.items()}
+_NO_EN_PASSANT = _EN_PASSANT["none"]
+_EN_PASSANT_OF_FILE = {chess.FILE_NAMES.index(name.removeprefix("file_")): value for name, value in _EN_PASSANT.items()
+                       if name.startswith("file_")}
+"""The en-passant value of each file (0 = a); ``none`` for no en passant."""
+_FILE_OF_EN_PASSANT = {value: file for file, value in _EN_PASSANT_OF_FILE.items()}
 
 MOVES = MoveTable(schema.MOVE_CODES)
 """Kvetka's move codes (193 of the 256 byte values)."""
@@ -45,9 +69,11 @@ def encode(board: chess.Board) -> Key:
     the squares, the en-passant file (+1; 0 = none) and the castling flags, padded with zeros to 22 bytes."""
     norm = normalise(board)
     ep = en_passant_file(board, norm.mirrored, legal=False)
-    value = (norm.squares << _EP_BITS) | (0 if ep is None else ep + 1)
-    value = (value << CASTLING_BITS) | norm.castling
-    bits = norm.bits + _EP_BITS + CASTLING_BITS
+    flags = {"en_passant": _NO_EN_PASSANT if ep is None else _EN_PASSANT_OF_FILE[ep], "castling": norm.castling}
+    value = norm.squares
+    for name in _FLAGS:
+        value = (value << _WIDTHS[name]) | flags[name]
+    bits = norm.bits + _FLAG_BITS
     if bits > KEY_BITS:
         raise KeyOverflowError(f"the position needs {bits} bits, a key has {KEY_BITS}: {board.fen()}")
     return Key((value << (KEY_BITS - bits)).to_bytes(KEY_SIZE, "big"), bits, norm)
@@ -64,22 +90,25 @@ def decode_key(key: bytes) -> tuple[chess.Board, int]:
     Raises :class:`ValueError` (:class:`PrefixCodeError`) for bits that are not square codes, an
     en-passant value above 8, or a board without one king per side.
     """
-    value = int.from_bytes(key, "big")
-    symbols, end = SQUARE_CODE.decode(value, KEY_BITS, 64)
+    value = int.from_bytes(key, "big")  # the key is one bit stream, its first bit the top bit of the first byte
+    symbols, end = _SQUARES.code.decode(value, KEY_BITS, _SQUARES.count)
     rest = KEY_BITS - end
-    if rest < _EP_BITS + CASTLING_BITS:
+    if rest < _FLAG_BITS:
         raise ValueError(f"the squares take {end} bits, leaving no room for the en-passant and castling bits")
-    flags = (value >> (rest - _EP_BITS - CASTLING_BITS)) & ((1 << (_EP_BITS + CASTLING_BITS)) - 1)
-    padding = value & ((1 << (rest - _EP_BITS - CASTLING_BITS)) - 1)
-    ep, castling = flags >> CASTLING_BITS, flags & ((1 << CASTLING_BITS) - 1)
-    if ep > 8:
+    flags = {}
+    for name in _FLAGS:
+        rest -= _WIDTHS[name]
+        flags[name] = (value >> rest) & ((1 << _WIDTHS[name]) - 1)
+    padding = value & ((1 << rest) - 1)
+    ep = flags["en_passant"]
+    if ep != _NO_EN_PASSANT and ep not in _FILE_OF_EN_PASSANT:
         raise ValueError(f"en-passant value {ep} (0 = none, 1-8 = files a-h)")
     board = square_board(symbols)
     if len(board.pieces(chess.KING, chess.WHITE)) != 1 or len(board.pieces(chess.KING, chess.BLACK)) != 1:
         raise ValueError("the board does not have one king per side")
-    board.castling_rights = castling_rights(castling)
-    if ep:
-        board.ep_square = chess.square(ep - 1, 5)
+    board.castling_rights = castling_rights(flags["castling"])
+    if ep != _NO_EN_PASSANT:
+        board.ep_square = chess.square(_FILE_OF_EN_PASSANT[ep], 5)  # rank 6: white is to move
     return board, padding
 
 

@@ -17,22 +17,30 @@ from typing import Any
 
 import chess
 
+from ...engine.codec import codec
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
-from .fields import FieldError
+from .fields import FieldError, Record, member
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
 from .model import BODY, FIELDS, LENGTH, Element, ProbeResult
-from .sources import STRING_LENGTH_SIZE, KsfFile, KvetkaSource
+from .sources import KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
 
 BLOCK_SIZE = schema.BLOCK_SIZE
-USED_SIZE = schema.BLOCK.subcons[0].sizeof()
-"""The block's field of bytes in use."""
-_HEADER_BEFORE_CAPTION: int = schema.HEADER.subcons[0].sizeof()
-_HEADER_AFTER_CAPTION: int = sum(sub.sizeof() for sub in schema.HEADER.subcons[2:])
+USED = Record(schema.BLOCK, stop_at="elements")
+"""The block's field of bytes in use, read and written from ``BLOCK``'s declaration."""
+USED_SIZE = USED.min_size
+_HEADER_START = codec(schema.HEADER_START)
+"""The header's fields before the caption (the book type)."""
+_CAPTION_LENGTH = codec(member(schema.UNICODE_STRING.subcon, "length"))
+"""The caption's length field (in UTF-16 units: ``UNICODE_STRING.width`` bytes each)."""
+_HEADER_BEFORE_CAPTION = int(_HEADER_START.size or 0)
+_HEADER_HEAD = _HEADER_BEFORE_CAPTION + int(_CAPTION_LENGTH.size or 0)
+"""Bytes of the header up to the caption's characters: what :func:`header_size` needs."""
+_HEADER_AFTER_CAPTION = int(codec(schema.HEADER_END).size or 0)
 _PICK = operator.itemgetter(*(BODY.index[name] for name in FIELDS.values()))
 """The values of :class:`Element`'s attributes from a body's values."""
 _PART_BITS = [(BODY.index[part], bit) for part, (_, bit, _) in BODY.parts.items()]
@@ -45,11 +53,10 @@ SUPPORTED_TYPE = next(value for value, (name, _) in schema.BOOK_TYPE.meanings.it
 def header_size(head: bytes) -> int | None:
     """Bytes of the header of ``NAME_0.kob`` from its first bytes (the caption's length decides); ``None`` when
     ``head`` does not start a header of the supported book type or ends before the caption's length."""
-    if len(head) < _HEADER_BEFORE_CAPTION + STRING_LENGTH_SIZE or head[0] != SUPPORTED_TYPE:
+    if len(head) < _HEADER_HEAD or _HEADER_START.unpack(head) != (SUPPORTED_TYPE,):
         return None
-    at = _HEADER_BEFORE_CAPTION
-    units = int.from_bytes(head[at:at + STRING_LENGTH_SIZE], "big")
-    return at + STRING_LENGTH_SIZE + schema.UNICODE_STRING.width * units + _HEADER_AFTER_CAPTION
+    (units,) = _CAPTION_LENGTH.unpack(head, _HEADER_BEFORE_CAPTION)
+    return int(_HEADER_HEAD + schema.UNICODE_STRING.width * units + _HEADER_AFTER_CAPTION)
 
 
 def book_files(path: str | os.PathLike[str]) -> tuple[str, list[str], str | None, str | None]:
@@ -113,13 +120,14 @@ class KvetkaBook(MappedFile):
         if len(first) < _HEADER_BEFORE_CAPTION:
             raise TruncatedError("truncated header", needed=_HEADER_BEFORE_CAPTION, available=0, file=self.path,
                                  offset=0, show_path=False)
-        if first[0] != SUPPORTED_TYPE:
-            meaning = schema.BOOK_TYPE.meanings.get(first[0], ("unknown", "unknown"))[1]
-            raise UnsupportedError(f"book type {first[0]} ({meaning}) is not supported: only type 1 is",
-                                   file=self.path, offset=0, path="header.type")
-        size = header_size(first[:_HEADER_BEFORE_CAPTION + STRING_LENGTH_SIZE])
+        (book_type,) = _HEADER_START.unpack(first)
+        if book_type != SUPPORTED_TYPE:
+            meaning = schema.BOOK_TYPE.meanings.get(book_type, ("unknown", "unknown"))[1]
+            raise UnsupportedError(f"book type {book_type} ({meaning}) is not supported: only type "
+                                   f"{SUPPORTED_TYPE} is", file=self.path, offset=0, path="header.type")
+        size = header_size(first[:_HEADER_HEAD])
         if size is None:
-            raise TruncatedError("truncated header.caption", needed=STRING_LENGTH_SIZE,
+            raise TruncatedError("truncated header.caption", needed=_HEADER_HEAD - _HEADER_BEFORE_CAPTION,
                                  available=len(first) - _HEADER_BEFORE_CAPTION, file=self.path,
                                  offset=_HEADER_BEFORE_CAPTION, show_path=False)
         if size > len(first):  # checked before the caption is read
@@ -225,7 +233,7 @@ class KvetkaBook(MappedFile):
             return cached
         data = self.block_bytes(block)
         base = self.block_offset(block)
-        used = int.from_bytes(data[:USED_SIZE], "big")
+        (used,), _ = USED.read(data, 0, BLOCK_SIZE)
         if not USED_SIZE <= used <= BLOCK_SIZE:
             file, offset = self.where(base)
             raise InvalidValueError("bytes in use out of range", expected=f"{USED_SIZE}..{BLOCK_SIZE}", actual=used,
@@ -381,7 +389,7 @@ class KvetkaBook(MappedFile):
         oversize = 0
         for block in range(self.blocks):
             data = self.block_bytes(block)
-            used = int.from_bytes(data[:USED_SIZE], "big")
+            (used,), _ = USED.read(data, 0, BLOCK_SIZE)
             junk += any(data[used:])
             for element in self.block_elements(block):
                 try:

@@ -3,31 +3,47 @@ lazily (:class:`KsfFile`) and written (:func:`ksf_bytes`). A source is described
 
 from __future__ import annotations
 
+import operator
 import os
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...engine.codec import codec
-from ...engine.errors import InvalidValueError, TruncatedError
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...schemas import kvetka as schema
-from .fields import Record
+from .fields import FieldError, Record
 
-__all__ = ["KsfFile", "KvetkaGame", "KvetkaSource", "SourceGame", "ksf_bytes", "toc_size"]
+__all__ = ["KsfFile", "KvetkaGame", "KvetkaSource", "SourceGame", "ksf_bytes", "toc_count", "toc_size"]
 
-STRING_LENGTH_SIZE: int = schema.UNICODE_STRING.subcon.subcons[0].sizeof()
-"""The length field of a string."""
-_COUNT_SIZE: int = schema.TOC.subcons[0].sizeof()
-_GAME_MIN_SIZE = Record(schema.GAME).min_size
+_COUNT = Record(schema.TOC, stop_at="addresses")
+"""The table of contents' count of sources (``TOC_COUNT``)."""
+_COUNT_SIZE = _COUNT.min_size
+_ADDRESS = codec(schema.TOC_ADDRESS)
+_ADDRESS_SIZE = int(_ADDRESS.size or 0)
+"""One source's address in the table of contents (``TOC_ADDRESS``): its size and (``struct_format``) layout."""
+SOURCE = Record(schema.SOURCE, stop_at="games")
+"""A source's fields before its games, read and written from ``SOURCE``'s declaration (:mod:`.fields`)."""
+GAME = Record(schema.GAME)
+"""A game of a source, from ``GAME``'s declaration."""
+_COUNT_FIELD = SOURCE.fields[SOURCE.index["games_number"]]
+"""The source's count of games (the last field before them)."""
+_GAME_MIN_SIZE = GAME.min_size
 """Bytes of the shortest game (two empty names)."""
+_GAME_FIELDS = {"address": "game_address", "length": "game_length", "white": "white", "black": "black",
+                "white_elo": "white_elo", "black_elo": "black_elo", "result": "game_result"}
+"""Each attribute of :class:`KvetkaGame` and the field of ``GAME`` it holds."""
+_PICK_GAME = operator.itemgetter(*(GAME.index[name] for name in _GAME_FIELDS.values()))
+_GAME_VALUES = operator.attrgetter(*({name: attribute for attribute, name in _GAME_FIELDS.items()}[name]
+                                     for name in GAME.names))
+_PICK_SOURCE = operator.itemgetter(*(SOURCE.index[name] for name in ("source_type", "is_bad", "address")))
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _INTERNET_KINDS = {value: name for value, (name, _) in schema.INTERNET_KIND.meanings.items()}
-_INTERNET = next(value for value, name in _SOURCE_TYPES.items() if name == "internet")
-_ADDRESS = codec(schema.INTERNET_ADDRESS)
-_KIND = _ADDRESS.field("kind")
-_POSITION = _ADDRESS.field("position")
+_WEB = codec(schema.INTERNET_ADDRESS)
+_KIND = _WEB.field("kind")
+_POSITION = _WEB.field("position")
 """A web page game's address: its kind and its number or offset, as bit fields of the 32-bit word."""
 
 
@@ -36,6 +52,7 @@ class KvetkaGame:
     """One game of a source, as the ``.ksf`` describes it (``address``: see the schema's game_address)."""
 
     address: int = 0
+    """The stored word of ``game_address`` (web pages: kind and position bit fields, see :class:`SourceGame`)."""
     length: int = 0
     white: str = ""
     black: str = ""
@@ -86,9 +103,23 @@ class SourceGame:
         return self.game.address
 
 
+def _listed(sources: int) -> int:
+    """Bytes of the table of contents' count and addresses, before its padding."""
+    return _COUNT_SIZE + _ADDRESS_SIZE * sources
+
+
+def toc_count(head: bytes) -> int | None:
+    """The count of sources of a ``.ksf`` that starts with ``head`` (``None``: ``head`` ends before it)."""
+    try:
+        (count,), _ = _COUNT.read(head, 0, len(head))
+    except FieldError:
+        return None
+    return int(count)
+
+
 def toc_size(sources: int) -> int:
     """Bytes of the table of contents of a ``.ksf`` with ``sources`` sources (a multiple of 512)."""
-    listed = _COUNT_SIZE + 4 * sources
+    listed = _listed(sources)
     return listed + (-listed % schema.KSF_TOC_UNIT)
 
 
@@ -102,34 +133,29 @@ class KsfFile(MappedFile):
         self.path = os.fspath(path)
         data = self._map(self.path)
         size = len(data)
-        if size < _COUNT_SIZE:
+        try:
+            (count,), at = _COUNT.read(data, 0, size)
+        except FieldError as exc:
             self.close()
-            raise TruncatedError("truncated .ksf table of contents", needed=_COUNT_SIZE, available=size,
-                                 file=self.path, offset=0, path="toc.source_number", show_path=False)
-        count = int.from_bytes(data[:_COUNT_SIZE], "big")
-        if _COUNT_SIZE + 4 * count > size:  # checked before anything is allocated from the count
+            raise self._located(exc, "toc") from None
+        if _listed(count) > size:  # checked before anything is allocated from the count
             self.close()
             raise TruncatedError(f"the table of contents lists {count} sources, the file has room for "
-                                 f"{(size - 4) // 4}", file=self.path, offset=0, path="toc.source_number",
-                                 show_path=False)
-        self.addresses = [int.from_bytes(data[4 + 4 * n:8 + 4 * n], "big") for n in range(count)]
+                                 f"{(size - _COUNT_SIZE) // _ADDRESS_SIZE}", file=self.path, offset=0,
+                                 path="toc.source_number", show_path=False)
+        self.addresses: list[int] = [address for (address,) in struct.iter_unpack(
+            _ADDRESS.struct_format, data[at:_listed(count)])]
         self._sources: dict[int, tuple[KvetkaSource, list[int]]] = {}
 
     def __len__(self) -> int:
         return len(self.addresses)
 
-    def _string(self, offset: int, width: int, where: str) -> tuple[str, int]:
-        data = self._data
-        if offset + STRING_LENGTH_SIZE > len(data):
-            raise TruncatedError(f"truncated {where}", needed=STRING_LENGTH_SIZE, available=len(data) - offset,
-                                 file=self.path, offset=offset, path=where, show_path=False)
-        length = int.from_bytes(data[offset:offset + STRING_LENGTH_SIZE], "big") * width
-        start = offset + STRING_LENGTH_SIZE
-        if start + length > len(data):
-            raise TruncatedError(f"truncated {where}", needed=length, available=len(data) - start, file=self.path,
-                                 offset=start, path=f"{where}.text", show_path=False)
-        con = schema.UNICODE_STRING if width == 2 else schema.ANSI_STRING
-        return data[start:start + length].decode(con.encoding, con.errors), start + length
+    def _located(self, exc: FieldError, where: str) -> FormatError:
+        """A field error of a record read at an offset of this file, with the file and the field's path."""
+        if exc.truncated:
+            return TruncatedError(f"{where}: {exc.reason}", file=self.path, offset=exc.at, path=f"{where}.{exc.name}",
+                                  show_path=False)
+        return InvalidValueError(exc.reason, file=self.path, offset=exc.at, path=f"{where}.{exc.name}", **exc.extra)
 
     def source(self, number: int) -> tuple[KvetkaSource, list[int]]:
         """A source with its games (the games parsed), and the offset of each game."""
@@ -140,39 +166,32 @@ class KsfFile(MappedFile):
             raise InvalidValueError("source number out of range", expected=f"0..{len(self.addresses) - 1}",
                                     actual=number, file=self.path, path=f"sources[{number}]")
         data = self._data
+        size = len(data)
         where = f"sources[{number}]"
         at = self.addresses[number]
-        if at + 2 > len(data):
-            raise TruncatedError(f"source {number} starts at {at}, past the end", file=self.path, offset=4 + 4 * number,
-                                 path=f"toc.addresses[{number}]", show_path=False)
-        source_type, is_bad = data[at], data[at + 1]
-        address, at = self._string(at + 2, 2, f"{where}.address")
-        if at + 4 > len(data):
-            raise TruncatedError(f"truncated {where}.games_number", needed=4, available=len(data) - at,
-                                 file=self.path, offset=at, show_path=False)
-        count = int.from_bytes(data[at:at + 4], "big")
-        at += 4
-        if count * _GAME_MIN_SIZE > len(data) - at:  # before reading (or allocating) anything for the games
-            raise TruncatedError(f"{where} says {count} games; {len(data) - at} bytes cannot hold them",
-                                 file=self.path, offset=at - 4, path=f"{where}.games_number", show_path=False)
+        if at >= size:
+            raise TruncatedError(f"source {number} starts at {at}, past the end", file=self.path,
+                                 offset=_listed(number), path=f"toc.addresses[{number}]", show_path=False)
+        try:
+            values, at = SOURCE.read(data, at, size)
+        except FieldError as exc:
+            raise self._located(exc, where) from None
+        count = values[SOURCE.index["games_number"]]
+        if count * _GAME_MIN_SIZE > size - at:  # before reading (or allocating) anything for the games
+            raise TruncatedError(f"{where} says {count} games; {size - at} bytes cannot hold them",
+                                 file=self.path, offset=at - _COUNT_FIELD.size,
+                                 path=f"{where}.games_number", show_path=False)
         games = []
         offsets = []
+        read = GAME.read
         for index in range(count):
-            game_where = f"{where}.games[{index}]"
             offsets.append(at)
-            if at + 8 > len(data):
-                raise TruncatedError(f"truncated {game_where}", needed=8, available=len(data) - at, file=self.path,
-                                     offset=at, show_path=False)
-            address_value = int.from_bytes(data[at:at + 4], "big")
-            length = int.from_bytes(data[at + 4:at + 8], "big")
-            white, at = self._string(at + 8, 1, f"{game_where}.white")
-            black, at = self._string(at, 1, f"{game_where}.black")
-            if at + 5 > len(data):
-                raise TruncatedError(f"truncated {game_where}", needed=5, available=len(data) - at, file=self.path,
-                                     offset=at, show_path=False)
-            games.append(KvetkaGame(address_value, length, white, black, int.from_bytes(data[at:at + 2], "big"),
-                                    int.from_bytes(data[at + 2:at + 4], "big"), data[at + 4]))
-            at += 5
+            try:
+                game, at = read(data, at, size)
+            except FieldError as exc:
+                raise self._located(exc, f"{where}.games[{index}]") from None
+            games.append(KvetkaGame(*_PICK_GAME(game)))
+        source_type, is_bad, address = _PICK_SOURCE(values)
         result = (KvetkaSource(source_type, address, tuple(games), is_bad), offsets)
         self._sources[number] = result
         return result
@@ -189,14 +208,18 @@ class KsfFile(MappedFile):
 
 
 def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
-    """The ``.ksf`` file of ``sources``: the table of contents, then the sources back to back."""
+    """The ``.ksf`` file of ``sources``: the table of contents, then the sources back to back.
+
+    Each source and its games are written from ``SOURCE``'s and ``GAME``'s declarations (a game's ``address``
+    is the stored word: for a web page its kind and position bit fields already); bad values raise
+    :class:`ValueError`.
+    """
     bodies = []
+    pack_game = GAME.pack
     for source in sources:
-        games = [{"game_address": _game_address(source.source_type, game.address), "game_length": game.length,
-                  "white": game.white, "black": game.black, "white_elo": game.white_elo,
-                  "black_elo": game.black_elo, "game_result": game.result} for game in source.games]
-        bodies.append(schema.SOURCE.build({"source_type": source.source_type, "is_bad": source.is_bad,
-                                           "address": source.address, "games_number": len(games), "games": games}))
+        head = SOURCE.write({"source_type": source.source_type, "is_bad": source.is_bad, "address": source.address,
+                             "games_number": len(source.games)})
+        bodies.append(head + b"".join(pack_game(_GAME_VALUES(game)) for game in source.games))
     count = len(bodies)
     size = toc_size(count)
     addresses = []
@@ -204,13 +227,5 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     for body in bodies:
         addresses.append(at)
         at += len(body)
-    toc = schema.TOC.build({"source_number": count, "addresses": addresses,
-                            "unused": bytes(size - _COUNT_SIZE - 4 * count)})
+    toc = schema.TOC.build({"source_number": count, "addresses": addresses, "unused": bytes(size - _listed(count))})
     return bytes(toc) + b"".join(bodies)
-
-
-def _game_address(source_type: int, address: int) -> Any:
-    if source_type == _INTERNET:
-        return {"kind": (address >> _KIND.shift) & _KIND.mask,
-                "position": (address >> _POSITION.shift) & _POSITION.mask}
-    return address

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...engine.fileio import atomic_write_set
 from ...schemas import kvetka as schema
 from .model import Element, fit
-from .read import BLOCK_SIZE, SUPPORTED_TYPE, USED_SIZE, KvetkaBook
+from .read import BLOCK_SIZE, SUPPORTED_TYPE, USED, USED_SIZE, KvetkaBook
 from .sources import KvetkaSource, ksf_bytes
 
 __all__ = ["DEFAULT_FILE_LIMIT", "WriteResult", "write_book"]
@@ -108,7 +108,7 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
     for members in layout:
         body = b"".join(encoded[index] for index in members)
         used = USED_SIZE + len(body)
-        block_data.append(used.to_bytes(USED_SIZE, "big") + body + bytes(BLOCK_SIZE - used))
+        block_data.append(USED.pack((used,)) + body + bytes(BLOCK_SIZE - used))
     stem = _output_stem(path)
     files = _split_files(len(header_bytes), len(block_data), file_limit)
     kob_paths = [f"{stem}_{number}.kob" for number in range(len(files))]
