@@ -13,6 +13,7 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -243,3 +244,82 @@ def test_kin_keys_are_checked_against_the_blocks(tmp_path: Path) -> None:
             for board in boards:
                 book.probe(board)
         assert error.value.file == str(kin) and error.value.offset == size and error.value.path == "[1]"
+
+
+def _ksf(tmp_path: Path, sources: list[kvetka.KvetkaSource], name: str = "s.ksf") -> Path:
+    path = tmp_path / name
+    path.write_bytes(kvetka.ksf_bytes(sources))
+    return path
+
+
+def test_ksf_errors_are_located(tmp_path: Path) -> None:
+    games = (kvetka.KvetkaGame(0, 80, "White", "Black", 2400, 0, 1), kvetka.KvetkaGame(80, 90, "W2", "B2", 0, 0, 2))
+    data = kvetka.ksf_bytes([kvetka.KvetkaSource(1, "a.pgn", games)])
+    # source at 512: type, is_bad, address (4 + 2 * 5), games_number (4); game 0 at 528: address, length, white
+    game0 = 512 + 1 + 1 + 4 + 2 * 5 + 4
+    white_length = game0 + 4 + 4
+    game1 = white_length + 4 + 5 + 4 + 5 + 2 + 2 + 1
+    cases = {
+        "toc count cut": (data[:3], "toc.source_number", 0),
+        "count past the file": (b"\x7f\xff\xff\xff" + data[4:], "toc.source_number", 0),
+        "game cut inside white": (data[:game1 + 8 + 4 + 1], "sources[0].games[1].white.length", game1 + 8),
+        "hostile white length": (data[:white_length] + b"\x7f\xff\xff\xff" + data[white_length + 4:],
+                                 "sources[0].games[0].white.length", white_length),
+        "hostile games_number": (data[:game0 - 4] + b"\x7f\xff\xff\xff" + data[game0:], "sources[0].games_number",
+                                 game0 - 4),
+        "address past the end": (data[:4] + (len(data) + 10).to_bytes(4, "big") + data[8:], "toc.addresses[0]", 4),
+    }
+    for label, (damaged, path, offset) in cases.items():
+        file = tmp_path / "d.ksf"
+        file.write_bytes(damaged)
+        with pytest.raises(TruncatedError) as caught:
+            with kvetka.KsfFile(file) as reader:
+                reader.source(0)
+        assert (caught.value.path, caught.value.offset, caught.value.file) == (path, offset, str(file)), label
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2, 3]), st.integers(0, 1), st.text(max_size=6),
+                          st.lists(st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1),
+                                             st.text(st.characters(max_codepoint=0x44F), max_size=5),
+                                             st.text(max_size=3), st.integers(0, 0xFFFF), st.integers(0, 0xFFFF),
+                                             st.integers(0, 3)), max_size=3)), max_size=3))
+def test_ksf_agrees_with_construct(tmp_path: Path, items: list[Any]) -> None:
+    """ksf_bytes == construct's KSF build; KsfFile's reading == construct's parse (web-page words included)."""
+    from chessformats.engine.schema import enum_view
+
+    sources = [kvetka.KvetkaSource(kind, address, tuple(kvetka.KvetkaGame(*game) for game in games), bad)
+               for kind, bad, address, games in items]
+    data = kvetka.ksf_bytes(sources)
+    bodies = [schema.SOURCE.build({
+        "source_type": s.source_type, "is_bad": s.is_bad, "address": s.address, "games_number": len(s.games),
+        "games": [{"game_address": {"kind": g.address >> 26, "position": g.address & (1 << 26) - 1}  # spec: bits 26-31
+                                   if s.source_type == 2 else g.address,
+                   "game_length": g.length, "white": g.white, "black": g.black, "white_elo": g.white_elo,
+                   "black_elo": g.black_elo, "game_result": g.result} for g in s.games]}) for s in sources]
+    listed = 4 + 4 * len(sources)  # the spec: count, addresses, zeros up to a multiple of 512
+    at = listed + (-listed % 512)
+    addresses = []
+    for body in bodies:
+        addresses.append(at)
+        at += len(body)
+    built = schema.TOC.build({"source_number": len(sources), "addresses": addresses,
+                              "unused": bytes(-listed % 512)}) + b"".join(bodies)
+    assert data == built
+    path = tmp_path / "h.ksf"
+    path.write_bytes(data)
+    parsed = schema.KSF.parse(data)
+    with kvetka.KsfFile(path) as reader:
+        assert reader.addresses == list(parsed.toc.addresses)
+        for number, expected in enumerate(parsed.sources):
+            source, offsets = reader.source(number)
+            assert (source.source_type, source.is_bad, source.address) == (
+                enum_view(schema.SOURCE_TYPE).values[expected.source_type], expected.is_bad,
+                expected.address)
+            results = enum_view(schema.GAME_RESULT).values
+            assert [(g.white, g.black, g.white_elo, g.black_elo, g.length, g.result, g.address)
+                    for g in source.games] == [
+                (g.white, g.black, g.white_elo, g.black_elo, g.game_length, results[g.game_result],
+                 int.from_bytes(schema.INTERNET_ADDRESS.build(g.game_address), "big")
+                 if expected.source_type == "internet" else g.game_address) for g in expected.games]
+            assert len(offsets) == len(expected.games)
