@@ -135,7 +135,7 @@ def _strip_counters(fen: str) -> str:
 def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook | Iterable[kvetka.Element], *,
                caption: str = "", openings: Mapping[str, str | kvetka.Opening] | None = None,
                sources: Sequence[kvetka.KvetkaSource] | None = None,
-               references: Mapping[str, tuple[int, int]] | None = None, max_move: int = 255,
+               references: Mapping[str, tuple[int, int]] | None = None, max_move: int = kvetka.ALL_PLIES,
                elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
                file_limit: int = kvetka.DEFAULT_FILE_LIMIT) -> kvetka.WriteResult:
     """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
@@ -157,7 +157,7 @@ def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook
     return result
 
 
-def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = 255
+def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetka.ALL_PLIES
                 ) -> tuple[list[kvetka.KvetkaSource], dict[str, tuple[int, int]]]:
     """``.ksf`` sources for PGN files, and for every position of their games' first ``max_ply`` plies the first
     game it occurs in (``references`` for :func:`write_book`, keyed by FEN without move counters).
@@ -220,12 +220,11 @@ def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3,
 
     Moves need ``min_games`` games and a score of ``min_score`` for the side that plays them (``only``: one
     side's moves). Kvetka stores results, not weights, so ``uniform`` changes nothing. ``max_move`` in the
-    header is the builder's ``max_ply`` (255 = all plies when it is larger). With ``sources`` (the PGN files
+    header is the builder's ``max_ply`` (``ALL_PLIES``, 255, when it is larger). With ``sources`` (the PGN files
     the builder read), ``NAME.ksf`` describes them and every position refers to the first game it occurs in.
     """
     stats = filter_stats(builder.to_stats(), min_games=min_games, min_score=min_score, only=only)
-    max_ply = int(getattr(builder, "max_ply", 255))
-    max_move = max_ply if max_ply < 255 else 255
+    max_move = min(int(getattr(builder, "max_ply", kvetka.ALL_PLIES)), kvetka.ALL_PLIES)
     ksf_sources, references = pgn_sources(sources, max_ply=max_move) if sources else (None, None)
     result = write_book(path, stats, max_move=max_move, file_limit=file_limit, sources=ksf_sources,
                         references=references)

@@ -19,9 +19,10 @@ from .key import KEY_SIZE, KeyOverflowError, decode_key, decode_move, encode_mov
 from .model import Element, Opening, ProbeResult, parse_opening
 from .read import BLOCK_SIZE, KvetkaBook, book_files, header_size, open_book
 from .sources import KsfFile, KvetkaGame, KvetkaSource, SourceGame, ksf_bytes, toc_count, toc_size
-from .write import DEFAULT_FILE_LIMIT, WriteResult, write_book
+from .write import ALL_PLIES, DEFAULT_FILE_LIMIT, WriteResult, write_book
 
 __all__ = [
+    "ALL_PLIES",
     "BLOCK_SIZE",
     "DEFAULT_FILE_LIMIT",
     "KEY_SIZE",

@@ -104,6 +104,7 @@ class _Field:
 _counter = itertools.count()
 _MORE = schema.COMPACT_INT_MORE
 """A CompactInt byte below this is its last (and a value below it is one byte)."""
+_SHORTEST_COMPACT = len(schema.compact_int_bytes(0))
 
 
 class Record:
@@ -286,7 +287,7 @@ class Record:
 
 
 def _least(field: _Field) -> int:
-    return {"compact": 1, "rest": 0, "counted": 0}.get(field.kind, field.size)
+    return {"compact": _SHORTEST_COMPACT, "rest": 0, "counted": 0}.get(field.kind, field.size)
 
 
 def _bad_item(name: str, at: int, items: tuple[int, ...], valid: frozenset[int]) -> FieldError:

@@ -9,11 +9,13 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import construct as cs
+
 from ...engine.codec import codec
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...schemas import kvetka as schema
-from .fields import FieldError, Record
+from .fields import FieldError, Record, member
 
 __all__ = ["KsfFile", "KvetkaGame", "KvetkaSource", "SourceGame", "ksf_bytes", "toc_count", "toc_size"]
 
@@ -22,6 +24,8 @@ _COUNT = Record(schema.TOC, stop_at="addresses")
 _COUNT_SIZE = _COUNT.min_size
 _ADDRESS = codec(schema.TOC_ADDRESS)
 _ADDRESS_SIZE = int(_ADDRESS.size or 0)
+_PADDING = member(schema.TOC, "unused").length
+"""The table of contents' padding (up to a multiple of ``KSF_TOC_UNIT``) as the declaration computes it."""
 """One source's address in the table of contents (``TOC_ADDRESS``): its size and (``struct_format``) layout."""
 SOURCE = Record(schema.SOURCE, stop_at="games")
 """A source's fields before its games, read and written from ``SOURCE``'s declaration (:mod:`.fields`)."""
@@ -40,6 +44,7 @@ _GAME_VALUES = operator.attrgetter(*({name: attribute for attribute, name in _GA
 _PICK_SOURCE = operator.itemgetter(*(SOURCE.index[name] for name in ("source_type", "is_bad", "address")))
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
+_UNKNOWN_RESULT = next(value for value, name in _RESULTS.items() if name == "unknown")
 _INTERNET_KINDS = {value: name for value, (name, _) in schema.INTERNET_KIND.meanings.items()}
 _WEB = codec(schema.INTERNET_ADDRESS)
 _KIND = _WEB.field("kind")
@@ -58,8 +63,8 @@ class KvetkaGame:
     black: str = ""
     white_elo: int = 0
     black_elo: int = 0
-    result: int = 3
-    """0 = 0-1, 1 = 1-0, 2 = 1/2-1/2, 3 = unknown."""
+    result: int = _UNKNOWN_RESULT
+    """The ``GAME_RESULT`` value: 0 = 0-1, 1 = 1-0, 2 = 1/2-1/2, 3 = unknown."""
 
     @property
     def result_name(self) -> str:
@@ -119,8 +124,7 @@ def toc_count(head: bytes) -> int | None:
 
 def toc_size(sources: int) -> int:
     """Bytes of the table of contents of a ``.ksf`` with ``sources`` sources (a multiple of 512)."""
-    listed = _listed(sources)
-    return listed + (-listed % schema.KSF_TOC_UNIT)
+    return _listed(sources) + int(_PADDING(cs.Container(source_number=sources)))
 
 
 class KsfFile(MappedFile):

@@ -12,13 +12,17 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ...engine.codec import codec
 from ...engine.fileio import atomic_write_set
 from ...schemas import kvetka as schema
 from .model import Element, fit
 from .read import BLOCK_SIZE, SUPPORTED_TYPE, USED, USED_SIZE, KvetkaBook
 from .sources import KvetkaSource, ksf_bytes
 
-__all__ = ["DEFAULT_FILE_LIMIT", "WriteResult", "write_book"]
+__all__ = ["ALL_PLIES", "DEFAULT_FILE_LIMIT", "WriteResult", "write_book"]
+
+ALL_PLIES: int = codec(schema.HEADER_END).field("max_move").mask
+"""``max_move`` meaning every ply of a game (the field's largest value)."""
 
 DEFAULT_FILE_LIMIT = 20 * 1024 * 1024
 """The spec's ".kob files are split once one passes 20 MB" (read as 20 MiB)."""
@@ -66,7 +70,7 @@ def _split_files(header_size: int, blocks: int, limit: int) -> list[int]:
 
 
 def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element], *, caption: str = "",
-               sources: Sequence[KvetkaSource] | None = None, max_move: int = 255,
+               sources: Sequence[KvetkaSource] | None = None, max_move: int = ALL_PLIES,
                elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
                file_limit: int = DEFAULT_FILE_LIMIT) -> WriteResult:
     """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
@@ -102,7 +106,7 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
     header_bytes = schema.HEADER.build({
         "type": SUPPORTED_TYPE, "caption": caption, "least_white_elo": elo_filters[0],
         "least_black_elo": elo_filters[1], "least_strong_elo": elo_filters[2], "least_weak_elo": elo_filters[3],
-        "max_move": min(max_move, 255), "element_type": {"unused": 0, "game_links": keeps_games}, "links": links,
+        "max_move": min(max_move, ALL_PLIES), "element_type": {"unused": 0, "game_links": keeps_games}, "links": links,
         "block_number": len(layout)})
     block_data = []
     for members in layout:
