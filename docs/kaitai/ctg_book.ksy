@@ -31,13 +31,13 @@ types:
     seq:
       - id: unknown_0
         size: 16
-        doc: "unknown; 00 20 10 00 00 01 00 01 00 00 10 00 7f ff 7f ff in both known books"
+        doc: "unknown; 00 20 10 00 00 01 00 01 00 00 10 00 7f ff 7f ff in both known books (written as is)"
       - id: data_pages
         type: u4be
         doc: number of data pages (257 and 1 in the known books)
       - id: unknown_20
         size: 4
-        doc: "unknown; ff ff ff ff in both known books"
+        doc: "unknown; ff ff ff ff in both known books (written as is)"
       - id: positions
         type: u4be
         doc: "about the number of positions: 4 in simple.ctg (4 records), 13,321 in PowerPlay17 (13,305 records)"
@@ -49,13 +49,13 @@ types:
         doc: zeros in the known books
       - id: unknown_1024
         size: 32
-        doc: "unknown; the same 24 non-zero bytes in both known books"
+        doc: "unknown; the same 24 non-zero bytes, then zeros, in both known books (written as is)"
       - id: unused_1056
         size: 992
         doc: zeros in the known books
       - id: unknown_2048
         size: 32
-        doc: "unknown; 00 00 00 0c 00 00 01 00 in PowerPlay17, zeros in simple.ctg"
+        doc: "unknown; 00 00 00 0c 00 00 01 00 in PowerPlay17, zeros in simple.ctg (written as zeros)"
       - id: unused_2080
         size: 2016
         doc: zeros in the known books

@@ -17,7 +17,7 @@ doc-ref: docs/formats/ctg.md
 seq:
   - id: unknown_0
     size: 4
-    doc: "unknown; 00 0c 00 01 in the known file"
+    doc: "unknown; 00 0c 00 01 in the known file (written as is)"
   - id: lower_bound
     type: u4be
     doc: smallest .cto entry number the lookup reads
@@ -26,5 +26,5 @@ seq:
     doc: the lookup stops after reading an entry number at least this large
   - id: rest
     size-eos: true
-    doc: "unknown, kept (48 bytes in the known file: 31 bytes ff and one 7f, zeros, then 00 00 00 08)"
+    doc: "unknown, kept (48 bytes in the known file: 31 bytes ff and one 7f, zeros, then 00 00 00 08; written as 48 zeros)"
 types: {}

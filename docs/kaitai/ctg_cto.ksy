@@ -31,13 +31,13 @@ types:
     seq:
       - id: unknown_0
         size: 4
-        doc: "unknown; 00 10 00 01 in the known file"
+        doc: "unknown; 00 10 00 01 in the known file (written as is)"
       - id: entries
         type: u4be
         doc: number of 4-byte entries after this header
       - id: unknown_8
         type: u4be
-        doc: "unknown; 0 in the known file"
+        doc: "unknown; 0 in the known file (written as is)"
       - id: unknown_12
         type: u4be
-        doc: "unknown; 248 in the known file (its CTB lower bound)"
+        doc: "unknown; 248 in the known file (its CTB lower bound; written so)"

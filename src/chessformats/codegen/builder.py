@@ -150,7 +150,7 @@ class Builder:
         return self._translate(inner, name, meaning, bits=bits)
 
     def _translate(self, con: cs.Construct, name: str, doc: str, *, bits: bool) -> Field:
-        while isinstance(con, cs.Renamed):
+        while isinstance(con, (cs.Renamed, cs.Default)):  # a Default is a value for writers: read as its field
             con = con.subcon
         if isinstance(con, MeaningEnum):
             result = self._translate(con.subcon, name, doc, bits=bits)

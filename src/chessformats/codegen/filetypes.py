@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
+from ..engine.schema import unwrap
 from .binmodel import Expr, Model, TypeDef, both, eq, ref, root
 from .builder import Builder, FieldsThatFit
 
@@ -160,8 +161,11 @@ def functions(key: str) -> dict[Any, Expr | str]:
     elif key == "kvetka":
         s = _schema("kvetka")
         keeps_games = root("header", "element_type", "game_links")
-        table[_field(s.ELEMENT_BODY, "some_source").condfunc] = both(ref("flags", "game_reference"), keeps_games)
-        table[_field(s.ELEMENT_BODY, "game_links").condfunc] = both(ref("flags", "game_links"), keeps_games)
+        for sub in s.ELEMENT_BODY.subcons:  # the optional parts: a flag bit (and the header's game-links bit)
+            condition = getattr(unwrap(sub), "condfunc", None)
+            if isinstance(condition, s.PartPresent):
+                present = ref(condition.field, condition.flag)
+                table[condition] = both(present, keeps_games) if condition.needs_game_links else present
         unit = s.KSF_TOC_UNIT
         table[_field(s.TOC, "unused").length] = (unit - (4 + 4 * ref("source_number")) % unit) % unit
         table[_field(s.GAME, "game_address").condfunc] = eq(ref("source_type", up=1), "internet")
