@@ -17,10 +17,11 @@ from typing import Any
 import chess
 import chess.pgn
 
+from ..engine.codec import codec
 from ..engine.schema import enum_view
 from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
-from ..schemas.kvetka import GAME_RESULT
+from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
 from .tree import fen_key, filter_stats, position_stats, walk
 
@@ -31,6 +32,8 @@ _RESULTS = enum_view(GAME_RESULT)
 _RESULT_CODES = {meaning: value for value, meaning in _RESULTS.meanings.items()}
 """A PGN result tag's game_result: the declaration's meanings are the tags ("1-0", "0-1", "1/2-1/2")."""
 _UNKNOWN_RESULT = _RESULTS.values["unknown"]
+_ELO_LIMIT = codec(GAME).field("white_elo").mask
+"""The largest rating a .ksf game stores (a larger one is stored as 0, unknown)."""
 _PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
 """What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
 
@@ -210,7 +213,7 @@ def _game(start: int, end: int, headers: chess.pgn.Headers) -> kvetka.KvetkaGame
 
 
 def _elo(text: str | None) -> int:
-    return int(text) if text is not None and text.isdigit() and int(text) < 0x10000 else 0
+    return int(text) if text is not None and text.isdigit() and int(text) <= _ELO_LIMIT else 0
 
 
 def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
