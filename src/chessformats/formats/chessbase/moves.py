@@ -436,8 +436,8 @@ class _Decoder:
                     squares.remove(target)
         elif piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
             behind = target - 8 if side == 0 else target + 8
-            if board[behind] != (chess.PAWN | (own ^ BLACK)):
-                raise self._error("a pawn captures on an empty square", at)
+            if not 0 <= behind < len(board) or board[behind] != (chess.PAWN | (own ^ BLACK)):
+                raise self._error("a pawn captures on an empty square", at)  # (or moves off the board's edge)
             board[behind] = EMPTY
             pawns = enemy[chess.PAWN]
             if behind in pawns:
