@@ -5,6 +5,7 @@ Expected values are hand arithmetic on the toy layouts below, or construct itsel
 
 from __future__ import annotations
 
+import random
 import struct
 
 import construct as cs
@@ -203,3 +204,23 @@ def test_codec_is_cached_and_shows_its_source() -> None:
     kinds = MeaningEnum(cs.Int8ub, {"a": (1, "one")})
     assert codec(kinds).decode(b"\x01") == "a" and codec(kinds).decode(b"\x05") == 5
     assert codec(kinds).encode("a") == codec(kinds).encode(1) == b"\x01"
+
+
+def test_picker_reads_what_field_get_reads() -> None:
+    from chessformats.schemas import ctg as ctg_schema
+    from chessformats.schemas import polyglot as polyglot_schema
+
+    rng = random.Random(5)
+    for declaration, paths in ((ctg_schema.HEADER_PAGE, ("games", "data_pages", "positions")),
+                               (ctg_schema.CTB_HEAD, ("lower_bound", "upper_bound")),
+                               (polyglot_schema.ENTRY, ("weight", "key", "move.to_file", "move.promotion"))):
+        derived = codec(declaration)
+        pick = derived.picker(*paths)
+        for _ in range(50):
+            data = bytes(rng.randrange(256) for _ in range(int(derived.size or 0) + 3))
+            for offset in (0, 3):
+                assert pick(data, offset) == tuple(derived.field(path).get(data, offset) for path in paths)
+        end = max(int(derived.field(path).offset or 0) + int(derived.field(path).size or 0) for path in paths)
+        with pytest.raises(TruncatedError) as caught:
+            pick(bytes(end - 1), file="x.bin")
+        assert caught.value.file == "x.bin"

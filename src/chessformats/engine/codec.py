@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,6 +194,44 @@ class Codec:
             return self.fields[path]
         except KeyError:
             raise KeyError(f"{self.name} has no field {path!r} (fields: {', '.join(self.fields)})") from None
+
+    def picker(self, *paths: str) -> Callable[..., tuple[Any, ...]]:
+        """``pick(data, offset=0, file=None)``: the values of the fields ``paths`` (in that order) of the record
+        at ``data[offset]``, read by one ``struct.unpack_from`` over the slots that hold them (for the few
+        numbers of a big header, without decoding the rest). A short buffer is a ``TruncatedError``."""
+        fields = [self.field(path) for path in paths]
+        parts = [field._parts() for field in fields]
+        slots = sorted({slot.offset: slot for _, slot in parts}.values(), key=lambda slot: slot.offset)
+        if any(not slot.code or slot.kind != "int" or slot.little != slots[0].little for slot in slots):
+            return lambda data, offset=0, file=None: tuple(field.get(data, offset, file=file) for field in fields)
+        layout, position = "<" if slots[0].little else ">", 0
+        for slot in slots:
+            layout += f"{slot.offset - position}x{slot.code}" if slot.offset > position else slot.code
+            position = slot.offset + slot.size
+        unpack = struct.Struct(layout).unpack_from
+        index = {slot.offset: n for n, slot in enumerate(slots)}
+        plain = all(not leaf.width and leaf.enum is None and leaf.value == "int" for leaf, _ in parts)
+        order = [(leaf, index[slot.offset]) for leaf, slot in parts]
+
+        def short(data: Any, offset: int, file: str | os.PathLike[str] | None) -> FormatError:
+            for field in fields:
+                field.get(data, offset, file=file)  # raises the TruncatedError of the first field cut off
+            return TruncatedError(f"truncated {self.name}", file=file, offset=offset)
+
+        if plain and [n for _, n in order] == list(range(len(slots))):
+            def pick(data: Any, offset: int = 0, file: str | os.PathLike[str] | None = None) -> tuple[Any, ...]:
+                try:
+                    return tuple(unpack(data, offset))
+                except struct.error:
+                    raise short(data, offset, file) from None
+        else:
+            def pick(data: Any, offset: int = 0, file: str | os.PathLike[str] | None = None) -> tuple[Any, ...]:
+                try:
+                    numbers = unpack(data, offset)
+                except struct.error:
+                    raise short(data, offset, file) from None
+                return tuple(_leaf_from_number(leaf, numbers[n]) for leaf, n in order)
+        return pick
 
     def bit_fields(self, run: str = "") -> dict[str, BitField]:
         """Shift and width of the bit fields directly under ``run`` (``""``: the record is a run), by name."""

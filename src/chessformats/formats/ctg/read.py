@@ -56,7 +56,8 @@ _HEADER_NUMBERS = {name: _HEADER_PAGE.field(name) for name in ("data_pages", "po
 _HEADER_NUMBERS_END = max(int(f.offset or 0) + int(f.size or 0) for f in _HEADER_NUMBERS.values())
 _CTB = codec(schema.CTB_HEAD)
 _CTB_SIZE = int(_CTB.size or 0)
-_CTB_LOWER, _CTB_UPPER = _CTB.field("lower_bound"), _CTB.field("upper_bound")
+_CTB_BOUNDS = _CTB.picker("lower_bound", "upper_bound")
+_HEADER_PICK = _HEADER_PAGE.picker(*_HEADER_NUMBERS)
 _CTO_HEADER = codec(schema.CTO_HEADER)
 _CTO_HEADER_SIZE = int(_CTO_HEADER.size or 0)
 _CTO_ENTRIES = _CTO_HEADER.field("entries")
@@ -71,7 +72,7 @@ def header_numbers(head: bytes) -> dict[str, int] | None:
     ``.ctg``; ``None`` when ``head`` is too short to hold them."""
     if len(head) < _HEADER_NUMBERS_END:
         return None
-    return {name: int(field.get(head)) for name, field in _HEADER_NUMBERS.items()}
+    return dict(zip(_HEADER_NUMBERS, _HEADER_PICK(head), strict=True))
 
 
 class MissingIndexWarning(UserWarning):
@@ -125,8 +126,7 @@ class CtgBook(MappedFile):
         if len(ctb) < _CTB_SIZE:
             raise TruncatedError("truncated .ctb header", needed=_CTB_SIZE, available=len(ctb), file=ctb_path,
                                  offset=0, show_path=False)
-        self.lower_bound = int(_CTB_LOWER.get(ctb))
-        self.upper_bound = int(_CTB_UPPER.get(ctb))
+        self.lower_bound, self.upper_bound = _CTB_BOUNDS(ctb)
         with open(cto_path, "rb") as handle:
             cto = handle.read()
         if len(cto) < _CTO_HEADER_SIZE:
