@@ -3,6 +3,7 @@ scan of every record, PGN export."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -47,21 +48,27 @@ _ANNOTATION_SIZE = codec(schema.ANNOTATION_RECORD_HEAD).field("size")
 _GAME = codec(schema.GAME_RECORD)
 
 
-def _unsigned(records: np.ndarray[Any, Any], name: str, count: int) -> np.ndarray[Any, Any]:
-    """An integer field of up to 4 bytes (the 24-bit ones are ``V3`` in the dtype) as ``uint32``, in the byte
-    order the declaration gives it."""
+@functools.cache
+def _byte_order(name: str) -> tuple[int, bool]:
+    """Size and byte order (little-endian?) of a GAME_RECORD integer field (a bit run: its run's slot)."""
     field = _GAME.field(name)
     size, slot = int(field.size or 0), field.slot
     if slot is None:  # a bit run: its bit fields share the run's slot
         slot = next(f.slot for path, f in _GAME.fields.items() if path.startswith(f"{name}.") and f.slot is not None)
     assert size <= 4
-    raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, size)
-    word = np.zeros((count, 4), dtype=np.uint8)
-    if slot.little:
-        word[:, :size] = raw
-        return word.view("<u4").ravel().astype(np.uint32)
-    word[:, 4 - size:] = raw
-    return word.view(">u4").ravel().astype(np.uint32)
+    return size, slot.little
+
+
+def _unsigned(records: np.ndarray[Any, Any], name: str, count: int) -> np.ndarray[Any, Any]:
+    """An integer field of up to 4 bytes (the 24-bit ones are ``V3`` in the dtype) as ``uint32``, in the byte
+    order the declaration gives it."""
+    size, little = _byte_order(name)
+    raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, size).astype(np.uint32)
+    columns = [raw[:, i] for i in (range(size - 1, -1, -1) if little else range(size))]
+    value = columns[0]
+    for column in columns[1:]:
+        value = value << 8 | column
+    return np.asarray(value)
 
 
 def _roman(number: int) -> str:
