@@ -65,7 +65,7 @@ def _unsigned(records: np.ndarray[Any, Any], name: str, count: int) -> np.ndarra
     size, little = _byte_order(name)
     raw = np.frombuffer(records[name].tobytes(), dtype=np.uint8).reshape(count, size).astype(np.uint32)
     columns = [raw[:, i] for i in (range(size - 1, -1, -1) if little else range(size))]
-    value = columns[0]
+    value: np.ndarray[Any, Any] = columns[0]
     for column in columns[1:]:
         value = value << 8 | column
     return np.asarray(value)
