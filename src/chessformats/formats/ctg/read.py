@@ -51,6 +51,8 @@ from .position import (
 __all__ = ["CtgBook", "MissingIndexWarning", "header_numbers", "open_book"]
 
 _PAGE_USED = int(PAGE_HEADER.field("used").offset or 0)
+_MOVES_LENGTH_AT = struct.Struct(MOVES_LENGTH.struct_format).unpack_from
+"""The moves block's length field, read in C (the page walk reads one per record; bounds checked before)."""
 _HEADER_PAGE = codec(schema.HEADER_PAGE)
 _HEADER_NUMBERS = {name: _HEADER_PAGE.field(name) for name in ("data_pages", "positions", "games")}
 _HEADER_NUMBERS_END = max(int(f.offset or 0) + int(f.size or 0) for f in _HEADER_NUMBERS.values())
@@ -161,26 +163,27 @@ class CtgBook(MappedFile):
         offsets = []
         by_signature: dict[bytes, int] = {}
         for number in range(count):
-            record = f"{where}.records[{number}]"
             if position >= end:
-                raise TruncatedError(f"{record}: the page header says {count} records in {used} bytes, record "
-                                     f"{number} starts at byte {position - base}", file=self.path, offset=position,
+                raise TruncatedError(f"{where}.records[{number}]: the page header says {count} records in {used} "
+                                     f"bytes, record {number} starts at byte {position - base}", file=self.path,
+                                     offset=position,
                                      path=f"{where}.header.positions", show_path=False)
             length = LENGTH_OF[data[position]]
             if length < MIN_POSITION:
                 raise InvalidValueError("encoded position too short to hold 64 squares", expected=f">= {MIN_POSITION}",
                                         actual=length, file=self.path, offset=position,
-                                        path=f"{record}.position.header.length")
+                                        path=f"{where}.records[{number}].position.header.length")
             if position + length >= end:
-                raise TruncatedError(f"truncated {record}.position", needed=length + 1,
+                raise TruncatedError(f"truncated {where}.records[{number}].position", needed=length + 1,
                                      available=end - position, file=self.path, offset=position, show_path=False)
-            moves = MOVES_LENGTH.unpack(data, position + length)[0]
+            moves, = _MOVES_LENGTH_AT(data, position + length)
             if not moves % 2:
                 raise InvalidValueError("moves block length is even", expected="2 * moves + 1", actual=moves,
-                                        file=self.path, offset=position + length, path=f"{record}.moves.length")
+                                        file=self.path, offset=position + length,
+                                        path=f"{where}.records[{number}].moves.length")
             size = length + moves + STATS_SIZE
             if position + size > end:
-                raise TruncatedError(f"truncated {record}", needed=size, available=end - position,
+                raise TruncatedError(f"truncated {where}.records[{number}]", needed=size, available=end - position,
                                      file=self.path, offset=position, show_path=False)
             offsets.append(position)
             by_signature.setdefault(bytes(data[position:position + length]), position)
@@ -247,7 +250,7 @@ class CtgBook(MappedFile):
         moves = self._moves(page, None, offset + length, norm.own, norm.flipped, norm.mirrored)
         if legal_only:
             moves = [move for move in moves if board.is_legal(move.move)]
-        stats_at = offset + length + MOVES_LENGTH.unpack(data, offset + length)[0]
+        stats_at = offset + length + _MOVES_LENGTH_AT(data, offset + length)[0]
         return self._stats(board.copy(stack=False), tuple(moves), stats_at,
                            encoded, 0, page, None, offset, norm.flipped, norm.mirrored)
 
@@ -291,7 +294,7 @@ class CtgBook(MappedFile):
         encoded = bytes(data[offset:offset + length])
         board, padding = decode_position(encoded, self.path, offset, where)
         moves = self._moves(page, number, offset + length, white_pieces(board))
-        stats_at = offset + length + MOVES_LENGTH.unpack(data, offset + length)[0]
+        stats_at = offset + length + _MOVES_LENGTH_AT(data, offset + length)[0]
         return self._stats(board, tuple(moves), stats_at, encoded, padding, page,
                            number, offset, False, False)
 
