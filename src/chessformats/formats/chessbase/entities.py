@@ -7,6 +7,7 @@ memory-mapped; records are parsed when asked for and a bounded number of them ar
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterator
@@ -72,6 +73,14 @@ _HEAD_SIZE: int = schema.ENTITY_HEADER_HEAD.sizeof()
 _EXTRA_SPACE = _HEAD.field("extra_space")
 _NODE = codec(schema.ENTITY_NODE)
 _NODE_SIZE: int = schema.ENTITY_NODE.sizeof()
+_RECORD_SIZES: dict[str, int] = {extension: int(declaration.sizeof())
+                                 for extension, declaration in schema.ENTITY_RECORDS.items()}
+
+
+@functools.cache
+def _nodes_dtype(record_size: int) -> np.dtype[Any]:
+    """A record as numpy sees it: the tree node's fields (from ENTITY_NODE), then the rest as bytes."""
+    return np.dtype([*_NODE.dtype.descr, ("rest", f"V{record_size - _NODE_SIZE}")])
 _TOURNAMENT = codec(schema.TOURNAMENT)
 _DATE_FIELDS = tuple(_TOURNAMENT.field(f"date.{name}") for name in ("year", "month", "day"))
 _TEAM = codec(schema.TEAM)
@@ -99,7 +108,7 @@ class EntityFile(MappedFile):
         self.encoding = encoding
         self.signed: bool = _SIGNED_BYTES[self.extension]
         """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
-        self.record_size: int = self.declaration.sizeof()
+        self.record_size: int = _RECORD_SIZES[self.extension]
         self._cache: dict[int, Entity] = {}
         if os.path.exists(self.path):
             self._map(self.path)
@@ -128,8 +137,8 @@ class EntityFile(MappedFile):
                                  file=self.path, offset=self.header_size + available * self.record_size)
         self.count = int(self.header.records)
         self.root = int(self.header.root)
-        dtype = np.dtype([*_NODE.dtype.descr, ("rest", f"V{self.record_size - _NODE_SIZE}")])
-        self._nodes = np.frombuffer(self._data, dtype=dtype, count=self.count, offset=self.header_size)
+        self._nodes = np.frombuffer(self._data, dtype=_nodes_dtype(self.record_size), count=self.count,
+                                    offset=self.header_size)
 
     def __len__(self) -> int:
         return self.count
