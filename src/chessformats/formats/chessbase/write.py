@@ -1,0 +1,224 @@
+"""Writing ChessBase databases: python-chess games to a new base (``.cbh .cbg .cba .cbp .cbt .cbc .cbs .cbe``).
+
+>>> import chess.pgn
+>>> from chessformats.formats.chessbase.write import write_database
+>>> with open("games.pgn") as pgn:                                            # doctest: +SKIP
+...     report = write_database("base.cbh", iter(lambda: chess.pgn.read_game(pgn), None))
+
+Games stream: each game's ``.cbh`` record and ``.cbg`` data are written when it comes, and only the entities
+(one record per distinct player, tournament, annotator, source) are kept until the end, when their files are
+written as AVL trees. Every file goes through :func:`~chessformats.engine.fileio.atomic_write_set`: a failed
+or interrupted write leaves the old base (if any) untouched and no half-written one.
+
+Written: moves with variations, null moves, setup positions and Chess960 (:mod:`.encoder`), the header fields
+the reader gives as tags (players, event and site, date with missing parts, round and subround, result,
+ratings, ECO, annotator, source, event date and type), the setup/variations/Chess960 flags. Not written yet:
+annotations (``.cba`` records: the file has its header only), teams and the ``.cbj`` extended headers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import chess.pgn
+
+from ...engine.codec import codec
+from ...engine.errors import FormatError
+from ...engine.fileio import atomic_write_set
+from ...engine.layout import describe
+from ...engine.schema import enum_view
+from ...schemas import chessbase as schema
+from .encoder import EncodedGame, encode_game
+from .entity_writer import EntityTable
+from .tags import HeaderValues, encode_name, header_values, split_player
+
+__all__ = ["WriteReport", "write_database"]
+
+_CBH_HEADER = codec(schema.CBH_HEADER)
+_RECORD = codec(schema.GAME_RECORD)
+_STORE_HEADER_SIZE = 26
+"""The modern ``.cbg``/``.cba`` header (``STORE_HEADER`` with its 64-bit fields)."""
+_NAME_SIZES = {(extension, f.name): f.size or 0 for extension, declaration in schema.ENTITY_RECORDS.items()
+               for f in describe(declaration) if f.size and f.name in (
+                   "last_name", "first_name", "title", "place", "name", "publisher")}
+_MOVES_MAX = _RECORD.field("moves").mask
+"""The record's ``moves`` value for a main line too long to count there (the reader counts the stream)."""
+_VARIATION_SIZES = tuple((limit, name) for limit, name in ((50, "v"), (300, "V"), (1000, "r"), (None, "R")))
+"""The ``variation_size`` class of a game by moves in its variations (``ANNOTATION_SIZES``)."""
+_FALSE_FLAGS = {name: (0 if name.startswith("reserved") else False)
+                for name in (path.split(".", 1)[1] for path in _RECORD.fields if path.startswith("flags."))}
+_NO_MEDALS = {path.split(".", 1)[1]: False for path in _RECORD.fields if path.startswith("medals.")}
+_DATE_FIELDS = ("year", "month", "day")
+_RESULT_NAMES = enum_view(schema.RESULT).names
+
+
+@dataclass
+class WriteReport:
+    """What :func:`write_database` did: games written, games skipped (with why), values it had to change."""
+
+    games: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    """(position of the game in the input, from 1; the reason) of each game left out."""
+    warnings: list[str] = field(default_factory=list)
+    """Names cut to their field, tags the record cannot hold."""
+
+
+def _store_header(size: int) -> bytes:
+    header = codec(schema.STORE_HEADER).encode({"header_size": _STORE_HEADER_SIZE, "file_size": size,
+                                                 "unused_bytes": 0, "file_size_64": size, "unused_bytes_64": 0})
+    assert len(header) == _STORE_HEADER_SIZE
+    return bytes(header)
+
+
+def _date(values: tuple[int, int, int]) -> dict[str, int]:
+    return {"reserved": 0, **dict(zip(_DATE_FIELDS, values, strict=True))}
+
+
+class _Base:
+    """The base being written: its entity tables and the open ``.cbh`` and ``.cbg`` files."""
+
+    def __init__(self, cbh: IO[bytes], cbg: IO[bytes], encoding: str | None, report: WriteReport) -> None:
+        self.cbh, self.cbg = cbh, cbg
+        self.encoding = encoding
+        self.report = report
+        self.players, self.tournaments = EntityTable(".cbp"), EntityTable(".cbt")
+        self.annotators, self.sources = EntityTable(".cbc"), EntityTable(".cbs")
+        self.cbg_size = _STORE_HEADER_SIZE
+        self.count = 0
+
+    def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
+        size = _NAME_SIZES[extension, field_name]
+        raw, cut = encode_name(text, size, self.encoding)
+        if cut:
+            self.report.warnings.append(f"game {number}: {field_name} {text!r} cut to {size - 1} bytes")
+        return raw
+
+    def player(self, text: str, number: int) -> int:
+        last, first = split_player(text)
+        last_raw = self.name(".cbp", "last_name", last, number)
+        first_raw = self.name(".cbp", "first_name", first, number)
+        return self.players.add((last_raw, first_raw), {"last_name": last_raw, "first_name": first_raw}, number)
+
+    def tournament(self, tags: Any, values: HeaderValues, number: int) -> int:
+        title = self.name(".cbt", "title", _known(tags.get("Event", "")), number)
+        place = self.name(".cbt", "place", _known(tags.get("Site", "")), number)
+        record = {"title": title, "place": place, "date": _date(values.event_date),
+                  "kind": {"correspondence": False, "rapid": False, "blitz": False, "type": values.event_type},
+                  "reserved_84": 0, "nation": 0, "reserved_86": 0, "category": 0,
+                  "flags": {"reserved": 0, "board_points": False, "complete": False, "unknown": False},
+                  "rounds": 0, "reserved_90": 0}
+        return self.tournaments.add((title, place, values.event_date), record, number)
+
+    def annotator(self, text: str, number: int) -> int:
+        name = self.name(".cbc", "name", text, number)
+        return self.annotators.add(name, {"name": name}, number)
+
+    def source(self, text: str, number: int) -> int:
+        title = self.name(".cbs", "title", text, number)
+        record = {"title": title, "publisher": bytes(_NAME_SIZES[".cbs", "publisher"]), "publication": _date((0, 0, 0)),
+                  "date": _date((0, 0, 0)), "version": 0, "quality": 0}
+        return self.sources.add(title, record, number)
+
+    def add(self, game: chess.pgn.Game) -> None:
+        number = self.count + 1
+        encoded = encode_game(game, number=number)
+        tags = game.headers
+        values = header_values(tags)
+        self.report.warnings.extend(f"game {number}: {problem}" for problem in values.problems)
+        record = {
+            "kind": {"deleted": False, "reserved": 0, "guiding_text": False, "present": True},
+            "cbg_offset": self.cbg_size, "cba_offset": 0,
+            "white": self.player(tags.get("White", "?"), number), "black": self.player(tags.get("Black", "?"), number),
+            "tournament": self.tournament(tags, values, number),
+            "annotator": self.annotator(tags.get("Annotator", ""), number),
+            "source": self.source(tags.get("Source", ""), number),
+            "date": _date(values.date), "result": values.result, "line_evaluation": 0,
+            "round": values.round, "subround": values.subround,
+            "white_elo": values.white_elo, "black_elo": values.black_elo,
+            "eco": {"code": values.eco[0], "subcode": values.eco[1]} if not encoded.start or
+            encoded.start.start_position is None else _chess960_eco(encoded.start.start_position),
+            "medals": _NO_MEDALS, "flags": _flags(encoded), "reserved_43": 0,
+            "annotation_sizes": {"reserved": 0, "many_arrows": False, "many_squares": False, "many_symbols": False,
+                                 "many_comments": False, "variation_size": _variation_size(encoded.variation_moves)},
+            "moves": min(_main_moves(encoded), _MOVES_MAX),
+        }
+        data = _RECORD.encode(record)
+        self.cbg.write(encoded.data)
+        self.cbh.write(data)
+        self.cbg_size += len(encoded.data)
+        self.count = number
+
+
+def _known(text: str) -> str:
+    """A tag value as the entity holds it: "?" (unknown) is the empty name, which the reader shows as "?"."""
+    return "" if text == "?" else text
+
+
+def _chess960_eco(position: int) -> dict[str, int]:
+    value = schema.ECO_CHESS960 + position
+    eco = codec(schema.ECO)
+    return {"code": eco.field("code").extract(value), "subcode": eco.field("subcode").extract(value)}
+
+
+def _flags(encoded: EncodedGame) -> dict[str, Any]:
+    return {**_FALSE_FLAGS, "setup": encoded.setup, "variations": encoded.variation_moves > 0,
+            "chess960": bool(encoded.start and encoded.start.chess960)}
+
+
+def _variation_size(moves: int) -> str:
+    for limit, name in _VARIATION_SIZES:
+        if limit is None or moves <= limit:
+            return name
+    raise AssertionError("unreachable")
+
+
+def _main_moves(encoded: EncodedGame) -> int:
+    """The record's move count: full moves of the main line (a line that starts with black's move counts it)."""
+    black_first = encoded.start is not None and not encoded.start.white_to_move
+    return (encoded.main_plies + (1 if black_first else 0) + 1) // 2
+
+
+def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game], *,
+                   encoding: str | None = None) -> WriteReport:
+    """Write ``games`` as a new ChessBase base at ``path`` (the ``.cbh`` file; its companions beside it), replacing
+    a base of that name atomically. Returns a :class:`WriteReport`.
+
+    A game python-chess could not read completely (``game.errors``) or that the format cannot hold is skipped
+    and reported; the others are written. ``encoding``: the names' code page (``None``: cp1252 for the names
+    it holds, UTF-8 for the others, the way the reader reads them).
+    """
+    stem = os.fspath(path)
+    if stem.lower().endswith(".cbh"):
+        stem = stem[:-4]
+    report = WriteReport()
+    with atomic_write_set() as open_file:
+        cbh, cbg, cba = (open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba"))
+        base = _Base(cbh, cbg, encoding, report)
+        cbh.write(bytes(schema.CBH_HEADER_SIZE))
+        cbg.write(bytes(_STORE_HEADER_SIZE))
+        for position, game in enumerate(games, 1):
+            if game.errors:
+                report.skipped.append((position, f"python-chess could not read it: {game.errors[0]}"))
+                continue
+            try:
+                base.add(game)
+            except FormatError as error:
+                report.skipped.append((position, str(error)))
+        cbh.seek(0)
+        cbh.write(_CBH_HEADER.encode({"reserved_0": 0, "header_variant": "modern", "reserved_5": 1,
+                                      "next_game_id": base.count + 1, "reserved_10": 0, "counter_12": 0,
+                                      "counter_16": 0, "counter_20": 0, "reserved_24": bytes(16),
+                                      "next_game_id_2": base.count + 1, "reserved_44": 0}))
+        cbg.seek(0)
+        cbg.write(_store_header(base.cbg_size))
+        cba.write(_store_header(_STORE_HEADER_SIZE))
+        for extension, table in ((".cbp", base.players), (".cbt", base.tournaments), (".cbc", base.annotators),
+                                 (".cbs", base.sources), (".cbe", EntityTable(".cbe"))):
+            with_handle = open_file(stem + extension)
+            for chunk in table.file_bytes():
+                with_handle.write(chunk)
+    report.games = base.count
+    return report
