@@ -91,9 +91,9 @@ def header_values(tags: Mapping[str, str]) -> HeaderValues:
             problems.append(f"ECO {eco!r}: not an ECO code")
         else:
             number = "ABCDE".index(match[1]) * 100 + int(match[2]) + 1
-            sub = int(match[3] or 0)
-            if number <= _ECO_CODE_MAX and sub <= _ECO_SUBCODE_MAX:
-                values.eco = (number, sub)
+            subcode = int(match[3] or 0)
+            if number <= _ECO_CODE_MAX and subcode <= _ECO_SUBCODE_MAX:
+                values.eco = (number, subcode)
     if "EventDate" in tags:
         values.event_date = _date(tags["EventDate"], "EventDate", problems)
     values.event_type = _TOURNAMENT_TYPES.get(tags.get("EventType", "").strip().lower(), "none")
