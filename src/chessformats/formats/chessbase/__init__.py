@@ -13,7 +13,8 @@ One module per concern: :mod:`.database` (the base and its files, PGN export), :
 header and guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams),
 :mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
-PGN), :mod:`.san` (fast SAN).
+PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
+(the move stream), :mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .extended import ExtendedHeader, ExtendedHeaders
 from .games import RESULT_TAGS, GameHeader, GuidingText
 from .moves import DecodedGame, DecodedMove
 from .pgn import build_game
+from .write import WriteReport, write_database
 
 __all__ = [
     "COMPANIONS",
@@ -40,9 +42,11 @@ __all__ = [
     "GameHeader",
     "GuidingText",
     "SortKey",
+    "WriteReport",
     "build_game",
     "decode_name",
     "decode_text",
     "export_pgn",
     "open_database",
+    "write_database",
 ]

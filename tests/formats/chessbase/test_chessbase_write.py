@@ -1,0 +1,229 @@
+"""The ChessBase writer: ChessBase's own bytes for every corpus move stream; PGN -> base -> games equal; every
+corpus base read -> written -> read equal; the written entity trees pass the reader's check; atomic writes."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+
+from chessformats.formats.chessbase import open_database
+from chessformats.formats.chessbase.encoder import encode_game
+from chessformats.formats.chessbase.moves import SKIP, decode_game
+from chessformats.formats.chessbase.pgn import build_game, tree_of
+from chessformats.formats.chessbase.write import write_database
+from chessformats.schemas import chessbase as schema
+from conftest import SHARED_ROOT, find_corpus
+
+_KINDS_SKIPPED = 0x82  # deleted or guiding text: RECORD_KIND's bits, as the corpus tests read them
+_TEAM_TAGS = ("WhiteTeam", "BlackTeam")
+"""Teams need the .cbj file, which the writer does not write yet."""
+
+
+def _bases() -> list[Path]:
+    root = SHARED_ROOT / "corpus" / "chessbase"
+    return sorted(root.glob("*/*.cbh")) if root.is_dir() else []
+
+
+def _corpus_games(cbh: Path) -> Iterator[tuple[int, Any, Any, bytes]]:
+    """(number, decoded stream, python-chess game, ChessBase's data) of every readable game of a base."""
+    with open_database(cbh) as db:
+        for number in range(1, len(db) + 1):
+            if int(db.records["kind"][number - 1]) & _KINDS_SKIPPED:
+                continue
+            try:
+                header = db[number]
+                decoded = db.decode(number)
+                game = header.moves()  # type: ignore[union-attr]
+            except Exception:  # damaged corpus games (Chess960Corrupt) are the reader tests' business
+                continue
+            yield number, decoded, game, db.game_data(number)[1]
+
+
+def _tree(data: bytes) -> list[str]:
+    return tree_of(build_game(decode_game(data), {}))
+
+
+@pytest.mark.parametrize("cbh", _bases(), ids=lambda path: path.parent.name)
+def test_move_streams_are_chessbases_bytes(cbh: Path) -> None:
+    """Every corpus game in mode 0 or 10 whose stream is canonical (ends with its marker, no skipped byte)
+    encodes to ChessBase's exact bytes; the others (other modes, NormalNoPop, a skip byte) to the same moves."""
+    equal = other = 0
+    for number, decoded, game, theirs in _corpus_games(cbh):
+        encoded = encode_game(game, number=number)
+        ours = encoded.data
+        canonical = decoded.mode in (0, 10) and decoded.ended and SKIP not in decoded.tokens
+        if canonical and decoded.chess960 and decoded.start.start_position != encoded.start.start_position:
+            # ChessBase stores 253 for the start positions of libcbh_Chess960NonStandard (python-chess numbers
+            # them 455, 454, ...): the number aside, the bytes are ChessBase's (listed in the format docs)
+            at = 4 + schema.SETUP.sizeof() + schema.CHESS960_SETUP.sizeof() - 2
+            assert decoded.start.start_position == 253
+            ours = ours[:at] + theirs[at:at + 2] + ours[at + 2:]
+        if canonical:
+            assert ours == theirs, f"game {number}"
+            equal += 1
+        else:
+            assert _tree(ours) == tree_of(game), f"game {number}"
+            other += 1
+    if cbh.parent.name in ("uncbv_twic1134", "libcbh_NormalGames", "libcbh_WithVariations", "libcbh_Chess960Biel",
+                           "libcbh_ManyPromotions"):
+        assert equal and not other
+
+
+def _same(source: chess.pgn.Game, back: chess.pgn.Game, *, ignore: tuple[str, ...] = ()) -> None:
+    assert tree_of(back) == tree_of(source)
+    assert back.board().fen() == source.board().fen()
+    wanted = {name: value for name, value in source.headers.items() if name not in ignore}
+    got = {name: value for name, value in back.headers.items() if name not in ignore}
+    assert got == wanted
+
+
+def _written(tmp_path: Path, games: list[chess.pgn.Game], **options: Any) -> Path:
+    target = tmp_path / "out.cbh"
+    report = write_database(target, games, **options)
+    assert report.skipped == [] and report.games == len(games)
+    with open_database(target) as db:
+        for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+            assert entities.check() == []
+    return target
+
+
+def test_twic1134_pgn_to_base_and_back(tmp_path: Path) -> None:
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    with open(pgn, encoding="utf-8") as handle:
+        games = list(iter(lambda: chess.pgn.read_game(handle), None))
+    assert len(games) == 6097
+    target = _written(tmp_path, games)
+    with open_database(target) as db:
+        assert len(db) == len(games)
+        assert len(db.players) == len({name for g in games for name in (g.headers["White"], g.headers["Black"])})
+        for number, game in enumerate(games, 1):
+            _same(game, db[number].moves())  # type: ignore[union-attr]
+    # the same games written by ChessBase (uncbv_twic1134): our move streams are its bytes
+    with open_database(target) as ours, open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) \
+            as theirs:
+        assert ours.game_data(1)[1] == theirs.game_data(1)[1]
+
+
+@pytest.mark.parametrize("cbh", _bases(), ids=lambda path: path.parent.name)
+def test_corpus_base_read_write_read(tmp_path: Path, cbh: Path) -> None:
+    games = [game for _, _, game, _ in _corpus_games(cbh)]
+    target = _written(tmp_path, games)
+    with open_database(target) as db:
+        assert len(db) == len(games)
+        for number, game in enumerate(games, 1):
+            _same(game, db[number].moves(), ignore=_TEAM_TAGS)  # type: ignore[union-attr]
+
+
+_HAND_MADE = """
+[Event "Hand made"]
+[Site "Here"]
+[Date "2024.??.??"]
+[Round "3.2"]
+[White "Müller, Jörg"]
+[Black "李, 四"]
+[Result "1-0"]
+[WhiteElo "2400"]
+[BlackElo "1234"]
+[ECO "C42/07"]
+[Annotator "Someone"]
+[Source "A book"]
+[EventDate "2024.05.??"]
+[EventType "swiss"]
+
+1. e4 e5 (1... c5 2. Nf3 (2. c3 d5 (2... Nf6) 3. exd5) 2... d6) (1... e6) 2. -- Nf6 3. Nf3 -- 4. Bc4 Bc5 5. O-O O-O 1-0
+
+[Event "Setup"]
+[Site "?"]
+[Date "1999.12.31"]
+[Round "?"]
+[White "?"]
+[Black "Solo"]
+[Result "*"]
+[FEN "r3k2r/6P1/8/3pP3/8/8/8/R3K2R w KQkq d6 0 30"]
+[SetUp "1"]
+
+30. exd6 O-O-O (30... Kd7 31. gxh8=N (31. g8=R) 31... Rxh8) 31. gxh8=B Rxh8 32. O-O-O *
+
+[Event "Black starts"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "A"]
+[Black "B"]
+[Result "0-1"]
+[FEN "4k3/8/8/8/8/8/4p3/4K3 b - - 0 60"]
+[SetUp "1"]
+
+60... Kd7 61. Kxe2 Kc6 62. -- Kb5 0-1
+"""
+
+
+def _chess960_game() -> chess.pgn.Game:
+    """A Chess960 game in which both sides castle (moves chosen by a fixed seed, castling first)."""
+    rng = random.Random(960)
+    board = chess.Board.from_chess960_pos(123)
+    game = chess.pgn.Game.from_board(board)
+    node: chess.pgn.GameNode = game
+    while board.ply() < 60 and not board.is_game_over():
+        moves = list(board.legal_moves)
+        castling = [move for move in moves if board.is_castling(move)]
+        move = castling[0] if castling else rng.choice(moves)
+        node = node.add_variation(move)
+        board.push(move)
+    assert sum(board.is_castling(m) for m in board.move_stack) >= 1
+    game.headers["Result"] = "*"
+    return game
+
+
+def _hand_made() -> list[chess.pgn.Game]:
+    handle = io.StringIO(_HAND_MADE)
+    games = list(iter(lambda: chess.pgn.read_game(handle), None))
+    assert len(games) == 3 and not any(game.errors for game in games)
+    return [*games, _chess960_game()]
+
+
+def test_hand_made_games(tmp_path: Path) -> None:
+    games = _hand_made()
+    target = _written(tmp_path, games)
+    with open_database(target) as db:
+        for number, game in enumerate(games, 1):
+            _same(game, db[number].moves())  # type: ignore[union-attr]
+        first = db[1]
+        assert first.record.body.round == 3 and first.record.body.subround == 2  # type: ignore[union-attr]
+        assert first.flags == ["variations"]  # type: ignore[union-attr]
+        assert db[2].flags == ["variations", "setup"]  # type: ignore[union-attr]
+        assert db[4].chess960_position is not None and "chess960" in db[4].flags  # type: ignore[union-attr]
+        assert db.players.find("Müller, Jörg") is not None
+        assert db.tournaments.find("Hand made", year=2024) is not None
+
+
+def test_unreadable_games_and_long_names_are_reported(tmp_path: Path) -> None:
+    good, bad = _hand_made()[0], chess.pgn.read_game(io.StringIO("1. e4 e5 2. Ke3 *"))
+    assert bad is not None and bad.errors
+    good.headers["White"] = "A" * 40 + ", " + "é" * 30
+    target = tmp_path / "out.cbh"
+    report = write_database(target, [bad, good])
+    assert report.games == 1 and [position for position, _ in report.skipped] == [1]
+    assert len(report.warnings) == 2  # last name and first name cut
+    with open_database(target) as db:
+        assert db[1].headers["White"] == "A" * 29 + ", " + "é" * 19
+
+
+def test_a_failed_write_leaves_the_old_base(tmp_path: Path) -> None:
+    target = _written(tmp_path, _hand_made())
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+
+    def failing() -> Iterator[chess.pgn.Game]:
+        yield from _hand_made()
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        write_database(target, failing())
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
