@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import chess.pgn
 import pytest
 
 from chessformats.formats.chessbase import open_database
+from chessformats.formats.chessbase.annotation_writer import encode_annotations
 from chessformats.formats.chessbase.encoder import encode_game
 from chessformats.formats.chessbase.moves import SKIP, decode_game
 from chessformats.formats.chessbase.pgn import build_game, tree_of
@@ -40,7 +42,7 @@ def _corpus_games(cbh: Path) -> Iterator[tuple[int, Any, Any, bytes]]:
             try:
                 header = db[number]
                 decoded = db.decode(number)
-                game = header.moves()  # type: ignore[union-attr]
+                game = header.to_pgn()  # type: ignore[union-attr]
             except Exception:  # damaged corpus games (Chess960Corrupt) are the reader tests' business
                 continue
             yield number, decoded, game, db.game_data(number)[1]
@@ -76,8 +78,35 @@ def test_move_streams_are_chessbases_bytes(cbh: Path) -> None:
         assert equal and not other
 
 
+_COMMANDS = re.compile(r"\[%(?:csl|cal|clk|emt|eval)\s[^\]]*\]")
+
+
+def _annotations(game: chess.pgn.Game) -> list[Any]:
+    """Every node's annotations, depth first: comment text (commands aside), starting comment, NAGs, squares
+    and arrows, clock, time spent, evaluation."""
+    def text(comment: str) -> str:
+        return " ".join(_COMMANDS.sub(" ", comment).split())
+
+    out: list[Any] = [text(game.comment)]
+    for node in _depth_first(game):
+        score = node.eval()
+        out.append((text(node.comment), text(node.starting_comment), sorted(node.nags),
+                    sorted((a.tail, a.head, a.color) for a in node.arrows()), node.clock(), node.emt(),
+                    None if score is None else (score.white(), node.eval_depth())))
+    return out
+
+
+def _depth_first(game: chess.pgn.Game) -> Iterator[chess.pgn.ChildNode]:
+    stack = list(reversed(game.variations))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.variations))
+
+
 def _same(source: chess.pgn.Game, back: chess.pgn.Game, *, ignore: tuple[str, ...] = ()) -> None:
     assert tree_of(back) == tree_of(source)
+    assert _annotations(back) == _annotations(source)
     assert back.board().fen() == source.board().fen()
     wanted = {name: value for name, value in source.headers.items() if name not in ignore}
     got = {name: value for name, value in back.headers.items() if name not in ignore}
@@ -118,7 +147,7 @@ def test_corpus_base_read_write_read(tmp_path: Path, cbh: Path) -> None:
     with open_database(target) as db:
         assert len(db) == len(games)
         for number, game in enumerate(games, 1):
-            _same(game, db[number].moves(), ignore=_TEAM_TAGS)  # type: ignore[union-attr]
+            _same(game, db[number].to_pgn(), ignore=_TEAM_TAGS)  # type: ignore[union-attr]
 
 
 _HAND_MADE = """
@@ -162,6 +191,18 @@ _HAND_MADE = """
 [SetUp "1"]
 
 60... Kd7 61. Kxe2 Kc6 62. -- Kb5 0-1
+
+[Event "Annotated"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "A"]
+[Black "B"]
+[Result "*"]
+
+{ A game comment. } 1. e4 $1 $14 { After e4 [%csl Ga1,Rb2,Yc3] [%cal Ge2e4,Rd2d4] [%clk 1:30:00] }
+1... e5 $140 { [%emt 0:00:15] [%eval 0.35,18] Ünïcödé ž and 漢字 } ( { before c5 } 1... c5 $2 $18 $142
+{ [%eval #-3] } 2. Nf3 { [%clk 1:29:59] } ) 2. Nf3 $6 { [%eval -1.50] } *
 """
 
 
@@ -185,7 +226,7 @@ def _chess960_game() -> chess.pgn.Game:
 def _hand_made() -> list[chess.pgn.Game]:
     handle = io.StringIO(_HAND_MADE)
     games = list(iter(lambda: chess.pgn.read_game(handle), None))
-    assert len(games) == 3 and not any(game.errors for game in games)
+    assert len(games) == 4 and not any(game.errors for game in games)
     return [*games, _chess960_game()]
 
 
@@ -194,12 +235,13 @@ def test_hand_made_games(tmp_path: Path) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         for number, game in enumerate(games, 1):
-            _same(game, db[number].moves())  # type: ignore[union-attr]
+            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
         first = db[1]
         assert first.record.body.round == 3 and first.record.body.subround == 2  # type: ignore[union-attr]
         assert first.flags == ["variations"]  # type: ignore[union-attr]
         assert db[2].flags == ["variations", "setup"]  # type: ignore[union-attr]
-        assert db[4].chess960_position is not None and "chess960" in db[4].flags  # type: ignore[union-attr]
+        assert set(db[4].flags) == {"arrows", "squares", "symbols", "comments", "variations"}  # type: ignore[union-attr]
+        assert db[5].chess960_position is not None and "chess960" in db[5].flags  # type: ignore[union-attr]
         assert db.players.find("Müller, Jörg") is not None
         assert db.tournaments.find("Hand made", year=2024) is not None
 
@@ -208,12 +250,37 @@ def test_unreadable_games_and_long_names_are_reported(tmp_path: Path) -> None:
     good, bad = _hand_made()[0], chess.pgn.read_game(io.StringIO("1. e4 e5 2. Ke3 *"))
     assert bad is not None and bad.errors
     good.headers["White"] = "A" * 40 + ", " + "é" * 30
+    good.variations[0].nags = {16, 18}  # two evaluations: the symbols item holds one
     target = tmp_path / "out.cbh"
     report = write_database(target, [bad, good])
     assert report.games == 1 and [position for position, _ in report.skipped] == [1]
-    assert len(report.warnings) == 2  # last name and first name cut
+    assert len(report.warnings) == 3  # last name and first name cut, a NAG left out
+    assert sum("$18" in warning for warning in report.warnings) == 1
     with open_database(target) as db:
         assert db[1].headers["White"] == "A" * 29 + ", " + "é" * 19
+
+
+_ANNOTATION_BYTES_BASES = ("libcbh_WithVariations", "libcbh_NormalGames", "libcbh_Chess960Biel", "uncbv_twic1134",
+                           "libcbh_ManyPromotions", "libcbh_UnusualStart", "libcbh_Chess960NonStandard")
+
+
+@pytest.mark.parametrize("name", _ANNOTATION_BYTES_BASES)
+def test_annotation_records_are_chessbases_bytes(name: str) -> None:
+    """In the bases ChessBase wrote whose annotations PGN holds (comments, NAGs, clocks), every game's .cba
+    record is ChessBase's, but for games whose annotations the reader could not attach (``chessbase_extras``:
+    final clocks of a game without moves)."""
+    equal = 0
+    with open_database(find_corpus("chessbase", name, next(
+            p.name for p in find_corpus("chessbase", name).glob("*.cbh")))) as db:
+        for number in range(1, len(db) + 1):
+            game = db[number].to_pgn()  # type: ignore[union-attr]
+            if any(game.chessbase_extras.items.values()):  # type: ignore[attr-defined]
+                continue
+            ours = encode_annotations(game, encode_game(game, number=number), number=number)
+            theirs = db.annotation_data(number)
+            assert ours.data == (theirs[1] if theirs else None), f"game {number}"
+            equal += 1
+        assert equal >= len(db) - 13  # NormalGames: 13 games without moves keep their clocks as extras
 
 
 def test_a_failed_write_leaves_the_old_base(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ class EncodedGame:
     setup: bool
     main_plies: int
     variation_moves: int
-    nodes: list[chess.pgn.GameNode] = field(default_factory=list, repr=False)
+    nodes: list[chess.pgn.ChildNode] = field(default_factory=list, repr=False)
     """The game's nodes in stream order (the ``.cba`` position of ``nodes[i]`` is ``i + 1``; 0: the start)."""
     start: StartPosition | None = field(default=None, repr=False)
 
@@ -204,7 +204,7 @@ def encode_game(game: chess.pgn.Game, *, number: int = 0) -> EncodedGame:
         start.kings = (kings[0] if kings[0] is not None else chess.E1, kings[1] if kings[1] is not None else chess.E8)
     mode = CHESS960_MODE if chess960 else STANDARD_MODE
     writer = _Writer(mode, start, number)
-    nodes: list[chess.pgn.GameNode] = []
+    nodes: list[chess.pgn.ChildNode] = []
     main_plies = 0
     node: chess.pgn.GameNode = game
     while node.variations:
@@ -223,7 +223,7 @@ def encode_game(game: chess.pgn.Game, *, number: int = 0) -> EncodedGame:
             if kind == "branch":
                 writer.byte(schema.CODE_PUSH)
                 stack.append(("pop", None, writer.decoder.position.copy()))
-            assert item.move is not None
+            assert isinstance(item, chess.pgn.ChildNode)
             writer.move(item.move, item)
             nodes.append(item)
         children = item.variations

@@ -12,8 +12,9 @@ or interrupted write leaves the old base (if any) untouched and no half-written 
 
 Written: moves with variations, null moves, setup positions and Chess960 (:mod:`.encoder`), the header fields
 the reader gives as tags (players, event and site, date with missing parts, round and subround, result,
-ratings, ECO, annotator, source, event date and type), the setup/variations/Chess960 flags. Not written yet:
-annotations (``.cba`` records: the file has its header only), teams and the ``.cbj`` extended headers.
+ratings, ECO, annotator, source, event date and type), the setup/variations/Chess960 flags; annotations
+(:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``, ``[%emt]``, ``[%eval]``). Not
+written yet: teams and the ``.cbj`` extended headers, the ``TimeControl`` tag.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ...engine.fileio import atomic_write_set
 from ...engine.layout import describe
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
+from .annotation_writer import EncodedAnnotations, encode_annotations
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
 from .tags import HeaderValues, encode_name, header_values, split_player
@@ -80,13 +82,14 @@ def _date(values: tuple[int, int, int]) -> dict[str, int]:
 class _Base:
     """The base being written: its entity tables and the open ``.cbh`` and ``.cbg`` files."""
 
-    def __init__(self, cbh: IO[bytes], cbg: IO[bytes], encoding: str | None, report: WriteReport) -> None:
-        self.cbh, self.cbg = cbh, cbg
+    def __init__(self, cbh: IO[bytes], cbg: IO[bytes], cba: IO[bytes], encoding: str | None,
+                 report: WriteReport) -> None:
+        self.cbh, self.cbg, self.cba = cbh, cbg, cba
         self.encoding = encoding
         self.report = report
         self.players, self.tournaments = EntityTable(".cbp"), EntityTable(".cbt")
         self.annotators, self.sources = EntityTable(".cbc"), EntityTable(".cbs")
-        self.cbg_size = _STORE_HEADER_SIZE
+        self.cbg_size = self.cba_size = _STORE_HEADER_SIZE
         self.count = 0
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
@@ -125,12 +128,13 @@ class _Base:
     def add(self, game: chess.pgn.Game) -> None:
         number = self.count + 1
         encoded = encode_game(game, number=number)
+        annotations = encode_annotations(game, encoded, number=number, encoding=self.encoding)
         tags = game.headers
         values = header_values(tags)
-        self.report.warnings.extend(f"game {number}: {problem}" for problem in values.problems)
+        self.report.warnings.extend(f"game {number}: {problem}" for problem in values.problems + annotations.problems)
         record = {
             "kind": {"deleted": False, "reserved": 0, "guiding_text": False, "present": True},
-            "cbg_offset": self.cbg_size, "cba_offset": 0,
+            "cbg_offset": self.cbg_size, "cba_offset": self.cba_size if annotations.data else 0,
             "white": self.player(tags.get("White", "?"), number), "black": self.player(tags.get("Black", "?"), number),
             "tournament": self.tournament(tags, values, number),
             "annotator": self.annotator(tags.get("Annotator", ""), number),
@@ -140,15 +144,17 @@ class _Base:
             "white_elo": values.white_elo, "black_elo": values.black_elo,
             "eco": {"code": values.eco[0], "subcode": values.eco[1]} if not encoded.start or
             encoded.start.start_position is None else _chess960_eco(encoded.start.start_position),
-            "medals": _NO_MEDALS, "flags": _flags(encoded), "reserved_43": 0,
-            "annotation_sizes": {"reserved": 0, "many_arrows": False, "many_squares": False, "many_symbols": False,
-                                 "many_comments": False, "variation_size": _variation_size(encoded.variation_moves)},
+            "medals": _NO_MEDALS, "flags": _flags(encoded, annotations), "reserved_43": 0,
+            "annotation_sizes": _annotation_sizes(encoded, annotations),
             "moves": min(_main_moves(encoded), _MOVES_MAX),
         }
         data = _RECORD.encode(record)
         self.cbg.write(encoded.data)
         self.cbh.write(data)
         self.cbg_size += len(encoded.data)
+        if annotations.data:
+            self.cba.write(annotations.data)
+            self.cba_size += len(annotations.data)
         self.count = number
 
 
@@ -163,9 +169,23 @@ def _chess960_eco(position: int) -> dict[str, int]:
     return {"code": eco.field("code").extract(value), "subcode": eco.field("subcode").extract(value)}
 
 
-def _flags(encoded: EncodedGame) -> dict[str, Any]:
+def _flags(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, Any]:
+    kinds = annotations.kinds
     return {**_FALSE_FLAGS, "setup": encoded.setup, "variations": encoded.variation_moves > 0,
-            "chess960": bool(encoded.start and encoded.start.chess960)}
+            "chess960": bool(encoded.start and encoded.start.chess960),
+            "comments": bool(kinds.get("text_after") or kinds.get("text_before")), "symbols": "symbols" in kinds,
+            "squares": "squares" in kinds, "arrows": "arrows" in kinds}
+
+
+_MANY = 10
+"""Items of a kind from which the record's ``many_*`` bit is set (symbols: corpus, 9 never, 10 always)."""
+
+
+def _annotation_sizes(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, Any]:
+    kinds = annotations.kinds
+    return {"reserved": 0, "many_arrows": kinds.get("arrows", 0) >= _MANY,
+            "many_squares": kinds.get("squares", 0) >= _MANY, "many_symbols": kinds.get("symbols", 0) >= _MANY,
+            "many_comments": False, "variation_size": _variation_size(encoded.variation_moves)}
 
 
 def _variation_size(moves: int) -> str:
@@ -196,9 +216,10 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
     report = WriteReport()
     with atomic_write_set() as open_file:
         cbh, cbg, cba = (open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba"))
-        base = _Base(cbh, cbg, encoding, report)
+        base = _Base(cbh, cbg, cba, encoding, report)
         cbh.write(bytes(schema.CBH_HEADER_SIZE))
         cbg.write(bytes(_STORE_HEADER_SIZE))
+        cba.write(bytes(_STORE_HEADER_SIZE))
         for position, game in enumerate(games, 1):
             if game.errors:
                 report.skipped.append((position, f"python-chess could not read it: {game.errors[0]}"))
@@ -214,7 +235,8 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
                                       "next_game_id_2": base.count + 1, "reserved_44": 0}))
         cbg.seek(0)
         cbg.write(_store_header(base.cbg_size))
-        cba.write(_store_header(_STORE_HEADER_SIZE))
+        cba.seek(0)
+        cba.write(_store_header(base.cba_size))
         for extension, table in ((".cbp", base.players), (".cbt", base.tournaments), (".cbc", base.annotators),
                                  (".cbs", base.sources), (".cbe", EntityTable(".cbe"))):
             with_handle = open_file(stem + extension)
