@@ -14,6 +14,7 @@ import chess
 import chess.pgn
 import pytest
 
+from chessformats.engine.codec import codec
 from chessformats.formats.chessbase import open_database
 from chessformats.formats.chessbase.annotation_writer import encode_annotations
 from chessformats.formats.chessbase.encoder import encode_game
@@ -24,8 +25,6 @@ from chessformats.schemas import chessbase as schema
 from conftest import SHARED_ROOT, find_corpus
 
 _KINDS_SKIPPED = 0x82  # deleted or guiding text: RECORD_KIND's bits, as the corpus tests read them
-_TEAM_TAGS = ("WhiteTeam", "BlackTeam")
-"""Teams need the .cbj file, which the writer does not write yet."""
 
 
 def _bases() -> list[Path]:
@@ -147,7 +146,7 @@ def test_corpus_base_read_write_read(tmp_path: Path, cbh: Path) -> None:
     with open_database(target) as db:
         assert len(db) == len(games)
         for number, game in enumerate(games, 1):
-            _same(game, db[number].to_pgn(), ignore=_TEAM_TAGS)  # type: ignore[union-attr]
+            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
 
 
 _HAND_MADE = """
@@ -257,7 +256,34 @@ def test_unreadable_games_and_long_names_are_reported(tmp_path: Path) -> None:
     assert len(report.warnings) == 3  # last name and first name cut, a NAG left out
     assert sum("$18" in warning for warning in report.warnings) == 1
     with open_database(target) as db:
-        assert db[1].headers["White"] == "A" * 29 + ", " + "é" * 19
+        assert db[1].headers["White"] == "A" * 30 + ", " + "é" * 20  # a full field has no terminator
+
+
+def test_twic1134_records_are_chessbases(tmp_path: Path) -> None:
+    """ChessBase's own twic1134 base, read and written again: every .cbh and .cbj record is ChessBase's but
+    for two fields (ChessBase keeps a deleted empty source as record 0, so its games name source 1; the .cbj
+    creation time), and every player, tournament and team has ChessBase's record number and game counts."""
+    with open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) as theirs:
+        games = [theirs[number].to_pgn() for number in range(1, len(theirs) + 1)]  # type: ignore[union-attr]
+        target = _written(tmp_path, games)
+        record, extended = codec(schema.GAME_RECORD), codec(schema.CBJ_RECORD)
+        with open_database(target) as ours:
+            for number in range(1, len(theirs) + 1):
+                at = schema.CBH_HEADER_SIZE + (number - 1) * schema.CBH_RECORD_SIZE
+                mine, chessbase = (record.decode(bytes(db._cbh[at:at + schema.CBH_RECORD_SIZE]))._asdict()
+                                   for db in (ours, theirs))
+                assert chessbase.pop("source") == 1 and mine.pop("source") == 0
+                assert mine == chessbase, f"game {number}"
+                mine, chessbase = (extended.decode(db.extended.raw(number)[1])._asdict() for db in (ours, theirs))
+                del mine["created"], chessbase["created"]
+                assert mine == chessbase, f"game {number}"
+            for kind in ("players", "tournaments", "teams"):
+                mine_file, their_file = getattr(ours, kind), getattr(theirs, kind)
+                assert len(mine_file) == len(their_file)
+                for entity in mine_file:
+                    other = their_file[entity.number]
+                    assert (entity.name, entity.record.games, entity.record.first_game) == (
+                        other.name, other.record.games, other.record.first_game)
 
 
 _ANNOTATION_BYTES_BASES = ("libcbh_WithVariations", "libcbh_NormalGames", "libcbh_Chess960Biel", "uncbv_twic1134",

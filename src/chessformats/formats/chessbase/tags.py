@@ -112,12 +112,13 @@ def split_player(name: str) -> tuple[str, str]:
 
 
 def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool]:
-    """``text`` as the bytes of a 0-terminated field of ``size`` bytes (padded with zeros), and whether it had to
-    be cut (on a character boundary, never inside a multi-byte character).
+    """``text`` as the bytes of a name field of ``size`` bytes (0-terminated, or filling the field, as ChessBase
+    stores a 45-byte team name of twic1134), and whether it had to be cut (on a character boundary, never inside
+    a multi-byte character).
 
     ``encoding`` None: cp1252 when the text fits that code page (what ChessBase's Western bases hold), else
     UTF-8 (the reader decodes a name as UTF-8 when it is valid, else as cp1252)."""
-    limit = size - 1
+    limit = size
     codec_name = encoding or "cp1252"
     try:
         raw = text.encode(codec_name)

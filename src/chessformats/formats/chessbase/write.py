@@ -1,4 +1,4 @@
-"""Writing ChessBase databases: python-chess games to a new base (``.cbh .cbg .cba .cbp .cbt .cbc .cbs .cbe``).
+"""Writing ChessBase databases: python-chess games to a new base (``.cbh .cbg .cba .cbj .cbp .cbt .cbc .cbs .cbe``).
 
 >>> import chess.pgn
 >>> from chessformats.formats.chessbase.write import write_database
@@ -12,9 +12,10 @@ or interrupted write leaves the old base (if any) untouched and no half-written 
 
 Written: moves with variations, null moves, setup positions and Chess960 (:mod:`.encoder`), the header fields
 the reader gives as tags (players, event and site, date with missing parts, round and subround, result,
-ratings, ECO, annotator, source, event date and type), the setup/variations/Chess960 flags; annotations
-(:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``, ``[%emt]``, ``[%eval]``). Not
-written yet: teams and the ``.cbj`` extended headers, the ``TimeControl`` tag.
+ratings, ECO, annotator, source, event date and type, teams in ``.cbe`` and ``.cbj``), the setup/variations/
+Chess960 flags; annotations (:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``,
+``[%emt]``, ``[%eval]``). Not written yet: the ``TimeControl`` tag, guiding texts, medals, entity details that
+PGN has no tag for (a tournament's nation, rounds, category; a source's publisher ...).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ...schemas import chessbase as schema
 from .annotation_writer import EncodedAnnotations, encode_annotations
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
+from .extended_writer import NO_TEAM, cbj_header, cbj_record
 from .tags import HeaderValues, encode_name, header_values, split_player
 
 __all__ = ["WriteReport", "write_database"]
@@ -82,13 +84,13 @@ def _date(values: tuple[int, int, int]) -> dict[str, int]:
 class _Base:
     """The base being written: its entity tables and the open ``.cbh`` and ``.cbg`` files."""
 
-    def __init__(self, cbh: IO[bytes], cbg: IO[bytes], cba: IO[bytes], encoding: str | None,
-                 report: WriteReport) -> None:
-        self.cbh, self.cbg, self.cba = cbh, cbg, cba
+    def __init__(self, files: dict[str, IO[bytes]], encoding: str | None, report: WriteReport) -> None:
+        self.cbh, self.cbg, self.cba, self.cbj = (files[extension] for extension in (".cbh", ".cbg", ".cba", ".cbj"))
         self.encoding = encoding
         self.report = report
         self.players, self.tournaments = EntityTable(".cbp"), EntityTable(".cbt")
         self.annotators, self.sources = EntityTable(".cbc"), EntityTable(".cbs")
+        self.teams = EntityTable(".cbe")
         self.cbg_size = self.cba_size = _STORE_HEADER_SIZE
         self.count = 0
 
@@ -96,7 +98,7 @@ class _Base:
         size = _NAME_SIZES[extension, field_name]
         raw, cut = encode_name(text, size, self.encoding)
         if cut:
-            self.report.warnings.append(f"game {number}: {field_name} {text!r} cut to {size - 1} bytes")
+            self.report.warnings.append(f"game {number}: {field_name} {text!r} cut to {size} bytes")
         return raw
 
     def player(self, text: str, number: int) -> int:
@@ -125,6 +127,13 @@ class _Base:
                   "date": _date((0, 0, 0)), "version": 0, "quality": 0}
         return self.sources.add(title, record, number)
 
+    def team(self, text: str | None, number: int) -> int:
+        if not text or text == "?":
+            return NO_TEAM
+        title = self.name(".cbe", "title", text, number)
+        return self.teams.add(title, {"title": title, "number": 0, "reserved_56": 0, "season": 0, "year": 0,
+                                      "nation": 0}, number)
+
     def add(self, game: chess.pgn.Game) -> None:
         number = self.count + 1
         encoded = encode_game(game, number=number)
@@ -149,6 +158,9 @@ class _Base:
             "moves": min(_main_moves(encoded), _MOVES_MAX),
         }
         data = _RECORD.encode(record)
+        teams = self.team(tags.get("WhiteTeam"), number), self.team(tags.get("BlackTeam"), number)
+        self.cbj.write(cbj_record(teams[0], teams[1], self.cbg_size, self.cba_size if annotations.data else 0,
+                                  white_rated=values.white_elo > 0, black_rated=values.black_elo > 0))
         self.cbg.write(encoded.data)
         self.cbh.write(data)
         self.cbg_size += len(encoded.data)
@@ -215,8 +227,10 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
         stem = stem[:-4]
     report = WriteReport()
     with atomic_write_set() as open_file:
-        cbh, cbg, cba = (open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba"))
-        base = _Base(cbh, cbg, cba, encoding, report)
+        files = {extension: open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba", ".cbj")}
+        cbh, cbg, cba, cbj = files[".cbh"], files[".cbg"], files[".cba"], files[".cbj"]
+        base = _Base(files, encoding, report)
+        cbj.write(cbj_header(0))
         cbh.write(bytes(schema.CBH_HEADER_SIZE))
         cbg.write(bytes(_STORE_HEADER_SIZE))
         cba.write(bytes(_STORE_HEADER_SIZE))
@@ -237,8 +251,10 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
         cbg.write(_store_header(base.cbg_size))
         cba.seek(0)
         cba.write(_store_header(base.cba_size))
+        cbj.seek(0)
+        cbj.write(cbj_header(base.count))
         for extension, table in ((".cbp", base.players), (".cbt", base.tournaments), (".cbc", base.annotators),
-                                 (".cbs", base.sources), (".cbe", EntityTable(".cbe"))):
+                                 (".cbs", base.sources), (".cbe", base.teams)):
             with_handle = open_file(stem + extension)
             for chunk in table.file_bytes():
                 with_handle.write(chunk)
