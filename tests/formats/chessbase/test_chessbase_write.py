@@ -14,13 +14,14 @@ import chess
 import chess.pgn
 import pytest
 
+from chessbase_corpus import copy_base
 from chessformats.engine.codec import codec
 from chessformats.formats.chessbase import open_database
 from chessformats.formats.chessbase.annotation_writer import encode_annotations
 from chessformats.formats.chessbase.encoder import encode_game
 from chessformats.formats.chessbase.moves import SKIP, decode_game
 from chessformats.formats.chessbase.pgn import build_game, tree_of
-from chessformats.formats.chessbase.write import write_database
+from chessformats.formats.chessbase.write import append_games, write_database
 from chessformats.schemas import chessbase as schema
 from conftest import SHARED_ROOT, find_corpus
 
@@ -319,4 +320,66 @@ def test_a_failed_write_leaves_the_old_base(tmp_path: Path) -> None:
 
     with pytest.raises(RuntimeError):
         write_database(target, failing())
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def _twic(count: int) -> list[chess.pgn.Game]:
+    with open(find_corpus("pgn", "twic1134-mainlines.pgn"), encoding="utf-8") as handle:
+        return [game for game in (chess.pgn.read_game(handle) for _ in range(count)) if game is not None]
+
+
+def test_appending_gives_the_bytes_of_one_write(tmp_path: Path) -> None:
+    games = [*_twic(300), *_hand_made()]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "parts").mkdir()
+    write_database(tmp_path / "one" / "base.cbh", games)
+    assert append_games(tmp_path / "parts" / "base.cbh", games[:100]).games == 100  # no base yet: created
+    assert append_games(tmp_path / "parts" / "base", games[100:250]).games == 150
+    assert append_games(tmp_path / "parts" / "base.cbh", games[250:]).games == len(games) - 250
+    files = sorted(path.name for path in (tmp_path / "one").iterdir())
+    assert files == sorted(path.name for path in (tmp_path / "parts").iterdir())
+    assert len(files) == 9
+    for name in files:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "parts" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("name", ["libcbh_WithVariations", "morphy_hedgehog", "morphy_linares_old",
+                                  "libcbh_Annotation", "morphy_text", "libcbh_Chess960Biel"])
+def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
+    """The old games (and guiding texts) read as before, byte for byte in .cbh/.cbg/.cba; the new ones as
+    written; every entity tree passes the reader's check."""
+    target = copy_base(name, tmp_path)
+    for path in tmp_path.iterdir():
+        path.chmod(0o644)  # the corpus files are read-only
+    with open_database(target) as db:
+        count = len(db)
+        old = [db[number] for number in range(1, count + 1)]
+        before = {number: (db._record(number), db.game_data(number)[1], db.annotation_data(number))
+                  for number in range(1, count + 1) if hasattr(old[number - 1], "to_pgn")}
+        old_games = {number: db[number].to_pgn() for number in before}  # type: ignore[union-attr]
+    new = [*_twic(30), *_hand_made()]
+    report = append_games(target, new)
+    assert report.games == len(new) and not report.skipped
+    with open_database(target) as db:
+        assert len(db) == count + len(new)
+        for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+            assert entities.check() == []
+        for number, (record, data, annotations) in before.items():
+            assert (db._record(number), db.game_data(number)[1], db.annotation_data(number)) == (
+                record, data, annotations)
+            _same(old_games[number], db[number].to_pgn())  # type: ignore[union-attr]
+        for offset, game in enumerate(new, count + 1):
+            _same(game, db[offset].to_pgn())  # type: ignore[union-attr]
+
+
+def test_a_failed_append_leaves_the_base(tmp_path: Path) -> None:
+    target = _written(tmp_path, _twic(20))
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+
+    def failing() -> Iterator[chess.pgn.Game]:
+        yield from _hand_made()
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        append_games(target, failing())
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before

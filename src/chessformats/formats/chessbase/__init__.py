@@ -26,7 +26,7 @@ from .extended import ExtendedHeader, ExtendedHeaders
 from .games import RESULT_TAGS, GameHeader, GuidingText
 from .moves import DecodedGame, DecodedMove
 from .pgn import build_game
-from .write import WriteReport, write_database
+from .write import WriteReport, append_games, write_database
 
 __all__ = [
     "COMPANIONS",
@@ -43,6 +43,7 @@ __all__ = [
     "GuidingText",
     "SortKey",
     "WriteReport",
+    "append_games",
     "build_game",
     "decode_name",
     "decode_text",

@@ -9,13 +9,14 @@ from typing import Literal
 from ...engine.codec import codec
 from ...schemas import chessbase as schema
 
-__all__ = ["CBJ_VERSION", "NO_TEAM", "cbj_header", "cbj_record"]
+__all__ = ["CBJ_RECORD_SIZE", "CBJ_VERSION", "NO_TEAM", "cbj_header", "cbj_record"]
 
 CBJ_VERSION = 11
 """The version whose records are ``CBJ_RECORD`` (120 bytes)."""
 NO_TEAM = -1
 _RECORD = codec(schema.CBJ_RECORD)
 _HEADER = codec(schema.CBJ_HEADER)
+CBJ_RECORD_SIZE: int = _RECORD.size or 0
 _SUM_START = int(_RECORD.field("media_offset").offset or 0)
 _SUM_END = int(_RECORD.field("check_sum").offset or 0)
 _CHECK_SUM = _RECORD.field("check_sum")
@@ -30,7 +31,12 @@ _NO_RATING = {**_FIDE, "kind": "none", "international_control": "none", "name": 
 _NO_ENDGAME = {path.split(".", 1)[1]: 0 for path in _RECORD.fields if path.startswith("endgame.")}
 
 
-def cbj_header(records: int) -> bytes:
+def cbj_header(records: int, old: bytes = b"") -> bytes:
+    """The header of a ``.cbj`` file of ``records`` records (``old``: the header it had, kept but the count)."""
+    if old:
+        header = bytearray(old)
+        _HEADER.field("records").put(header, records)
+        return bytes(header)
     return bytes(_HEADER.encode({"version": CBJ_VERSION, "record_size": _RECORD.size, "records": records,
                                  "reserved_12": bytes(int(_HEADER.field("reserved_12").size or 0))}))
 

@@ -20,7 +20,9 @@ PGN has no tag for (a tournament's nation, rounds, category; a source's publishe
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -28,18 +30,20 @@ from typing import IO, Any
 import chess.pgn
 
 from ...engine.codec import codec
-from ...engine.errors import FormatError
+from ...engine.errors import FormatError, UnsupportedError
 from ...engine.fileio import atomic_write_set
 from ...engine.layout import describe
 from ...engine.schema import enum_view
+from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotation_writer import EncodedAnnotations, encode_annotations
+from .database import Database, open_database
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
-from .extended_writer import NO_TEAM, cbj_header, cbj_record
+from .extended_writer import CBJ_RECORD_SIZE, NO_TEAM, cbj_header, cbj_record
 from .tags import HeaderValues, encode_name, header_values, split_player
 
-__all__ = ["WriteReport", "write_database"]
+__all__ = ["WriteReport", "append_games", "write_database"]
 
 _CBH_HEADER = codec(schema.CBH_HEADER)
 _RECORD = codec(schema.GAME_RECORD)
@@ -70,7 +74,15 @@ class WriteReport:
     """Names cut to their field, tags the record cannot hold."""
 
 
-def _store_header(size: int) -> bytes:
+def _store_header(size: int, old: bytes = b"") -> bytes:
+    """The ``.cbg``/``.cba`` header of a file of ``size`` bytes (``old``: the header it had, whose size and unused
+    byte count are kept)."""
+    if old:
+        value = parse(schema.STORE_HEADER, old)
+        modern = value.file_size_64 is not None
+        return bytes(schema.STORE_HEADER.build({
+            "header_size": int(value.header_size), "file_size": size, "unused_bytes": value.unused_bytes,
+            "file_size_64": size if modern else None, "unused_bytes_64": value.unused_bytes_64}))
     header = codec(schema.STORE_HEADER).encode({"header_size": _STORE_HEADER_SIZE, "file_size": size,
                                                  "unused_bytes": 0, "file_size_64": size, "unused_bytes_64": 0})
     assert len(header) == _STORE_HEADER_SIZE
@@ -92,6 +104,7 @@ class _Base:
         self.annotators, self.sources = EntityTable(".cbc"), EntityTable(".cbs")
         self.teams = EntityTable(".cbe")
         self.cbg_size = self.cba_size = _STORE_HEADER_SIZE
+        self.cbj_size = CBJ_RECORD_SIZE
         self.count = 0
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
@@ -160,7 +173,8 @@ class _Base:
         data = _RECORD.encode(record)
         teams = self.team(tags.get("WhiteTeam"), number), self.team(tags.get("BlackTeam"), number)
         self.cbj.write(cbj_record(teams[0], teams[1], self.cbg_size, self.cba_size if annotations.data else 0,
-                                  white_rated=values.white_elo > 0, black_rated=values.black_elo > 0))
+                                  white_rated=values.white_elo > 0, black_rated=values.black_elo > 0
+                                  )[:self.cbj_size])
         self.cbg.write(encoded.data)
         self.cbh.write(data)
         self.cbg_size += len(encoded.data)
@@ -222,18 +236,110 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
     and reported; the others are written. ``encoding``: the names' code page (``None``: cp1252 for the names
     it holds, UTF-8 for the others, the way the reader reads them).
     """
+    return _write(_stem(path), games, encoding, append=False)
+
+
+def append_games(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game], *,
+                 encoding: str | None = None) -> WriteReport:
+    """Add ``games`` to the base at ``path`` (atomically: its files are written anew beside it and renamed over
+    it only when every game is in). Existing games, records and entity record numbers stay as they are (bytes
+    included); new players, tournaments ... are added to the entity files, game counts updated, and each
+    entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created."""
+    stem = _stem(path)
+    if not os.path.exists(stem + ".cbh"):
+        return _write(stem, games, encoding, append=False)
+    return _write(stem, games, encoding, append=True)
+
+
+def _stem(path: str | os.PathLike[str]) -> str:
     stem = os.fspath(path)
-    if stem.lower().endswith(".cbh"):
-        stem = stem[:-4]
+    return stem[:-4] if stem.lower().endswith(".cbh") else stem
+
+
+def _copy(path: str, handle: IO[bytes]) -> int:
+    """Copy the file ``path`` (if any) into ``handle``; its size."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb") as source:
+        shutil.copyfileobj(source, handle)
+    return os.path.getsize(path)
+
+
+def _head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of the file ``path`` (b"": no file)."""
+    if not os.path.exists(path):
+        return b""
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def _new_store(handle: IO[bytes]) -> int:
+    handle.write(bytes(_STORE_HEADER_SIZE))
+    return _STORE_HEADER_SIZE
+
+
+def _old_extended(old: Database, handle: IO[bytes]) -> int:
+    """Copy the old base's ``.cbj`` file (or, when it has none, write one for its games); its record size."""
+    path = old.companion(".cbj")
+    if os.path.exists(path) and os.path.getsize(path) >= schema.CBJ_HEADER_SIZE:
+        size = int(old.extended.record_size)
+        if size > CBJ_RECORD_SIZE:
+            raise UnsupportedError(f".cbj records of {size} bytes: appending writes at most {CBJ_RECORD_SIZE}",
+                                   file=path)
+        _copy(path, handle)
+        return size
+    handle.write(cbj_header(0))
+    for number in range(1, len(old) + 1):
+        handle.write(cbj_record(NO_TEAM, NO_TEAM, int(old.records["cbg_offset"][number - 1]),
+                                int(old.records["cba_offset"][number - 1]), white_rated=False, black_rated=False))
+    return CBJ_RECORD_SIZE
+
+
+def _cbh_header(old: Database | None, count: int) -> bytes:
+    if old is None:
+        return bytes(_CBH_HEADER.encode({
+            "reserved_0": 0, "header_variant": "modern", "reserved_5": 1, "next_game_id": count + 1,
+            "reserved_10": 0, "counter_12": 0, "counter_16": 0, "counter_20": 0, "reserved_24": bytes(16),
+            "next_game_id_2": count + 1, "reserved_44": 0}))
+    header = bytearray(_head(old.cbh_path, schema.CBH_HEADER_SIZE))
+    _CBH_HEADER.field("next_game_id").put(header, count + 1)
+    if _CBH_HEADER.field("next_game_id_2").get(header):  # 0 in old bases
+        _CBH_HEADER.field("next_game_id_2").put(header, count + 1)
+    return bytes(header)
+
+
+def _read(path: str) -> bytes:
+    if not os.path.exists(path):
+        return b""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _write(stem: str, games: Iterable[chess.pgn.Game], encoding: str | None, *, append: bool) -> WriteReport:
     report = WriteReport()
-    with atomic_write_set() as open_file:
+    old = open_database(stem + ".cbh") if append else None
+    with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
+        if old is not None:
+            stack.enter_context(old)
         files = {extension: open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba", ".cbj")}
         cbh, cbg, cba, cbj = files[".cbh"], files[".cbg"], files[".cba"], files[".cbj"]
         base = _Base(files, encoding, report)
-        cbj.write(cbj_header(0))
-        cbh.write(bytes(schema.CBH_HEADER_SIZE))
-        cbg.write(bytes(_STORE_HEADER_SIZE))
-        cba.write(bytes(_STORE_HEADER_SIZE))
+        tables = {".cbp": base.players, ".cbt": base.tournaments, ".cbc": base.annotators, ".cbs": base.sources,
+                  ".cbe": base.teams}
+        if old is None:
+            cbh.write(bytes(schema.CBH_HEADER_SIZE))
+            cbg.write(bytes(_STORE_HEADER_SIZE))
+            cba.write(bytes(_STORE_HEADER_SIZE))
+            cbj.write(cbj_header(0))
+        else:
+            base.count = len(old)
+            _copy(old.cbh_path, cbh)
+            base.cbg_size = _copy(old.companion(".cbg"), cbg) or _new_store(cbg)
+            base.cba_size = _copy(old.companion(".cba"), cba) or _new_store(cba)
+            base.cbj_size = _old_extended(old, cbj)
+            for extension, table in tables.items():
+                table.load(_read(old.companion(extension)))
+        start = base.count
         for position, game in enumerate(games, 1):
             if game.errors:
                 report.skipped.append((position, f"python-chess could not read it: {game.errors[0]}"))
@@ -243,20 +349,15 @@ def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game]
             except FormatError as error:
                 report.skipped.append((position, str(error)))
         cbh.seek(0)
-        cbh.write(_CBH_HEADER.encode({"reserved_0": 0, "header_variant": "modern", "reserved_5": 1,
-                                      "next_game_id": base.count + 1, "reserved_10": 0, "counter_12": 0,
-                                      "counter_16": 0, "counter_20": 0, "reserved_24": bytes(16),
-                                      "next_game_id_2": base.count + 1, "reserved_44": 0}))
-        cbg.seek(0)
-        cbg.write(_store_header(base.cbg_size))
-        cba.seek(0)
-        cba.write(_store_header(base.cba_size))
+        cbh.write(_cbh_header(old, base.count))
+        for extension, handle, size in ((".cbg", cbg, base.cbg_size), (".cba", cba, base.cba_size)):
+            handle.seek(0)
+            handle.write(_store_header(size, _head(old.companion(extension), _STORE_HEADER_SIZE) if old else b""))
         cbj.seek(0)
-        cbj.write(cbj_header(base.count))
-        for extension, table in ((".cbp", base.players), (".cbt", base.tournaments), (".cbc", base.annotators),
-                                 (".cbs", base.sources), (".cbe", base.teams)):
+        cbj.write(cbj_header(base.count, _head(old.companion(".cbj"), schema.CBJ_HEADER_SIZE) if old else b""))
+        for extension, table in tables.items():
             with_handle = open_file(stem + extension)
             for chunk in table.file_bytes():
                 with_handle.write(chunk)
-    report.games = base.count
+    report.games = base.count - start
     return report
