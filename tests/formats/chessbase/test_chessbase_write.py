@@ -383,3 +383,54 @@ def test_a_failed_append_leaves_the_base(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         append_games(target, failing())
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def _random_game(seed: int) -> chess.pgn.Game:
+    """A random legal game with branches, null moves, promotions, comments and NAGs (fixed by ``seed``)."""
+    rng = random.Random(seed)
+    game = chess.pgn.Game()
+    if rng.random() < 0.3:  # a setup position near promotions
+        game.setup(chess.Board("4k3/PPP5/8/8/8/8/5ppp/4K3 w - - 0 40"))
+    lines: list[chess.pgn.GameNode] = [game]
+    for _ in range(rng.randint(1, 6)):
+        node = rng.choice(lines)
+        board = node.board()
+        for _ in range(rng.randint(1, 25)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            if not board.is_check() and rng.random() < 0.05:
+                move = chess.Move.null()
+            else:
+                move = rng.choice(moves)
+            if node.has_variation(move):
+                node = node.variation(move)
+            else:
+                node = node.add_variation(move)
+                if rng.random() < 0.2:
+                    node.comment = rng.choice(["ok", "Ähm", "a [#] b", "x" * 300])
+                if rng.random() < 0.2:
+                    node.nags.add(rng.choice([1, 2, 3, 4, 5, 6, 14, 15, 16, 17, 18, 19, 140, 142]))
+            board.push(move)
+            lines.append(node)
+    return game
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_games_round_trip(tmp_path: Path, seed: int) -> None:
+    games = [_random_game(seed * 10 + index) for index in range(10)]
+    target = _written(tmp_path, games)
+    with open_database(target) as db:
+        for number, game in enumerate(games, 1):
+            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
+
+
+def test_games_the_format_cannot_hold_are_skipped(tmp_path: Path) -> None:
+    crazyhouse = chess.pgn.read_game(io.StringIO('[Variant "Crazyhouse"]\n\n1. e4 d5 2. exd5 Qxd5 *'))
+    assert crazyhouse is not None and not crazyhouse.errors
+    illegal = chess.pgn.Game()
+    illegal.add_variation(chess.Move.from_uci("e2e4")).add_variation(chess.Move.from_uci("e2e4"))  # no piece
+    report = write_database(tmp_path / "out.cbh", [crazyhouse, _hand_made()[0], illegal])
+    assert report.games == 1
+    assert [position for position, _ in report.skipped] == [1, 3]
+    assert "crazyhouse" in report.skipped[0][1] and "e2" in report.skipped[1][1]
