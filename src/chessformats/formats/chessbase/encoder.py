@@ -47,6 +47,8 @@ def _one_byte_codes() -> dict[tuple[int, int, int, int], int]:
 
 
 _CODES = _one_byte_codes()
+_PAWN_DX = {1: 1, -1: 7, 0: 0}
+"""A pawn's file step as the mover sees it (right, left, none) -> the code table's dx (see ``MOVE_CODES``)."""
 _CASTLING = {entry[2]: code for code, entry in schema.MOVE_CODES.items() if len(entry) == 3}
 """``"O-O"``/``"O-O-O"`` -> the king's castling code."""
 
@@ -99,10 +101,8 @@ def _castling_rook(board: chess.Board, colour: chess.Color, short: bool) -> int 
 
 
 def _chess960_number(board: chess.Board) -> int | None:
-    try:
-        return board.chess960_pos(ignore_turn=True, ignore_castling=True, ignore_counters=True)
-    except (ValueError, AttributeError):  # pragma: no cover - older python-chess
-        return None
+    """The Chess960 start-position number of the board's pieces (None: not a start position)."""
+    return board.chess960_pos(ignore_turn=True, ignore_castling=True, ignore_counters=True)
 
 
 class _Writer:
@@ -154,7 +154,7 @@ class _Writer:
             if piece == chess.PAWN:
                 if side:
                     dx, dy = -dx, -dy
-                one = _CODES.get((piece, index, {1: 1, -1: 7, 0: 0}.get(dx, -1), dy))
+                one = _CODES.get((piece, index, _PAWN_DX.get(dx, -1), dy))
             else:
                 one = _CODES.get((piece, index, dx & 7, dy & 7))
         if one is not None:

@@ -47,8 +47,9 @@ __all__ = ["WriteReport", "append_games", "write_database"]
 
 _CBH_HEADER = codec(schema.CBH_HEADER)
 _RECORD = codec(schema.GAME_RECORD)
-_STORE_HEADER_SIZE = 26
-"""The modern ``.cbg``/``.cba`` header (``STORE_HEADER`` with its 64-bit fields)."""
+_STORE_HEADER_SIZE: int = next(value for value, name in enum_view(
+    schema.STORE_HEADER.subcons[0]).names.items() if name == "modern")
+"""The size of the modern ``.cbg``/``.cba`` header (``STORE_HEADER`` with its 64-bit fields), which we write."""
 _NAME_SIZES = {(extension, f.name): f.size or 0 for extension, declaration in schema.ENTITY_RECORDS.items()
                for f in describe(declaration) if f.size and f.name in (
                    "last_name", "first_name", "title", "place", "name", "publisher")}
@@ -60,12 +61,12 @@ _FALSE_FLAGS = {name: (0 if name.startswith("reserved") else False)
                 for name in (path.split(".", 1)[1] for path in _RECORD.fields if path.startswith("flags."))}
 _NO_MEDALS = {path.split(".", 1)[1]: False for path in _RECORD.fields if path.startswith("medals.")}
 _DATE_FIELDS = ("year", "month", "day")
-_RESULT_NAMES = enum_view(schema.RESULT).names
 
 
 @dataclass
 class WriteReport:
-    """What :func:`write_database` did: games written, games skipped (with why), values it had to change."""
+    """What :func:`write_database` (or :func:`append_games`) did: games written, games skipped (with why), values
+    it had to change."""
 
     games: int = 0
     skipped: list[tuple[int, str]] = field(default_factory=list)
