@@ -199,6 +199,7 @@ _HAND_MADE = """
 [White "A"]
 [Black "B"]
 [Result "*"]
+[TimeControl "40/5400+30:1800+30"]
 
 { A game comment. } 1. e4 $1 $14 { After e4 [%csl Ga1,Rb2,Yc3] [%cal Ge2e4,Rd2d4] [%clk 1:30:00] }
 1... e5 $140 { [%emt 0:00:15] [%eval 0.35,18] Ünïcödé ž and 漢字 } ( { before c5 } 1... c5 $2 $18 $142
@@ -308,6 +309,19 @@ def test_annotation_records_are_chessbases_bytes(name: str) -> None:
             assert ours.data == (theirs[1] if theirs else None), f"game {number}"
             equal += 1
         assert equal >= len(db) - 13  # NormalGames: 13 games without moves keep their clocks as extras
+
+
+def test_time_control_item() -> None:
+    """The TimeControl tag as the item the reader's test decodes (three 11-byte periods, big-endian)."""
+    game = chess.pgn.read_game(io.StringIO('[TimeControl "40/5400+30:1800+30"]\n\n1. e4 *'))
+    assert game is not None
+    record = encode_annotations(game, encode_game(game), number=1).data
+    body = bytes.fromhex("00083d60" "00000bb8" "0028" "01" "0002bf20" "00000bb8" "03e8" "03") + bytes(11)
+    assert record is not None and record.endswith(bytes.fromhex("ffffff" "24" "0027") + body)
+    for tag in ("?", "-", "*60", "0+1", "1/2/3", "1:2:3:4"):
+        game.headers["TimeControl"] = tag
+        annotations = encode_annotations(game, encode_game(game), number=1)
+        assert annotations.data is None and len(annotations.problems) == (tag not in ("?", "-"))
 
 
 def test_a_failed_write_leaves_the_old_base(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """A game's annotations as its ``.cba`` record: the inverse of :class:`.annotations.Annotator`.
 
-Comments (after a move, before a variation's first move, on the game), NAGs (a symbols item: the move's
+The ``TimeControl`` tag (a time control item on the game), comments (after a move, before a variation's first move, on the game), NAGs (a symbols item: the move's
 symbol, the position's evaluation, a prefix), and the PGN commands ``[%csl]``/``[%cal]`` (coloured squares and
 arrows), ``[%clk]`` (a clock item of the side that moved), ``[%emt]`` (time spent), ``[%eval]`` (a computer
 evaluation). Each item's position is its node's place in the stored move stream (:class:`.encoder.EncodedGame`
@@ -36,11 +36,18 @@ _COLOURS = {name: value for value, name in enum_view(schema.COLOUR).names.items(
 _COMMAND = re.compile(r"\[%(?:csl|cal|clk|emt|eval)\s[^\]]*\]")
 _ORDER = {_TYPES[name]: rank for rank, name in enumerate(
     ("text_before", "symbols", "squares", "arrows", "text_after", "white_clock", "black_clock", "time_spent",
-     "engine_evaluation"))}
+     "engine_evaluation", "time_control"))}
 """The order of a position's items (the corpus has no fixed order; this is its most frequent one)."""
 _EVAL_LIMIT = 1 << (8 * (codec(schema.ANNOTATION_CASES[_TYPES["engine_evaluation"]].declaration).field("value").size
                           or 0) - 1)
 """Evaluations are signed: -limit <= value < limit."""
+_PERIOD = re.compile(r"(?:(?P<moves>[1-9]\d{0,2})/)?(?P<seconds>[1-9]\d{0,6})(?:\+(?P<increment>\d{1,7}))?")
+_CENTI = 100
+"""Time fields are in hundredths of a second (``TIME_PERIOD``)."""
+_REST_MOVES = 1000
+"""``TIME_PERIOD.moves`` of a period that lasts the rest of the game."""
+_PERIODS = 3
+"""Periods of a time control item (33 bytes, morphy's TimeControlAnnotation; the reader's test record)."""
 _MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
 
 
@@ -148,6 +155,28 @@ class _Items:
                 self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
                                                          "centipawns", "depth": node.eval_depth() or 0})
 
+    def time_control(self, tag: str) -> None:
+        """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
+        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``."""
+        tag = tag.strip()
+        if tag in ("", "?", "-"):
+            return
+        periods = []
+        for part in tag.split(":"):
+            match = _PERIOD.fullmatch(part)
+            if match is None:
+                self.problems.append(f"TimeControl {tag!r}: no ChessBase form, left out")
+                return
+            moves, seconds, increment = match["moves"], int(match["seconds"]), int(match["increment"] or 0)
+            kind = "stage" if moves else "rest_increment" if increment else "rest"
+            periods.append({"start": seconds * _CENTI, "increment": increment * _CENTI,
+                            "moves": int(moves) if moves else _REST_MOVES, "kind": kind})
+        if len(periods) > _PERIODS:
+            self.problems.append(f"TimeControl {tag!r}: more than {_PERIODS} periods, left out")
+            return
+        unused = {"start": 0, "increment": 0, "moves": 0, "kind": 0}
+        self.add(-1, "time_control", {"periods": periods + [unused] * (_PERIODS - len(periods))})
+
     def record(self, game: int) -> bytes | None:
         if not self.items:
             return None
@@ -182,6 +211,7 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
     """Game ``number``'s ``.cba`` record from its comments, NAGs and PGN commands."""
     items = _Items(encoding)
     items.text(-1, "text_after", game.comment)
+    items.time_control(game.headers.get("TimeControl", ""))
     finals = _final_clocks(game, encoded.nodes)
     for node in finals:
         seconds = node.clock()

@@ -14,8 +14,9 @@ Written: moves with variations, null moves, setup positions and Chess960 (:mod:`
 the reader gives as tags (players, event and site, date with missing parts, round and subround, result,
 ratings, ECO, annotator, source, event date and type, teams in ``.cbe`` and ``.cbj``), the setup/variations/
 Chess960 flags; annotations (:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``,
-``[%emt]``, ``[%eval]``). Not written yet: the ``TimeControl`` tag, guiding texts, medals, entity details that
-PGN has no tag for (a tournament's nation, rounds, category; a source's publisher ...).
+``[%emt]``, ``[%eval]``, the ``TimeControl`` tag). Not written yet: guiding texts, medals and the other items
+without a PGN form, entity details that PGN has no tag for (a tournament's nation, rounds, category; a source's
+publisher ...).
 """
 
 from __future__ import annotations
