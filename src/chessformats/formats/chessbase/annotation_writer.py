@@ -1,10 +1,11 @@
 """A game's annotations as its ``.cba`` record: the inverse of :class:`.annotations.Annotator`.
 
-The ``TimeControl`` tag (a time control item on the game), comments (after a move, before a variation's first move, on the game), NAGs (a symbols item: the move's
-symbol, the position's evaluation, a prefix), and the PGN commands ``[%csl]``/``[%cal]`` (coloured squares and
-arrows), ``[%clk]`` (a clock item of the side that moved), ``[%emt]`` (time spent), ``[%eval]`` (a computer
-evaluation). Each item's position is its node's place in the stored move stream (:class:`.encoder.EncodedGame`
-``nodes``; -1 is the game). Items are ordered by position, as in every corpus record.
+The ``TimeControl`` tag (a time control item on the game), comments (after a move, before a variation's first
+move, on the game), NAGs (a symbols item: the move's symbol, the position's evaluation, a prefix), and the PGN
+commands ``[%csl]``/``[%cal]`` (coloured squares and arrows), ``[%clk]`` (a clock item of the side that moved),
+``[%emt]`` (time spent), ``[%eval]`` (a computer evaluation). Each item's position is its node's place in the
+stored move stream (:class:`.encoder.EncodedGame` ``nodes``; -1 is the game). Items are ordered by position, as
+in every corpus record.
 """
 
 from __future__ import annotations
