@@ -74,7 +74,7 @@ def test_pgn_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix:
 def test_append_and_base_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = cbh_path("libcbh_WithVariations")
     code, err = _run(capsys, "convert", str(source), str(tmp_path / "copy.cbh"))
-    assert code == 0 and "28 games written" in err
+    assert code == 0 and "28 records copied" in err
     (tmp_path / "more.pgn").write_text(_PGN, encoding="utf-8")
     code, err = _run(capsys, "convert", str(tmp_path / "more.pgn"), "-o", str(tmp_path / "copy.cbh"), "--append")
     assert code == 0 and "2 games added" in err

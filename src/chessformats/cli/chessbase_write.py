@@ -1,5 +1,6 @@
 """The command line's ``convert`` into a ChessBase base: PGN (plain, .gz, .bz2, .xz) or another base to ``.cbh``,
-streamed, with a progress bar on a terminal; ``--append`` adds to an existing base."""
+streamed, with a progress bar on a terminal; ``--append`` adds to an existing base. A base is copied record by
+record (:func:`~chessformats.formats.chessbase.compact.copy_database`); appended, its games go through PGN."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import IO, Any, TextIO, cast
 import chess.pgn
 
 from chessformats.engine.errors import FormatError
-from chessformats.formats.chessbase import GameHeader, append_games, open_database, write_database
+from chessformats.formats.chessbase import GameHeader, append_games, copy_database, open_database, write_database
 
 __all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
 
@@ -87,6 +88,12 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     """Write the games of ``source`` (PGN or a ChessBase base) into the base ``target``."""
     skipped: list[str] = []
     started = time.perf_counter()
+    if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
+        copied = copy_database(source, target)
+        console.print(f"{copied.games:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
+        for number, reason in copied.skipped[:20]:
+            console.print(f"  record {number} left out: {reason}")
+        return 0
     games = _base_games(source, skipped, encoding) if from_base else pgn_games(source, skipped)
     size = os.path.getsize(source)
     write = append_games if append else write_database

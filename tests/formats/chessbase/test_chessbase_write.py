@@ -16,9 +16,12 @@ import pytest
 
 from chessbase_corpus import copy_base
 from chessformats.engine.codec import codec
+from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase import open_database
 from chessformats.formats.chessbase.annotation_writer import encode_annotations
+from chessformats.formats.chessbase.compact import copy_database
 from chessformats.formats.chessbase.encoder import encode_game
+from chessformats.formats.chessbase.games import GuidingText
 from chessformats.formats.chessbase.moves import SKIP, decode_game
 from chessformats.formats.chessbase.pgn import build_game, tree_of
 from chessformats.formats.chessbase.write import append_games, write_database
@@ -448,3 +451,53 @@ def test_games_the_format_cannot_hold_are_skipped(tmp_path: Path) -> None:
     assert report.games == 1
     assert [position for position, _ in report.skipped] == [1, 3]
     assert "crazyhouse" in report.skipped[0][1] and "e2" in report.skipped[1][1]
+
+
+_MOVED = ("cbg_offset", "cba_offset", "white", "black", "tournament", "annotator", "source")
+"""What a copy changes in a .cbh record: offsets and entity numbers."""
+
+
+@pytest.mark.parametrize("cbh", _bases(), ids=lambda path: path.parent.name)
+def test_copying_a_base_keeps_every_record(tmp_path: Path, cbh: Path) -> None:
+    """Record by record: the same game data and annotation bytes, the same .cbh fields but offsets and entity
+    numbers, the same entity records (but tree node and game counts) behind each number, the same games,
+    guiding texts and PGN; trees that pass check()."""
+    target = tmp_path / "copy.cbh"
+    report = copy_database(cbh, target)
+    assert not report.skipped
+    record = codec(schema.GAME_RECORD)
+    node = ("left", "right", "balance")
+    with open_database(cbh) as old, open_database(target) as new:
+        assert len(new) == len(old) == report.games
+        for kind in ("players", "tournaments", "annotators", "sources", "teams"):
+            assert getattr(new, kind).check() == []
+        for number in range(1, len(old) + 1):
+            assert new.game_data(number)[1] == old.game_data(number)[1]
+            ours, theirs = new.annotation_data(number), old.annotation_data(number)
+            assert (ours is None) == (theirs is None)
+            if ours and theirs:
+                assert ours[1][3:] == theirs[1][3:]  # the game number aside
+            at = schema.CBH_HEADER_SIZE + (number - 1) * schema.CBH_RECORD_SIZE
+            mine, original = (record.decode(bytes(db._cbh[at:at + schema.CBH_RECORD_SIZE]))._asdict()
+                              for db in (new, old))
+            fields = ("white", "black", "tournament", "annotator", "source")
+            if not original["kind"].guiding_text:
+                for name, entities in zip(fields, ("players", "players", "tournaments", "annotators", "sources"),
+                                          strict=True):
+                    # every field but the tree node: the game counts and first games, counted again, are ChessBase's
+                    a, b = getattr(new, entities)[mine[name]].record, getattr(old, entities)[original[name]].record
+                    assert {k: v for k, v in a.items() if k not in (*node, "_io")} == \
+                        {k: v for k, v in b.items() if k not in (*node, "_io")}
+            for name in _MOVED:
+                del mine[name], original[name]
+            assert mine == original
+            game, copied = old[number], new[number]
+            if isinstance(game, GuidingText):
+                assert isinstance(copied, GuidingText)
+                assert (copied.titles, copied.texts, copied.tournament) == (game.titles, game.texts, game.tournament)
+                continue
+            try:
+                expected = str(game.to_pgn())
+            except FormatError:  # Chess960Corrupt: unreadable, copied as it is
+                continue
+            assert str(copied.to_pgn()) == expected  # type: ignore[union-attr]

@@ -14,12 +14,14 @@ header and guiding texts), :mod:`.entities` (players, tournaments, annotators, s
 :mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
 PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
-(the move stream), :mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees).
+(the move stream), :mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees),
+:mod:`.compact` (a base copied record by record).
 """
 
 from __future__ import annotations
 
 from .annotations import decode_text
+from .compact import copy_database
 from .database import COMPANIONS, GAME_DTYPE, Database, export_pgn, open_database
 from .entities import Entity, EntityFile, SortKey, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
@@ -45,6 +47,7 @@ __all__ = [
     "WriteReport",
     "append_games",
     "build_game",
+    "copy_database",
     "decode_name",
     "decode_text",
     "export_pgn",

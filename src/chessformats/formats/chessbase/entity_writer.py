@@ -107,6 +107,21 @@ class EntityTable:
             record["games"] += 1
         return number
 
+    def add_raw(self, key: Any, raw: bytes, game: int) -> int:
+        """Like :meth:`add` for a record copied from another file (``raw``: its bytes, kept but the tree node and
+        the game counts, which restart from this file's games)."""
+        number = self._numbers.get(key)
+        if number is None:
+            number = len(self._values)
+            self._numbers[key] = number
+            record = bytearray(raw)
+            for name in ("games", "first_game"):
+                self.codec.field(name).put(record, 0)
+            _NODE.field("left").put(record, _NO_LINK)  # a deleted record's -999 would hide it from the tree
+            self._raw.append(bytes(record))
+            self._values.append(None)
+        return self.add(key, {}, game)
+
     def _record(self, number: int) -> bytes:
         values, raw = self._values[number], self._raw[number]
         if values is not None:

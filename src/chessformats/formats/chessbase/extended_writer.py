@@ -9,7 +9,7 @@ from typing import Literal
 from ...engine.codec import codec
 from ...schemas import chessbase as schema
 
-__all__ = ["CBJ_RECORD_SIZE", "CBJ_VERSION", "NO_TEAM", "cbj_header", "cbj_record"]
+__all__ = ["CBJ_RECORD_SIZE", "CBJ_VERSION", "NO_TEAM", "cbj_header", "cbj_record", "check_summed"]
 
 CBJ_VERSION = 11
 """The version whose records are ``CBJ_RECORD`` (120 bytes)."""
@@ -52,6 +52,11 @@ def cbj_record(white_team: int, black_team: int, cbg_offset: int, cba_offset: in
         "black_rating": _FIDE if black_rated else _NO_RATING, "reserved_70": 0, "reserved_74": 0,
         "game_version": 1, "created": 0, "endgame": _NO_ENDGAME, "modified": 0, "game_tag": 0,
     }))
+    return check_summed(record)
+
+
+def check_summed(record: bytearray) -> bytes:
+    """The record with its ``check_sum`` recomputed (the 16-bit sum of the words at offsets 8-27)."""
     total = sum(int.from_bytes(record[at:at + _WORD], _ORDER) for at in range(_SUM_START, _SUM_END, _WORD))
     _CHECK_SUM.put(record, total & ((1 << 8 * _WORD) - 1))
     return bytes(record)
