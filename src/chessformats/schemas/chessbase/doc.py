@@ -153,7 +153,9 @@ FORMAT = FormatDoc(
         "leaves memory garbage after a name's terminator (ours: zeros) and fills fields no PGN tag gives "
         "(a tournament's nation, rounds, category; a source's publisher). A name may fill its field without "
         "terminator (twic1134's 45-byte team names). The entity trees are balanced (each range's middle as its "
-        "root), so their links differ from ChessBase's insertion-built trees; the order is the same.",
+        "root), so their links differ from ChessBase's insertion-built trees; the order is the same. A base copied "
+        "record by record (`copy_database`) keeps every record's bytes but offsets, entity numbers, tree nodes and "
+        "the .cbj check sum; its recounted game counts and first games equal ChessBase's on every corpus base.",
         "**Extended header (.cbj).** Header little-endian, records big-endian. `check_sum` is the 16-bit sum "
         "of the words at offsets 8-27 in every corpus record ChessBase wrote (morphy reads it as the total "
         "material, and so writes other values). `material_1`/`material_2` match the end of the main line "
