@@ -271,6 +271,16 @@ def cmd_convert(args: argparse.Namespace) -> int:
         args.target = args.output
     if args.target is None:
         raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
+    if args.target.lower().endswith(".cbh") or args.target_format == "chessbase":
+        from .chessbase_write import convert_to_chessbase, is_pgn
+
+        pgn = is_pgn(args.source) and args.source_format in (None, "pgn")
+        if not pgn and registry.detect(args.source, args.source_format).key != "chessbase":
+            raise FormatError("a ChessBase base is written from PGN or from another base", file=args.source)
+        return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
+                                    console=_console(stderr=True), from_base=not pgn)
+    if args.append:
+        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
     source = registry.detect(args.source, args.source_format)
     if source.key == "chessbase":
         return _convert_chessbase(args)
@@ -382,12 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG; "
-                       "a ChessBase database -> PGN")
+                       "a ChessBase database -> PGN; PGN (.pgn, .pgn.gz/.bz2/.xz) or a base -> a ChessBase base")
     p.add_argument("source", help="the book or database to read (format sniffed)")
     p.add_argument("target", nargs="?", help="the book to write (format from its extension: .bin, .ctg)")
     p.add_argument("-o", "--output", help="the file to write (same as TARGET; a .pgn for ChessBase databases)")
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
-    p.add_argument("--encoding", help="ChessBase -> PGN: code page of names and texts (default: UTF-8, else cp1252)")
+    p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
+    p.add_argument("--encoding", help="ChessBase: code page of names and texts (reading: UTF-8, else cp1252; "
+                   "writing: cp1252 where it holds the text, else UTF-8)")
     p.add_argument("--from", dest="source_format", help="force the format of SOURCE")
     p.add_argument("--to", dest="target_format", help="force the format of TARGET")
     p.set_defaults(func=cmd_convert)

@@ -13,18 +13,22 @@ One module per concern: :mod:`.database` (the base and its files, PGN export), :
 header and guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams),
 :mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
-PGN), :mod:`.san` (fast SAN).
+PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
+(the move stream), :mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees),
+:mod:`.compact` (a base copied record by record).
 """
 
 from __future__ import annotations
 
 from .annotations import decode_text
+from .compact import copy_database
 from .database import COMPANIONS, GAME_DTYPE, Database, export_pgn, open_database
 from .entities import Entity, EntityFile, SortKey, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
 from .games import RESULT_TAGS, GameHeader, GuidingText
 from .moves import DecodedGame, DecodedMove
 from .pgn import build_game
+from .write import WriteReport, append_games, write_database
 
 __all__ = [
     "COMPANIONS",
@@ -40,9 +44,13 @@ __all__ = [
     "GameHeader",
     "GuidingText",
     "SortKey",
+    "WriteReport",
+    "append_games",
     "build_game",
+    "copy_database",
     "decode_name",
     "decode_text",
     "export_pgn",
     "open_database",
+    "write_database",
 ]

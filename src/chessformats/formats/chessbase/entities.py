@@ -24,7 +24,7 @@ from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
 
-__all__ = ["Entity", "EntityFile", "SortKey", "decode_name"]
+__all__ = ["Entity", "EntityFile", "SortKey", "decode_name", "entity_sort_key"]
 
 _ENTITY_CACHE = 1 << 16  # entities kept parsed (bounded: memory does not grow with the base)
 
@@ -93,6 +93,31 @@ def _text_key(raw: bytes, signed: bool) -> tuple[int, ...]:
     """A 0-terminated string as ChessBase compares it: its bytes (signed or not), then the terminator."""
     text = raw.split(b"\0", 1)[0]
     return (*(b - 256 if signed and b > 127 else b for b in text), 0)
+
+
+def entity_sort_key(extension: str, raw: bytes, signed: bool) -> SortKey:
+    """The key of an entity record's bytes ``raw`` in ChessBase's order of its kind (``extension``: ".cbp",
+    ...); ``signed``: names compare as signed bytes (see the entity notes above)."""
+    fields = _ENTITY_FIELDS[extension]
+
+    def text(name: str) -> tuple[int, ...]:
+        offset, size = fields[name]
+        return _text_key(raw[offset:offset + size], signed)
+
+    name = text(_ENTITY_NAME[extension])
+    if extension == ".cbp":
+        return (name, text("first_name"))
+    if extension == ".cbt":
+        year, month, day = (part.get(raw) for part in _DATE_FIELDS)
+        return (-year, name, text("place"), -month, -day)
+    if extension == ".cbe":
+        # morphy: the team number is a 4-byte integer (our schema: number + reserved_56, 0 in the corpus)
+        width = _TEAM_NUMBER.width + _TEAM_NUMBER_HIGH.width
+        number = _TEAM_NUMBER.get(raw) | _TEAM_NUMBER_HIGH.get(raw) << _TEAM_NUMBER.width
+        number -= (number >> (width - 1)) << width  # signed
+        season = _TEAM_SEASON.get(raw) & 1  # bit 0 (see the field's meaning)
+        return (name, number, -season, _TEAM_YEAR.get(raw), int(_TEAM_NATION.get(raw)))
+    return (name,)
 
 
 class EntityFile(MappedFile):
@@ -204,23 +229,7 @@ class EntityFile(MappedFile):
         Names compare byte by byte and then a 0 byte, as unsigned bytes for players and teams and signed ones
         for the others; ``signed`` overrides that (an old base may follow the other comparison).
         """
-        raw = self._raw(number)
-        signed = self.signed if signed is None else signed
-        ext = self.extension
-        name = _text_key(self._field(raw, _ENTITY_NAME[ext]), signed)
-        if ext == ".cbp":
-            return (name, _text_key(self._field(raw, "first_name"), signed))
-        if ext == ".cbt":
-            year, month, day = (part.get(raw) for part in _DATE_FIELDS)
-            return (-year, name, _text_key(self._field(raw, "place"), signed), -month, -day)
-        if ext == ".cbe":
-            # morphy: the team number is a 4-byte integer (our schema: number + reserved_56, 0 in the corpus)
-            width = _TEAM_NUMBER.width + _TEAM_NUMBER_HIGH.width
-            number_ = _TEAM_NUMBER.get(raw) | _TEAM_NUMBER_HIGH.get(raw) << _TEAM_NUMBER.width
-            number_ -= (number_ >> (width - 1)) << width  # signed
-            season = _TEAM_SEASON.get(raw) & 1  # bit 0 (see the field's meaning)
-            return (name, number_, -season, _TEAM_YEAR.get(raw), int(_TEAM_NATION.get(raw)))
-        return (name,)
+        return entity_sort_key(self.extension, self._raw(number), self.signed if signed is None else signed)
 
     def _inorder(self, *, strict: bool = False) -> Iterator[int]:
         """Record numbers in the tree's in-order, never looping. On a damaged tree (a link back to a record

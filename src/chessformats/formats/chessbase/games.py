@@ -141,8 +141,9 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
     body = record.body
     tournament = database.tournaments[body.tournament] if body.tournament < len(database.tournaments) else None
     headers = {
-        "Event": tournament.name if tournament else "?",
-        "Site": decode_name(tournament.record.place, database.encoding) if tournament else "?",
+        # an empty title or place is PGN's unknown "?" (as ChessBase exports it: corpus libcbh_Annotation)
+        "Event": (tournament.name if tournament else "") or "?",
+        "Site": (decode_name(tournament.record.place, database.encoding) if tournament else "") or "?",
         "Date": _pgn_date(body.date.year, body.date.month, body.date.day),
         "Round": (f"{body.round}" + (f".{body.subround}" if body.subround else "")) if body.round else "?",
         "White": database.players.name_of(body.white) or "?",

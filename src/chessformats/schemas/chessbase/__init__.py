@@ -21,6 +21,7 @@ from __future__ import annotations
 from .cba import (
     ANNOTATION_BODY,
     ANNOTATION_CASES,
+    ANNOTATION_FIXED,
     ANNOTATION_ITEM,
     ANNOTATION_ITEM_HEAD,
     ANNOTATION_RECORD,
@@ -130,6 +131,7 @@ from .moves import (
 __all__ = [
     "ANNOTATION_BODY",
     "ANNOTATION_CASES",
+    "ANNOTATION_FIXED",
     "ANNOTATION_ITEM",
     "ANNOTATION_ITEM_HEAD",
     "ANNOTATION_RECORD",

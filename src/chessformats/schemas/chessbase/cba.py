@@ -294,6 +294,9 @@ ANNOTATION_RECORD_HEAD = cs.Struct(
     "size" / cs.Int32ub * "size of the record in bytes, this head included",
 )
 
+ANNOTATION_FIXED = bytes.fromhex("01000e0e0000")
+"""The value of ``ANNOTATION_RECORD_HEAD.fixed`` in every corpus record (what a writer stores)."""
+
 ANNOTATION_RECORD = cs.Struct(
     *ANNOTATION_RECORD_HEAD.subcons,
     "entries" / cs.FixedSized(cs.this.size - 14, cs.GreedyRange(ANNOTATION_ITEM)) * "the annotation items",

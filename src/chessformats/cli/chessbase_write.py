@@ -1,0 +1,124 @@
+"""The command line's ``convert`` into a ChessBase base: PGN (plain, .gz, .bz2, .xz) or another base to ``.cbh``,
+streamed, with a progress bar on a terminal; ``--append`` adds to an existing base. A base is copied record by
+record (:func:`~chessformats.formats.chessbase.compact.copy_database`); appended, its games go through PGN."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import IO, Any, TextIO, cast
+
+import chess.pgn
+
+from chessformats.engine.errors import FormatError
+from chessformats.formats.chessbase import GameHeader, append_games, copy_database, open_database, write_database
+
+__all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
+
+_OPENERS: dict[str, Callable[..., IO[str]]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_PGN = ".pgn"
+
+
+def is_pgn(path: str) -> bool:
+    """A PGN file, perhaps compressed (``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``)?"""
+    stem, extension = os.path.splitext(path.lower())
+    return extension == _PGN or (extension in _OPENERS and stem.endswith(_PGN))
+
+
+class _Lines:
+    """A text handle that counts the lines python-chess reads (to say where a game starts)."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+        self.line = 0
+        self.bytes = 0
+
+    def readline(self) -> str:
+        text = self.handle.readline()
+        if text:
+            self.line += 1
+            self.bytes += len(text)
+        return text
+
+
+def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> Iterator[chess.pgn.Game]:
+    """The games of a PGN file, read one at a time; a game python-chess cannot read fully is left out and
+    reported in ``skipped`` with its number and the line it starts on."""
+    extension = os.path.splitext(path.lower())[1]
+    opener = _OPENERS.get(extension)
+    handle: IO[str] = opener(path, "rt", encoding=encoding, errors="replace") if opener else \
+        open(path, encoding=encoding, errors="replace")
+    with handle:
+        lines = _Lines(handle)
+        number = 0
+        while True:
+            start = lines.line + 1
+            game = chess.pgn.read_game(cast(TextIO, lines))  # python-chess only calls readline
+            if game is None:
+                return
+            number += 1
+            if game.errors:
+                skipped.append(f"game {number} (from line {start}): {game.errors[0]}")
+                continue
+            yield game
+
+
+def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator[chess.pgn.Game]:
+    with open_database(path, encoding=encoding) as db:
+        deleted = db.header_arrays()["deleted"]
+        for number in range(1, len(db) + 1):
+            if deleted[number - 1]:
+                continue
+            try:
+                record = db[number]
+                if not isinstance(record, GameHeader):
+                    skipped.append(f"record {number}: a guiding text (not copied yet)")
+                    continue
+                yield record.to_pgn()
+            except FormatError as error:  # a damaged game is reported, the others copied
+                skipped.append(f"game {number}: {error}")
+
+
+def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: str | None, console: Any,
+                         from_base: bool) -> int:
+    """Write the games of ``source`` (PGN or a ChessBase base) into the base ``target``."""
+    skipped: list[str] = []
+    started = time.perf_counter()
+    if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
+        copied = copy_database(source, target)
+        console.print(f"{copied.games:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
+        for number, reason in copied.skipped[:20]:
+            console.print(f"  record {number} left out: {reason}")
+        return 0
+    games = _base_games(source, skipped, encoding) if from_base else pgn_games(source, skipped)
+    size = os.path.getsize(source)
+    write = append_games if append else write_database
+
+    def counted(progress: Callable[[int], None]) -> Iterator[chess.pgn.Game]:
+        for count, game in enumerate(games, 1):
+            if count % 256 == 0:
+                progress(count)
+            yield game
+
+    if console.is_terminal:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,} games"),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task(f"converting {os.path.basename(source)}", total=None)
+            report = write(target, counted(lambda done: progress.update(task, completed=done)), encoding=encoding)
+    else:
+        report = write(target, games, encoding=encoding)
+    elapsed = time.perf_counter() - started
+    console.print(f"{report.games:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
+                  f"({report.games / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
+    problems = skipped + [f"game {position}: {reason}" for position, reason in report.skipped] + report.warnings
+    for problem in problems[:20]:
+        console.print(f"  {problem}")
+    if len(problems) > 20:
+        console.print(f"  ... and {len(problems) - 20} more")
+    return 0

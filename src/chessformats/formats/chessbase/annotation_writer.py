@@ -1,0 +1,229 @@
+"""A game's annotations as its ``.cba`` record: the inverse of :class:`.annotations.Annotator`.
+
+The ``TimeControl`` tag (a time control item on the game), comments (after a move, before a variation's first
+move, on the game), NAGs (a symbols item: the move's symbol, the position's evaluation, a prefix), and the PGN
+commands ``[%csl]``/``[%cal]`` (coloured squares and arrows), ``[%clk]`` (a clock item of the side that moved),
+``[%emt]`` (time spent), ``[%eval]`` (a computer evaluation). Each item's position is its node's place in the
+stored move stream (:class:`.encoder.EncodedGame` ``nodes``; -1 is the game). Items are ordered by position, as
+in every corpus record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+import chess.pgn
+
+from ...engine.codec import codec
+from ...engine.schema import enum_view
+from ...schemas import chessbase as schema
+from .encoder import EncodedGame
+
+__all__ = ["EncodedAnnotations", "encode_annotations", "encode_text"]
+
+_HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
+_HEAD_SIZE: int = _HEAD.size or 0
+_ITEM_HEAD = codec(schema.ANNOTATION_ITEM_HEAD)
+_ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
+_TYPES = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
+_SYMBOL_FIELDS = (("move_symbol", frozenset(enum_view(schema.MOVE_SYMBOL).names)),
+                  ("evaluation", frozenset(enum_view(schema.LINE_EVALUATION).names)),
+                  ("prefix", frozenset(enum_view(schema.PREFIX_SYMBOL).names)))
+"""The symbols item's fields, each with the NAG numbers it holds (its values are NAG numbers)."""
+_COLOURS = {name: value for value, name in enum_view(schema.COLOUR).names.items()}
+_COMMAND = re.compile(r"\[%(?:csl|cal|clk|emt|eval)\s[^\]]*\]")
+_ORDER = {_TYPES[name]: rank for rank, name in enumerate(
+    ("text_before", "symbols", "squares", "arrows", "text_after", "white_clock", "black_clock", "time_spent",
+     "engine_evaluation", "time_control"))}
+"""The order of a position's items (the corpus has no fixed order; this is its most frequent one)."""
+_EVAL_LIMIT = 1 << (8 * (codec(schema.ANNOTATION_CASES[_TYPES["engine_evaluation"]].declaration).field("value").size
+                          or 0) - 1)
+"""Evaluations are signed: -limit <= value < limit."""
+_PERIOD = re.compile(r"(?:(?P<moves>[1-9]\d{0,2})/)?(?P<seconds>[1-9]\d{0,6})(?:\+(?P<increment>\d{1,7}))?")
+_CENTI = 100
+"""Time fields are in hundredths of a second (``TIME_PERIOD``)."""
+_REST_MOVES = 1000
+"""``TIME_PERIOD.moves`` of a period that lasts the rest of the game."""
+_PERIODS = 3
+"""Periods of a time control item (33 bytes, morphy's TimeControlAnnotation; the reader's test record)."""
+_MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
+
+
+@dataclass
+class EncodedAnnotations:
+    """A game's ``.cba`` record (``None``: no annotation) and what its ``.cbh`` record says about it."""
+
+    data: bytes | None
+    kinds: dict[str, int] = field(default_factory=dict)
+    """Items per type name (``symbols``, ``text_after`` ...)."""
+    problems: list[str] = field(default_factory=list)
+
+
+def encode_text(text: str, encoding: str | None) -> bytes:
+    """A comment's bytes: in ``encoding``, else cp1252 when it holds the text (and the text has no 'ž', whose
+    cp1252 byte 0x9E is ChessBase's diagram mark), else UTF-8 -- as :func:`.annotations.decode_text` reads."""
+    if encoding:
+        return text.encode(encoding, errors="replace")
+    if "\u017e" not in text:
+        try:
+            return text.encode("cp1252")
+        except UnicodeEncodeError:
+            pass
+    return text.encode("utf-8")
+
+
+def _cba_square(square: int) -> int:
+    """A python-chess square as a .cba square number (from 1, file-major)."""
+    return chess.square_file(square) * 8 + chess.square_rank(square) + 1
+
+
+class _Items:
+    def __init__(self, encoding: str | None) -> None:
+        self.encoding = encoding
+        self.items: list[tuple[int, int, bytes]] = []
+        self.kinds: dict[str, int] = {}
+        self.problems: list[str] = []
+
+    def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
+        type_ = _TYPES[kind]
+        data = schema.ANNOTATION_CASES[type_].declaration.build(body)
+        if _ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
+            self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
+            return
+        self.items.append((position, type_, bytes(data)))
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def text(self, position: int, kind: str, text: str) -> None:
+        text = _COMMAND.sub("", text).strip()
+        if text:
+            self.add(position, kind, {"reserved": 0, "language": "all", "text": encode_text(text, self.encoding)})
+
+    def nags(self, position: int, nags: set[int]) -> None:
+        values = [0, 0, 0]
+        for nag in sorted(nags):
+            slot = next((i for i, (_, known) in enumerate(_SYMBOL_FIELDS) if nag in known and not values[i]), None)
+            if slot is None:
+                self.problems.append(f"NAG ${nag} at position {position}: the symbols item has no place for it")
+                continue
+            values[slot] = nag
+        used = max((i + 1 for i, value in enumerate(values) if value), default=0)
+        if used:
+            self.add(position, "symbols", {name: values[i] if i < used else None
+                                           for i, (name, _) in enumerate(_SYMBOL_FIELDS)})
+
+    def clock(self, position: int, node: chess.pgn.ChildNode, clock: float) -> None:
+        mover = node.parent.turn() if node.parent is not None else chess.WHITE
+        self.add(position, "white_clock" if mover == chess.WHITE else "black_clock",
+                 {"centiseconds": round(clock * 100)})
+
+    def commands(self, position: int, node: chess.pgn.ChildNode, *, clock: bool = True) -> None:
+        squares, arrows = [], []
+        for arrow in node.arrows():
+            colour = _COLOURS.get(arrow.color)
+            if colour is None:
+                self.problems.append(f"{arrow.color} arrow at position {position}: ChessBase has no such colour")
+                continue
+            if arrow.tail == arrow.head:
+                squares.append({"colour": colour, "square": _cba_square(arrow.tail)})
+            else:
+                arrows.append({"colour": colour, "source": _cba_square(arrow.tail), "target": _cba_square(arrow.head)})
+        if squares:
+            self.add(position, "squares", {"squares": squares})
+        if arrows:
+            self.add(position, "arrows", {"arrows": arrows})
+        seconds = node.clock() if clock else None
+        if seconds is not None:
+            self.clock(position, node, seconds)
+        emt = node.emt()
+        if emt is not None:
+            hours, rest = divmod(round(emt), 3600)
+            if hours > 255:
+                self.problems.append(f"[%emt] of {emt} s at position {position}: too long, left out")
+            else:
+                self.add(position, "time_spent", {"hours": hours, "minutes": rest // 60, "seconds": rest % 60,
+                                                  "unknown": 0})
+        score = node.eval()
+        if score is not None:
+            white = score.white()
+            mate = white.mate()
+            value = mate if mate is not None else white.score()
+            if value is None or not -_EVAL_LIMIT <= value < _EVAL_LIMIT:
+                self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
+            else:
+                self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
+                                                         "centipawns", "depth": node.eval_depth() or 0})
+
+    def time_control(self, tag: str) -> None:
+        """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
+        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``."""
+        tag = tag.strip()
+        if tag in ("", "?", "-"):
+            return
+        periods = []
+        for part in tag.split(":"):
+            match = _PERIOD.fullmatch(part)
+            if match is None:
+                self.problems.append(f"TimeControl {tag!r}: no ChessBase form, left out")
+                return
+            moves, seconds, increment = match["moves"], int(match["seconds"]), int(match["increment"] or 0)
+            kind = "stage" if moves else "rest_increment" if increment else "rest"
+            periods.append({"start": seconds * _CENTI, "increment": increment * _CENTI,
+                            "moves": int(moves) if moves else _REST_MOVES, "kind": kind})
+        if len(periods) > _PERIODS:
+            self.problems.append(f"TimeControl {tag!r}: more than {_PERIODS} periods, left out")
+            return
+        unused = {"start": 0, "increment": 0, "moves": 0, "kind": 0}
+        self.add(-1, "time_control", {"periods": periods + [unused] * (_PERIODS - len(periods))})
+
+    def record(self, game: int) -> bytes | None:
+        if not self.items:
+            return None
+        self.items.sort(key=lambda item: (item[0], _ORDER.get(item[1], len(_ORDER))))
+        body = b"".join(_ITEM_HEAD.encode({"position": position, "type": type_,
+                                           "size": _ITEM_HEAD_SIZE + len(data)}) + data
+                        for position, type_, data in self.items)
+        head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": len(self.items) + 1,
+                             "size": _HEAD_SIZE + len(body)})
+        return bytes(head) + body
+
+
+def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode]) -> list[chess.pgn.ChildNode]:
+    """The nodes whose clocks are the game's final clocks: when only the last main-line move of each side has
+    a clock, ChessBase stores them on the game (position -1, white's first; BielMTO, Chess960Biel), and the
+    reader puts them back on those moves. Empty otherwise."""
+    clocked = [node for node in nodes if "[%clk" in node.comment and node.clock() is not None]
+    if not clocked:
+        return []
+    last: dict[bool, chess.pgn.ChildNode] = {}
+    node: chess.pgn.GameNode = game
+    while node.variations:
+        node = node.variations[0]
+        assert isinstance(node, chess.pgn.ChildNode)
+        last[node.parent.turn()] = node
+    finals = [last[side] for side in (chess.WHITE, chess.BLACK) if side in last]
+    return [node for node in finals if node in clocked] if all(node in finals for node in clocked) else []
+
+
+def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: int,
+                       encoding: str | None = None) -> EncodedAnnotations:
+    """Game ``number``'s ``.cba`` record from its comments, NAGs and PGN commands."""
+    items = _Items(encoding)
+    items.text(-1, "text_after", game.comment)
+    items.time_control(game.headers.get("TimeControl", ""))
+    finals = _final_clocks(game, encoded.nodes)
+    for node in finals:
+        seconds = node.clock()
+        assert seconds is not None
+        items.clock(-1, node, seconds)
+    for position, node in enumerate(encoded.nodes):
+        if node.starting_comment:
+            items.text(position, "text_before", node.starting_comment)
+        if node.nags:
+            items.nags(position, set(node.nags))
+        if node.comment:
+            items.commands(position, node, clock=node not in finals)
+            items.text(position, "text_after", node.comment)
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems)

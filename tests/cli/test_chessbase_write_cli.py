@@ -1,0 +1,94 @@
+"""``chessformats convert`` into a ChessBase base: PGN (compressed or not) and bases as sources, --append,
+unreadable games reported with their number and line."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from pathlib import Path
+
+import pytest
+
+from chessbase_corpus import cbh_path
+from chessformats.cli import main
+from chessformats.formats.chessbase import open_database
+from chessformats.formats.chessbase.pgn import tree_of
+from conftest import find_corpus
+
+_PGN = """[Event "One"]
+[Site "?"]
+[Date "2020.01.02"]
+[Round "1"]
+[White "A, B"]
+[Black "C"]
+[Result "1-0"]
+
+1. e4 { good } e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+
+[Event "Broken"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "X"]
+[Black "Y"]
+[Result "*"]
+
+1. e4 e5 2. Ke3 *
+
+[Event "Three"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "X"]
+[Black "Y"]
+[Result "0-1"]
+
+1. d4 (1. c4) 1... d5 0-1
+"""
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    _, err = capsys.readouterr()
+    return code, err
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2", ".xz"])
+def test_pgn_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    source = tmp_path / f"games.pgn{suffix}"
+    opener = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}[suffix]
+    with opener(source, "wt", encoding="utf-8") as handle:
+        handle.write(_PGN)
+    code, err = _run(capsys, "convert", str(source), "-o", str(tmp_path / "base.cbh"))
+    assert code == 0
+    assert "2 games written" in err
+    assert "game 2 (from line 11)" in err  # the broken game: its number and the line its tags start on
+    with open_database(tmp_path / "base.cbh") as db:
+        assert len(db) == 2
+        assert db[1].headers["White"] == "A, B" and db[2].headers["Event"] == "Three"
+        assert tree_of(db[2].to_pgn()) == ["d2d4", "(", "c2c4", ")", "d7d5"]  # type: ignore[union-attr]
+        assert db[1].to_pgn().variations[0].comment == "good"  # type: ignore[union-attr]
+
+
+def test_append_and_base_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = cbh_path("libcbh_WithVariations")
+    code, err = _run(capsys, "convert", str(source), str(tmp_path / "copy.cbh"))
+    assert code == 0 and "28 records copied" in err
+    (tmp_path / "more.pgn").write_text(_PGN, encoding="utf-8")
+    code, err = _run(capsys, "convert", str(tmp_path / "more.pgn"), "-o", str(tmp_path / "copy.cbh"), "--append")
+    assert code == 0 and "2 games added" in err
+    with open_database(source) as original, open_database(tmp_path / "copy.cbh") as copy:
+        assert len(copy) == 30
+        for number in range(1, 29):
+            ours, theirs = copy[number].to_pgn(), original[number].to_pgn()  # type: ignore[union-attr]
+            assert tree_of(ours) == tree_of(theirs)
+            assert str(ours) == str(theirs)  # the whole PGN: tags, moves, comments, NAGs
+        for entities in (copy.players, copy.tournaments, copy.annotators, copy.sources, copy.teams):
+            assert entities.check() == []
+
+
+def test_append_needs_a_chessbase_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    book = find_corpus("polyglot", "performance.bin")
+    code, err = _run(capsys, "convert", str(book), str(tmp_path / "x.bin"), "--append")
+    assert code != 0 and "--append" in err
