@@ -13,7 +13,8 @@ CORPUS = Path(os.environ.get("CHESSFORMATS_CORPUS") or Path(__file__).resolve().
 
 
 def write(name: str, target: str, *, big: bool) -> None:
-    {"polyglot": _polyglot, "monty": _monty, "ctg": _ctg, "kvetka": _kvetka}[name](target, big)
+    {"polyglot": _polyglot, "monty": _monty, "ctg": _ctg, "kvetka": _kvetka, "chessbase": _chessbase}[name](target,
+                                                                                                       big)
 
 
 def _polyglot(target: str, big: bool) -> None:
@@ -59,3 +60,21 @@ def _kvetka(target: str, big: bool) -> None:
     from chessformats import kvetka
 
     kvetka.write_book(target, _stats(400 if big else 40), file_limit=8 * kvetka.BLOCK_SIZE)
+
+
+def _chessbase(target: str, big: bool) -> None:
+    import io
+
+    import chess.pgn
+
+    from chessformats import chessbase
+
+    text = (CORPUS / "pgn" / "twic1134-mainlines.pgn").read_text("utf-8", "replace")
+    handle = io.StringIO(text)
+    games = []
+    for _ in range(400 if big else 5):
+        game = chess.pgn.read_game(handle)
+        if game is None:
+            break
+        games.append(game)
+    chessbase.write_database(target + ".cbh", games)

@@ -6,7 +6,8 @@ parent sees the temporary file appear and grow and kills the child while it is b
 mid-write every time, whatever the machine's speed. Then:
 
 - every file of the book holds either its old bytes or its new bytes, never a mix or a part (per file);
-- for the books made of several files (CTG ``.ctg``/``.cto``/``.ctb``, Kvetka ``_N.kob``/``.kin``), the set is
+- for the books made of several files (CTG ``.ctg``/``.cto``/``.ctb``, Kvetka ``_N.kob``/``.kin``,
+  ChessBase ``.cbh``/``.cbg``/``.cba``/entity files/``.cbj``), the set is
   still the old book as a whole, not new files beside old ones;
 - the temporary file the killed writer left is removed by the next write of the same book (a temporary file
   is locked while its writer lives, so only a dead writer's file is removed), and that write succeeds.
@@ -107,6 +108,7 @@ FORMATS = {
     "monty": ("games.montyformat", _bigger_than(64 * 1024), False),
     "ctg": ("book.ctg", _bigger_than(64 * 1024), True),
     "kvetka": ("book", _nth_kob(2), True),
+    "chessbase": ("base", _bigger_than(8 * 1024), True),
 }
 
 _SET_XFAIL = {
