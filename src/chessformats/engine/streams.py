@@ -43,7 +43,8 @@ class _Zstd(io.RawIOBase):
         self.handle, self.name, self.module = handle, name, zstandard
         self.decompressor = zstandard.ZstdDecompressor()
         self.frame: Any = None
-        self.pending = b""
+        self.pending = memoryview(b"")
+        """Decompressed bytes not yet handed out (a view: handing out part of them copies nothing else)."""
         self.input = b""
 
     def readable(self) -> bool:
@@ -62,7 +63,7 @@ class _Zstd(io.RawIOBase):
             if self.frame is None:
                 self.frame = self.decompressor.decompressobj()
             chunk, self.input = self.input, b""
-            self.pending = self.frame.decompress(chunk)
+            self.pending = memoryview(self.frame.decompress(chunk))
             if self.frame.eof:
                 self.input, self.frame = self.frame.unused_data, None
         count = min(len(buffer), len(self.pending))
