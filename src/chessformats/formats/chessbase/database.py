@@ -71,6 +71,20 @@ def _unsigned(records: np.ndarray[Any, Any], name: str, count: int) -> np.ndarra
     return np.asarray(value)
 
 
+def _sized_record(data: Any, start: int, head: int, size_field: Any, file: str, number: int, beyond: str,
+                  cut: str) -> bytes:
+    """Game ``number``'s record at ``data[start]``, whose size (at least ``head`` bytes, head included) is its
+    ``size_field``: a ``TruncatedError`` (the message ``beyond`` or ``cut``, formatted with the game's number,
+    the offset and the size) when the head or the record runs past the end of ``data``."""
+    if start + head > len(data):
+        raise TruncatedError(beyond.format(number=number, start=start), file=file, offset=start)
+    size = size_field.get(data, start)
+    if size < head or start + size > len(data):
+        raise TruncatedError(cut.format(number=number, start=start, size=size), needed=size,
+                             available=len(data) - start, file=file, offset=start)
+    return bytes(data[start:start + size])
+
+
 def _roman(number: int) -> str:
     """``number`` in Roman numerals (1-3999; others in digits)."""
     if not 1 <= number <= 3999:
@@ -256,15 +270,9 @@ class Database(MappedFile):
         if not 1 <= number <= len(self):
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
         start = int(self.records["cbg_offset"][number - 1])
-        cbg = self.companion(".cbg")
-        if start + _WORD_SIZE > len(self._cbg):
-            raise TruncatedError(f"game {number}: data offset {start} beyond the end of the .cbg file",
-                                 file=cbg, offset=start)
-        size = _DATA_SIZE.get(self._cbg, start)
-        if size < _WORD_SIZE or start + size > len(self._cbg):
-            raise TruncatedError(f"game {number}: data of {size} bytes from offset {start}", needed=size,
-                                 available=len(self._cbg) - start, file=cbg, offset=start)
-        return start, bytes(self._cbg[start:start + size])
+        return start, _sized_record(self._cbg, start, _WORD_SIZE, _DATA_SIZE, self.companion(".cbg"), number,
+                                    "game {number}: data offset {start} beyond the end of the .cbg file",
+                                    "game {number}: data of {size} bytes from offset {start}")
 
     def annotation_data(self, number: int) -> tuple[int, bytes] | None:
         """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none)."""
@@ -273,15 +281,9 @@ class Database(MappedFile):
         start = int(self.records["cba_offset"][number - 1])
         if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start:
             return None
-        cba = self.companion(".cba")
-        if start + _ANNOTATION_HEAD_SIZE > len(self._cba):
-            raise TruncatedError(f"game {number}: annotation offset {start} beyond the end of the .cba file",
-                                 file=cba, offset=start)
-        size = _ANNOTATION_SIZE.get(self._cba, start)
-        if size < _ANNOTATION_HEAD_SIZE or start + size > len(self._cba):
-            raise TruncatedError(f"game {number}: annotation record of {size} bytes", needed=size,
-                                 available=len(self._cba) - start, file=cba, offset=start)
-        return start, bytes(self._cba[start:start + size])
+        return start, _sized_record(self._cba, start, _ANNOTATION_HEAD_SIZE, _ANNOTATION_SIZE, self.companion(".cba"),
+                                    number, "game {number}: annotation offset {start} beyond the end of the .cba file",
+                                    "game {number}: annotation record of {size} bytes")
 
     # --- bulk -------------------------------------------------------------------------------------------
 
