@@ -164,7 +164,7 @@ def _move_targets(db: Database, number: int) -> list[Any]:
 
 
 HANDLER = FormatHandler(
-    key="chessbase", doc=schema.FORMAT, status="read, write (from PGN or a base), PGN export, inspect",
+    key="chessbase", status="read, write (from PGN or a base), PGN export, inspect",
     sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "record", "count", "player"),
 )

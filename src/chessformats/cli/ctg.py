@@ -174,7 +174,7 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
 
 
 HANDLER = FormatHandler(
-    key="ctg", doc=schema.FORMAT, status="read, write, probe, inspect, convert",
+    key="ctg", status="read, write, probe, inspect, convert",
     sniff=_sniff, info=_info, inspect=_inspect, probe=_probe,
     inspect_options=("page", "record", "count", "fen"), position=_position, build=make_book,
 )

@@ -204,7 +204,7 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
 
 
 HANDLER = FormatHandler(
-    key="kvetka", doc=schema.FORMAT, status="read, write, probe, inspect, convert",
+    key="kvetka", status="read, write, probe, inspect, convert",
     sniff=_sniff, info=_info, inspect=_inspect, probe=_probe,
     build=make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
 )

@@ -7,19 +7,15 @@ import gc
 import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import chess
 
 from .._version import __version__
 from ..engine.errors import FormatError
-from ..engine.trace import trace
 from . import registry
 
 __all__ = ["main"]
@@ -125,6 +121,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]) -> None:
     """Trace each target's bytes with its declaration and print the annotated hex."""
+    from ..engine.trace import trace  # construct's tracing: only for the hex view
+
     for target in targets:
         with open(target.file or path, "rb") as handle:
             handle.seek(target.offset)
@@ -165,11 +163,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_tour(args: argparse.Namespace) -> int:
     """Build a small book from the bundled games, probe it, show its bytes, generate the docs."""
+    import tempfile
+    from importlib import resources
+    from pathlib import Path
+
     from ..books.build import BookBuilder
     from ..books.polyglot import make_book
     from ..formats import polyglot
 
     console = _console()
+
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
     builder = BookBuilder(max_ply=args.max_ply)
@@ -318,10 +321,36 @@ def _convert_chessbase(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands for the parser of a command that is not the one run: making all of them costs start-up time."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any) -> _Skipped:
+        return self
+
+    def set_defaults(self, **kwargs: Any) -> None:
+        return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only``, the arguments of that command alone (the others are not made)."""
     parser = argparse.ArgumentParser(prog="chessformats", description=__doc__)
     parser.add_argument("--version", action="version", version=f"chessformats {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", required=True)
+
+    made: list[str] = []
+
+    class _Commands:
+        @staticmethod
+        def add_parser(name: str, **kwargs: Any) -> Any:
+            if only is not None and name != only:
+                return _Skipped()
+            made.append(name)
+            return subparsers.add_parser(name, **kwargs)
+
+    sub = _Commands()
 
     def add_format(p: argparse.ArgumentParser) -> None:
         p.add_argument("--format", help="force the format instead of sniffing it (see `chessformats formats`)")
@@ -417,6 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("formats", help="list the supported formats and their status")
     p.set_defaults(func=cmd_formats)
+    if not made:  # ``only`` is no command: the whole parser, which says so and lists them
+        return build_parser()
     return parser
 
 
@@ -426,8 +457,9 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = arguments[0] if arguments and not arguments[0].startswith("-") else None
+    args = build_parser(command).parse_args(arguments)
     warnings.showwarning = _show_warning
     try:
         result: Any = args.func(args)

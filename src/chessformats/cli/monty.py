@@ -163,6 +163,6 @@ def _annotate_ply(notes: dict[str, str], here: str, ply: Ply, format: str) -> No
 
 
 HANDLER = FormatHandler(
-    key="monty", doc=schema.FORMAT, status="read, write, inspect", sniff=_sniff, info=_info, inspect=_inspect,
+    key="monty", status="read, write, inspect", sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "ply"),
 )

@@ -2,32 +2,41 @@
 
 from __future__ import annotations
 
+import struct
 import warnings
 from typing import Any
 
 import chess
-import numpy as np
 
-from chessformats.books.polyglot import make_book
-from chessformats.formats.polyglot import ENTRY_DTYPE, UnsortedBookWarning, decode_move, open_book
-from chessformats.formats.polyglot.moves import move_problems
-from chessformats.schemas import polyglot as schema
+from chessformats.formats.polyglot import UnsortedBookWarning, decode_move, open_book
+from chessformats.formats.polyglot.moves import move_problem
+from chessformats.schemas import polyglot_facts as facts
 
 from .registry import FormatHandler
+
+# the handler is imported to sniff every file given to the command line: numpy, the declarations (construct)
+# and the builder are imported by the commands that use them (a probe needs none of them)
+_ENTRY = struct.Struct(facts.ENTRY_FORMAT)
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
     # The extension alone scores 1, so that a damaged .bin still reaches the reader and its precise error.
     score = 1 if path.lower().endswith(".bin") else 0
-    count = len(head) // ENTRY_DTYPE.itemsize
-    if size % ENTRY_DTYPE.itemsize or count == 0:
+    count = len(head) // _ENTRY.size
+    if size % _ENTRY.size or count == 0:
         return score
-    records = np.frombuffer(head, dtype=ENTRY_DTYPE, count=count)
-    problems, _ = move_problems(records["move"].astype(np.int64))
-    if any(bad.any() for bad, _ in problems.values()):
+    records = list(_ENTRY.iter_unpack(head[:count * _ENTRY.size]))
+    if any(move_problem(record[1]) is not None for record in records):
         return score
-    keys = records["key"].astype(np.uint64)
-    return score + (2 if bool(np.all(keys[1:] >= keys[:-1])) else 1)
+    keys = [record[0] for record in records]
+    return score + (2 if keys == sorted(keys) else 1)
+
+
+def _make_book(*args: Any, **kwargs: Any) -> int:
+    from chessformats.books.polyglot import make_book
+
+    entries: int = make_book(*args, **kwargs)
+    return entries
 
 
 def _info(path: str) -> dict[str, Any]:
@@ -46,9 +55,11 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
              fen: str | None = None, count: int | None = None) -> list[Any]:
+    from chessformats.schemas import polyglot as schema
+
     from .registry import InspectTarget
 
-    size = ENTRY_DTYPE.itemsize
+    size = _ENTRY.size
     with open_book(path, strict=False) as book:
         total = len(book)
         board = chess.Board(fen) if fen else None
@@ -79,7 +90,7 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
     from .registry import with_shares
 
-    with open_book(path) as book:
+    with open_book(path, scan=False) as book:  # constant-time open: a probe reads only its position's entries
         return with_shares([
             {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight, "learn": e.learn,
              "raw_move": e.raw_move, "entry": e.number}
@@ -88,6 +99,6 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
 
 
 HANDLER = FormatHandler(
-    key="polyglot", doc=schema.FORMAT, status="read, write, probe, inspect",
-    sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, build=make_book,
+    key="polyglot", status="read, write, probe, inspect",
+    sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, build=_make_book,
 )

@@ -14,13 +14,16 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
-import construct as cs
 
 from ..engine.errors import FormatError, UnsupportedError
-from ..engine.schema import FormatDoc
+
+if TYPE_CHECKING:
+    import construct as cs
+
+    from ..engine.schema import FormatDoc
 
 __all__ = [
     "INSPECT_OPTIONS",
@@ -51,7 +54,6 @@ class FormatHandler:
     """What the command line can do with one format."""
 
     key: str
-    doc: FormatDoc
     status: str
     sniff: Callable[[str, bytes, int], int]
     """(path, first bytes, file size) -> 0 (not this format) .. 3 (certainly this format)."""
@@ -65,6 +67,12 @@ class FormatHandler:
     position: Callable[[str, chess.Board], dict[str, Any] | None] | None = None
     """For books that store facts about a position (statistics): ``(path, board) -> facts`` (``None``: not in
     the book); ``probe`` then prints them above the moves and ``--json`` gives ``{"position", "moves"}``."""
+
+    @property
+    def doc(self) -> FormatDoc:
+        """The format's documentation, from its declaration module (imported now: it builds the declarations)."""
+        doc: FormatDoc = importlib.import_module(FORMATS[self.key].schema).FORMAT
+        return doc
 
     @property
     def extensions(self) -> tuple[str, ...]:
@@ -84,16 +92,20 @@ class _Entry(NamedTuple):
     """The declaration module (``chessformats.schemas.<name>``): its ``FORMAT`` gives title and extensions."""
     cli: str
     """The command-line module (``chessformats.cli.<name>``): its ``HANDLER`` is the format's handler."""
+    names: tuple[str, ...]
+    """The file extensions of the declaration's ``FORMAT`` (``tests/cli/test_registry.py`` keeps them equal):
+    an index, so that recognising a file by its name imports no declaration (start-up time)."""
 
 
 FORMATS: dict[str, _Entry] = {
-    "chessbase": _Entry("chessformats.schemas.chessbase", "chessformats.cli.chessbase"),
-    "ctg": _Entry("chessformats.schemas.ctg", "chessformats.cli.ctg"),
-    "kvetka": _Entry("chessformats.schemas.kvetka", "chessformats.cli.kvetka"),
-    "monty": _Entry("chessformats.schemas.monty", "chessformats.cli.monty"),
-    "polyglot": _Entry("chessformats.schemas.polyglot", "chessformats.cli.polyglot"),
+    "chessbase": _Entry("chessformats.schemas.chessbase", "chessformats.cli.chessbase",
+                        (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")),
+    "ctg": _Entry("chessformats.schemas.ctg", "chessformats.cli.ctg", (".ctg", ".cto", ".ctb")),
+    "kvetka": _Entry("chessformats.schemas.kvetka", "chessformats.cli.kvetka", (".kob", ".kin", ".ksf")),
+    "monty": _Entry("chessformats.schemas.monty", "chessformats.cli.monty", (".montyformat", ".montyvalue")),
+    "polyglot": _Entry("chessformats.schemas.polyglot", "chessformats.cli.polyglot", (".bin",)),
 }
-"""Every format the command line knows: key -> (declaration module, command-line module)."""
+"""Every format the command line knows: key -> (declaration module, command-line module, extensions)."""
 
 
 def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -143,8 +155,13 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
     with open(name, "rb") as handle:
         head = handle.read(_SNIFF_BYTES)
         size = os.fstat(handle.fileno()).st_size
-    handlers = all_formats()
-    scored = sorted(((h.sniff(name, head, size), h.key) for h in handlers), reverse=True)
+    # the formats whose extension the name has are asked first (only their handlers are imported); when the
+    # content confirms one (a score of 2 or more), the others are not asked
+    named = [key for key, entry in FORMATS.items() if name.lower().endswith(entry.names)]
+    scored = sorted(((get(key).sniff(name, head, size), key) for key in named), reverse=True)
+    if scored and scored[0][0] >= 2:
+        return get(scored[0][1])
+    scored = sorted(((h.sniff(name, head, size), h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
         raise FormatError("not a file of any known format (use --format to force one)", file=name)
     return get(scored[0][1])

@@ -23,19 +23,20 @@ import os
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import construct as cs
-import numpy as np
 
 from .compiler import Functions, compile_functions
 from .errors import FormatError, InvalidValueError, TruncatedError
 from .layout import BitField, LayoutField, describe, numpy_dtype
 from .plan import Leaf, Node, NoPlan, Plan, Slot, plan
 from .prefixcode import PrefixCode, PrefixCoded
-from .records import record_array
 from .schema import strip_renamed, unwrap
 from .trace import parse
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Codec", "Field", "codec"]
 
@@ -268,9 +269,13 @@ class Codec:
     def array(self, data: Any, *, file: str | os.PathLike[str] | None = None, offset: int = 0,
               label: str = "record", path: str = "records") -> np.ndarray[Any, Any]:
         """``data`` as an array of records (no copy); a partial last record is a located TruncatedError."""
+        from .records import record_array
+
         return record_array(data, self.declaration, file=file, label=label, path=path, offset=offset)
 
     def _matrix(self, records: Any) -> np.ndarray[Any, Any]:
+        import numpy as np
+
         plan_ = self._need_plan()
         if isinstance(records, np.ndarray) and records.dtype.names is not None:
             records = np.ascontiguousarray(records).tobytes()
@@ -282,6 +287,8 @@ class Codec:
 
     def columns(self, records: Any) -> dict[str, np.ndarray[Any, Any]]:
         """Every leaf as a numpy column (bit fields split, integers as numbers, bytes as ``(n, size)`` uint8)."""
+        import numpy as np
+
         plan_ = self._need_plan()
         matrix = self._matrix(records)
         slots = [_slot_column(slot, matrix) for slot in plan_.slots]
@@ -302,6 +309,8 @@ class Codec:
 
     def from_columns(self, columns: dict[str, Any]) -> bytes:
         """The records made of ``columns`` (one array per leaf path, as :meth:`columns` gives them)."""
+        import numpy as np
+
         plan_ = self._need_plan()
         missing = [leaf.path for leaf in plan_.leaves if leaf.path not in columns and not leaf.has_const]
         if missing:
@@ -335,6 +344,8 @@ class Codec:
         return matrix.tobytes()
 
     def _checked(self, leaf: Leaf, slot: Slot, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        import numpy as np
+
         low, high = _leaf_range(leaf, slot)
         numbers = values.astype(np.int64) if values.dtype.kind in "biu" and values.dtype != np.uint64 else values
         if numbers.size and (numbers.min() < low or numbers.max() > high):
@@ -503,6 +514,8 @@ def _check_node(plan_: Plan, node: Node, value: Any) -> None:
 
 
 def _slot_column(slot: Slot, matrix: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    import numpy as np
+
     part = matrix[:, slot.offset:slot.offset + slot.size]
     if slot.kind == "bytes":
         return part

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
@@ -35,6 +34,8 @@ class _Temp:
     """A temporary file beside ``target``, locked while its writer lives (see :func:`atomic_write`)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        import tempfile  # here, not at import: start-up time of read-only commands
+
         self.target = os.fspath(path)
         folder = os.path.dirname(os.path.abspath(self.target))
         if not os.path.isdir(folder):

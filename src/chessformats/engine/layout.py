@@ -8,16 +8,19 @@ bit fields) from the same declaration, so no layout is ever written down twice.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import construct as cs
-import numpy as np
 
 from .bitruns import bit_run
 from .errors import join_path
 from .prefixcode import PrefixCoded
 from .schema import enum_meanings, strip_renamed, type_name, unwrap
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "BitField",
@@ -219,6 +222,8 @@ def unpack_bits(values: np.ndarray[Any, Any], con: cs.Construct) -> dict[str, np
 
 def pack_bits(con: cs.Construct, dtype: Any, **fields: Any) -> np.ndarray[Any, Any]:
     """Inverse of :func:`unpack_bits`: combine per-field arrays into the run's integers."""
+    import numpy as np
+
     layout = bit_fields(con)
     unknown = set(fields) - set(layout)
     if unknown:
@@ -239,43 +244,49 @@ def numpy_dtype(con: cs.Construct) -> np.dtype[Any]:
     Integers keep their byte order; bit runs of 1, 2, 4 or 8 bytes become one unsigned integer in the
     run's byte order (split them with :func:`unpack_bits`); other byte strings become ``V<n>``.
     """
-    inner = unwrap(con)
-    if not isinstance(inner, cs.Struct):
-        raise TypeError("numpy_dtype needs a Struct")
-    fields: list[tuple[str, Any]] = []
-    for index, sub in enumerate(inner.subcons):
-        name = sub.name or f"_unnamed{index}"
-        fields.append((name, _field_dtype(sub)))
-    dtype = np.dtype(fields)
+    import numpy as np
+
+    dtype = np.dtype(_struct_spec(con))
     size = _static_size(con)
     if size != dtype.itemsize:
         raise TypeError(f"dtype size {dtype.itemsize} differs from the declaration's {size}")
     return dtype
 
 
+def _struct_spec(con: cs.Construct) -> list[tuple[str, Any]]:
+    """The numpy dtype specification of a struct declaration: ``[(name, spec), ...]``, where a spec is a type
+    string (``">u8"``, ``"V3"``), a nested list, or ``(spec, (count,))``. Built without numpy, so that
+    :func:`struct_format` costs no numpy import."""
+    inner = unwrap(con)
+    if not isinstance(inner, cs.Struct):
+        raise TypeError("numpy_dtype needs a Struct")
+    return [(sub.name or f"_unnamed{index}", _field_spec(sub)) for index, sub in enumerate(inner.subcons)]
+
+
 # struct format codes (standard sizes) -> numpy type codes
 _STRUCT_TO_NUMPY = {"B": "u1", "H": "u2", "I": "u4", "L": "u4", "Q": "u8", "b": "i1", "h": "i2", "i": "i4",
                     "l": "i4", "q": "i8", "e": "f2", "f": "f4", "d": "f8", "?": "b1"}
+_MACHINE_ORDER = "<" if sys.byteorder == "little" else ">"
 
 
-def _field_dtype(con: cs.Construct) -> Any:
+def _field_spec(con: cs.Construct) -> Any:
     inner = unwrap(con)
     size = _static_size(con)
     if size is None:
         raise TypeError(f"{con!r} has no fixed size")
     if isinstance(inner, cs.FormatField):
-        order = {"<": "<", ">": ">", "!": ">"}.get(inner.fmtstr[0], "=")  # "=" and "@": the machine's order
-        return np.dtype(order + _STRUCT_TO_NUMPY[inner.fmtstr[1:]])
+        order = {"<": "<", ">": ">", "!": ">"}.get(inner.fmtstr[0], _MACHINE_ORDER)  # "=" and "@": the machine's
+        return order + _STRUCT_TO_NUMPY[inner.fmtstr[1:]]
     if isinstance(inner, cs.BytesInteger) and size in (1, 2, 4, 8):
-        return np.dtype(f"{'<' if inner.swapped else '>'}{'i' if inner.signed else 'u'}{size}")
+        return f"{'<' if inner.swapped else '>'}{'i' if inner.signed else 'u'}{size}"
     run = bit_run(inner)
     if run is not None and size in (1, 2, 4, 8):
-        return np.dtype(f"{'<' if run.little_endian else '>'}u{size}")
+        return f"{'<' if run.little_endian else '>'}u{size}"
     if isinstance(inner, cs.Struct):
-        return numpy_dtype(inner)
+        return _struct_spec(inner)
     if isinstance(inner, cs.Array) and isinstance(inner.count, int):
-        return (_field_dtype(inner.subcon), (inner.count,))
-    return np.dtype(f"V{size}")
+        return (_field_spec(inner.subcon), (inner.count,))
+    return f"V{size}"
 
 
 _NUMPY_TO_STRUCT = {"u1": "B", "u2": "H", "u4": "I", "u8": "Q", "i1": "b", "i2": "h", "i4": "i", "i8": "q",
@@ -283,24 +294,22 @@ _NUMPY_TO_STRUCT = {"u1": "B", "u2": "H", "u4": "I", "u8": "Q", "i1": "b", "i2":
 
 
 def struct_format(con: cs.Construct) -> str:
-    """The :mod:`struct` format of a flat fixed-size struct declaration (via :func:`numpy_dtype`).
+    """The :mod:`struct` format of a flat fixed-size struct declaration (the fields of :func:`numpy_dtype`).
 
     For reading single records fast (``struct.unpack_from``) without writing the layout down again.
     All multi-byte fields must share one byte order; nested structs and arrays are not flattened.
     """
-    dtype = numpy_dtype(con)
     orders = set()
     codes = []
-    for name in dtype.names or ():
-        field = dtype.fields[name][0]  # type: ignore[index]
-        if field.kind == "V":
-            codes.append(f"{field.itemsize}s")
-            continue
-        if field.subdtype is not None or field.names:
+    for name, spec in _struct_spec(con):
+        if not isinstance(spec, str):
             raise TypeError(f"field {name!r} is not a scalar")
-        if field.itemsize > 1:
-            orders.add(field.byteorder if field.byteorder in "<>" else ("<" if np.little_endian else ">"))
-        codes.append(_NUMPY_TO_STRUCT[f"{field.kind}{field.itemsize}"])
+        if spec[0] == "V":
+            codes.append(f"{spec[1:]}s")
+            continue
+        if int(spec[2:]) > 1:
+            orders.add(spec[0])
+        codes.append(_NUMPY_TO_STRUCT[spec[1:]])
     if len(orders) > 1:
         raise TypeError("fields of both byte orders: no single struct format")
     return (orders.pop() if orders else ">") + "".join(codes)

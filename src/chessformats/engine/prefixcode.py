@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import construct as cs
 
-from .trace import Span
+if TYPE_CHECKING:
+    from .trace import Span
 
 __all__ = ["PrefixCode", "PrefixCodeError", "PrefixCoded"]
 
@@ -179,6 +180,8 @@ class PrefixCoded(cs.Construct):  # type: ignore[misc]
 
     def trace_spans(self, raw: bytes | None, value: Sequence[str]) -> list[Span]:
         """One span per symbol: label, bits relative to the first word, symbol name, meaning and word."""
+        from .trace import Span
+
         spans = []
         position = 0
         for index, symbol in enumerate(value):

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any
-
-import construct as cs
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .errors import TruncatedError
-from .layout import numpy_dtype
 
-__all__ = ["RecordArray", "record_array"]
+if TYPE_CHECKING:
+    import construct as cs
+    import numpy as np
 
-RecordArray = np.ndarray[Any, Any]
+__all__ = ["record_array", "record_count"]
 
 
 def record_array(
@@ -24,16 +22,35 @@ def record_array(
     label: str = "record",
     path: str = "records",
     offset: int = 0,
-) -> RecordArray:
+) -> np.ndarray[Any, Any]:
     """View ``data`` (bytes, mmap, memoryview) as an array of ``record``\\ s, without copying.
 
     A partial record at the end is a :class:`TruncatedError` naming the record and its offset.
     """
-    dtype = numpy_dtype(record)
-    size = len(data) - offset
-    count, rest = divmod(size, dtype.itemsize)
+    import numpy as np
+
+    from .layout import numpy_dtype
+
+    count = record_count(len(data) - offset, record, file=file, label=label, path=path, offset=offset)
+    return np.frombuffer(data, dtype=numpy_dtype(record), count=count, offset=offset)
+
+
+def record_count(
+    size: int,
+    record: cs.Construct | int,
+    *,
+    file: str | os.PathLike[str] | None = None,
+    label: str = "record",
+    path: str = "records",
+    offset: int = 0,
+) -> int:
+    """How many ``record``\\ s ``size`` bytes (starting at ``offset`` of the file) hold; a partial record at the
+    end is a :class:`TruncatedError` naming the record and its offset. ``record`` is the declaration or its size
+    (quick readers, which import neither numpy nor construct)."""
+    record_size = record if isinstance(record, int) else int(record.sizeof())
+    count, rest = divmod(size, record_size)
     if rest:
-        at = offset + count * dtype.itemsize
-        raise TruncatedError(f"truncated {label} {count}", needed=dtype.itemsize, available=rest,
+        at = offset + count * record_size
+        raise TruncatedError(f"truncated {label} {count}", needed=record_size, available=rest,
                              file=file, offset=at, path=f"{path}[{count}]", show_path=False)
-    return np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+    return count

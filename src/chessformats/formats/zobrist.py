@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import chess
 
-from ..schemas import polyglot as schema
+from ..schemas import polyglot_randoms as schema  # the randoms alone: hashing imports no declaration
 
 __all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "zobrist_hash"]
 

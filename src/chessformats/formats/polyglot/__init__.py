@@ -15,10 +15,15 @@ facade :mod:`chessformats.polyglot`.
 
 from __future__ import annotations
 
-from ..zobrist import zobrist_hash
-from .moves import decode_move, encode_move
-from .read import ENTRY_DTYPE, Entry, PolyglotBook, UnsortedBookWarning, open_book, reachable_positions
-from .write import build_records, merge_books, write_book
+from typing import TYPE_CHECKING
+
+from ...engine.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ..zobrist import zobrist_hash
+    from .moves import decode_move, encode_move
+    from .read import ENTRY_DTYPE, Entry, PolyglotBook, UnsortedBookWarning, open_book, reachable_positions
+    from .write import build_records, merge_books, write_book
 
 __all__ = [
     "ENTRY_DTYPE",
@@ -34,3 +39,11 @@ __all__ = [
     "write_book",
     "zobrist_hash",
 ]
+
+# names are imported when first used: a quick probe (``open_book(..., scan=False)``) never imports numpy
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "..zobrist": ("zobrist_hash",),
+    "moves": ("decode_move", "encode_move"),
+    "read": ("ENTRY_DTYPE", "Entry", "PolyglotBook", "UnsortedBookWarning", "open_book", "reachable_positions"),
+    "write": ("build_records", "merge_books", "write_book"),
+})

@@ -1,57 +1,80 @@
 """Polyglot's 16-bit moves: decoding and encoding (castling stored as king-takes-rook), and which raw moves
 cannot be Polyglot moves at all.
 
-The bit fields come from :data:`chessformats.schemas.polyglot.MOVE`.
+The bit fields come from :data:`chessformats.schemas.polyglot.MOVE` (through the generated
+:mod:`chessformats.schemas.polyglot_facts`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
-import numpy as np
 
-from ...engine.codec import codec
-from ...engine.layout import unpack_bits
-from ...engine.schema import enum_view
-from ...schemas import polyglot as schema
+from ...schemas import polyglot_facts as facts
 
-__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problems", "pack_moves"]
+if TYPE_CHECKING:
+    import numpy as np
 
-_MOVE = codec(schema.MOVE)
-_FIELD = _MOVE.fields
-_PROMOTIONS = enum_view(schema.PROMOTION)
+__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problem", "move_problems", "pack_moves"]
+
+
+class _Bits(NamedTuple):
+    """Where a field sits in the 16-bit move: ``(raw >> shift) & mask``."""
+
+    shift: int
+    width: int
+    mask: int
+
+
+# shift and width of every field, and the promotions' names, as derived from the declaration (MOVE, PROMOTION)
+# into the generated polyglot_facts (a probe imports no declaration)
+_BITS = {name: _Bits(shift, width, (1 << width) - 1) for name, (shift, width) in facts.MOVE_BITS.items()}
 _PIECE_OF_PROMOTION: dict[int, chess.PieceType | None] = {
-    value: (None if name == "none" else chess.PIECE_NAMES.index(name)) for value, name in _PROMOTIONS.names.items()
+    value: (None if name == "none" else chess.PIECE_NAMES.index(name)) for value, name in facts.PROMOTION_NAMES.items()
 }
 
 
 def _square_bits(end: str, square: chess.Square) -> int:
     """The bits of ``square`` in the ``from_``/``to_`` file and rank fields of a raw move."""
-    word = _FIELD[f"{end}_file"].insert(0, chess.square_file(square))
-    return int(_FIELD[f"{end}_rank"].insert(word, chess.square_rank(square)))
+    return chess.square_file(square) << _BITS[f"{end}_file"].shift | chess.square_rank(square) << _BITS[
+        f"{end}_rank"].shift
 
 
 # a raw move is the OR of three parts, each a table derived from the declaration (hot paths index them)
 _FROM_BITS = tuple(_square_bits("from", square) for square in chess.SQUARES)
 _TO_BITS = tuple(_square_bits("to", square) for square in chess.SQUARES)
-_PROMOTION_BITS = {piece or 0: int(_FIELD["promotion"].insert(0, value))  # by python-chess piece type, 0 = none
+_PROMOTION_BITS = {piece or 0: value << _BITS["promotion"].shift  # by python-chess piece type, 0 = none
                    for value, piece in _PIECE_OF_PROMOTION.items()}
-_FROM_ARRAY, _TO_ARRAY = np.array(_FROM_BITS, dtype=np.int64), np.array(_TO_BITS, dtype=np.int64)
-_PROMOTION_ARRAY = np.array([_PROMOTION_BITS.get(piece, 0) for piece in range(chess.KING + 1)], dtype=np.int64)
+
+
+@functools.cache
+def _move_arrays() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The three tables as int64 arrays (numpy is imported by bulk paths only)."""
+    import numpy as np
+
+    return (np.array(_FROM_BITS, dtype=np.int64), np.array(_TO_BITS, dtype=np.int64),
+            np.array([_PROMOTION_BITS.get(piece, 0) for piece in range(chess.KING + 1)], dtype=np.int64))
 
 
 def pack_moves(origin: Any, target: Any, promotion: Any = 0) -> Any:
     """Raw moves (int64 array) of origin and target squares and python-chess promotion piece types (0: none),
     arrays or numbers; castling must already be given as king-takes-rook."""
-    return _FROM_ARRAY[origin] | _TO_ARRAY[target] | _PROMOTION_ARRAY[promotion]
+    from_array, to_array, promotion_array = _move_arrays()
+    return from_array[origin] | to_array[target] | promotion_array[promotion]
+
+
+def _field(raw: int, name: str) -> int:
+    field = _BITS[name]
+    return raw >> field.shift & field.mask
 
 
 def _square(raw: int, end: str) -> chess.Square:
-    return chess.square(_FIELD[f"{end}_file"].extract(raw), _FIELD[f"{end}_rank"].extract(raw))
+    return chess.square(_field(raw, f"{end}_file"), _field(raw, f"{end}_rank"))
 
 
-_LAST_PROMOTION = max(_PROMOTIONS.names)  # values above it are not defined
+_LAST_PROMOTION = max(facts.PROMOTION_NAMES)  # values above it are not defined
 
 
 class _MoveTable(dict[int, chess.Move]):
@@ -62,9 +85,8 @@ class _MoveTable(dict[int, chess.Move]):
         if raw == 0:
             move = chess.Move.null()
         else:
-            stored = _FIELD["promotion"].extract(raw)  # a name, or the number when it is not defined
-            promotion = stored if isinstance(stored, int) else _PROMOTIONS.values[stored]
-            move = chess.Move(_square(raw, "from"), _square(raw, "to"), _PIECE_OF_PROMOTION.get(promotion))
+            move = chess.Move(_square(raw, "from"), _square(raw, "to"),
+                              _PIECE_OF_PROMOTION.get(_field(raw, "promotion")))  # undefined values: none
         self[raw] = move
         return move
 
@@ -107,6 +129,20 @@ def encode_move(board: chess.Board | None, move: chess.Move) -> int:
     return _PROMOTION_BITS[move.promotion or 0] | _FROM_BITS[from_square] | _TO_BITS[to_square]
 
 
+def _problems(fields: Any, nonzero: Any) -> dict[str, tuple[Any, str]]:
+    """The rules of a Polyglot move over its bit fields, written with ``== != & |`` only, so that they hold for
+    numpy arrays (masks) and for single integers (booleans) alike: field path -> (broken, what was expected)."""
+    same_square = (fields["from_rank"] == fields["to_rank"]) & (fields["from_file"] == fields["to_file"])
+    promotes_badly = (fields["promotion"] != 0) & ((fields["from_rank"] != 6) | (fields["to_rank"] != 7)) & (
+        (fields["from_rank"] != 1) | (fields["to_rank"] != 0))
+    return {
+        "move.reserved": (fields["reserved"] != 0, "0"),
+        "move.promotion": (fields["promotion"] > _LAST_PROMOTION, f"0..{_LAST_PROMOTION}"),
+        "move": (nonzero & same_square, "origin differs from destination"),
+        "move.to_rank": (nonzero & promotes_badly, "7 or 0 (promotions end on the last rank)"),
+    }
+
+
 def move_problems(
     moves: np.ndarray[Any, Any],
 ) -> tuple[dict[str, tuple[np.ndarray[Any, Any], str]], dict[str, np.ndarray[Any, Any]]]:
@@ -116,15 +152,18 @@ def move_problems(
     A Polyglot move has its reserved bit clear, a defined promotion (0..4), an origin other than its destination
     (but for the null move ``a1a1``), and promotes only from the 7th rank to the 8th or from the 2nd to the 1st.
     """
+    from ...engine.layout import unpack_bits
+    from ...schemas import polyglot as schema
+
     fields = unpack_bits(moves, schema.MOVE)
-    nonzero = moves != 0
-    same_square = (fields["from_rank"] == fields["to_rank"]) & (fields["from_file"] == fields["to_file"])
-    promotes_ok = (fields["promotion"] == 0) | ((fields["from_rank"] == 6) & (fields["to_rank"] == 7)) | (
-        (fields["from_rank"] == 1) & (fields["to_rank"] == 0))
-    problems = {
-        "move.reserved": (fields["reserved"] != 0, "0"),
-        "move.promotion": (fields["promotion"] > _LAST_PROMOTION, f"0..{_LAST_PROMOTION}"),
-        "move": (nonzero & same_square, "origin differs from destination"),
-        "move.to_rank": (nonzero & ~promotes_ok, "7 or 0 (promotions end on the last rank)"),
-    }
-    return problems, fields
+    return _problems(fields, moves != 0), fields
+
+
+def move_problem(raw: int) -> tuple[str, str, int] | None:
+    """The first rule (see :func:`move_problems`) a single raw move breaks, as (field path, what was expected,
+    the value found), or ``None``."""
+    fields = {name: _field(raw, name) for name in _BITS}
+    for path, (broken, expected) in _problems(fields, raw != 0).items():
+        if broken:
+            return path, expected, (raw if path == "move" else fields[path.split(".")[1]])
+    return None

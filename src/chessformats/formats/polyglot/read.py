@@ -19,28 +19,49 @@ import random as _random
 import struct
 import warnings
 from collections.abc import Container, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
-import numpy as np
 
-from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
-from ...engine.layout import numpy_dtype, struct_format, unpack_bits
-from ...engine.records import record_array
-from ...schemas import polyglot as schema
+from ...engine.records import record_count
+from ...schemas import polyglot_facts as facts
 from ..zobrist import zobrist_hash
 from .legality import legality_checker
-from .moves import KING_TAKES_ROOK, MOVES, decode_move, move_problems
+from .moves import KING_TAKES_ROOK, MOVES, decode_move, move_problem, move_problems
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "UnsortedBookWarning", "open_book", "reachable_positions"]
 
-ENTRY_DTYPE = numpy_dtype(schema.ENTRY)
-"""The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY`."""
-_ENTRY_STRUCT = struct.Struct(struct_format(schema.ENTRY))  # single entries, also derived from the schema
-_MOVE_OFFSET = codec(schema.ENTRY).field("move").offset or 0
-_NATIVE = {name: ENTRY_DTYPE[name].newbyteorder("=") for name in ENTRY_DTYPE.names or ()}  # the fields' types
+# single entries: the struct format and offsets derived from the declaration (schemas.polyglot.ENTRY) into the
+# generated polyglot_facts, so that a quick probe imports no declaration
+_ENTRY_STRUCT = struct.Struct(facts.ENTRY_FORMAT)
+_KEY_STRUCT = struct.Struct(_ENTRY_STRUCT.format[:2])  # the key alone (the first field)
+_MOVE_OFFSET = facts.ENTRY_OFFSETS["move"]
+
+
+def __getattr__(name: str) -> Any:
+    # ENTRY_DTYPE is made on first use: a probe of a book (scan=False) never imports numpy
+    if name == "ENTRY_DTYPE":
+        from ...engine.layout import numpy_dtype
+        from ...schemas import polyglot as schema
+
+        dtype = globals()["ENTRY_DTYPE"] = numpy_dtype(schema.ENTRY)
+        return dtype
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+ENTRY_DTYPE: np.dtype[Any]
+"""The numpy dtype of one entry, derived from :data:`chessformats.schemas.polyglot.ENTRY` (made on first use)."""
+
+
+def _native(name: str) -> np.dtype[Any]:
+    """The type of an entry field in the machine's byte order."""
+    dtype: np.dtype[Any] = __getattr__("ENTRY_DTYPE")[name].newbyteorder("=")
+    return dtype
 
 
 class Entry(NamedTuple):
@@ -76,36 +97,59 @@ class PolyglotBook(MappedFile):
     """A Polyglot book mapped read-only into memory. Use :func:`open_book`."""
 
     _views = ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view")
+    _scanned_names = frozenset(("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view",
+                                "sorted", "invalid_entries", "_skip"))
 
-    def __init__(self, path: str | os.PathLike[str], *, strict: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = True, scan: bool = True) -> None:
         self.path = os.fspath(path)
+        self.strict = strict
         self._map(self.path)
         try:
-            self.records = record_array(self._data, schema.ENTRY, file=self.path, label="entry",
-                                        path="entries")
-            self._keys = self.records["key"].astype(_NATIVE["key"])
-            self._weights = self.records["weight"].astype(np.int64)
-            self._moves = self.records["move"].astype(np.int64)
-            self._check_moves(strict)
-            self.sorted = bool(np.all(self._keys[1:] >= self._keys[:-1])) if len(self._keys) > 1 else True
-            if self.sorted:
-                self._order: np.ndarray[Any, Any] | None = None
-                self._sorted_keys = self._keys
-            else:
-                self._order = np.argsort(self._keys, kind="stable")
-                self._sorted_keys = self._keys[self._order]
-                first = int(np.argmax(self._keys[1:] < self._keys[:-1])) + 1
-                warnings.warn(
-                    f"{os.path.basename(self.path)}: entries are not sorted by key (first out of order: "
-                    f"entry {first}); probing through a sorted index",
-                    UnsortedBookWarning, stacklevel=3,
-                )
-            self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=_NATIVE["key"]).data
+            self._count = record_count(len(self._data), _ENTRY_STRUCT.size, file=self.path, label="entry",
+                                       path="entries")
+            if scan:
+                self._scan()
         except BaseException:
             self.close()
             raise
 
+    def __getattr__(self, name: str) -> Any:
+        # opened with scan=False: the whole-book state is made when first needed
+        if name in PolyglotBook._scanned_names and "_data" in self.__dict__ and "_key_view" not in self.__dict__:
+            self._scan()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _scan(self) -> None:
+        """Read the whole book once with numpy: keys, moves checked, sortedness (and an index if unsorted)."""
+        import numpy as np
+
+        from ...engine.records import record_array
+        from ...schemas import polyglot as schema
+
+        self.records = record_array(self._data, schema.ENTRY, file=self.path, label="entry", path="entries")
+        self._keys = self.records["key"].astype(_native("key"))
+        self._weights = self.records["weight"].astype(np.int64)
+        self._moves = self.records["move"].astype(np.int64)
+        self._check_moves(self.strict)
+        self.sorted = bool(np.all(self._keys[1:] >= self._keys[:-1])) if len(self._keys) > 1 else True
+        if self.sorted:
+            self._order: np.ndarray[Any, Any] | None = None
+            self._sorted_keys = self._keys
+        else:
+            self._order = np.argsort(self._keys, kind="stable")
+            self._sorted_keys = self._keys[self._order]
+            first = int(np.argmax(self._keys[1:] < self._keys[:-1])) + 1
+            warnings.warn(
+                f"{os.path.basename(self.path)}: entries are not sorted by key (first out of order: "
+                f"entry {first}); probing through a sorted index",
+                UnsortedBookWarning, stacklevel=4,
+            )
+        self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=_native("key")).data
+
     def _check_moves(self, strict: bool) -> None:
+        import numpy as np
+
         problems, fields = move_problems(self._moves)
         self.invalid_entries = np.zeros(len(self._moves), dtype=bool)
         for bad, _ in problems.values():
@@ -116,15 +160,28 @@ class PolyglotBook(MappedFile):
             for field, (bad, expected) in problems.items():
                 if bad[index]:
                     value = int(self._moves[index]) if field == "move" else int(fields[field.split(".")[1]][index])
-                    raise InvalidValueError(
-                        f"invalid move in entry {index}: not a Polyglot book?", expected=expected,
-                        actual=value, file=self.path, offset=index * ENTRY_DTYPE.itemsize + _MOVE_OFFSET,
-                        path=join_path(f"entries[{index}]", field),
-                    )
+                    raise self._invalid(index, field, expected, value)
+
+    def _invalid(self, index: int, field: str, expected: str, value: int) -> InvalidValueError:
+        return InvalidValueError(
+            f"invalid move in entry {index}: not a Polyglot book?", expected=expected, actual=value,
+            file=self.path, offset=index * _ENTRY_STRUCT.size + _MOVE_OFFSET,
+            path=join_path(f"entries[{index}]", field),
+        )
+
+    def _valid(self, index: int, raw: int) -> bool:
+        """Whether entry ``index`` (not scanned: ``scan=False``) holds a valid move; with ``strict`` an invalid one
+        raises as the scan would have."""
+        problem = move_problem(raw)
+        if problem is None:
+            return True
+        if self.strict:
+            raise self._invalid(index, *problem)
+        return False
 
     # --- container protocol ---
     def __len__(self) -> int:
-        return len(self._keys)
+        return self._count
 
     def __getitem__(self, index: int) -> Entry:
         if index < 0:
@@ -157,9 +214,10 @@ class PolyglotBook(MappedFile):
     def _indices(self, key: int) -> range | list[int]:
         """File indices of the entries with ``key`` (ascending)."""
         lo, hi = self._key_range(key)
-        if self._order is None:
+        order = self.__dict__.get("_order")  # absent when not scanned: the book is taken as sorted
+        if order is None:
             return range(lo, hi)
-        return sorted(self._order[lo:hi].tolist())
+        return sorted(order[lo:hi].tolist())
 
     def _key_range(self, key: int) -> tuple[int, int]:
         """``[lo, hi)`` of ``key`` in the sorted keys.
@@ -167,7 +225,10 @@ class PolyglotBook(MappedFile):
         ``bisect`` runs in C over a memoryview of the native key array: no per-call numpy overhead and
         no Python list of the keys.
         """
-        keys = self._key_view
+        if "_key_view" in self.__dict__:
+            keys: Any = self._key_view
+        else:  # not scanned (scan=False): the keys are read from the map as the search needs them
+            keys = _MappedKeys(self._data, self._count)
         lo = hi = bisect.bisect_left(keys, key)
         count = len(keys)
         while hi < count and keys[hi] == key:
@@ -199,7 +260,7 @@ class PolyglotBook(MappedFile):
         legal = legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
-        skip = self._skip
+        skip: Container[int] = self._skip if "_key_view" in self.__dict__ else _Unchecked(self)
         data = self._data
         size = _ENTRY_STRUCT.size
         moves = MOVES
@@ -246,18 +307,25 @@ class PolyglotBook(MappedFile):
 
     def arrays(self) -> dict[str, np.ndarray[Any, Any]]:
         """All entries as native numpy arrays: key, raw_move, weight, learn and every move bit field."""
+        import numpy as np
+
         result = {
             "key": self._keys.copy(),
-            "raw_move": self._moves.astype(_NATIVE["move"]),
-            "weight": self.records["weight"].astype(_NATIVE["weight"]),
-            "learn": self.records["learn"].astype(_NATIVE["learn"]),
+            "raw_move": self._moves.astype(_native("move")),
+            "weight": self.records["weight"].astype(_native("weight")),
+            "learn": self.records["learn"].astype(_native("learn")),
         }
+        from ...engine.layout import unpack_bits
+        from ...schemas import polyglot as schema
+
         result.update({name: values.astype(np.uint8)
                        for name, values in unpack_bits(self._moves, schema.MOVE).items()})
         return result
 
     def findings(self) -> list[str]:
         """Sanity findings a user should know about (unsorted, weight 0, learn data, odd entries)."""
+        import numpy as np
+
         notes = []
         if not self.sorted:
             first = int(np.argmax(self._keys[1:] < self._keys[:-1])) + 1
@@ -281,18 +349,52 @@ class PolyglotBook(MappedFile):
 
     def positions(self) -> int:
         """Number of distinct keys."""
+        import numpy as np
+
         return len(np.unique(self._keys))
 
 
-def open_book(path: str | os.PathLike[str], *, strict: bool = True) -> PolyglotBook:
+class _MappedKeys:
+    """The keys of a mapped book as a sequence for :mod:`bisect`, read one by one (assumed sorted)."""
+
+    def __init__(self, data: Any, count: int) -> None:
+        self._data, self._count = data, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> int:
+        key: int = _KEY_STRUCT.unpack_from(self._data, index * _ENTRY_STRUCT.size)[0]
+        return key
+
+
+class _Unchecked:
+    """The "entries to skip" of a book opened with ``scan=False``: each entry's move is checked when probed."""
+
+    def __init__(self, book: PolyglotBook) -> None:
+        self._book = book
+
+    def __contains__(self, index: object) -> bool:
+        assert isinstance(index, int)
+        raw: int = _ENTRY_STRUCT.unpack_from(self._book._data, index * _ENTRY_STRUCT.size)[1]
+        return not self._book._valid(index, raw)
+
+
+def open_book(path: str | os.PathLike[str], *, strict: bool = True, scan: bool = True) -> PolyglotBook:
     """Open a Polyglot book (memory-mapped, read-only). Use as a context manager.
 
     Raises :class:`~chessformats.FormatError` when the file is not a Polyglot book: a size that is
     not a multiple of 16 (:class:`~chessformats.TruncatedError`) or, with ``strict``, an entry whose
     move cannot be a Polyglot move (:class:`~chessformats.InvalidValueError`). With ``strict=False``
     such entries are kept but never returned by probes (see :meth:`PolyglotBook.findings`).
+
+    ``scan=False`` opens in constant time, for a quick probe: nothing is read until asked for, numpy is not
+    imported, and a probe checks only the entries of its position (a ``strict`` book raises when one of them is
+    invalid); the book is assumed sorted (as Polyglot writes them) until something needs the whole book
+    (``len`` aside: iterating, :meth:`~PolyglotBook.arrays`, :attr:`~PolyglotBook.sorted`, ...), which scans it
+    then, with the checks above.
     """
-    return PolyglotBook(path, strict=strict)
+    return PolyglotBook(path, strict=strict, scan=scan)
 
 
 def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[Entry]]]:
