@@ -1,0 +1,48 @@
+"""Timing whole processes, shared by the benchmark scripts that compare command lines (wall time, peak memory)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
+def run(command: list[str], env: Mapping[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (KiB) of one run of ``command``.
+
+    Peak memory comes from GNU ``time`` when installed: a process started straight from this (large)
+    Python process would inherit its resident size in ``ru_maxrss`` (Linux keeps the larger of the sizes
+    before and after ``exec``). Without GNU ``time`` that inflated figure is reported.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as report:
+        wrapped = [GNU_TIME, "-f", "%M", "-o", report.name, *command] if GNU_TIME else command
+        started = time.perf_counter()
+        process = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   env=None if env is None else dict(env))
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            raise RuntimeError(f"{command[0]} failed: {process.stderr.read().decode() if process.stderr else ''}")
+        return elapsed, int(report.read().split()[-1]) if GNU_TIME else usage.ru_maxrss
+
+
+def best(command: list[str], repeat: int, env: Mapping[str, str] | None = None) -> tuple[float, int]:
+    """Best wall time and largest peak memory of ``repeat`` runs."""
+    runs = [run(command, env) for _ in range(repeat)]
+    return min(t for t, _ in runs), max(m for _, m in runs)
+
+
+def find_polyglot(explicit: str | None) -> str:
+    for candidate in (explicit, os.environ.get("CHESSFORMATS_POLYGLOT"), shutil.which("polyglot"),
+                      "/usr/games/polyglot", str(ROOT / ".ci/cache/polyglot/usr/games/polyglot")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise SystemExit("polyglot not found: install Debian's polyglot or run .ci/run once")
