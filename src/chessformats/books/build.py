@@ -93,10 +93,13 @@ _CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cb
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
 
-    def __init__(self, *, max_ply: int = 1024) -> None:
+    def __init__(self, *, max_ply: int = 1024, boards: bool = True) -> None:
+        """``boards=False``: keep no positions (a Polyglot book needs keys and counts only; less memory and time);
+        :meth:`board` and :meth:`to_stats` then raise."""
         if max_ply < 0:
             raise ValueError("max_ply must be >= 0")
         self.max_ply = max_ply
+        self.boards = boards
         self.games = 0
         """Games read (including skipped ones)."""
         self.skipped: list[SkippedGame] = []
@@ -280,9 +283,10 @@ class BookBuilder:
         """Add a batch's events to the table (the batch's games come after every game counted so far)."""
         self.games += chunk.games
         self.skipped.extend(chunk.skipped)
-        for position, fen in chunk.fens.items():
-            self._fens.setdefault(position, fen)
-        self._keep_positions(chunk.positions, chunk.links)
+        if self.boards:
+            for position, fen in chunk.fens.items():
+                self._fens.setdefault(position, fen)
+            self._keep_positions(chunk.positions, chunk.links)
         if not len(chunk.key):
             return
         order = np.lexsort((chunk.raw, chunk.key))
@@ -378,6 +382,8 @@ class BookBuilder:
 
     def board(self, key: int) -> chess.Board:
         """The position of a key met in the build."""
+        if not self.boards:
+            raise ValueError("this builder keeps no positions (made with boards=False)")
         fen = self._fens.get(key)
         if fen is not None:
             return chess.Board(fen, chess960=chess.Board(fen).has_chess960_castling_rights())

@@ -222,7 +222,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
     gc.disable()
-    builder = BookBuilder(max_ply=args.max_ply)
+    builder = BookBuilder(max_ply=args.max_ply, boards=handler.build_needs_boards)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
     for source in args.games:

@@ -100,5 +100,5 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
 
 HANDLER = FormatHandler(
     key="polyglot", status="read, write, probe, inspect",
-    sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, build=_make_book,
+    sniff=_sniff, info=_info, inspect=_inspect, probe=_probe, build=_make_book, build_needs_boards=False,
 )

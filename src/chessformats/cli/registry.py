@@ -62,6 +62,8 @@ class FormatHandler:
     probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
     build: Callable[..., int] | None = None
     """``build(path, builder, *, min_games, min_score, only, uniform) -> entries``: write a book built from games."""
+    build_needs_boards: bool = True
+    """Whether ``build`` needs the positions (boards) of the builder, or keys and counts only (Polyglot)."""
     inspect_options: tuple[str, ...] = ("record", "count", "offset", "length", "fen")
     """Which of :data:`INSPECT_OPTIONS` (and ``fen``) this format's ``inspect`` takes as keywords."""
     position: Callable[[str, chess.Board], dict[str, Any] | None] | None = None
