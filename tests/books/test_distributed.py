@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from chessformats import FormatError, TruncatedError
 from chessformats.books.build import COUNT_MAX, BookBuilder
 from chessformats.books.filters import GameFilter
 from chessformats.books.pgnread import split_games
@@ -109,3 +110,28 @@ def test_filters_on_the_cluster(tmp_path: Path, client: Any) -> None:
     make_book(tmp_path / "dask.bin", builder, min_games=1)
     make_book(tmp_path / "local.bin", local, min_games=1)
     assert (tmp_path / "dask.bin").read_bytes() == (tmp_path / "local.bin").read_bytes()
+
+
+def test_chessbase_database_in_its_place(tmp_path: Path, client: Any) -> None:
+    base = find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")
+    paths, _ = three_files(tmp_path)
+    inputs = [paths[0], base, paths[2]]
+    builder = build_book(inputs, scheduler=client, max_ply=12, piece_bytes=1 << 18)
+    local = BookBuilder(max_ply=12)
+    for path in inputs:
+        local.add_file(path)
+    assert builder.games == local.games and builder.skipped == local.skipped
+    assert list(builder.entries()) == list(local.entries())
+
+
+@pytest.mark.parametrize("damage", ["cut", "garbled"])
+def test_damaged_zst_on_the_cluster_is_a_format_error(tmp_path: Path, client: Any, damage: str) -> None:
+    whole = zstandard.ZstdCompressor().compress(('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n' * 30000).encode())
+    data = {"cut": whole[:len(whole) // 2], "garbled": whole[:12] + bytes(40) + whole[52:]}[damage]
+    path = tmp_path / "games.pgn.zst"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as caught:
+        build_book([path], scheduler=client, piece_bytes=1 << 16)
+    assert caught.value.file == str(path) and caught.value.offset is not None
+    if damage == "cut":
+        assert isinstance(caught.value, TruncatedError) and caught.value.offset == len(data)
