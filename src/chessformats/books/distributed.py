@@ -107,9 +107,9 @@ def plan_pieces(paths: Sequence[str | os.PathLike[str]], *, piece_bytes: int = P
         elif lower.endswith(COMPRESSED_SUFFIXES):
             yield from _compressed_pieces(path, done, piece_bytes)
         else:
-            cuts = _cuts(path, size, piece_bytes)
+            cuts, absolute = _cuts(path, size, piece_bytes), os.path.abspath(path)  # workers may run elsewhere
             for start, end in itertools.pairwise(cuts):
-                yield Piece(path, start, end, None, done + end)
+                yield Piece(absolute, start, end, None, done + end)
         done += size
 
 
