@@ -14,6 +14,8 @@ import argparse
 import os
 import pickle
 import platform
+import random
+import re
 import sys
 import tempfile
 import time
@@ -35,7 +37,11 @@ def library_run(paths: list[Path], workers: int, max_ply: int, repeat: int) -> d
     from chessformats.books.build import BookBuilder
 
     results: dict[str, Any] = {}
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    import dask
+
+    unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}  # as build_book does
+    with dask.config.set(unset), \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         for _ in range(repeat):
             builder = BookBuilder(max_ply=max_ply)
@@ -54,6 +60,35 @@ def library_run(paths: list[Path], workers: int, max_ply: int, repeat: int) -> d
             if not results or elapsed < results["seconds"]:
                 results = {"seconds": elapsed, "merge": merging[0], "builder": builder}
     return results
+
+
+MONTH, DATABASE, CORES = 95e6, 6.5e9, 64
+"""Projection assumptions: games of a lichess standard month (2024: about 90-100 M), of the whole database (order
+of magnitude of the sum of the monthly files), and the cores of the cluster."""
+_SAN = re.compile(r"(?<![\w.])([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?[+#]?|O-O(?:-O)?[+#]?)(?=\s)")
+
+
+def lichess_like(text: str) -> str:
+    """The games with a lichess-style ``{ [%eval 0.17] [%clk 0:04:31] }`` comment after every move."""
+    rng = random.Random(0)
+
+    def comment(match: re.Match[str]) -> str:
+        return (f"{match.group(1)} {{ [%eval {rng.uniform(-1, 1):.2f}] "
+                f"[%clk 0:0{rng.randint(0, 9)}:{rng.randint(10, 59)}] }}")
+
+    return "\n".join(line if line.startswith("[") else _SAN.sub(comment, line) for line in text.split("\n"))
+
+
+def one_process_rate(text: str, max_ply: int, repeat: int) -> float:
+    from chessformats.books.build import BookBuilder
+
+    best_seconds, games = float("inf"), 0
+    for _ in range(repeat):
+        builder = BookBuilder(max_ply=max_ply)
+        started = time.perf_counter()
+        builder.add_pgn_text(text)
+        best_seconds, games = min(best_seconds, time.perf_counter() - started), builder.games
+    return games / best_seconds
 
 
 def merge_rate(chunks: list[Any], copies: int, max_ply: int, repeat: int) -> float:
@@ -115,6 +150,9 @@ def main() -> None:
         chunks = distributed.read_piece(piece, args.max_ply, None)
         event_bytes = len(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL)) / sum(c.games for c in chunks)
         merge_alone = merge_rate(chunks, args.copies, args.max_ply, args.repeat)
+        plain_rate = one_process_rate("\n\n".join([text] * 3), args.max_ply, args.repeat)
+        lichess_rate = one_process_rate("\n\n".join([lichess_like(text)] * 3), args.max_ply, args.repeat)
+        lichess_bytes = len(lichess_like(text).encode()) / text.count("[Result ")
     end_load = os.getloadavg()[0]
     one, two = library[1]["seconds"], library[2]["seconds"]
     lines = [
@@ -144,11 +182,33 @@ def main() -> None:
         f"- sent from a worker to the client: {event_bytes:,.0f} bytes per game (pickled events, positions and "
         f"links of one piece of {len(text) / 1e6:.1f} MB) at `--max-ply {args.max_ply}`",
     ]
+    factor = lichess_rate / plain_rate
+    low, high = games / one * factor, max(games / seconds for seconds, _ in processes.values()) * factor
+    lines += [
+        f"- lichess-like movetext (the same games with a `[%eval]` and a `[%clk]` comment after every move, "
+        f"{lichess_bytes:,.0f} bytes per game): one process reads it at {lichess_rate:,.0f} games/s against "
+        f"{plain_rate:,.0f} for the plain games in the same run ({factor:.2f}×)",
+        "",
+        f"Projection from these figures ({MONTH / 1e6:.0f} M games a month, {DATABASE / 1e9:.1f} G games in the "
+        f"whole database, {CORES} cores each as fast as one here, lichess-like games: {low:,.0f} to "
+        f"{high:,.0f} games/s per core, from the 1-worker rate to the best whole-process rate, × {factor:.2f}):",
+        "",
+        f"| | workers alone ({CORES} cores) | through one client ({merge_alone:,.0f} games/s merged) |",
+        "|---|---:|---:|",
+    ]
+    for name, count in ((f"one month ({MONTH / 1e6:.0f} M games)", MONTH),
+                        (f"the whole database ({DATABASE / 1e9:.1f} G games)", DATABASE)):
+        lines.append(f"| {name} | {_duration(count / (CORES * high))} to {_duration(count / (CORES * low))} | "
+                     f"{_duration(count / merge_alone)} |")
     report = "\n".join(lines)
     print(report)
     if args.write_docs:
         replace_section(f"{START}\n{report}\n{END}", START, END, DOCS)
         print(f"wrote {DOCS}")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min"
 
 
 if __name__ == "__main__":

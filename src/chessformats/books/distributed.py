@@ -228,8 +228,11 @@ def build_book(
         builder = BookBuilder(max_ply=max_ply, game_filter=game_filter)
     cluster: Any = None
     if scheduler is None:
-        cluster = dask_distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                dashboard_address=None)
+        # dask's nannies give workers MALLOC_TRIM_THRESHOLD_=65536, which fixes glibc's mmap threshold: every
+        # numpy array over 128 kB is then mapped and unmapped afresh (measured: the reader's CPU time +12-25%)
+        with import_module("dask").config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+            cluster = dask_distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                    dashboard_address=None)
         client = dask_distributed.Client(cluster)
     elif isinstance(scheduler, str):
         client = dask_distributed.Client(scheduler)
