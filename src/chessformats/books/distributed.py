@@ -286,7 +286,9 @@ def _merge_pieces(client: Any, builder: BookBuilder, paths: Sequence[str | os.Pa
                 merge_first()
             builder.add_database(piece)
             continue
-        pending.append((client.submit(read_piece, piece, builder.max_ply, builder.game_filter, pure=False), piece))
+        # a text piece goes to a worker as data (scattered), not inside the task: no large task graph to ship
+        task = client.scatter([piece], hash=False)[0] if piece.text is not None else piece
+        pending.append((client.submit(read_piece, task, builder.max_ply, builder.game_filter, pure=False), piece))
         while len(pending) >= window:
             merge_first()
     while pending:
