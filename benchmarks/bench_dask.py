@@ -198,8 +198,8 @@ def main() -> None:
     ]
     for name, count in ((f"one month ({MONTH / 1e6:.0f} M games)", MONTH),
                         (f"the whole database ({DATABASE / 1e9:.1f} G games)", DATABASE)):
-        lines.append(f"| {name} | {_duration(count / (CORES * high))} to {_duration(count / (CORES * low))} | "
-                     f"{_duration(count / merge_alone)} |")
+        fast, slow = _duration(count / (CORES * high)), _duration(count / (CORES * low))
+        lines.append(f"| {name} | {fast if fast == slow else f'{fast} to {slow}'} | {_duration(count / merge_alone)} |")
     report = "\n".join(lines)
     print(report)
     if args.write_docs:
