@@ -18,6 +18,7 @@ import numpy as np
 from ..formats.polyglot import encode_move
 from ..formats.zobrist import zobrist_hash
 from . import batchplay, pgnscan
+from .filters import GameFilter
 from .pgnread import HEADER, TAG, game_spans, parse_game
 
 MEMO_DEPTH = 40
@@ -62,6 +63,8 @@ class Chunk(NamedTuple):
     links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]
     fens: dict[int, str]
     """Positions met only through python-chess (setups, Chess960, what the batch replay left)."""
+    filtered: int = 0
+    """Games of ``games`` left out by the :class:`~chessformats.books.filters.GameFilter` (not errors)."""
 
 
 Game = tuple[int, int, dict[str, str], list[str]]  # number, offset, tags, SAN tokens
@@ -150,14 +153,16 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> 
 
 
 def read_chunks(text: str, base: int, first_number: int, max_ply: int,
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[Chunk]:
+                 progress: Callable[[int, int], None] | None = None, *,
+                 game_filter: GameFilter | None = None) -> Iterator[Chunk]:
     """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
-    return read_spans(text, game_spans(text), base, first_number, max_ply, progress)
+    return read_spans(text, game_spans(text), base, first_number, max_ply, progress, game_filter=game_filter)
 
 
 def read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_number: int, max_ply: int,
-                progress: Callable[[int, int], None] | None = None) -> Iterator[Chunk]:
-    """:func:`read_chunks` for the games at ``spans`` of ``text``."""
+                progress: Callable[[int, int], None] | None = None, *,
+                game_filter: GameFilter | None = None) -> Iterator[Chunk]:
+    """:func:`read_chunks` for the games at ``spans`` of ``text`` (those ``game_filter`` keeps)."""
     stride = event_stride(max_ply)
     batch_spans: list[tuple[int, int]] = []
     number = first_number - 1
@@ -166,33 +171,51 @@ def read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_num
         if progress is not None and len(batch_spans) % 1000 == 0:
             progress(number + len(batch_spans), base + span[0])
         if len(batch_spans) >= CHUNK_GAMES:
-            batch, skipped = read_batch(text, batch_spans, base, number + 1, max_ply)
-            yield replay_games(batch, stride, len(batch_spans), skipped)
+            yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter)
             number += len(batch_spans)
             batch_spans = []
     if batch_spans:
-        batch, skipped = read_batch(text, batch_spans, base, number + 1, max_ply)
-        yield replay_games(batch, stride, len(batch_spans), skipped)
+        yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter)
+
+
+def _read_replay(text: str, spans: list[tuple[int, int]], base: int, first_number: int, max_ply: int, stride: int,
+                 game_filter: GameFilter | None) -> Chunk:
+    batch, skipped = read_batch(text, spans, base, first_number, max_ply, game_filter=game_filter)
+    filtered = len(spans) - len(batch.numbers) - len(skipped)
+    chunk = replay_games(batch, stride, len(spans), skipped)
+    return chunk._replace(filtered=filtered) if filtered else chunk
 
 
 def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number: int,
-                max_ply: int) -> tuple[Batch, list[SkippedGame]]:
+                max_ply: int, *, game_filter: GameFilter | None = None) -> tuple[Batch, list[SkippedGame]]:
     """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
-    rest one by one with the tokenizer. Offsets are reported from ``base``."""
+    rest one by one with the tokenizer. Offsets are reported from ``base``. The games ``game_filter`` leaves out
+    are dropped after their tags are read (their movetext is not looked at)."""
     numbers, offsets, tags, heads, truncated = [], [], [], [], []
     limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
+    wanted = game_filter.keep if game_filter is not None and game_filter.active else None
+    kept_spans: list[tuple[int, int]] = []
     for number, (start, end) in enumerate(spans, first_number):
         header = HEADER.match(text, start, end)
         position = header.end() if header else start
+        game_tags = dict(TAG.findall(text, start, position))
+        if wanted is not None:
+            if not wanted(game_tags):
+                continue
+            kept_spans.append((start, end))
         head = text[position:min(position + limit, end)]
         cut = position + limit < end
         if cut:
             head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
         numbers.append(number)
         offsets.append(base + start)
-        tags.append(dict(TAG.findall(text, start, position)))
+        tags.append(game_tags)
         heads.append(head)
         truncated.append(cut)
+    if wanted is not None:
+        spans = kept_spans
+        if not numbers:
+            return Batch.of([]), []
     scanned = pgnscan.scan(heads, truncated, max_ply)
     skipped: list[SkippedGame] = []
     if scanned.read.all():

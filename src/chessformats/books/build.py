@@ -52,6 +52,7 @@ from .batches import (
     read_spans,
     replay_games,
 )
+from .filters import GameFilter
 from .pgnread import GAME_BREAK, game_spans, open_text, split_games
 from .stats import BookStats, MoveStats, PositionStats
 
@@ -93,15 +94,22 @@ _CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cb
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
 
-    def __init__(self, *, max_ply: int = 1024, boards: bool = True) -> None:
+    def __init__(self, *, max_ply: int = 1024, game_filter: GameFilter | None = None, boards: bool = True) -> None:
         """``boards=False``: keep no positions (a Polyglot book needs keys and counts only; less memory and time);
         :meth:`board` and :meth:`to_stats` then raise."""
         if max_ply < 0:
             raise ValueError("max_ply must be >= 0")
         self.max_ply = max_ply
         self.boards = boards
+        self.game_filter = game_filter if game_filter is not None else GameFilter()
+        """Which games count (:mod:`chessformats.books.filters`; by default the games of chess, any variant tag
+        of a variant with other rules left out)."""
         self.games = 0
-        """Games read (including skipped ones)."""
+        """Games read (including skipped ones and the ones the filter left out)."""
+        self.filtered = 0
+        """Games the filter left out."""
+        self.reading: IO[str] | None = None
+        """The PGN text stream being read (a progress bar asks how far it is), else ``None``."""
         self.skipped: list[SkippedGame] = []
         # the counts: one row per (key, move), sorted by key then move; "first" orders rows as first met
         self._table: dict[str, np.ndarray[Any, Any]] = {
@@ -133,6 +141,7 @@ class BookBuilder:
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
             with open_text(path) as handle:
+                self.reading = handle
                 if jobs > 1 and hasattr(os, "fork"):
                     text = handle.read()
                     if len(text) > 1 << 20:
@@ -142,6 +151,7 @@ class BookBuilder:
                 else:
                     self._add_stream(handle, progress)
         finally:
+            self.reading = None
             if collecting:
                 gc.enable()
 
@@ -186,6 +196,9 @@ class BookBuilder:
                     continue
                 tags, sans = mainline_sans(decoded, self.max_ply)
                 tags["Result"] = RESULT_TAGS.get(int(arrays["result"][index]), "*")
+                if not self.game_filter.keep(tags):
+                    self.filtered += 1
+                    continue
                 batch.append((number, offset, tags, sans))
                 if len(batch) >= CHUNK_GAMES:
                     self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
@@ -207,7 +220,8 @@ class BookBuilder:
                 rest = spans.pop()[0]
             else:
                 rest = len(text) if not block else 0
-            for chunk in read_spans(text, spans, base, self.games + 1, self.max_ply, progress):
+            for chunk in read_spans(text, spans, base, self.games + 1, self.max_ply, progress,
+                                    game_filter=self.game_filter):
                 self._merge(chunk)
             pending, base = text[rest:], base + rest
             if not block:
@@ -230,6 +244,10 @@ class BookBuilder:
         for game in games:
             board = game.board()
             headers = dict(game.headers)
+            if not self.game_filter.keep(headers):
+                self.games += 1
+                self.filtered += 1
+                continue
             if "FEN" not in headers and board.fen() != chess.STARTING_FEN:
                 headers["FEN"] = board.fen()
             sans: list[str] = []
@@ -246,7 +264,7 @@ class BookBuilder:
             self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress):
+        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter):
             self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
@@ -261,10 +279,12 @@ class BookBuilder:
         first_games = sum(1 for _ in game_spans(text[:split]))
         reader, writer = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.get_context("fork").Process(
-            target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer))
+            target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer,
+                                       self.game_filter))
         child.start()
         writer.close()
-        for chunk in read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress):
+        for chunk in read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress,
+                                 game_filter=self.game_filter):
             self._merge(chunk)
         try:
             payload = reader.recv_bytes()
@@ -282,6 +302,7 @@ class BookBuilder:
     def _merge(self, chunk: Chunk) -> None:
         """Add a batch's events to the table (the batch's games come after every game counted so far)."""
         self.games += chunk.games
+        self.filtered += chunk.filtered
         self.skipped.extend(chunk.skipped)
         if self.boards:
             for position, fen in chunk.fens.items():
@@ -440,10 +461,11 @@ def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.nd
     return np.flatnonzero(new)
 
 
-def _child_build(max_ply: int, text: str, split: int, first_number: int, writer: Any) -> None:
+def _child_build(max_ply: int, text: str, split: int, first_number: int, writer: Any,
+                 game_filter: GameFilter | None = None) -> None:
     gc.disable()
     try:
-        chunks = list(read_chunks(text[split:], split, first_number, max_ply))
+        chunks = list(read_chunks(text[split:], split, first_number, max_ply, game_filter=game_filter))
         writer.send_bytes(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
         writer.close()
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -25,6 +26,8 @@ EXAMPLE_GAMES = "example_games.pgn"
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from ..books.filters import GameFilter
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -222,29 +225,31 @@ def cmd_build(args: argparse.Namespace) -> int:
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
     gc.disable()
-    builder = BookBuilder(max_ply=args.max_ply, boards=handler.build_needs_boards)
+    builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
-    for source in args.games:
-        if console is not None and console.is_terminal:
-            from rich.progress import Progress, TextColumn, TimeElapsedColumn
+    bar = None
+    if console is not None and console.is_terminal:
+        from .buildbar import BuildBar
 
-            with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-                          console=console, transient=True) as progress:
-                task = progress.add_task(f"reading {os.path.basename(source)}", rate="")
+        bar = BuildBar(console, args.games)
+    with bar.shown() if bar is not None else contextlib.nullcontext():
+        if args.dask is not None:
+            from ..books.distributed import build_book
 
-                def report(games: int, _: int, task: Any = task, progress: Any = progress) -> None:
-                    elapsed = max(time.perf_counter() - started, 1e-9)
-                    progress.update(task, rate=f"{games:,} games, {games / elapsed:,.0f} games/s")
-
-                builder.add_file(source, jobs=jobs, progress=report)
+            build_book(args.games, scheduler=None if args.dask == "local" else args.dask, workers=args.dask_workers,
+                       builder=builder, progress=bar.update if bar is not None else None)
         else:
-            builder.add_file(source, jobs=jobs)
+            for index, source in enumerate(args.games):
+                builder.add_file(source, jobs=jobs,
+                                 progress=bar.for_file(index, source, builder) if bar is not None else None)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
     count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                           only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
+    if builder.filtered:
+        say(f"{builder.filtered:,} of the {builder.games:,} games filtered out")
     say(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
                   f"{args.output} in {elapsed:.2f} s")
     if builder.skipped:
@@ -254,6 +259,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         if len(builder.skipped) > 20:
             say(f"  ... and {len(builder.skipped) - 20} more")
     return 0
+
+
+def _game_filter(args: argparse.Namespace) -> GameFilter:
+    from ..books.filters import GameFilter
+
+    return GameFilter.of(min_rating=args.min_rating, time_controls=args.time_control, variants=args.variant)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -411,6 +422,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="record the PGN files as the book's sources (Kvetka: writes NAME.ksf)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
+    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
+                   help="count on a Dask cluster (pip install 'chessformats[dask]'): a scheduler address such as "
+                        "tcp://host:8786, or none for a local cluster of --dask-workers processes")
+    p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
+    p.add_argument("--min-rating", type=int, metavar="N",
+                   help="only games where WhiteElo and BlackElo are both >= N (games missing one are left out)")
+    p.add_argument("--time-control", metavar="LIST",
+                   help="only games of these lichess categories (ultraBullet, bullet, blitz, rapid, classical, "
+                        "correspondence; by base + 40 x increment) or exact TimeControl tags, comma-separated: "
+                        "blitz,rapid,180+2")
+    p.add_argument("--variant", default="standard,chess960,fromposition", metavar="LIST",
+                   help="Variant tags to keep, comma-separated, or 'any' (default: the games played by the rules "
+                        "of chess: standard, chess960, fromposition)")
     add_format(p)
     p.set_defaults(func=cmd_build)
 
