@@ -24,7 +24,7 @@ from pathlib import Path
 import chess
 
 from perfdoc import replace_section
-from processes import ROOT, run
+from processes import ROOT, compiled_env, run
 
 START, END = "<!-- startup-bench:start -->", "<!-- startup-bench:end -->"
 ONE_LINER = ("import chess, chess.polyglot, json, sys; "
@@ -43,8 +43,7 @@ def main() -> None:
     theirs = [python, "-c", ONE_LINER, args.book]
     bare = [python, "-c", "pass"]
     with tempfile.TemporaryDirectory() as cache:
-        compiled = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        compiled["PYTHONPYCACHEPREFIX"] = cache
+        compiled = compiled_env(cache)
         uncached = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": os.path.join(cache, "none")}
         first = json.loads(subprocess.run(ours, env=compiled, capture_output=True, text=True, check=True).stdout)
         second = json.loads(subprocess.run(theirs, env=compiled, capture_output=True, text=True, check=True).stdout)
