@@ -11,6 +11,7 @@ in every corpus record.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
 
-__all__ = ["EncodedAnnotations", "encode_annotations", "encode_text"]
+__all__ = ["EncodedAnnotations", "encode_annotations", "encode_tag_annotations", "encode_text"]
 
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
@@ -226,4 +227,13 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
         if node.comment:
             items.commands(position, node, clock=node not in finals)
             items.text(position, "text_after", node.comment)
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems)
+
+
+def encode_tag_annotations(headers: Mapping[str, str], *, number: int, encoding: str | None = None
+                           ) -> EncodedAnnotations:
+    """Game ``number``'s ``.cba`` record when its only annotations are those of its tags (the ``TimeControl``
+    tag): what :func:`encode_annotations` gives a game without comments, NAGs or commands."""
+    items = _Items(encoding)
+    items.time_control(headers.get("TimeControl", ""))
     return EncodedAnnotations(items.record(number), items.kinds, items.problems)
