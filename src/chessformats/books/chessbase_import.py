@@ -55,14 +55,15 @@ with more text)."""
 _ALL_PLIES = 1 << 30
 
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
-# TAG_REGEX, one per line); at most one blank line; movetext lines (not blank, not starting with a comment or a
-# tag, no brace comment); the blank line (or the end of the text) that ends the game. A "blank" line is one
-# ``str.isspace`` accepts, as for python-chess (re's \s is the same set).
+# TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
+# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, no brace
+# comment); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
+# accepts, as for python-chess (re's \s is the same set).
 _GAME = re.compile(
     r"(?:[^\S\n]*\n)*"
     r"((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[^\S\n]+\"[^\n]*\"\][^\S\n]*\n)+)"
-    r"(?:[^\S\n]*\n)?"
-    r"((?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\n|\Z))*)"
+    r"(?=((?:[^\S\n]*\n)?))\2"
+    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\n|\Z))*)"
     r"[^\S\n]*(?:\n|\Z)")
 _TAG = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+\"([^\n]*)\"\][^\S\n]*$", re.M)
 _ROSTER = dict(chess.pgn.Headers())
@@ -162,7 +163,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
         match = text.plain()
         if match is not None:
             number += 1
-            pending.append(_Plain(number, line, match[1], match[2], match[0]))
+            pending.append(_Plain(number, line, match[1], match["moves"], match[0]))
             plain += 1
             if plain >= BATCH_GAMES:
                 yield from _batch(pending)
