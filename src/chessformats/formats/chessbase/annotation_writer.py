@@ -61,6 +61,8 @@ class EncodedAnnotations:
     kinds: dict[str, int] = field(default_factory=dict)
     """Items per type name (``symbols``, ``text_after`` ...)."""
     problems: list[str] = field(default_factory=list)
+    text_bytes: int = 0
+    """Bytes of the comments' texts (both kinds, every language): the record's ``many_comments`` bit."""
 
 
 def encode_text(text: str, encoding: str | None) -> bytes:
@@ -86,6 +88,7 @@ class _Items:
         self.encoding = encoding
         self.items: list[tuple[int, int, bytes]] = []
         self.kinds: dict[str, int] = {}
+        self.text_bytes = 0
         self.problems: list[str] = []
 
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
@@ -100,7 +103,11 @@ class _Items:
     def text(self, position: int, kind: str, text: str) -> None:
         text = _COMMAND.sub("", text).strip()
         if text:
-            self.add(position, kind, {"reserved": 0, "language": "all", "text": encode_text(text, self.encoding)})
+            raw = encode_text(text, self.encoding)
+            before = len(self.items)
+            self.add(position, kind, {"reserved": 0, "language": "all", "text": raw})
+            if len(self.items) > before:
+                self.text_bytes += len(raw)
 
     def nags(self, position: int, nags: set[int]) -> None:
         values = [0, 0, 0]
@@ -227,7 +234,7 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
         if node.comment:
             items.commands(position, node, clock=node not in finals)
             items.text(position, "text_after", node.comment)
-    return EncodedAnnotations(items.record(number), items.kinds, items.problems)
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
 
 
 def encode_tag_annotations(headers: Mapping[str, str], *, number: int, encoding: str | None = None
@@ -236,4 +243,4 @@ def encode_tag_annotations(headers: Mapping[str, str], *, number: int, encoding:
     tag): what :func:`encode_annotations` gives a game without comments, NAGs or commands."""
     items = _Items(encoding)
     items.time_control(headers.get("TimeControl", ""))
-    return EncodedAnnotations(items.record(number), items.kinds, items.problems)
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)

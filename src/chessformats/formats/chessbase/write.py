@@ -241,13 +241,18 @@ def _flags(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, A
 
 _MANY = 10
 """Items of a kind from which the record's ``many_*`` bit is set (symbols: corpus, 9 never, 10 always)."""
+_MANY_COMMENT_BYTES = 200
+"""Comment bytes above which the record's ``many_comments`` bit is set: in every corpus game with a comment,
+ChessBase sets it when its comments' texts (before and after moves, all languages) hold more than 200 bytes
+(200: never, 201: always; 426 games have it)."""
 
 
 def _annotation_sizes(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, Any]:
     kinds = annotations.kinds
     return {"reserved": 0, "many_arrows": kinds.get("arrows", 0) >= _MANY,
             "many_squares": kinds.get("squares", 0) >= _MANY, "many_symbols": kinds.get("symbols", 0) >= _MANY,
-            "many_comments": False, "variation_size": _variation_size(encoded.variation_moves)}
+            "many_comments": annotations.text_bytes > _MANY_COMMENT_BYTES,
+            "variation_size": _variation_size(encoded.variation_moves)}
 
 
 def _variation_size(moves: int) -> str:
