@@ -210,6 +210,7 @@ def test_small_blocks_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(chessbase_import, "_BLOCK_CHARS", 700)
     monkeypatch.setattr(chessbase_import, "_MARGIN", 300)
     monkeypatch.setattr(chessbase_import, "BATCH_GAMES", 3)
+    monkeypatch.setattr(chessbase_import, "_READ_GAMES", 2)
     pgn = tmp_path / "games.pgn"
     pgn.write_text("\n".join(_TRICKY * 2), encoding="utf-8")
     _assert_same(pgn, tmp_path)

@@ -48,6 +48,9 @@ __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
 BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
+_READ_GAMES = 256
+"""python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
+a heavily annotated file takes far more memory than a plain game's text)."""
 _BLOCK_CHARS = 1 << 22
 _MARGIN = 1 << 20
 """Characters kept ahead of the reading position before a game is matched (a longer game is matched again
@@ -156,7 +159,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
     python-chess cannot read. ``progress(games)`` is called after each batch."""
     text = _Text(handle)
     pending: list[_Plain | _Read] = []
-    plain = 0
+    plain = read = 0
     number = 0
     while not text.at_end():
         line = text.line
@@ -169,18 +172,22 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
                 yield from _batch(pending)
                 if progress is not None:
                     progress(number)
-                pending, plain = [], 0
+                pending, plain, read = [], 0, 0
             continue
         game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
         if game is None:
             break
         number += 1
-        pending.append(_Read(number, line, game))
-        if len(pending) >= BATCH_GAMES:
-            yield from _batch(pending)
-            if progress is not None:
+        if not pending:  # nothing before it waits: no need to hold it
+            yield _unreadable(line, game) or game
+            if progress is not None and number % _READ_GAMES == 0:
                 progress(number)
-            pending, plain = [], 0
+            continue
+        pending.append(_Read(number, line, game))
+        read += 1
+        if read >= _READ_GAMES:
+            yield from _batch(pending)
+            pending, plain, read = [], 0, 0
     yield from _batch(pending)
     if progress is not None:
         progress(number)
