@@ -139,7 +139,7 @@ def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
         games = count * copies
         name = pgn.name if copies == 1 else f"{pgn.name} × {copies} (one file)"
         lines.append(f"| {name} | {games:,} | {seconds:.2f} s | {games / seconds:,.0f} | {kib / 1024:.0f} MiB |")
-    lines += ["", "Memory holds one batch of games (4,096) and one block of text (4 M characters) at a time, plus "
+    lines += ["", "Memory holds one batch of games (4,096) and one block of text (1 M characters) at a time, plus "
               "one record per distinct player, tournament, annotator, source and team (the copies add none).",
               END_MARKER]
     return "\n".join(lines) + "\n"

@@ -51,8 +51,8 @@ BATCH_GAMES = 4096
 _READ_GAMES = 256
 """python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
 a heavily annotated file takes far more memory than a plain game's text)."""
-_BLOCK_CHARS = 1 << 22
-_MARGIN = 1 << 20
+_BLOCK_CHARS = 1 << 20
+_MARGIN = 1 << 18
 """Characters kept ahead of the reading position before a game is matched (a longer game is matched again
 with more text)."""
 _ALL_PLIES = 1 << 30
