@@ -1,6 +1,8 @@
-"""The command line's ``convert`` into a ChessBase base: PGN (plain, .gz, .bz2, .xz) or another base to ``.cbh``,
-streamed, with a progress bar on a terminal; ``--append`` adds to an existing base. A base is copied record by
-record (:func:`~chessformats.formats.chessbase.compact.copy_database`); appended, its games go through PGN."""
+"""The command line's ``convert`` into a ChessBase base: PGN (plain, .gz, .bz2, .xz, .zst) or another base to
+``.cbh``, streamed, with a progress bar on a terminal; ``--append`` adds to an existing base. PGN goes through
+:func:`~chessformats.books.chessbase_import.write_database_from_pgn` (plain main lines read in batches, the rest
+by python-chess); a base is copied record by record (:func:`~chessformats.formats.chessbase.compact.copy_database`);
+appended, its games go through PGN."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from typing import IO, Any, TextIO, cast
 
 import chess.pgn
 
+from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
-from chessformats.formats.chessbase import GameHeader, append_games, copy_database, open_database, write_database
+from chessformats.engine.streams import COMPRESSED_SUFFIXES
+from chessformats.formats.chessbase import GameHeader, WriteReport, append_games, copy_database, open_database
 
 __all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
 
@@ -24,9 +28,9 @@ _PGN = ".pgn"
 
 
 def is_pgn(path: str) -> bool:
-    """A PGN file, perhaps compressed (``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``)?"""
+    """A PGN file, perhaps compressed (``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``, ``.pgn.zst``)?"""
     stem, extension = os.path.splitext(path.lower())
-    return extension == _PGN or (extension in _OPENERS and stem.endswith(_PGN))
+    return extension == _PGN or (extension in (*_OPENERS, *COMPRESSED_SUFFIXES) and stem.endswith(_PGN))
 
 
 class _Lines:
@@ -94,15 +98,15 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         for number, reason in copied.skipped[:20]:
             console.print(f"  record {number} left out: {reason}")
         return 0
-    games = _base_games(source, skipped, encoding) if from_base else pgn_games(source, skipped)
     size = os.path.getsize(source)
-    write = append_games if append else write_database
 
-    def counted(progress: Callable[[int], None]) -> Iterator[chess.pgn.Game]:
-        for count, game in enumerate(games, 1):
-            if count % 256 == 0:
-                progress(count)
-            yield game
+    def run(progress: Callable[[int], None] | None) -> WriteReport:
+        if not from_base:
+            return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
+        games = _base_games(source, skipped, encoding)
+        if progress is not None:
+            games = _counted(games, progress)
+        return append_games(target, games, encoding=encoding)
 
     if console.is_terminal:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -110,15 +114,24 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,} games"),
                       TimeElapsedColumn(), console=console, transient=True) as progress:
             task = progress.add_task(f"converting {os.path.basename(source)}", total=None)
-            report = write(target, counted(lambda done: progress.update(task, completed=done)), encoding=encoding)
+            report = run(lambda done: progress.update(task, completed=done))
     else:
-        report = write(target, games, encoding=encoding)
+        report = run(None)
     elapsed = time.perf_counter() - started
     console.print(f"{report.games:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
                   f"({report.games / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
-    problems = skipped + [f"game {position}: {reason}" for position, reason in report.skipped] + report.warnings
+    problems = skipped + [f"game {position}" + (f" (from line {report.lines[position]})" if position in report.lines
+                                                else "") + f": {reason}" for position, reason in report.skipped]
+    problems += report.warnings
     for problem in problems[:20]:
         console.print(f"  {problem}")
     if len(problems) > 20:
         console.print(f"  ... and {len(problems) - 20} more")
     return 0
+
+
+def _counted(games: Iterator[chess.pgn.Game], progress: Callable[[int], None]) -> Iterator[chess.pgn.Game]:
+    for count, game in enumerate(games, 1):
+        if count % 256 == 0:
+            progress(count)
+        yield game

@@ -501,3 +501,52 @@ def test_copying_a_base_keeps_every_record(tmp_path: Path, cbh: Path) -> None:
             except FormatError:  # Chess960Corrupt: unreadable, copied as it is
                 continue
             assert str(copied.to_pgn()) == expected  # type: ignore[union-attr]
+
+
+_TEXT_KINDS = ("text_after", "text_before")
+_STALE_MANY_COMMENTS = {("morphy_linares_old", number) for number in (287, 395, 403, 404, 414)}
+"""Games whose record has ``many_comments`` but no annotation record at all (its comments deleted, it seems)."""
+
+
+def _comment_bytes(db: Any, number: int) -> int:
+    return sum(len(item.body.text) for item in db.annotations(number) if str(item.type) in _TEXT_KINDS)
+
+
+def test_many_comments_rule_on_the_corpus() -> None:
+    """ChessBase sets ``many_comments`` when a game's comment texts hold more than 200 bytes: in every corpus
+    game (426 have it), but the five that have it without any annotation."""
+    find_corpus("chessbase", "morphy_linares_old")
+    checked = flagged = 0
+    for cbh in _bases():
+        with open_database(cbh) as db:
+            for number in range(1, len(db) + 1):
+                if int(db.records["kind"][number - 1]) & _KINDS_SKIPPED:
+                    continue
+                try:
+                    record = db[number].record.body  # type: ignore[union-attr]
+                    size = _comment_bytes(db, number)
+                except FormatError:
+                    continue
+                flag = bool(record.annotation_sizes.many_comments)
+                if (cbh.parent.name, number) in _STALE_MANY_COMMENTS:
+                    assert flag and not db.annotations(number)
+                    continue
+                assert flag == (size > 200), (cbh.parent.name, number, size)
+                checked += 1
+                flagged += flag
+    assert checked > 7000 and flagged > 400
+
+
+def test_many_comments_is_written_by_that_rule(tmp_path: Path) -> None:
+    games = []
+    for size in (199, 200, 201, 450):
+        game = chess.pgn.Game()
+        node = game.add_variation(chess.Move.from_uci("e2e4"))
+        node.comment = "x" * (size - 60)
+        node.add_variation(chess.Move.from_uci("e7e5")).starting_comment = "y" * 60
+        games.append(game)
+    target = _written(tmp_path, games)
+    with open_database(target) as db:
+        assert [_comment_bytes(db, number) for number in range(1, 5)] == [199, 200, 201, 450]
+        assert [bool(db[number].record.body.annotation_sizes.many_comments)  # type: ignore[union-attr]
+                for number in range(1, 5)] == [False, False, True, True]

@@ -14,8 +14,8 @@ header and guiding texts), :mod:`.entities` (players, tournaments, annotators, s
 :mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
 PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
-(the move stream), :mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees),
-:mod:`.compact` (a base copied record by record).
+(the move stream), :mod:`.batch_encoder` (many main lines' move streams at once), :mod:`.tags` (PGN tags to
+header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .extended import ExtendedHeader, ExtendedHeaders
 from .games import RESULT_TAGS, GameHeader, GuidingText
 from .moves import DecodedGame, DecodedMove
 from .pgn import build_game
-from .write import WriteReport, append_games, write_database
+from .write import GameItem, PreparedGame, UnreadableGame, WriteReport, append_games, write_database
 
 __all__ = [
     "COMPANIONS",
@@ -42,8 +42,11 @@ __all__ = [
     "ExtendedHeader",
     "ExtendedHeaders",
     "GameHeader",
+    "GameItem",
     "GuidingText",
+    "PreparedGame",
     "SortKey",
+    "UnreadableGame",
     "WriteReport",
     "append_games",
     "build_game",

@@ -11,6 +11,7 @@ in every corpus record.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
 
-__all__ = ["EncodedAnnotations", "encode_annotations", "encode_text"]
+__all__ = ["EncodedAnnotations", "encode_annotations", "encode_tag_annotations", "encode_text"]
 
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
@@ -60,6 +61,8 @@ class EncodedAnnotations:
     kinds: dict[str, int] = field(default_factory=dict)
     """Items per type name (``symbols``, ``text_after`` ...)."""
     problems: list[str] = field(default_factory=list)
+    text_bytes: int = 0
+    """Bytes of the comments' texts (both kinds, every language): the record's ``many_comments`` bit."""
 
 
 def encode_text(text: str, encoding: str | None) -> bytes:
@@ -85,6 +88,7 @@ class _Items:
         self.encoding = encoding
         self.items: list[tuple[int, int, bytes]] = []
         self.kinds: dict[str, int] = {}
+        self.text_bytes = 0
         self.problems: list[str] = []
 
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
@@ -99,7 +103,11 @@ class _Items:
     def text(self, position: int, kind: str, text: str) -> None:
         text = _COMMAND.sub("", text).strip()
         if text:
-            self.add(position, kind, {"reserved": 0, "language": "all", "text": encode_text(text, self.encoding)})
+            raw = encode_text(text, self.encoding)
+            before = len(self.items)
+            self.add(position, kind, {"reserved": 0, "language": "all", "text": raw})
+            if len(self.items) > before:
+                self.text_bytes += len(raw)
 
     def nags(self, position: int, nags: set[int]) -> None:
         values = [0, 0, 0]
@@ -226,4 +234,13 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
         if node.comment:
             items.commands(position, node, clock=node not in finals)
             items.text(position, "text_after", node.comment)
-    return EncodedAnnotations(items.record(number), items.kinds, items.problems)
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
+
+
+def encode_tag_annotations(headers: Mapping[str, str], *, number: int, encoding: str | None = None
+                           ) -> EncodedAnnotations:
+    """Game ``number``'s ``.cba`` record when its only annotations are those of its tags (the ``TimeControl``
+    tag): what :func:`encode_annotations` gives a game without comments, NAGs or commands."""
+    items = _Items(encoding)
+    items.time_control(headers.get("TimeControl", ""))
+    return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -37,14 +37,14 @@ from ...engine.layout import describe
 from ...engine.schema import enum_view
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
-from .annotation_writer import EncodedAnnotations, encode_annotations
+from .annotation_writer import EncodedAnnotations, encode_annotations, encode_tag_annotations
 from .database import Database, open_database
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
 from .extended_writer import CBJ_RECORD_SIZE, NO_TEAM, cbj_header, cbj_record
 from .tags import HeaderValues, encode_name, header_values, split_player
 
-__all__ = ["WriteReport", "append_games", "write_database"]
+__all__ = ["GameItem", "PreparedGame", "UnreadableGame", "WriteReport", "append_games", "write_database"]
 
 _CBH_HEADER = codec(schema.CBH_HEADER)
 _RECORD = codec(schema.GAME_RECORD)
@@ -74,6 +74,32 @@ class WriteReport:
     """(position of the game in the input, from 1; the reason) of each game left out."""
     warnings: list[str] = field(default_factory=list)
     """Names cut to their field, tags the record cannot hold."""
+    lines: dict[int, int] = field(default_factory=dict)
+    """By position of a skipped game: the line of its text it starts on, when the reader gave one
+    (:class:`UnreadableGame`)."""
+
+
+@dataclass(frozen=True)
+class PreparedGame:
+    """A game already encoded by a reader (a main line from the standard position, as
+    :func:`chessformats.books.chessbase_import.write_database_from_pgn` reads most PGN games): its PGN tags and
+    its ``.cbg`` data. Written exactly as the python-chess game of the same tags and moves."""
+
+    headers: Mapping[str, str]
+    encoded: EncodedGame
+
+
+@dataclass(frozen=True)
+class UnreadableGame:
+    """A place in the stream of games for one its reader could not read: counted and reported, not written."""
+
+    reason: str
+    line: int | None = None
+    """The line of the source text the game starts on (from 1), if known."""
+
+
+GameItem = chess.pgn.Game | PreparedGame | UnreadableGame
+"""What the writer takes: python-chess games, games already encoded, places of unreadable games."""
 
 
 def _store_header(size: int, old: bytes = b"") -> bytes:
@@ -153,7 +179,15 @@ class _Base:
         number = self.count + 1
         encoded = encode_game(game, number=number)
         annotations = encode_annotations(game, encoded, number=number, encoding=self.encoding)
-        tags = game.headers
+        self._add(game.headers, encoded, annotations, number)
+
+    def add_prepared(self, game: PreparedGame) -> None:
+        number = self.count + 1
+        annotations = encode_tag_annotations(game.headers, number=number, encoding=self.encoding)
+        self._add(game.headers, game.encoded, annotations, number)
+
+    def _add(self, tags: Mapping[str, str], encoded: EncodedGame, annotations: EncodedAnnotations,
+             number: int) -> None:
         values = header_values(tags)
         self.report.warnings.extend(f"game {number}: {problem}" for problem in values.problems + annotations.problems)
         record = {
@@ -207,13 +241,18 @@ def _flags(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, A
 
 _MANY = 10
 """Items of a kind from which the record's ``many_*`` bit is set (symbols: corpus, 9 never, 10 always)."""
+_MANY_COMMENT_BYTES = 200
+"""Comment bytes above which the record's ``many_comments`` bit is set: in every corpus game with a comment,
+ChessBase sets it when its comments' texts (before and after moves, all languages) hold more than 200 bytes
+(200: never, 201: always; 426 games have it)."""
 
 
 def _annotation_sizes(encoded: EncodedGame, annotations: EncodedAnnotations) -> dict[str, Any]:
     kinds = annotations.kinds
     return {"reserved": 0, "many_arrows": kinds.get("arrows", 0) >= _MANY,
             "many_squares": kinds.get("squares", 0) >= _MANY, "many_symbols": kinds.get("symbols", 0) >= _MANY,
-            "many_comments": False, "variation_size": _variation_size(encoded.variation_moves)}
+            "many_comments": annotations.text_bytes > _MANY_COMMENT_BYTES,
+            "variation_size": _variation_size(encoded.variation_moves)}
 
 
 def _variation_size(moves: int) -> str:
@@ -229,19 +268,20 @@ def _main_moves(encoded: EncodedGame) -> int:
     return (encoded.main_plies + (1 if black_first else 0) + 1) // 2
 
 
-def write_database(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game], *,
+def write_database(path: str | os.PathLike[str], games: Iterable[GameItem], *,
                    encoding: str | None = None) -> WriteReport:
     """Write ``games`` as a new ChessBase base at ``path`` (the ``.cbh`` file; its companions beside it), replacing
     a base of that name atomically. Returns a :class:`WriteReport`.
 
-    A game python-chess could not read completely (``game.errors``) or that the format cannot hold is skipped
-    and reported; the others are written. ``encoding``: the names' code page (``None``: cp1252 for the names
-    it holds, UTF-8 for the others, the way the reader reads them).
+    A game python-chess could not read completely (``game.errors``), an :class:`UnreadableGame`, or a game the
+    format cannot hold is skipped and reported; the others are written (a :class:`PreparedGame` as it is).
+    ``encoding``: the names' code page (``None``: cp1252 for the names it holds, UTF-8 for the others, the way
+    the reader reads them).
     """
     return _write(_stem(path), games, encoding, append=False)
 
 
-def append_games(path: str | os.PathLike[str], games: Iterable[chess.pgn.Game], *,
+def append_games(path: str | os.PathLike[str], games: Iterable[GameItem], *,
                  encoding: str | None = None) -> WriteReport:
     """Add ``games`` to the base at ``path`` (atomically: its files are written anew beside it and renamed over
     it only when every game is in). Existing games, records and entity record numbers stay as they are (bytes
@@ -317,7 +357,7 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _write(stem: str, games: Iterable[chess.pgn.Game], encoding: str | None, *, append: bool) -> WriteReport:
+def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
     report = WriteReport()
     old = open_database(stem + ".cbh") if append else None
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
@@ -343,6 +383,17 @@ def _write(stem: str, games: Iterable[chess.pgn.Game], encoding: str | None, *, 
                 table.load(_read(old.companion(extension)))
         start = base.count
         for position, game in enumerate(games, 1):
+            if isinstance(game, UnreadableGame):
+                report.skipped.append((position, game.reason))
+                if game.line is not None:
+                    report.lines[position] = game.line
+                continue
+            if isinstance(game, PreparedGame):
+                try:
+                    base.add_prepared(game)
+                except FormatError as error:
+                    report.skipped.append((position, str(error)))
+                continue
             if game.errors:
                 report.skipped.append((position, f"python-chess could not read it: {game.errors[0]}"))
                 continue

@@ -1,0 +1,312 @@
+"""PGN files to a ChessBase base, fast: plain main lines are read and encoded in batches, never as python-chess
+games; everything else goes through python-chess and the writer's own encoder, so the base is byte for byte the
+one :func:`~chessformats.formats.chessbase.write.write_database` writes from ``chess.pgn.read_game``'s games.
+
+>>> from chessformats.books.chessbase_import import write_database_from_pgn
+>>> report = write_database_from_pgn("base.cbh", ["twic1134.pgn.gz"])           # doctest: +SKIP
+
+The text is read in blocks and cut into games with python-chess's own rules (``read_game``: tag lines, at most
+one blank line, movetext up to the first blank line) for the simple shape most files have: tag lines, then
+movetext lines without ``{`` comments (which may hold blank lines), each game ending at a blank line. A game of
+another shape is read by ``read_game`` from the text itself, where it starts. A game of that simple shape
+whose movetext is only moves, move numbers and its result at the end (:mod:`.pgnscan`; every move a token
+python-chess's own movetext pattern reads whole), without ``FEN``/``SetUp``/``Variant`` tags, is replayed with
+the others of its batch (:mod:`.batchplay`) and its move stream coded for all of them at once
+(:mod:`~chessformats.formats.chessbase.batch_encoder`). A game the replay cannot play (an illegal or
+ambiguous move, a null move ...) and every game with comments, NAGs or variations is read by ``read_game``
+from its text. A game python-chess cannot read is reported with its number and the line it starts on.
+
+Memory: one batch of games (:data:`BATCH_GAMES`) and one block of text at a time, plus the writer's entities
+(one record per distinct player, tournament ...).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any, NamedTuple, TextIO, cast
+
+import chess.pgn
+import numpy as np
+
+from ..formats.chessbase.batch_encoder import encode_main_lines
+from ..formats.chessbase.write import (
+    GameItem,
+    PreparedGame,
+    UnreadableGame,
+    WriteReport,
+    append_games,
+    write_database,
+)
+from ..formats.polyglot.moves import decode_move
+from . import batchplay, pgnscan
+from .pgnread import open_text
+
+__all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
+
+BATCH_GAMES = 4096
+"""Plain games replayed and encoded together."""
+_READ_GAMES = 256
+"""python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
+a heavily annotated file takes far more memory than a plain game's text)."""
+_BLOCK_CHARS = 1 << 20
+_MARGIN = 1 << 18
+"""Characters kept ahead of the reading position before a game is matched (a longer game is matched again
+with more text)."""
+_ALL_PLIES = 1 << 30
+
+# One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
+# TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
+# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, no brace
+# comment); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
+# accepts, as for python-chess (re's \s is the same set).
+_GAME = re.compile(
+    r"(?:[^\S\n]*\n)*"
+    r"((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[^\S\n]+\"[^\n]*\"\][^\S\n]*\n)+)"
+    r"(?=((?:[^\S\n]*\n)?))\2"
+    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\n|\Z))*)"
+    r"[^\S\n]*(?:\n|\Z)")
+_TAG = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+\"([^\n]*)\"\][^\S\n]*$", re.M)
+_ROSTER = dict(chess.pgn.Headers())
+"""The tags python-chess gives every game (Event "?" ... Result "*")."""
+_SET_UP = ("FEN", "SetUp", "Variant")
+_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+_NOT_PLAIN = ("!", "?", "0000")
+"""NAGs as marks (python-chess reads ``!``/``?``), and the digits python-chess reads as a null move."""
+
+
+class _Text:
+    """The PGN text, read in blocks: games of the simple shape are matched on it, and python-chess reads the
+    others from it line by line (:meth:`readline`). ``line``: the line number at the reading position."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+        self.buffer = ""
+        self.pos = 0
+        self.eof = False
+        self.line = 1
+        self.first = True
+
+    def _fill(self) -> None:
+        block = self.handle.read(_BLOCK_CHARS)
+        if self.first:
+            block = block.removeprefix("\ufeff")  # as the utf-8-sig codec
+            self.first = False
+        if not block:
+            self.eof = True
+        self.buffer = self.buffer[self.pos:] + block
+        self.pos = 0
+
+    def readline(self) -> str:
+        end = self.buffer.find("\n", self.pos)
+        while end < 0 and not self.eof:
+            searched = len(self.buffer) - self.pos
+            self._fill()
+            end = self.buffer.find("\n", self.pos + searched)
+        stop = end + 1 if end >= 0 else len(self.buffer)
+        line = self.buffer[self.pos:stop]
+        self.pos = stop
+        if line.endswith("\n"):
+            self.line += 1
+        return line
+
+    def plain(self) -> re.Match[str] | None:
+        """The game of the simple shape at the reading position (then the position moves past it), or None."""
+        while not self.eof and len(self.buffer) - self.pos < _MARGIN:
+            self._fill()
+        while True:
+            match = _GAME.match(self.buffer, self.pos)
+            if match is None or match.end() < len(self.buffer) or self.eof:
+                break
+            self._fill()  # the game may go on past the text read so far
+        if match is not None:
+            self.line += self.buffer.count("\n", match.start(), match.end())
+            self.pos = match.end()
+        return match
+
+    def at_end(self) -> bool:
+        if self.pos >= len(self.buffer) and not self.eof:
+            self._fill()
+        return self.pos >= len(self.buffer) and self.eof
+
+
+class _Plain(NamedTuple):
+    number: int
+    line: int
+    headers: str
+    moves: str
+    text: str
+
+
+class _Read(NamedTuple):
+    number: int
+    line: int
+    game: chess.pgn.Game
+
+
+def _unreadable(line: int, game: chess.pgn.Game) -> UnreadableGame | None:
+    if game.errors:
+        return UnreadableGame(f"python-chess could not read it: {game.errors[0]}", line)
+    return None
+
+
+def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None) -> Iterator[GameItem]:
+    """The games of the PGN text ``handle`` as the writer takes them, one per game in order: a
+    :class:`~chessformats.formats.chessbase.write.PreparedGame` for a plain main line, a python-chess game for
+    the others, an :class:`~chessformats.formats.chessbase.write.UnreadableGame` (with its line) for a game
+    python-chess cannot read. ``progress(games)`` is called after each batch."""
+    text = _Text(handle)
+    pending: list[_Plain | _Read] = []
+    plain = read = 0
+    number = 0
+    while not text.at_end():
+        line = text.line
+        match = text.plain()
+        if match is not None:
+            number += 1
+            pending.append(_Plain(number, line, match[1], match["moves"], match[0]))
+            plain += 1
+            if plain >= BATCH_GAMES:
+                yield from _batch(pending)
+                if progress is not None:
+                    progress(number)
+                pending, plain, read = [], 0, 0
+            continue
+        game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
+        if game is None:
+            break
+        number += 1
+        if not pending:  # nothing before it waits: no need to hold it
+            yield _unreadable(line, game) or game
+            if progress is not None and number % _READ_GAMES == 0:
+                progress(number)
+            continue
+        pending.append(_Read(number, line, game))
+        read += 1
+        if read >= _READ_GAMES:
+            yield from _batch(pending)
+            pending, plain, read = [], 0, 0
+    yield from _batch(pending)
+    if progress is not None:
+        progress(number)
+
+
+def _tags(headers: str) -> dict[str, str]:
+    tags = dict(_ROSTER)
+    tags.update(_TAG.findall(headers))
+    return tags
+
+
+def _movetext_result(moves: str) -> tuple[bool, str | None]:
+    """Whether the movetext's result (if any) is its last token and its only one; that result."""
+    found = [(result, moves.count(result)) for result in _RESULTS]
+    total = sum(count for _, count in found)
+    if total == 0:
+        return True, None
+    if total > 1:
+        return False, None
+    result = next(result for result, count in found if count)
+    return moves.rstrip().endswith(result), result
+
+
+def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
+    """Per token: python-chess's movetext pattern reads it whole, as a move (not a null move)."""
+    valid = np.zeros(len(vocabulary), dtype=bool)
+    for index, token in enumerate(vocabulary):
+        match = chess.pgn.MOVETEXT_REGEX.match(token)
+        valid[index] = match is not None and match.group(0) == token and match.group(1) is not None and \
+            token not in ("--", "Z0", "0000", "@@@@")
+    return valid
+
+
+def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
+    """The writer's items for a batch: the plain games replayed and encoded together, the others parsed."""
+    plain = [item for item in pending if isinstance(item, _Plain)]
+    prepared: dict[int, PreparedGame] = {}
+    tags = [_tags(item.headers) for item in plain]
+    candidates: list[int] = []
+    results: list[str | None] = []
+    for index, item in enumerate(plain):
+        moves = item.moves
+        if any(mark in moves for mark in _NOT_PLAIN) or any(tag in tags[index] for tag in _SET_UP):
+            continue
+        ends, result = _movetext_result(moves)
+        if ends:
+            candidates.append(index)
+            results.append(result)
+    if candidates:
+        scan = pgnscan.scan([plain[index].moves for index in candidates], [False] * len(candidates), _ALL_PLIES)
+        # the scan's tokens are the games' in order (a game not read has none)
+        owner = np.repeat(np.arange(len(candidates)), scan.lengths)
+        bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(candidates))
+        chosen = np.flatnonzero(scan.read & (bad == 0))
+        replay = batchplay.replay_tokens(scan.tokens, scan.starts[chosen], scan.lengths[chosen], scan.vocabulary,
+                                         memo_depth=0)
+        origin, target, promotion = _squares(replay.raw)
+        plies = np.where(replay.failed, 0, scan.lengths[chosen])
+        encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
+        for slot, index in enumerate(chosen.tolist()):
+            if replay.failed[slot]:
+                continue
+            game_tags = tags[candidates[index]]
+            result = results[index]
+            if result is not None and game_tags.get("Result", "*") == "*":
+                game_tags["Result"] = result  # python-chess's GameBuilder.visit_result
+            prepared[plain[candidates[index]].number] = PreparedGame(game_tags, encoded[slot])
+    for entry in pending:
+        if isinstance(entry, _Read):
+            yield _unreadable(entry.line, entry.game) or entry.game
+            continue
+        ready = prepared.get(entry.number)
+        if ready is not None:
+            yield ready
+            continue
+        game = chess.pgn.read_game(io.StringIO(entry.text))
+        if game is None:  # not reached: the text has a tag line
+            yield UnreadableGame("no game", entry.line)
+            continue
+        yield _unreadable(entry.line, game) or game
+
+
+def _squares(raw: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Origin, target and promotion piece type (0: none) of Polyglot raw moves (castling as king takes rook)."""
+    unique, inverse = np.unique(raw, return_inverse=True)
+    moves = [decode_move(None, int(value)) for value in unique.tolist()]
+    origin = np.array([move.from_square for move in moves], dtype=np.int64)
+    target = np.array([move.to_square for move in moves], dtype=np.int64)
+    promotion = np.array([move.promotion or 0 for move in moves], dtype=np.int64)
+    inverse = inverse.reshape(-1)
+    return origin[inverse], target[inverse], promotion[inverse]
+
+
+def write_database_from_pgn(path: str | os.PathLike[str],
+                            pgn: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+                            encoding: str | None = None, append: bool = False,
+                            progress: Callable[[int], None] | None = None) -> WriteReport:
+    """Write the games of the PGN file(s) ``pgn`` (plain, ``.gz``, ``.bz2``, ``.xz``, ``.zst``) as the ChessBase
+    base ``path`` (``append``: add them to it), streamed; the same base as
+    :func:`~chessformats.formats.chessbase.write.write_database` of python-chess's games, several times faster.
+
+    Games are numbered across the files in order; a game python-chess cannot read is in the report's ``skipped``
+    with its number, and ``lines`` gives the line of its file it starts on. ``encoding``: the names' code page
+    (see ``write_database``). ``progress(games)``: called with the games read so far, after each batch.
+    """
+    paths = [pgn] if isinstance(pgn, (str, os.PathLike)) else list(pgn)
+
+    def items() -> Iterator[GameItem]:
+        done = 0
+        for source in paths:
+            with open_text(source) as handle:
+                counted = None if progress is None else _offset(progress, done)
+                for item in pgn_items(handle, progress=counted):
+                    done += 1
+                    yield item
+
+    write = append_games if append else write_database
+    return write(path, items(), encoding=encoding)
+
+
+def _offset(progress: Callable[[int], None], before: int) -> Callable[[int], None]:
+    return lambda games: progress(before + games)

@@ -1,0 +1,287 @@
+"""PGN -> ChessBase base, fast path (:mod:`chessformats.books.chessbase_import`): every file byte for byte the
+base the python-chess path writes (``chess.pgn.read_game`` games through ``write_database``), with the same
+report (games skipped, their numbers and the lines they start on, warnings), on the corpus PGN, on the PGN
+files of the corpus bases, on tricky texts and on randomly damaged ones; the batch move encoder equal to the
+game-by-game encoder on random games."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+from chessformats import chessbase
+from chessformats.books import chessbase_import
+from chessformats.books.chessbase_import import pgn_items, write_database_from_pgn
+from chessformats.books.pgnread import open_text
+from chessformats.engine.errors import FormatError
+from chessformats.formats.chessbase import PreparedGame, UnreadableGame, WriteReport, append_games, write_database
+from chessformats.formats.chessbase.batch_encoder import encode_main_lines
+from chessformats.formats.chessbase.encoder import encode_game
+from conftest import SHARED_ROOT, find_corpus
+
+_EXTENSIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")
+
+
+class _Lines:
+    """A text handle counting the lines python-chess reads (how the command line said where a game starts)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.line = 0
+
+    def readline(self) -> str:
+        text: str = self.handle.readline()
+        if text:
+            self.line += 1
+        return text
+
+
+def _reference_items(path: Path) -> Iterator[chess.pgn.Game | UnreadableGame]:
+    """python-chess's games of ``path`` (read as the command line read them before the fast path)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        lines = _Lines(handle)
+        while True:
+            start = lines.line + 1
+            game = chess.pgn.read_game(lines)  # type: ignore[arg-type]
+            if game is None:
+                return
+            yield UnreadableGame(f"python-chess could not read it: {game.errors[0]}", start) if game.errors else game
+
+
+def _files(stem: Path) -> dict[str, bytes]:
+    return {extension: stem.with_suffix(extension).read_bytes() for extension in _EXTENSIONS}
+
+
+def _report(report: WriteReport) -> tuple[Any, ...]:
+    return report.games, report.skipped, report.lines, report.warnings
+
+
+def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False) -> tuple[WriteReport, dict[str, int]]:
+    """Both paths on ``pgn``: the same files and report; the fast path's items by kind (``kinds``; else {})."""
+    slow = write_database(folder / "slow.cbh", _reference_items(pgn))
+    fast = write_database_from_pgn(folder / "fast.cbh", pgn)
+    assert _report(fast) == _report(slow)
+    theirs, ours = _files(folder / "slow.cbh"), _files(folder / "fast.cbh")
+    for extension in _EXTENSIONS:
+        assert ours[extension] == theirs[extension], extension
+    if not kinds:
+        return fast, {}
+    with open_text(pgn) as handle:
+        names = [type(item).__name__ for item in pgn_items(handle)]
+    return fast, {name: names.count(name) for name in set(names)}
+
+
+def test_twic1134_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    report, kinds = _assert_same(pgn, tmp_path, kinds=True)
+    assert report.games == 6097 and not report.skipped
+    assert kinds == {"PreparedGame": 6097}  # every game through the fast path
+
+
+def _corpus_pgns() -> list[Path]:
+    root = SHARED_ROOT / "corpus" / "chessbase"
+    return sorted(root.glob("*/*.pgn")) if root.is_dir() else []
+
+
+@pytest.mark.parametrize("pgn", _corpus_pgns(), ids=lambda path: path.name)
+def test_corpus_pgns_same_bytes_as_python_chess(tmp_path: Path, pgn: Path) -> None:
+    """Comments, clocks, NAGs, variations, setups, Chess960, promotions, games without their end marker."""
+    _assert_same(pgn, tmp_path)
+
+
+_PLAIN = """[Event "E"]
+[Site "S"]
+[Date "2024.01.02"]
+[Round "3.1"]
+[White "Adams, Michael"]
+[Black "Carlsen, Magnus"]
+[Result "1-0"]
+[WhiteElo "2700"]
+[ECO "C65"]
+[TimeControl "40/5400+30:1800+30"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 4. O-O Nxe4 5. d4 Nd6 6. Bxc6 dxc6 7. dxe5 Nf5 8. Qxd8+ Kxd8 1-0
+"""
+_PROMOTING = """[Event "P"]
+[White "W"]
+[Black "B"]
+[Result "*"]
+
+1. h4 g5 2. hxg5 Nf6 3. gxf6 Rg8 4. fxe7 Rg6 5. exf8=N Kxf8 6. Rxh7 Rg3 7. a4 Qe8 8. a5 Qe3 9. a6 Qxd2+
+10. Bxd2 Rxg2 11. axb7 Rxg1 12. bxa8=B Rxf1+ 13. Kxf1 c5 14. Bb7 c4 15. Bxc8 c3 16. Bxd7 cxd2 17. Bxe8 Kxe8 *
+"""
+_PASSANT = """[Event "EP"]
+[Result "*"]
+
+1. e4 Nf6 2. e5 d5 3. exd6 cxd6 4. d4 Qa5+ 5. c3 Qxa2 6. Rxa2 *
+"""
+_TRICKY = [
+    _PLAIN,
+    _PROMOTING,
+    _PASSANT,
+    _PLAIN.replace("\n\n1.", "\n1."),  # no blank line after the tags
+    _PLAIN.replace("\n\n1.", "\n\n\n1."),  # two: the tags are a game of their own, the moves another
+    _PLAIN.replace('[Round "3.1"]\n', '[Round "3.1"]\n\n'),  # a blank line between tags
+    _PLAIN.replace('[Result "1-0"]', '[Result "*"]'),  # the movetext's result is the game's
+    _PLAIN.replace(" 1-0\n", " 1-0 9. Ke2 Be6\n"),  # moves after the result
+    _PLAIN.replace(" 1-0\n", "\n"),  # no result
+    _PLAIN.replace("Nf3", "Nf3!").replace("Nc6", "Nc6?!"),  # NAGs as marks
+    _PLAIN.replace("Nxe4", "Nxxe4"),  # a token python-chess reads in part
+    _PLAIN.replace("Nxe4", "N:e4"),
+    _PLAIN.replace("2. Nf3", "2. 0000 Nf3"),  # a null move among move numbers
+    _PLAIN.replace("2. Nf3", "2. -- Nf3"),
+    _PLAIN.replace("Bb5", "Bb6"),  # an illegal move
+    _PLAIN.replace("1. e4", "% a comment line\n1. e4"),
+    _PLAIN.replace("1. e4", "; a comment line\n1. e4"),
+    _PLAIN.replace("Nd6", "Nd6 {a comment\n\nwith a blank line}"),
+    _PLAIN.replace("Nd6", "Nd6 (6... Be7)"),
+    _PLAIN.replace('[Event "E"]', '[Event "E"] trailing'),  # a tag line python-chess ignores
+    _PLAIN.replace('[Event "E"]', '[Event "say "hi""]'),
+    _PLAIN.replace('[Event "E"]', '[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]'),
+    _PLAIN.replace('[Event "E"]', '[Variant "Standard"]'),
+    _PLAIN.replace("\n", "\r\n"),
+    "\ufeff" + _PLAIN,
+    _PLAIN.replace("\n\n1.", "\n\u00a0\n1."),  # a blank line of a non-ASCII space
+    _PLAIN.replace("1. e4", "1.e4").replace("2. Nf3", "2.Nf3"),
+    _PLAIN.replace("1. e4 e5", "1. e4 1... e5").replace("Kxd8", "Kxd8#"),
+    _PLAIN.rstrip("\n"),
+    "\n\n   \n" + _PLAIN,
+    "1. d4 d5 *\n",  # movetext without tags
+    '[Event "only tags"]\n',
+    '[Event "only tags"]\n\n\n[Event "and again"]\n\n1. c4 *\n',
+    _PLAIN.replace("Carlsen, Magnus", "Carlsen" * 10 + ", " + "é" * 40),  # names cut to their fields
+]
+
+
+def test_tricky_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    for number, text in enumerate(_TRICKY):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        pgn = folder / "games.pgn"
+        pgn.write_bytes("\n".join((text, _PROMOTING, text, _PASSANT)).encode("utf-8"))
+        _assert_same(pgn, folder)
+
+
+def test_the_fast_path_is_taken(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(_PLAIN + "\n" + _PROMOTING + "\n" + _PASSANT + "\n" + _TRICKY[14], encoding="utf-8")
+    with open_text(pgn) as handle:
+        items = list(pgn_items(handle))
+    assert [type(item) for item in items] == [PreparedGame, PreparedGame, PreparedGame, UnreadableGame]
+    assert isinstance(items[0], PreparedGame) and items[0].headers["Round"] == "3.1"
+    assert isinstance(items[3], UnreadableGame) and items[3].line == 27 and "Bb6" in items[3].reason
+
+
+_DAMAGE = ["\n", "\n\n", "{", "}", "(", ")", "!", "?", "$1", "0000", "1-0", "*", "[", "]", "%", ";", " ", "x",
+           "=Q", "O-O", "e4", "\u00a0", "\f", '"', "\ufeff", "\r", "12.", "Nf3", '[Result "*"]\n']
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_damaged_texts_same_bytes_as_python_chess(tmp_path: Path, seed: int) -> None:
+    """Random cuts, copies and insertions in a mixed text: the fast path reads whatever python-chess reads."""
+    rng = random.Random(seed)
+    base = "\n".join(_TRICKY[:3] + _TRICKY[6:12] + _TRICKY[17:19])
+    for case in range(25):
+        text = base
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(text))
+            kind = rng.randrange(3)
+            if kind == 0:
+                text = text[:at] + text[at + rng.randint(1, 40):]
+            elif kind == 1:
+                text = text[:at] + text[rng.randrange(len(text)):][:rng.randint(1, 200)] + text[at:]
+            else:
+                text = text[:at] + rng.choice(_DAMAGE) + text[at:]
+        folder = tmp_path / str(case)
+        folder.mkdir()
+        pgn = folder / "games.pgn"
+        pgn.write_bytes(text.encode("utf-8"))
+        _assert_same(pgn, folder)
+
+
+def test_small_blocks_and_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games cut by the block boundaries and batches of a few games: read as with whole-file blocks."""
+    monkeypatch.setattr(chessbase_import, "_BLOCK_CHARS", 700)
+    monkeypatch.setattr(chessbase_import, "_MARGIN", 300)
+    monkeypatch.setattr(chessbase_import, "BATCH_GAMES", 3)
+    monkeypatch.setattr(chessbase_import, "_READ_GAMES", 2)
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join(_TRICKY * 2), encoding="utf-8")
+    _assert_same(pgn, tmp_path)
+
+
+def test_appending_and_several_files(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    first.write_text(_PLAIN + "\n" + _TRICKY[14], encoding="utf-8")
+    second.write_text(_PROMOTING + "\n" + _PASSANT, encoding="utf-8")
+    write_database(tmp_path / "slow.cbh", _reference_items(first))
+    append_games(tmp_path / "slow.cbh", _reference_items(second))
+    write_database_from_pgn(tmp_path / "fast.cbh", first)
+    report = chessbase.write_database_from_pgn(tmp_path / "fast.cbh", [second], append=True)
+    assert report.games == 2 and not report.skipped
+    assert _files(tmp_path / "fast.cbh") == _files(tmp_path / "slow.cbh")
+    both = write_database_from_pgn(tmp_path / "both.cbh", [first, second], progress=lambda games: None)
+    assert both.games == 3 and [position for position, _ in both.skipped] == [2] and both.lines == {2: 14}
+
+
+def _random_game(rng: random.Random) -> chess.pgn.Game:
+    """A random game, promotions made likely (pawn moves first, then captures)."""
+    board = chess.Board()
+    for _ in range(rng.randint(0, 160)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        pawn = [move for move in moves if board.piece_type_at(move.from_square) == chess.PAWN]
+        capture = [move for move in moves if board.is_capture(move)]
+        move = rng.choice(pawn if pawn and rng.random() < 0.5 else capture if capture and rng.random() < 0.5
+                          else moves)
+        board.push(move)
+    return chess.pgn.Game.from_board(board)
+
+
+def test_batch_encoder_equals_the_game_encoder() -> None:
+    rng = random.Random(1134)
+    games = [_random_game(rng) for _ in range(300)]
+    events: list[tuple[int, int, int, int, int]] = []
+    for index, game in enumerate(games):
+        board = game.board()
+        for ply, move in enumerate(game.mainline_moves()):
+            target = move.to_square
+            if board.is_castling(move):  # as the batch replay gives it: the king takes its rook
+                target = chess.square(7 if chess.square_file(target) == 6 else 0, chess.square_rank(target))
+            events.append((ply, index, move.from_square, target, move.promotion or 0))
+            board.push(move)
+    events.sort()
+    columns = np.array(events, dtype=np.int64).reshape(-1, 5).T
+    plies = np.array([len(list(game.mainline_moves())) for game in games], dtype=np.int64)
+    encoded = encode_main_lines(columns[1], columns[0], columns[2], columns[3], columns[4], plies)
+    promotions = sum(event[4] > 0 for event in events)
+    assert promotions > 20
+    for index, game in enumerate(games):
+        expected = encode_game(game)
+        assert encoded[index].data == expected.data, index
+        assert encoded[index].main_plies == expected.main_plies and encoded[index].variation_moves == 0
+
+
+def test_unreadable_compressed_input_is_a_format_error(tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn.gz"
+    pgn.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(FormatError):
+        write_database_from_pgn(tmp_path / "base.cbh", pgn)
+    assert not (tmp_path / "base.cbh").exists()
+
+
+def test_reads_like_python_chess_from_a_stream() -> None:
+    """pgn_items on a handle (no file): python-chess's games and the prepared ones in order."""
+    items = list(pgn_items(io.StringIO(_PLAIN + "\n" + _TRICKY[17])))
+    assert isinstance(items[0], PreparedGame) and isinstance(items[1], chess.pgn.Game)
+    assert str(items[1]) == str(chess.pgn.read_game(io.StringIO(_TRICKY[17])))  # the comment's blank line kept
+    assert "with a blank line" in str(items[1])
