@@ -134,8 +134,9 @@ def _compressed_pieces(path: str, done: int, piece_chars: int) -> Iterator[Piece
                 break
 
 
-def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None) -> list[Chunk]:
-    """Read and replay one piece (on a worker): its games numbered from 1, offsets from the piece's start."""
+def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, boards: bool = True) -> list[Chunk]:
+    """Read and replay one piece (on a worker): its games numbered from 1, offsets from the piece's start.
+    ``boards=False``: without the positions (a builder made with ``boards=False`` keeps none: less to send)."""
     import gc
 
     text = piece.text
@@ -148,11 +149,19 @@ def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None) -> li
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return [_sorted(chunk) for chunk in combine(list(read_chunks(text, piece.start, 1, max_ply,
-                                                                       game_filter=game_filter)))]
+        chunks = list(read_chunks(text, piece.start, 1, max_ply, game_filter=game_filter))
+        if not boards:
+            chunks = [_without_boards(chunk) for chunk in chunks]
+        return [_sorted(chunk) for chunk in combine(chunks)]
     finally:
         if collecting:
             gc.enable()
+
+
+def _without_boards(chunk: Chunk) -> Chunk:
+    empty = np.zeros(0, dtype=np.uint64)
+    return chunk._replace(positions={name: column[:0] for name, column in chunk.positions.items()},
+                          links=(empty, empty, np.zeros(0, dtype=np.int64)), fens={})
 
 
 def _sorted(chunk: Chunk) -> Chunk:
@@ -288,7 +297,8 @@ def _merge_pieces(client: Any, builder: BookBuilder, paths: Sequence[str | os.Pa
             continue
         # a text piece goes to a worker as data (scattered), not inside the task: no large task graph to ship
         task = client.scatter([piece], hash=False)[0] if piece.text is not None else piece
-        pending.append((client.submit(read_piece, task, builder.max_ply, builder.game_filter, pure=False), piece))
+        pending.append((client.submit(read_piece, task, builder.max_ply, builder.game_filter, builder.boards,
+                                      pure=False), piece))
         while len(pending) >= window:
             merge_first()
     while pending:
