@@ -25,9 +25,7 @@ replayed by a forked process, which sends back its events.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import pickle
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
@@ -53,7 +51,8 @@ from .batches import (
     replay_games,
 )
 from .filters import GameFilter
-from .pgnread import GAME_BREAK, game_spans, open_text, split_games
+from .pgnread import game_spans, open_text, split_games
+from .pieces import CHESSBASE_FILES, LocalPool, merge_pieces, piece_size
 from .stats import BookStats, MoveStats, PositionStats
 
 if TYPE_CHECKING:
@@ -85,11 +84,8 @@ class BookEntry(NamedTuple):
     losses: int
 
 
-# a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
-# imported, for the start-up time of PGN builds); other names are read as PGN
-_CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
-                    ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
-                    ".pgi")
+_CHESSBASE_FILES = CHESSBASE_FILES  # (the name the tests and older code use)
+
 
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
@@ -134,22 +130,21 @@ class BookBuilder:
         """Add every game of a PGN file (plain, ``.gz``, ``.bz2``, ``.xz`` or ``.zst``).
 
         With ``jobs=1`` the file is read in blocks of :data:`BLOCK_CHARS` characters (memory does not grow
-        with the file). ``jobs=2`` reads the whole text and gives its second half to a forked process (POSIX
-        only). ``progress(games, characters read)`` is called now and then.
+        with the file). With ``jobs`` > 1 (POSIX) the file is cut into pieces at game boundaries that ``jobs``
+        forked processes read and replay while this one merges them in file order (:mod:`.pieces`; the same counts,
+        memory of one piece per process). ``progress(games, characters read)`` is called now and then (bytes of
+        the file, compressed bytes for a compressed file, when ``jobs`` > 1).
         """
         collecting = gc.isenabled()
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
+            if jobs > 1 and hasattr(os, "fork"):
+                with LocalPool(jobs) as pool:
+                    merge_pieces(pool, self, [path], piece_size([path], jobs), 2 * jobs, progress)
+                return
             with open_text(path) as handle:
                 self.reading = handle
-                if jobs > 1 and hasattr(os, "fork"):
-                    text = handle.read()
-                    if len(text) > 1 << 20:
-                        self._add_text_parallel(text, progress)
-                    else:
-                        self._add_text(text, progress)
-                else:
-                    self._add_stream(handle, progress)
+                self._add_stream(handle, progress)
         finally:
             self.reading = None
             if collecting:
@@ -265,35 +260,6 @@ class BookBuilder:
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
         for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter):
-            self._merge(chunk)
-        if progress is not None:
-            progress(self.games, len(text))
-
-    # --- parallel reading ---
-    def _add_text_parallel(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        match = GAME_BREAK.search(text, len(text) // 2)
-        if match is None:
-            self._add_text(text, progress)
-            return
-        split = match.end()
-        first_games = sum(1 for _ in game_spans(text[:split]))
-        reader, writer = multiprocessing.Pipe(duplex=False)
-        child = multiprocessing.get_context("fork").Process(
-            target=_child_build, args=(self.max_ply, text, split, self.games + first_games + 1, writer,
-                                       self.game_filter))
-        child.start()
-        writer.close()
-        for chunk in read_chunks(text[:split], 0, self.games + 1, self.max_ply, progress,
-                                 game_filter=self.game_filter):
-            self._merge(chunk)
-        try:
-            payload = reader.recv_bytes()
-        except EOFError:
-            payload = b""
-        child.join()
-        if not payload:
-            raise RuntimeError(f"the second reader process failed (exit code {child.exitcode})")
-        for chunk in pickle.loads(payload):
             self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
@@ -459,14 +425,3 @@ def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.nd
     new = np.ones(len(key), dtype=bool)
     new[1:] = (key[1:] != key[:-1]) | (raw[1:] != raw[:-1])
     return np.flatnonzero(new)
-
-
-def _child_build(max_ply: int, text: str, split: int, first_number: int, writer: Any,
-                 game_filter: GameFilter | None = None) -> None:
-    gc.disable()
-    try:
-        chunks = list(read_chunks(text[split:], split, first_number, max_ply, game_filter=game_filter))
-        writer.send_bytes(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
-        writer.close()
-    finally:
-        os._exit(0)  # no clean-up of the copied heap: the parent has what it needs (or sees EOF)

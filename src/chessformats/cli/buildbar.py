@@ -62,7 +62,8 @@ class BuildBar:
         self.update(builder.games, offset, name)
 
         def report(games: int, characters: int) -> None:
-            position = input_position(builder.reading) if compressed else characters
+            # one process: the text stream tells the compressed bytes read; several: the pieces give input bytes
+            position = input_position(builder.reading) if compressed and builder.reading is not None else characters
             self.update(games, offset + min(position or 0, size))
 
         return report

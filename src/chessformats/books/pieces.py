@@ -1,0 +1,269 @@
+"""Pieces of the input at game boundaries, read and replayed by worker processes and merged in input order.
+
+The machinery of a parallel build, shared by ``chessformats build --jobs N`` (forked local processes,
+:class:`LocalPool`) and the Dask build (:mod:`chessformats.books.distributed`, which documents the design):
+:func:`plan_pieces` cuts the input, :func:`read_piece` reads one piece on a worker, :func:`merge_pieces` keeps a
+window of pieces in flight and merges their events into a builder in input order. Memory: each worker holds one
+piece; the merging process the book's counts plus the window's events, whatever the input size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..engine.streams import COMPRESSED_SUFFIXES
+from .batches import Chunk, event_stride, read_chunks
+from .filters import GameFilter
+from .pgnread import game_spans, open_text
+
+__all__ = ["CHESSBASE_FILES", "PIECE_BYTES", "LocalPool", "Piece", "combine", "merge_pieces", "plan_pieces",
+           "read_piece"]
+
+# a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
+# imported, for the start-up time of PGN builds); other names are read as PGN
+CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
+                   ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
+                   ".pgi")
+
+PIECE_BYTES = 1 << 25
+"""Bytes of a plain file (characters of decompressed text) given to one task (32 MiB: about 20,000 games)."""
+
+_BREAK = re.compile(rb"\n[ \t\r]*\n(?=[ \t\r]*\[)")
+"""A game break in bytes (:data:`chessformats.books.pgnread.GAME_BREAK`)."""
+_PROBE = 1 << 16
+
+
+class Piece(NamedTuple):
+    """A part of the input a worker reads: bytes ``start:end`` of a plain file, or a decompressed text."""
+
+    path: str
+    start: int
+    """Byte offset in the file (plain) or character offset in the decompressed text (compressed)."""
+    end: int
+    text: str | None
+    """The decompressed text of a compressed file's piece; ``None``: the worker reads ``path[start:end]``."""
+    done: int
+    """Input bytes (as on disk, over every file) read once this piece is done, for progress reports."""
+
+
+def _cuts(path: str, size: int, piece_bytes: int) -> list[int]:
+    """Offsets of game breaks near every multiple of ``piece_bytes`` in a plain file (0 and ``size`` included)."""
+    cuts = [0]
+    with open(path, "rb") as handle:
+        target = piece_bytes
+        while target < size:
+            position = max(target, cuts[-1] + 1)
+            found = None
+            while found is None and position < size:
+                handle.seek(position - 1)  # a break starts with the newline before the blank line
+                data = handle.read(_PROBE + 64)
+                match = _BREAK.search(data)
+                if match is not None and match.end() < len(data):
+                    found = position - 1 + match.end()
+                elif len(data) < _PROBE:
+                    break
+                else:
+                    position += _PROBE
+            if found is None:
+                break
+            cuts.append(found)
+            target = found + piece_bytes
+    return [*cuts, size]
+
+
+def plan_pieces(paths: Sequence[str | os.PathLike[str]], *, piece_bytes: int = PIECE_BYTES) -> Iterator[Piece | str]:
+    """The pieces of ``paths`` in input order (compressed files decompressed as they are asked for); a ChessBase
+    database is yielded as its path (read on the client)."""
+    done = 0
+    for item in paths:
+        path = os.fspath(item)
+        size = os.path.getsize(path)
+        lower = path.lower()
+        if lower.endswith(CHESSBASE_FILES):
+            yield path
+        elif lower.endswith(COMPRESSED_SUFFIXES):
+            yield from _compressed_pieces(path, done, piece_bytes)
+        else:
+            cuts, absolute = _cuts(path, size, piece_bytes), os.path.abspath(path)  # workers may run elsewhere
+            for start, end in itertools.pairwise(cuts):
+                yield Piece(absolute, start, end, None, done + end)
+        done += size
+
+
+def _compressed_pieces(path: str, done: int, piece_chars: int) -> Iterator[Piece]:
+    """Decompress a file as a stream and cut its text at game breaks (as ``BookBuilder`` reads in blocks)."""
+    from .progress import input_position
+
+    pending, base = "", 0
+    with open_text(path) as handle:
+        while True:
+            block = handle.read(piece_chars)
+            text = pending + block if pending else block
+            if block:
+                last = deque(game_spans(text), maxlen=1)
+                rest = last[0][0] if last else 0  # the last game may go on in the next block
+            else:
+                rest = len(text)
+            if rest:
+                yield Piece(path, base, base + rest, text[:rest], done + (input_position(handle) or 0))
+            pending, base = text[rest:], base + rest
+            if not block:
+                break
+
+
+def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, boards: bool = True) -> list[Chunk]:
+    """Read and replay one piece (on a worker): its games numbered from 1, offsets from the piece's start.
+    ``boards=False``: without the positions (a builder made with ``boards=False`` keeps none: less to send)."""
+    import gc
+
+    text = piece.text
+    if text is None:
+        with open(piece.path, "rb") as handle:
+            handle.seek(piece.start)
+            text = handle.read(piece.end - piece.start).decode("utf-8", errors="replace")
+        if "\r" in text:  # the universal newlines the one-process reader's text stream gives
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        chunks = list(read_chunks(text, piece.start, 1, max_ply, game_filter=game_filter))
+        if not boards:
+            chunks = [_without_boards(chunk) for chunk in chunks]
+        return [_sorted(chunk) for chunk in combine(chunks)]
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _without_boards(chunk: Chunk) -> Chunk:
+    empty = np.zeros(0, dtype=np.uint64)
+    return chunk._replace(positions={name: column[:0] for name, column in chunk.positions.items()},
+                          links=(empty, empty, np.zeros(0, dtype=np.int64)), fens={})
+
+
+def _sorted(chunk: Chunk) -> Chunk:
+    """The events in (key, move) order: the order the client's merge sorts them into (faster from sorted input;
+    the merge's result does not depend on the order of the events it is given)."""
+    order = np.lexsort((chunk.raw, chunk.key))
+    return chunk._replace(key=chunk.key[order], raw=chunk.raw[order], white=chunk.white[order],
+                          seq=chunk.seq[order], outcome=chunk.outcome[order])
+
+
+def combine(chunks: list[Chunk]) -> list[Chunk]:
+    """Consecutive chunks as one: the events side by side, each position and link once.
+
+    Merging the one chunk gives the counts merging the chunks one after the other gives (the halving replays
+    every event of a position that reaches 16,384 games in game order either way), with one sort of the
+    book's table instead of one per batch, and less to send: a position met in several batches is sent once.
+    """
+    if len(chunks) < 2:
+        return chunks
+    names = ("key", "raw", "white", "seq", "outcome")
+    events = {name: np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in names}
+    positions = {name: np.concatenate([chunk.positions[name] for chunk in chunks]) for name in chunks[0].positions}
+    _, first = np.unique(positions["key"], return_index=True)
+    positions = {name: column[first] for name, column in positions.items()}
+    joined = [np.concatenate([chunk.links[i] for chunk in chunks]) for i in range(3)]
+    _, first = np.unique(joined[0], return_index=True)
+    fens: dict[int, str] = {}
+    for chunk in chunks:
+        for key, fen in chunk.fens.items():
+            fens.setdefault(key, fen)
+    return [Chunk(sum(chunk.games for chunk in chunks), [game for chunk in chunks for game in chunk.skipped],
+                  events["key"], events["raw"], events["white"], events["seq"], events["outcome"], positions,
+                  (joined[0][first], joined[1][first], joined[2][first]), fens,
+                  sum(chunk.filtered for chunk in chunks))]
+
+
+def _shifted(chunk: Chunk, games_before: int, stride: int) -> Chunk:
+    """A piece's chunk numbered as in the whole input: the games of the pieces before it come first."""
+    if not games_before:
+        return chunk
+    return chunk._replace(seq=chunk.seq + np.int64(games_before * stride),
+                          skipped=[game._replace(number=game.number + games_before) for game in chunk.skipped])
+
+
+def merge_pieces(client: Any, builder: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
+                  window: int, progress: Callable[[int, int], None] | None) -> None:
+    """Merge the pieces of ``paths`` into ``builder`` (a :class:`~chessformats.books.build.BookBuilder`) in input
+    order, read by ``client`` (a Dask client or a :class:`LocalPool`), at most ``window`` pieces in flight."""
+    stride = event_stride(builder.max_ply)
+    pending: deque[tuple[Any, Piece]] = deque()
+
+    def merge_first() -> None:
+        future, piece = pending.popleft()
+        chunks = future.result()
+        future.release()
+        games_before = builder.games
+        for chunk in chunks:
+            builder._merge(_shifted(chunk, games_before, stride))
+        if progress is not None:
+            progress(builder.games, piece.done)
+
+    for piece in plan_pieces(paths, piece_bytes=piece_bytes):
+        if isinstance(piece, str):  # a ChessBase database: read here, after every piece before it
+            while pending:
+                merge_first()
+            builder.add_database(piece)
+            continue
+        # a text piece goes to a worker as data (scattered), not inside the task: no large task graph to ship
+        task = client.scatter([piece], hash=False)[0] if piece.text is not None else piece
+        pending.append((client.submit(read_piece, task, builder.max_ply, builder.game_filter, builder.boards,
+                                      pure=False), piece))
+        while len(pending) >= window:
+            merge_first()
+    while pending:
+        merge_first()
+
+
+class _Done:
+    """A local future with the two calls the merge makes on a Dask future."""
+
+    def __init__(self, future: Future[Any]) -> None:
+        self._future = future
+
+    def result(self) -> Any:
+        return self._future.result()
+
+    def release(self) -> None:
+        self._future = Future()
+
+
+class LocalPool:
+    """The calls of a Dask client :func:`merge_pieces` makes, on ``processes`` forked local processes (POSIX)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+
+    def nthreads(self) -> dict[str, int]:
+        return {"local": self.processes}
+
+    def scatter(self, items: list[Any], hash: bool = False) -> list[Any]:
+        return items
+
+    def submit(self, function: Callable[..., Any], *args: Any, pure: bool = False) -> _Done:
+        return _Done(self._executor.submit(function, *args))
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def piece_size(paths: Sequence[str | os.PathLike[str]], threads: int) -> int:
+    """The default size of a piece: four per worker thread, at least 1 MiB, at most :data:`PIECE_BYTES`."""
+    total = sum(os.path.getsize(path) for path in paths)
+    return max(1 << 20, min(PIECE_BYTES, total // (4 * threads) + 1))
