@@ -52,7 +52,7 @@ from .batches import (
 )
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
-from .pieces import CHESSBASE_FILES, LocalPool, merge_pieces, piece_size
+from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size
 from .stats import BookStats, MoveStats, PositionStats
 
 if TYPE_CHECKING:
@@ -140,7 +140,8 @@ class BookBuilder:
         try:
             if jobs > 1 and hasattr(os, "fork"):
                 with LocalPool(jobs) as pool:
-                    merge_pieces(pool, self, [path], piece_size([path], jobs), 2 * jobs, progress)
+                    merge_pieces(pool, self, [path], piece_size([path], jobs, largest=LOCAL_PIECE_BYTES), 2 * jobs,
+                                 progress)
                 return
             with open_text(path) as handle:
                 self.reading = handle
