@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from ...engine.records import record_array
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
+from .batch import MoveBatch, decode_batch
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
 from .games import GameHeader, GuidingText, game_header
@@ -245,6 +246,34 @@ class Database(MappedFile):
         offset, data = self.game_data(number)
         return decode_game(data, file=self.companion(".cbg"), base=offset, game=number,
                            main_moves=int(self.records["moves"][number - 1]))
+
+    def decode_many(self, numbers: Iterable[int] | None = None, *,
+                    chunk: int = 8192) -> Iterator[tuple[int, DecodedGame]]:
+        """(number, decoded stream) of many games, decoded ``chunk`` games at a time (:mod:`.batch`): the same
+        results, and the same errors, as :meth:`decode` game by game. ``None``: every game (guiding texts and
+        deleted records skipped)."""
+        for part in self._chunks(numbers, chunk):
+            batch = self.decode_batch(part)
+            for index, number in enumerate(part.tolist()):
+                yield number, self.decode(number) if batch.fallback[index] else batch.game(index)
+
+    def _chunks(self, numbers: Iterable[int] | None, chunk: int) -> Iterator[np.ndarray[Any, Any]]:
+        if numbers is None:
+            wanted = np.flatnonzero((self.records["kind"] & _SKIPPED) == 0) + 1
+        else:
+            wanted = np.fromiter(numbers, dtype=np.int64)
+        for start in range(0, len(wanted), max(chunk, 1)):
+            yield wanted[start:start + chunk]
+
+    def decode_batch(self, numbers: np.ndarray[Any, Any]) -> MoveBatch:
+        """The move streams of games ``numbers`` decoded at once, as token arrays (:class:`.batch.MoveBatch`);
+        the games it leaves to the scalar decoder are marked in ``fallback``."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        outside = (numbers < 1) | (numbers > len(self))
+        if outside.any():
+            self.game_data(int(numbers[np.argmax(outside)]))  # the IndexError decode gives
+        offsets = self.records["cbg_offset"][numbers - 1].astype(np.int64)
+        return decode_batch(self._cbg, numbers, offsets)
 
     def annotations(self, number: int) -> list[Any]:
         """The parsed items of game ``number``'s annotation record (empty when it has none)."""

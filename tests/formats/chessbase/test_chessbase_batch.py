@@ -1,0 +1,89 @@
+"""The batch decoder (many games at once with numpy) against the scalar one, on every game of the corpus."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chessbase_corpus import cbh_path
+from chessformats import chessbase
+from chessformats.engine.codec import codec
+from chessformats.engine.errors import FormatError
+from chessformats.formats.chessbase.batch import decode_batch
+from chessformats.formats.chessbase.moves import DecodedGame, decode_game
+from chessformats.schemas import chessbase as schema
+from conftest import find_corpus
+
+SIZE = codec(schema.DATA_WORD).field("size")
+WORD = schema.DATA_WORD.sizeof()
+BASES = sorted(path.name for path in find_corpus("chessbase").iterdir() if any(path.glob("*.cbh")))
+
+
+def _scalar(db: chessbase.Database, number: int) -> DecodedGame | tuple[type, str, int | None]:
+    try:
+        return db.decode(number)
+    except FormatError as error:
+        return type(error), str(error), error.offset
+
+
+@pytest.mark.parametrize("name", BASES)
+def test_decode_many_equals_decode_on_every_game(name: str) -> None:
+    with chessbase.open_database(cbh_path(name)) as db:
+        numbers = range(1, len(db) + 1)
+        expected = [_scalar(db, number) for number in numbers]
+        batch = db.decode_batch(np.arange(1, len(db) + 1))
+        for index, want in enumerate(expected):
+            if not batch.fallback[index]:
+                assert isinstance(want, DecodedGame), (name, index + 1)
+                assert batch.game(index) == want, (name, index + 1)
+        for number, want in zip(numbers, expected, strict=True):
+            if not isinstance(want, DecodedGame):  # decode_many raises decode's error
+                with pytest.raises(FormatError) as raised:
+                    list(db.decode_many([number]))
+                assert (type(raised.value), str(raised.value), raised.value.offset) == want
+        games = [number for number, want in zip(numbers, expected, strict=True) if isinstance(want, DecodedGame)]
+        assert [number for number, _ in db.decode_many(games, chunk=7 if len(games) < 1000 else 4096)] == games
+        assert [game for _, game in db.decode_many(games)] == [expected[n - 1] for n in games]
+
+
+@pytest.mark.parametrize(("name", "least"), [("uncbv_twic1134", 6117), ("libcbh_NormalGames", 548),
+                                             ("libcbh_WithVariations", 15), ("morphy_hedgehog", 140)])
+def test_the_batch_decodes_ordinary_games_itself(name: str, least: int) -> None:
+    # the speed comes from games the batch decodes without the scalar decoder; variations included
+    with chessbase.open_database(cbh_path(name)) as db:
+        batch = db.decode_batch(np.arange(1, len(db) + 1))
+        assert int((~batch.fallback).sum()) >= least
+        if name == "libcbh_WithVariations":
+            assert any("(" in batch.game(index).tokens for index in np.flatnonzero(~batch.fallback).tolist())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_damaged_streams_give_the_scalar_result_or_fall_back(seed: int, tmp_path: Path) -> None:
+    # one byte changed in each game's stream: where the batch still decodes a game, it decodes it as the scalar
+    # decoder does; the games it gives up are the scalar decoder's (which raises its located errors)
+    rng = random.Random(seed)
+    with chessbase.open_database(cbh_path("libcbh_NormalGames")) as db:
+        offsets = db.records["cbg_offset"].astype(np.int64)
+        data = bytearray(db._cbg)
+    for start in offsets.tolist():
+        size = SIZE.get(data, start)
+        if size > 2 * WORD:
+            data[start + rng.randrange(WORD, size)] = rng.randrange(256)
+    blob = bytes(data)
+    batch = decode_batch(blob, np.arange(1, len(offsets) + 1), offsets)
+    decoded = failed = 0
+    for index, start in enumerate(offsets.tolist()):
+        size = SIZE.get(blob, start)
+        try:
+            want: object = decode_game(blob[start:start + size], base=start, game=index + 1)
+        except FormatError:
+            assert batch.fallback[index]
+            failed += 1
+            continue
+        if not batch.fallback[index]:
+            assert batch.game(index) == want
+            decoded += 1
+    assert decoded > 0 and failed > 0
