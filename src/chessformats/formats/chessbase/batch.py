@@ -65,6 +65,10 @@ class MoveBatch:
     white: np.ndarray[Any, Any]
     """Per token: white moves."""
     fullmove: np.ndarray[Any, Any]
+    check: np.ndarray[Any, Any]
+    """Per move (``san=True``): 1 check, 2 mate."""
+    rival: np.ndarray[Any, Any]
+    """Per move (``san=True``): how SAN names the source square (1 file, 2 rank, 3 square; 0 not)."""
     _moves: list[DecodedMove] | None = field(default=None, repr=False, compare=False)
 
     def tokens(self, index: int) -> list[DecodedMove | str]:
@@ -99,8 +103,11 @@ _PROMOTION_OBJECTS: tuple[int | None, ...] = (None, *range(1, 7))
 _MARKERS = ("", PUSH, POP, SKIP)
 
 
-def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[Any, Any]) -> MoveBatch:
-    """Decode the games ``numbers`` whose data starts at ``offsets`` in the ``.cbg`` bytes ``cbg``."""
+def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[Any, Any], *,
+                 san: bool = False) -> MoveBatch:
+    """Decode the games ``numbers`` whose data starts at ``offsets`` in the ``.cbg`` bytes ``cbg``; ``san``:
+    work out checks, mates and rivals too (:mod:`.batch_san`; games with a setup position are then left to the
+    scalar path)."""
     data = np.frombuffer(cbg, dtype=np.uint8) if len(cbg) else np.zeros(0, np.uint8)
     games = len(numbers)
     offsets = offsets.astype(np.int64)
@@ -114,6 +121,8 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
     fallback |= np.asarray(words["not_encoded"]).astype(bool)
     fallback |= ~np.isin(modes, BATCH_MODES) | (sizes < _WORD_SIZE) | (offsets + sizes > len(data))
     setups = np.flatnonzero(~fallback & np.asarray(words["setup"]).astype(bool))
+    if san:  # losing chess has its own SAN (no check, compulsory captures): the scalar path
+        fallback |= np.isin(modes, [mode for mode, variant in enumerate(schema.MODE_VARIANT) if variant != "chess"])
     modes = np.where(fallback, 0, modes)
     sizes = np.where(fallback, _WORD_SIZE, sizes)
     capacity = np.maximum(sizes - _WORD_SIZE, 0)
@@ -122,7 +131,10 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
         first[1:] = np.cumsum(capacity)[:-1]
     total = int(capacity.sum())
     out = Tokens(total)
-    state = State(games, modes, offsets + _WORD_SIZE, offsets + sizes)
+    if san:
+        fallback[setups] = True
+        setups = setups[:0]
+    state = State(games, modes, offsets + _WORD_SIZE, offsets + sizes, san=san)
     starts = {}
     for index in setups.tolist():
         try:  # the scalar decoder reports a damaged setup
@@ -136,4 +148,4 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
     state.run(data, np.flatnonzero(~fallback), fallback, first, out)
     return MoveBatch(np.asarray(numbers), modes, fallback, first, state.tokens, starts, out.kind, out.source,
                      out.target, out.promotion, out.castling, out.null, out.offset, out.size, out.piece, out.capture,
-                     out.white, out.fullmove)
+                     out.white, out.fullmove, out.check, out.rival)

@@ -25,7 +25,7 @@ from ..bitboards import BETWEEN, KING, KNIGHT, PAWN_ATTACKS
 from .san import SanBoard
 from .start import BLACK
 
-__all__ = ["attacked", "geometry", "has_legal_move", "occupancy", "rivals"]
+__all__ = ["SQUARE_BITS", "attacked", "geometry", "has_legal_move", "occupancy", "pawn_geometry", "rivals"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 # geometry kinds: knight, king, diagonal slider, straight slider, queen, white pawn capture, black pawn capture
@@ -56,7 +56,7 @@ def _geometry() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 
 
 GEO, BETWEEN64 = _geometry()
-_SQUARE_BITS = np.array([1 << square for square in range(64)], dtype=np.uint64)
+SQUARE_BITS = np.array([1 << square for square in range(64)], dtype=np.uint64)
 _KIND_OF_PIECE = np.array([0, 0, _KN, _DIAG, _STRAIGHT, _QU, _KI], dtype=np.int64)
 # the piece-list slots that can attack (side 0; add 56 for side 1) and their geometry kinds
 _SLOTS = np.array([_N * 8, _N * 8 + 1, _N * 8 + 2, _K * 8, _B * 8, _B * 8 + 1, _B * 8 + 2, _R * 8, _R * 8 + 1,
@@ -77,12 +77,12 @@ def occupancy(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return np.ascontiguousarray(bits).view("<u8").reshape(-1).astype(np.uint64)
 
 
-def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], square: np.ndarray[Any, Any],
-             by: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
+def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
+             square: np.ndarray[Any, Any], by: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
              excluded: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per row: is ``square`` attacked by side ``by`` (0 white), squares ``occupied``, the piece on ``excluded``
-    (a square or -1) not counted? ``pieces`` (rows, 112) and ``board`` (rows, 64) are the rows' state."""
-    rows = np.arange(len(square))
+    (a square or -1) not counted? ``pieces`` (rows, 112) are the rows' piece lists, ``board[games]`` their
+    boards."""
     sources = np.take_along_axis(pieces, (by * 56)[:, None] + _SLOTS[None, :], axis=1).astype(np.int64)
     valid = (sources >= 0) & (sources != excluded[:, None])
     sources = np.where(valid, sources, 0)
@@ -91,7 +91,7 @@ def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], square: 
     found = hits.any(axis=1)
     pawns = _PAWN_ATTACKERS[by, square]  # (rows, 2)
     pawn = _P | np.where(by == 1, BLACK, 0)
-    on = board[rows[:, None], np.maximum(pawns, 0)] == pawn[:, None]
+    on = board[games[:, None], np.maximum(pawns, 0)] == pawn[:, None]
     found |= ((pawns >= 0) & on & (pawns != excluded[:, None])).any(axis=1)
     return np.asarray(found, dtype=bool)
 
@@ -104,10 +104,11 @@ def geometry(piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: 
     return np.asarray(GEO[kind, source, target] & clear & (piece >= _N), dtype=bool)
 
 
-def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
-           side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any],
-           target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per row (before the move): 0 = no rival, else how SAN names the source: 1 file, 2 rank, 3 square."""
+def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
+           occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+           source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per row (before the move; ``board[games]`` the rows' boards): 0 = no rival, else how SAN names the
+    source: 1 by its file, 2 by its rank, 3 by its square."""
     out = np.zeros(len(source), np.int8)
     named = (piece >= _N) & (piece <= _Q)
     if not named.any():
@@ -125,8 +126,8 @@ def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], occupied: 
     rows = lanes[pair_lane]
     rival = others[pair_lane, pair_column]
     king = pieces[rows, side[rows] * 56 + _K * 8].astype(np.int64)
-    after = (occupied[rows] & ~_SQUARE_BITS[rival]) | _SQUARE_BITS[target[rows]]
-    legal = ~attacked(pieces[rows], board[rows], king, 1 - side[rows], after, target[rows])
+    after = (occupied[rows] & ~SQUARE_BITS[rival]) | SQUARE_BITS[target[rows]]
+    legal = ~attacked(pieces[rows], board, games[rows], np.maximum(king, 0), 1 - side[rows], after, target[rows])
     legal &= king >= 0
     same_file = np.zeros(len(source), bool)
     same_rank = np.zeros(len(source), bool)
@@ -138,6 +139,21 @@ def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], occupied: 
     np.logical_or.at(same_rank, rows, (rival >> 3) == (source[rows] >> 3))
     out[any_rival] = np.where(~same_file[any_rival], 1, np.where(~same_rank[any_rival], 2, 3))
     return out
+
+
+def pawn_geometry(boards: np.ndarray[Any, Any], side: np.ndarray[Any, Any], source: np.ndarray[Any, Any],
+                  target: np.ndarray[Any, Any], taken: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Is a pawn's move of ``side`` a push onto empty squares or a capture of a piece (en passant not counted)?
+    ``boards``: the rows' boards before the move; ``taken``: a piece stands on the target."""
+    forward = np.where(side == 0, 8, -8)
+    straight = ((source & 7) == (target & 7)) & ~taken
+    single = straight & (target == source + forward)
+    start = np.where(side == 0, 1, 6)
+    middle = np.clip(source + forward, 0, 63)
+    double = straight & (target == source + 2 * forward) & ((source >> 3) == start) & \
+        (boards[np.arange(len(source)), middle] == 0)
+    capture = taken & GEO[np.where(side == 0, _WP, _BP), source, target]
+    return np.asarray(single | double | capture, dtype=bool)
 
 
 def has_legal_move(board: list[int], white: bool, ep: int | None) -> bool:

@@ -12,6 +12,7 @@ import chess
 import numpy as np
 
 from ...schemas import chessbase as schema
+from . import batch_san as _san
 from . import moves as _moves
 from .moves import _Position
 from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
@@ -112,13 +113,21 @@ class Tokens:
         self.capture = np.zeros(total, bool)
         self.white = np.zeros(total, bool)
         self.fullmove = np.zeros(total, np.int32)
+        self.check = np.zeros(total, np.int8)
+        """Per move (``san=True``): 0, 1 = check ("+"), 2 = mate ("#")."""
+        self.rival = np.zeros(total, np.int8)
+        """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
 
 
 class State:
     """The running state of every game of a chunk."""
 
     def __init__(self, games: int, modes: np.ndarray[Any, Any], pointer: np.ndarray[Any, Any],
-                 end: np.ndarray[Any, Any]) -> None:
+                 end: np.ndarray[Any, Any], *, san: bool = False) -> None:
+        self.san = san
+        self.pending = np.full(games, -1, np.int64)
+        """(``san``) per game: the token slot of a check whose mate is still to be decided, -1 for none."""
+        self.checks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self.modes = modes
         self.pointer = pointer.copy()
         self.end = end
@@ -132,10 +141,12 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
+        self.occupied = _san.occupancy(self.board)
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
+        self.stack_occupied: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
@@ -145,6 +156,7 @@ class State:
         self.white[index] = start.white_to_move
         self.fullmove[index] = max(start.first_move, 1)
         self.pointer[index] += SETUP_SIZE
+        self.occupied[index] = _san.occupancy(self.board[index:index + 1])[0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -163,6 +175,7 @@ class State:
             advance = np.ones(active.size, np.int64)
             kinds = np.full(active.size, MOVE, np.int8)
             out.offset[slots] = pointer
+            verify = self._pending(active, classes, slots, out) if self.san else None
             mover = (classes >= _C_MOVE) & (classes <= _C_NULL)
             if mover.any():
                 where = np.flatnonzero(mover)
@@ -220,11 +233,78 @@ class State:
             counted = classes < _C_SKIP
             self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
             out.kind[slots] = kinds
+            if self.san:
+                self._mates(verify, bad, out)
             self.tokens[active] += ~done
             self.pointer[active] = pointer + advance
             if bad.any():
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
+
+    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any]) -> None:
+        """After ``games`` moved: which moves give check (their mate decided at the next step)."""
+        enemy = 1 - side
+        king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
+        checking = _san.attacked(self.pieces[games], self.board, games, np.maximum(king, 0), side,
+                                 self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
+        if checking.any():
+            self.checks.append((games[checking], slots[checking]))
+
+    def _pending(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+                 out: Tokens) -> tuple[Any, ...] | None:
+        """Checks of the last step: the next token decides (see :mod:`.batch_san`). Those the next token cannot
+        settle are decided here from the position; the rest are returned, with their positions, for
+        :meth:`_mates` to settle once the move is played."""
+        for games, check_slots in self.checks:
+            self.pending[games] = check_slots
+        self.checks = []
+        waiting = self.pending[active] >= 0
+        if not waiting.any():
+            return None
+        lanes = np.flatnonzero(waiting)
+        games = active[lanes]
+        check_slots = self.pending[games]
+        self.pending[games] = -1
+        movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
+        for game, slot in zip(games[~movable].tolist(), check_slots[~movable].tolist(), strict=True):
+            out.check[slot] = self._decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
+        keep = movable
+        return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
+                self.occupied[games[keep]])
+
+    @staticmethod
+    def _decide(board: list[int], white: bool, slot: int, out: Tokens) -> int:
+        """1 ("+") or 2 ("#") for the check of token ``slot``, from the position after it."""
+        ep = None
+        if out.piece[slot] == _PAWN and abs(int(out.target[slot]) - int(out.source[slot])) == 16:
+            ep = (int(out.target[slot]) + int(out.source[slot])) // 2
+        return 1 if _san.has_legal_move(board, white, ep) else 2
+
+    def _mates(self, verify: tuple[Any, ...] | None, bad: np.ndarray[Any, Any], out: Tokens) -> None:
+        """Settle the checks whose next move was played this step: a legal move there proves no mate."""
+        if verify is None:
+            return
+        lanes, games, check_slots, move_slots, boards, occupied = verify
+        ok = ~bad[lanes]
+        piece = out.piece[move_slots].astype(np.int64)
+        source = out.source[move_slots].astype(np.int64)
+        target = out.target[move_slots].astype(np.int64)
+        side = (~out.white[move_slots]).astype(np.int64)
+        rows = np.arange(len(games))
+        taken = boards[rows, target] != 0
+        sound = _san.geometry(piece, source, target, occupied)
+        pawn = piece == _PAWN
+        if pawn.any():
+            sound |= pawn & _san.pawn_geometry(boards, side, source, target, taken)
+        sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
+        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
+        safe = ~_san.attacked(self.pieces[games], self.board, games, np.maximum(king, 0), 1 - side,
+                              self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
+        proved = sound & safe
+        out.check[check_slots[proved]] = 1
+        for lane in np.flatnonzero(~proved & ok).tolist():
+            white = not bool(side[lane])
+            out.check[int(check_slots[lane])] = self._decide(boards[lane].tolist(), white, int(check_slots[lane]), out)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
@@ -268,6 +348,8 @@ class State:
         piece = code & 7
         wrong = (code == 0) | ((code & BLACK) != own) | (source == target)
         wrong |= (captured != 0) & ((captured & BLACK) == own)
+        if self.san:  # a king taken (a damaged stream in chess): SanBoard's rules assume both kings
+            wrong |= (captured & 7) == _KING
         wrong |= (piece == _KING) & (np.abs((source & 7) - (target & 7)) == 2) & ((source >> 3) == (target >> 3))
         pawn = piece == _PAWN
         passant = pawn & (captured == 0) & (((source ^ target) & 7) != 0)
@@ -302,6 +384,9 @@ class State:
         lanes = np.arange(len(games))
         enemy = 1 - side
         taken = captured != 0
+        slot_out = slots[where]
+        if self.san:
+            out.rival[slot_out] = _san.rivals(rows, board, games, self.occupied[games], side, piece, source, target)
         if taken.any():
             self._remove(rows, lanes[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
@@ -316,13 +401,19 @@ class State:
         self.pieces[games] = rows
         board[games, target] = np.where(promoting, new_piece | own, code)
         board[games, source] = 0
-        slot_out = slots[where]
+        bits = _san.SQUARE_BITS
+        occupied = self.occupied[games] & ~bits[source] | bits[target]
+        if passant.any():
+            occupied[passant] &= ~bits[behind[passant]]
+        self.occupied[games] = occupied
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
+        if self.san:
+            self._check(games, side, slot_out)
 
     @staticmethod
     def _remove(rows: np.ndarray[Any, Any], lanes: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
@@ -369,12 +460,16 @@ class State:
         for j in range(8):
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
+        bits = _san.SQUARE_BITS
+        self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
         out.castling[slot_out] = True
         out.piece[slot_out] = _KING
         self._turn(games)
+        if self.san:
+            self._check(games, side, slot_out)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """Remember the games' positions; False where the stack is full."""
@@ -390,6 +485,8 @@ class State:
         self.stack_pieces[games, depth] = self.pieces[games]
         self.stack_white[games, depth] = self.white[games]
         self.stack_fullmove[games, depth] = self.fullmove[games]
+        assert self.stack_occupied is not None
+        self.stack_occupied[games, depth] = self.occupied[games]
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -399,14 +496,15 @@ class State:
         depth = min(max(depth, 2 * (0 if self.stack_board is None else self.stack_board.shape[1])), MAX_DEPTH)
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
-                 np.zeros((count, depth), bool), np.zeros((count, depth), np.int32))
+                 np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
+                 np.zeros((count, depth), np.uint64))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
-            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove),
-                                strict=True):
+            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
+                                        self.stack_occupied), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove = grown
+        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
@@ -418,4 +516,6 @@ class State:
         self.pieces[games] = self.stack_pieces[games, depth]
         self.white[games] = self.stack_white[games, depth]
         self.fullmove[games] = self.stack_fullmove[games, depth]
+        assert self.stack_occupied is not None
+        self.occupied[games] = self.stack_occupied[games, depth]
         self.depth[games] = depth
