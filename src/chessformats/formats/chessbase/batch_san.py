@@ -25,7 +25,8 @@ from ..bitboards import BETWEEN, KING, KNIGHT, PAWN_ATTACKS
 from .san import SanBoard
 from .start import BLACK
 
-__all__ = ["SQUARE_BITS", "attacked", "geometry", "has_legal_move", "occupancy", "pawn_geometry", "rivals"]
+__all__ = ["SQUARE_BITS", "attacked", "could_check", "geometry", "has_legal_move", "occupancy", "pawn_geometry",
+           "rivals"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 # geometry kinds: knight, king, diagonal slider, straight slider, queen, white pawn capture, black pawn capture
@@ -94,6 +95,15 @@ def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: n
     on = board[games[:, None], np.maximum(pawns, 0)] == pawn[:, None]
     found |= ((pawns >= 0) & on & (pawns != excluded[:, None])).any(axis=1)
     return np.asarray(found, dtype=bool)
+
+
+def could_check(squares: np.ndarray[Any, Any], king: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per column of ``squares`` (rows: a move's source, target and any square it emptied): could the move check
+    ``king``? Only through a line or a knight's jump from one of those squares; the others need no test."""
+    found = np.zeros(len(king), bool)
+    for row in squares:
+        found |= GEO[_QU, row, king] | GEO[_KN, row, king]
+    return found
 
 
 def geometry(piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],

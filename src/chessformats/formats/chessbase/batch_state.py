@@ -241,10 +241,16 @@ class State:
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
 
-    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any]) -> None:
-        """After ``games`` moved: which moves give check (their mate decided at the next step)."""
+    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+               near: np.ndarray[Any, Any] | None = None) -> None:
+        """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
+        squares a move changed (see :func:`.batch_san.could_check`; None: test every move)."""
         enemy = 1 - side
         king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
+        if near is not None:
+            maybe = _san.could_check(near, np.maximum(king, 0))
+            if not maybe.all():
+                games, side, slots, king = games[maybe], side[maybe], slots[maybe], king[maybe]
         checking = _san.attacked(self.pieces[games], self.board, games, np.maximum(king, 0), side,
                                  self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
         if checking.any():
@@ -413,7 +419,7 @@ class State:
         out.capture[slot_out] = taken | passant
         self._turn(games)
         if self.san:
-            self._check(games, side, slot_out)
+            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, target)]))
 
     @staticmethod
     def _remove(rows: np.ndarray[Any, Any], lanes: np.ndarray[Any, Any], side: np.ndarray[Any, Any],

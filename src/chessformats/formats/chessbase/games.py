@@ -31,9 +31,12 @@ def _pgn_date(year: int, month: int, day: int) -> str:
                      f"{day:02d}" if day else "??"))
 
 
+_CONTROLS = {code: " " for code in (*range(32), 0x7F)}
+
+
 def _tag_value(text: str) -> str:
     """A PGN tag value: control characters (a damaged name's line break, say) become spaces."""
-    return "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in text)
+    return text.translate(_CONTROLS)
 
 
 def _eco(code: int, sub: int) -> tuple[str | None, int | None]:
