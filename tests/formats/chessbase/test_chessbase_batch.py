@@ -13,6 +13,8 @@ from chessformats import chessbase
 from chessformats.engine.codec import codec
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase.batch import decode_batch
+from chessformats.formats.chessbase.database import _SKIPPED as SKIPPED
+from chessformats.formats.chessbase.database import _pgn_one
 from chessformats.formats.chessbase.moves import DecodedGame, decode_game
 from chessformats.schemas import chessbase as schema
 from conftest import find_corpus
@@ -87,3 +89,29 @@ def test_damaged_streams_give_the_scalar_result_or_fall_back(seed: int, tmp_path
             assert batch.game(index) == want
             decoded += 1
     assert decoded > 0 and failed > 0
+
+
+@pytest.mark.parametrize("name", BASES)
+@pytest.mark.parametrize("annotations", [True, False])
+def test_export_equals_the_game_by_game_export_byte_for_byte(name: str, annotations: bool, tmp_path: Path) -> None:
+    # export_pgn writes games without annotations from the batch decoder's arrays; game by game (the scalar
+    # decoder, SanBoard, chess.pgn for annotated games) must give the same bytes and the same errors
+    cbh = cbh_path(name)
+    texts: list[bytes] = []
+    errors: list[str] = []
+    with chessbase.open_database(cbh) as db:
+        for number in range(1, len(db) + 1):
+            if db.records["kind"][number - 1] & SKIPPED:
+                continue
+            one = _pgn_one(db, number, annotations and bool(db.records["cba_offset"][number - 1]))
+            if isinstance(one, FormatError):
+                errors.append(str(one))
+            else:
+                texts.append(one.encode("utf-8") + b"\n")
+    for chunk in (4096, 5):
+        if chunk == 5 and len(texts) > 600:
+            continue
+        target = tmp_path / f"out{chunk}.pgn"
+        written, failed = chessbase.export_pgn(cbh, target, annotations=annotations, chunk=chunk)
+        assert target.read_bytes() == b"".join(texts)
+        assert (written, [str(error) for error in failed]) == (len(texts), errors)

@@ -30,6 +30,7 @@ _SUFFIX = ("", "+", "#")
 _ECO_BITS = bit_fields(schema.ECO)
 _WHITE_NUMBERS = [f"{number}." for number in range(1024)]
 _BLACK_NUMBERS = [f"{number}..." for number in range(1024)]
+_WHITE_PREFIXES = [f"{number}. " for number in range(1024)]
 
 
 class _Names(dict[int, str]):
@@ -92,6 +93,10 @@ def pgn_texts(database: GameSource, batch: MoveBatch,
     whites = batch.white.tolist()
     fullmoves = batch.fullmove.tolist()
     firsts, counts = batch.first.tolist(), batch.count.tolist()
+    prefixes = _WHITE_PREFIXES
+    words = [(prefixes[fullmove] if fullmove < 1024 else f"{fullmove}. ") + san if white else san
+             for san, white, fullmove in zip(sans, whites, fullmoves, strict=True)]
+    # each move as it stands in a line without variations: "12. Nf3" for white, "Nc6" for black
     for index, number in enumerate(batch.numbers.tolist()):
         if batch.fallback[index]:
             yield number, None
@@ -105,14 +110,17 @@ def pgn_texts(database: GameSource, batch: MoveBatch,
         if any(kinds[start:stop]):  # variations (or skipped bytes)
             tokens = _tree_tokens(start, stop, kinds, sans, whites, fullmoves)
         else:
-            tokens = _line_tokens(start, stop, sans, whites, fullmoves)
+            tokens = words[start:stop]
+            if tokens and not whites[start]:
+                tokens.insert(0, _number(fullmoves[start], False))
         tokens.append(headers["Result"])
         lines = "\n".join([f'[{name} "{_escape(value)}"]' for name, value in headers.items()])
         yield number, lines + "\n\n" + _wrap_words(tokens) + "\n"
 
 
 def _wrap_words(tokens: list[str], width: int = 80) -> str:
-    """:func:`.pgn._wrap` of tokens without spaces, faster: the joined text cut at its last space that fits."""
+    """:func:`.pgn._wrap` of tokens without spaces (or of words made of such tokens and single spaces: they wrap
+    as their tokens do), faster: the joined text cut at its last space that fits."""
     text = " ".join(tokens)
     if len(text) <= width:
         return text
@@ -121,24 +129,11 @@ def _wrap_words(tokens: list[str], width: int = 80) -> str:
     while end - at > width:
         cut = text.rfind(" ", at, at + width + 1)
         if cut <= at:  # a token wider than the line
-            return _wrap(tokens, width)
+            return _wrap(text.split(" "), width)
         lines.append(text[at:cut])
         at = cut + 1
     lines.append(text[at:])
     return "\n".join(lines)
-
-
-def _line_tokens(start: int, stop: int, sans: list[str], whites: list[bool], fullmoves: list[int]) -> list[str]:
-    """A game without variations: number tokens before white's moves (and before black's first move)."""
-    tokens: list[str] = []
-    append = tokens.append
-    if start < stop and not whites[start]:
-        append(_number(fullmoves[start], False))
-    for at in range(start, stop):
-        if whites[at]:
-            append(_number(fullmoves[at], True))
-        append(sans[at])
-    return tokens
 
 
 def _number(fullmove: int, white: bool) -> str:

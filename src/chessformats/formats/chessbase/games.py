@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -39,6 +40,7 @@ def _tag_value(text: str) -> str:
     return text.translate(_CONTROLS)
 
 
+@functools.cache
 def _eco(code: int, sub: int) -> tuple[str | None, int | None]:
     """(ECO code, Chess960 start position) of the ECO field's code and subcode."""
     value = _ECO_SUBCODE.insert(_ECO_CODE.insert(0, code), sub)
