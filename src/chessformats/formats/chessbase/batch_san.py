@@ -82,9 +82,8 @@ def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: n
              square: np.ndarray[Any, Any], by: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
              excluded: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per row: is ``square`` attacked by side ``by`` (0 white), squares ``occupied``, the piece on ``excluded``
-    (a square or -1) not counted? ``pieces`` (rows, 112) are the rows' piece lists, ``board[games]`` their
-    boards."""
-    sources = np.take_along_axis(pieces, (by * 56)[:, None] + _SLOTS[None, :], axis=1).astype(np.int64)
+    (a square or -1) not counted? ``pieces[games]`` and ``board[games]`` are the rows' piece lists and boards."""
+    sources = pieces[games[:, None], (by * 56)[:, None] + _SLOTS[None, :]].astype(np.int64)
     valid = (sources >= 0) & (sources != excluded[:, None])
     sources = np.where(valid, sources, 0)
     hits = valid & GEO[_SLOT_KINDS[None, :], sources, square[:, None]]
@@ -117,15 +116,15 @@ def geometry(piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: 
 def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
            occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
            source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per row (before the move; ``board[games]`` the rows' boards): 0 = no rival, else how SAN names the
-    source: 1 by its file, 2 by its rank, 3 by its square."""
+    """Per row (before the move; ``pieces[games]``, ``board[games]`` the rows' piece lists and boards): 0 = no
+    rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by its square."""
     out = np.zeros(len(source), np.int8)
     named = (piece >= _N) & (piece <= _Q)
     if not named.any():
         return out
     lanes = np.flatnonzero(named)
     columns = (side[lanes] * 56 + piece[lanes] * 8)[:, None] + np.arange(3)[None, :]
-    others = np.take_along_axis(pieces[lanes], columns, axis=1).astype(np.int64)
+    others = pieces[games[lanes][:, None], columns].astype(np.int64)
     present = (others >= 0) & (others != source[lanes][:, None])
     others = np.where(present, others, 0)
     reach = present & GEO[_KIND_OF_PIECE[piece[lanes]][:, None], others, target[lanes][:, None]]
@@ -135,9 +134,9 @@ def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.
     pair_lane, pair_column = np.nonzero(reach)
     rows = lanes[pair_lane]
     rival = others[pair_lane, pair_column]
-    king = pieces[rows, side[rows] * 56 + _K * 8].astype(np.int64)
+    king = pieces[games[rows], side[rows] * 56 + _K * 8].astype(np.int64)
     after = (occupied[rows] & ~SQUARE_BITS[rival]) | SQUARE_BITS[target[rows]]
-    legal = ~attacked(pieces[rows], board, games[rows], np.maximum(king, 0), 1 - side[rows], after, target[rows])
+    legal = ~attacked(pieces, board, games[rows], np.maximum(king, 0), 1 - side[rows], after, target[rows])
     legal &= king >= 0
     same_file = np.zeros(len(source), bool)
     same_rank = np.zeros(len(source), bool)

@@ -251,7 +251,7 @@ class State:
             maybe = _san.could_check(near, np.maximum(king, 0))
             if not maybe.all():
                 games, side, slots, king = games[maybe], side[maybe], slots[maybe], king[maybe]
-        checking = _san.attacked(self.pieces[games], self.board, games, np.maximum(king, 0), side,
+        checking = _san.attacked(self.pieces, self.board, games, np.maximum(king, 0), side,
                                  self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
         if checking.any():
             self.checks.append((games[checking], slots[checking]))
@@ -304,7 +304,7 @@ class State:
             sound |= pawn & _san.pawn_geometry(boards, side, source, target, taken)
         sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
         king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
-        safe = ~_san.attacked(self.pieces[games], self.board, games, np.maximum(king, 0), 1 - side,
+        safe = ~_san.attacked(self.pieces, self.board, games, np.maximum(king, 0), 1 - side,
                               self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
         proved = sound & safe
         out.check[check_slots[proved]] = 1
@@ -364,9 +364,9 @@ class State:
             enemy_pawn = _PAWN | (BLACK - own)
             wrong |= passant & ((behind < 0) | (behind > 63) |
                                 (board[games, np.clip(behind, 0, 63)] != enemy_pawn))
-        rows = self.pieces[games]  # a copy: written back below, for the games that are not wrong
+        pieces = self.pieces
         index = side * 56 + piece * 8
-        mine = np.take_along_axis(rows, index[:, None] + _COLS[None, :], axis=1)
+        mine = pieces[games[:, None], index[:, None] + _COLS[None, :]]
         match = mine == source[:, None]
         found = match.any(axis=1)
         wrong |= ~found  # a piece without a number: the scalar decoder
@@ -374,7 +374,7 @@ class State:
         promoting = pawn & ((rank == 0) | (rank == 7))
         new_piece = np.where(promotion > 0, promotion, _QUEEN)
         if promoting.any():
-            promoted = np.take_along_axis(rows, ((side * 56 + new_piece * 8)[:, None] + _COLS[None, :]), axis=1)
+            promoted = pieces[games[:, None], (side * 56 + new_piece * 8)[:, None] + _COLS[None, :]]
             filled = (promoted >= 0).sum(axis=1)
             wrong |= promoting & (filled >= _NUMBERED[new_piece])  # the new piece would have no number
         else:
@@ -382,29 +382,27 @@ class State:
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
-            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, rows, match,
+            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, match,
              promoting, new_piece, filled) = (value[keep] for value in (
-                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, rows, match,
+                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, match,
                 promoting, new_piece, filled))
             promotion = promotion[keep]
-        lanes = np.arange(len(games))
         enemy = 1 - side
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            out.rival[slot_out] = _san.rivals(rows, board, games, self.occupied[games], side, piece, source, target)
+            out.rival[slot_out] = _san.rivals(pieces, board, games, self.occupied[games], side, piece, source,
+                                              target)
         if taken.any():
-            self._remove(rows, lanes[taken], enemy[taken], captured[taken] & 7, target[taken])
+            self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
-            self._remove(rows, lanes[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
+            self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
             board[games[passant], behind[passant]] = 0
         j = np.argmax(match, axis=1)
-        slot = side * 56 + piece * 8 + j
-        rows[lanes, slot] = np.where(promoting, -1, target)
+        pieces[games, side * 56 + piece * 8 + j] = np.where(promoting, -1, target)
         if promoting.any():
-            lane = lanes[promoting]
-            rows[lane, side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = target[promoting]
-        self.pieces[games] = rows
+            pieces[games[promoting], side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = \
+                target[promoting]
         board[games, target] = np.where(promoting, new_piece | own, code)
         board[games, source] = 0
         bits = _san.SQUARE_BITS
@@ -421,12 +419,11 @@ class State:
         if self.san:
             self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, target)]))
 
-    @staticmethod
-    def _remove(rows: np.ndarray[Any, Any], lanes: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-                piece: np.ndarray[Any, Any], square: np.ndarray[Any, Any]) -> None:
+    def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+                square: np.ndarray[Any, Any]) -> None:
         """Take ``square`` out of a piece list: a pawn's slot empties, other lists close up (as the scalar does)."""
         index = (side * 56 + piece * 8)[:, None] + _COLS[None, :]
-        lists = np.take_along_axis(rows[lanes], index, axis=1)
+        lists = self.pieces[games[:, None], index]
         match = lists == square[:, None]
         present = match.any(axis=1)  # else a piece without a number
         j = np.where(present, np.argmax(match, axis=1), 8)
@@ -434,7 +431,7 @@ class State:
         pawn = (piece == _PAWN)[:, None]
         after = np.where(pawn, np.where(_COLS[None, :] == j[:, None], -1, lists),
                          np.where(_COLS[None, :] < j[:, None], lists, shifted))
-        rows[lanes[:, None], index] = after
+        self.pieces[games[:, None], index] = after
 
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
                 slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
