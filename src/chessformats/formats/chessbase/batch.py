@@ -8,9 +8,14 @@ tokens hold, column by column.
 
 Whatever the batch does not model goes to the scalar decoder, game by game, which then gives the result (or the
 located error) exactly as before: a damaged stream (a missing piece, a move onto an own piece, bytes that run
-out, a stream without its end marker), a piece without a number (a 4th queen), a setup position, the simple
-encoder's modes and Chess960, castling written as a king's two-file move, variations nested deeper than
-:data:`MAX_DEPTH`. The tests compare both decoders on every game of the corpus.
+out, a stream without its end marker), a piece without a number (a 4th queen), a damaged setup position, the
+simple encoder's modes and Chess960, castling written as a king's two-file move or as a two-byte move, a
+losing-chess promotion with unknown bits, variations nested deeper than :data:`MAX_DEPTH`. With ``san=True``
+(for the PGN export, :mod:`.batch_pgn`) games with a setup position and losing chess go there too. The tests
+compare both decoders on every game of the corpus, and on damaged streams.
+
+Speed on ``twic1134`` (6,117 games): about 25,000 games/s to token arrays, against about 6,500 for the scalar
+decoder (``benchmarks/bench_chessbase.py``, ``docs/performance.md``).
 """
 
 from __future__ import annotations
