@@ -25,8 +25,8 @@ from ..bitboards import BETWEEN, KING, KNIGHT, PAWN_ATTACKS
 from .san import SanBoard
 from .start import BLACK
 
-__all__ = ["SQUARE_BITS", "attacked", "could_check", "geometry", "has_legal_move", "occupancy", "pawn_geometry",
-           "rivals"]
+__all__ = ["SQUARE_BITS", "attacked", "could_check", "decide", "geometry", "has_legal_move", "occupancy",
+           "pawn_geometry", "rivals", "settle_mates"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 # geometry kinds: knight, king, diagonal slider, straight slider, queen, white pawn capture, black pawn capture
@@ -176,3 +176,39 @@ def has_legal_move(board: list[int], white: bool, ep: int | None) -> bool:
             colour[0 if code & BLACK else 1] |= 1 << square
     san.pieces, san.colour, san.turn, san.ep, san.fullmove, san.losing = pieces, colour, white, ep, 1, False
     return san._has_legal_move(white)
+
+
+def decide(board: list[int], white: bool, slot: int, out: Any) -> int:
+    """1 ("+") or 2 ("#") for the check of token ``slot``, from the position after it."""
+    ep = None
+    if out.piece[slot] == _P and abs(int(out.target[slot]) - int(out.source[slot])) == 16:
+        ep = (int(out.target[slot]) + int(out.source[slot])) // 2
+    return 1 if has_legal_move(board, white, ep) else 2
+
+
+def settle_mates(state: Any, verify: tuple[Any, ...] | None, bad: np.ndarray[Any, Any], out: Any) -> None:
+    """Settle the checks whose next move was played this step (``verify``: from ``State._pending``): a legal
+    move there proves no mate; the others are decided from the position before that move."""
+    if verify is None:
+        return
+    lanes, games, check_slots, move_slots, boards, occupied = verify
+    ok = ~bad[lanes]
+    piece = out.piece[move_slots].astype(np.int64)
+    source = out.source[move_slots].astype(np.int64)
+    target = out.target[move_slots].astype(np.int64)
+    side = (~out.white[move_slots]).astype(np.int64)
+    rows = np.arange(len(games))
+    taken = boards[rows, target] != 0
+    sound = geometry(piece, source, target, occupied)
+    pawn = piece == _P
+    if pawn.any():
+        sound |= pawn & pawn_geometry(boards, side, source, target, taken)
+    sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
+    king = state.pieces[games, side * 56 + _K * 8].astype(np.int64)
+    safe = ~attacked(state.pieces, state.board, games, np.maximum(king, 0), 1 - side, state.occupied[games],
+                     np.full(len(games), -1, np.int64)) & (king >= 0)
+    proved = sound & safe
+    out.check[check_slots[proved]] = 1
+    for lane in np.flatnonzero(~proved & ok).tolist():
+        white = not bool(side[lane])
+        out.check[int(check_slots[lane])] = decide(boards[lane].tolist(), white, int(check_slots[lane]), out)

@@ -234,7 +234,7 @@ class State:
             self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
             out.kind[slots] = kinds
             if self.san:
-                self._mates(verify, bad, out)
+                _san.settle_mates(self, verify, bad, out)
             self.tokens[active] += ~done
             self.pointer[active] = pointer + advance
             if bad.any():
@@ -273,44 +273,10 @@ class State:
         self.pending[games] = -1
         movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
         for game, slot in zip(games[~movable].tolist(), check_slots[~movable].tolist(), strict=True):
-            out.check[slot] = self._decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
+            out.check[slot] = _san.decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
         keep = movable
         return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
                 self.occupied[games[keep]])
-
-    @staticmethod
-    def _decide(board: list[int], white: bool, slot: int, out: Tokens) -> int:
-        """1 ("+") or 2 ("#") for the check of token ``slot``, from the position after it."""
-        ep = None
-        if out.piece[slot] == _PAWN and abs(int(out.target[slot]) - int(out.source[slot])) == 16:
-            ep = (int(out.target[slot]) + int(out.source[slot])) // 2
-        return 1 if _san.has_legal_move(board, white, ep) else 2
-
-    def _mates(self, verify: tuple[Any, ...] | None, bad: np.ndarray[Any, Any], out: Tokens) -> None:
-        """Settle the checks whose next move was played this step: a legal move there proves no mate."""
-        if verify is None:
-            return
-        lanes, games, check_slots, move_slots, boards, occupied = verify
-        ok = ~bad[lanes]
-        piece = out.piece[move_slots].astype(np.int64)
-        source = out.source[move_slots].astype(np.int64)
-        target = out.target[move_slots].astype(np.int64)
-        side = (~out.white[move_slots]).astype(np.int64)
-        rows = np.arange(len(games))
-        taken = boards[rows, target] != 0
-        sound = _san.geometry(piece, source, target, occupied)
-        pawn = piece == _PAWN
-        if pawn.any():
-            sound |= pawn & _san.pawn_geometry(boards, side, source, target, taken)
-        sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
-        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
-        safe = ~_san.attacked(self.pieces, self.board, games, np.maximum(king, 0), 1 - side,
-                              self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
-        proved = sound & safe
-        out.check[check_slots[proved]] = 1
-        for lane in np.flatnonzero(~proved & ok).tolist():
-            white = not bool(side[lane])
-            out.check[int(check_slots[lane])] = self._decide(boards[lane].tolist(), white, int(check_slots[lane]), out)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
