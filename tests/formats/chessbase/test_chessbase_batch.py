@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 
+import chess
+import chess.pgn
 import numpy as np
 import pytest
 
@@ -115,3 +118,56 @@ def test_export_equals_the_game_by_game_export_byte_for_byte(name: str, annotati
         written, failed = chessbase.export_pgn(cbh, target, annotations=annotations, chunk=chunk)
         assert target.read_bytes() == b"".join(texts)
         assert (written, [str(error) for error in failed]) == (len(texts), errors)
+
+
+def _random_games(seed: int, count: int) -> list[chess.pgn.Game]:
+    """Random legal games from the start (checks, mates, promotions, en passant, castling, pins, rivals), with
+    random variations."""
+    rng = random.Random(seed)
+    games = []
+    for number in range(count):
+        game = chess.pgn.Game()
+        game.headers["White"], game.headers["Black"], game.headers["Event"] = f"W{number}", f"B{number}", "random"
+        node: chess.pgn.GameNode = game
+        for _ in range(rng.randrange(1, 160)):
+            board = node.board()
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            if rng.random() < 0.05 and node.parent is not None:
+                line: chess.pgn.GameNode = node.parent
+                for _ in range(rng.randrange(1, 6)):
+                    options = [m for m in line.board().legal_moves if not line.has_variation(m)]
+                    if not options:
+                        break
+                    line = line.add_variation(rng.choice(options))
+            captures = [m for m in moves if board.is_capture(m) or board.gives_check(m) or m.promotion]
+            node = node.add_variation(rng.choice(captures if captures and rng.random() < 0.5 else moves))
+        games.append(game)
+    return games
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_export_of_random_games_has_python_chess_san(seed: int, tmp_path: Path) -> None:
+    # SAN decided by the batch (rivals, pins, check, mate, promotions, en passant, castling) against python-chess's
+    # own SAN of the same games, and byte for byte against the game-by-game export
+    games = _random_games(seed, 120)
+    cbh = tmp_path / "random.cbh"
+    report = chessbase.write_database(cbh, games)
+    written, failed = chessbase.export_pgn(cbh, tmp_path / "out.pgn")
+    assert not failed and written == len(games) - len(report.skipped)
+    text = (tmp_path / "out.pgn").read_text(encoding="utf-8")
+    with chessbase.open_database(cbh) as db:
+        old = [_pgn_one(db, number, False) for number in range(1, len(db) + 1)]
+        assert text == "".join(f"{one}\n" for one in old)
+        batch = db.decode_batch(np.arange(1, len(db) + 1), san=True)
+        assert (~batch.fallback).sum() >= len(db) * 0.9  # the batch wrote them (4th queens aside)
+    source = io.StringIO(text)
+    skipped = {position - 1 for position, _ in report.skipped}
+    kept = [game for index, game in enumerate(games) if index not in skipped]
+    for game in kept:
+        ours = chess.pgn.read_game(source)
+        assert ours is not None and not ours.errors
+        exporter = chess.pgn.StringExporter(headers=False, comments=False)
+        assert ours.accept(exporter).split() == game.accept(chess.pgn.StringExporter(headers=False,
+                                                                                        comments=False)).split()
