@@ -365,7 +365,7 @@ class Database(MappedFile):
 
 def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
                encoding: str | None = None, progress: Callable[[int, int], None] | None = None,
-               chunk: int = 4096) -> tuple[int, list[FormatError]]:
+               chunk: int = 8192) -> tuple[int, list[FormatError]]:
     """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
 
     A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the

@@ -37,7 +37,7 @@ _CONTROLS = {code: " " for code in (*range(32), 0x7F)}
 
 def _tag_value(text: str) -> str:
     """A PGN tag value: control characters (a damaged name's line break, say) become spaces."""
-    return text.translate(_CONTROLS)
+    return text if text.isprintable() else text.translate(_CONTROLS)
 
 
 @functools.cache
