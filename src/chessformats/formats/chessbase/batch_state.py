@@ -176,11 +176,8 @@ class State:
             kinds = np.full(active.size, MOVE, np.int8)
             out.offset[slots] = pointer
             verify = self._pending(active, classes, slots, out) if self.san else None
-            mover = (classes >= _C_MOVE) & (classes <= _C_NULL)
-            if mover.any():
-                where = np.flatnonzero(mover)
-                out.white[slots[where]] = self.white[active[where]]
-                out.fullmove[slots[where]] = self.fullmove[active[where]]
+            out.white[slots] = self.white[active]  # (meaningful for moves only)
+            out.fullmove[slots] = self.fullmove[active]
             one = classes == _C_MOVE
             if one.any():
                 where = np.flatnonzero(one)
@@ -195,7 +192,8 @@ class State:
                 bad[where[missing]] = True
                 keep = ~missing
                 self._apply(where[keep], games[keep], side[keep], source[keep], target[keep],
-                            np.zeros(int(keep.sum()), np.int64), slots, bad, out)
+                            np.zeros(int(keep.sum()), np.int64), slots, bad, out,
+                            index=piece_index[keep, 1].astype(np.int64))
             two = classes == _C_TWO
             if two.any():
                 where = np.flatnonzero(two)
@@ -311,8 +309,10 @@ class State:
 
     def _apply(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
                source: np.ndarray[Any, Any], target: np.ndarray[Any, Any], promotion: np.ndarray[Any, Any],
-               slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens, *, explicit: bool = False) -> None:
-        """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``."""
+               slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens, *, explicit: bool = False,
+               index: np.ndarray[Any, Any] | None = None) -> None:
+        """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``.
+        ``index``: the moving piece's place in its list, when known (one-byte moves); else looked up."""
         board = self.board
         own = np.where(side == 1, BLACK, 0)
         code = board[games, source].astype(np.int64)
@@ -331,11 +331,11 @@ class State:
             wrong |= passant & ((behind < 0) | (behind > 63) |
                                 (board[games, np.clip(behind, 0, 63)] != enemy_pawn))
         pieces = self.pieces
-        index = side * 56 + piece * 8
-        mine = pieces[games[:, None], index[:, None] + _COLS[None, :]]
-        match = mine == source[:, None]
-        found = match.any(axis=1)
-        wrong |= ~found  # a piece without a number: the scalar decoder
+        if index is None:
+            mine = pieces[games[:, None], (side * 56 + piece * 8)[:, None] + _COLS[None, :]]
+            match = mine == source[:, None]
+            wrong |= ~match.any(axis=1)  # a piece without a number: the scalar decoder
+            index = np.argmax(match, axis=1)
         rank = target >> 3
         promoting = pawn & ((rank == 0) | (rank == 7))
         new_piece = np.where(promotion > 0, promotion, _QUEEN)
@@ -348,9 +348,9 @@ class State:
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
-            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, match,
+            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
              promoting, new_piece, filled) = (value[keep] for value in (
-                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, match,
+                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
                 promoting, new_piece, filled))
             promotion = promotion[keep]
         enemy = 1 - side
@@ -364,18 +364,18 @@ class State:
         if passant.any():
             self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
             board[games[passant], behind[passant]] = 0
-        j = np.argmax(match, axis=1)
-        pieces[games, side * 56 + piece * 8 + j] = np.where(promoting, -1, target)
+        pieces[games, side * 56 + piece * 8 + index] = np.where(promoting, -1, target)
         if promoting.any():
             pieces[games[promoting], side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = \
                 target[promoting]
         board[games, target] = np.where(promoting, new_piece | own, code)
         board[games, source] = 0
-        bits = _san.SQUARE_BITS
-        occupied = self.occupied[games] & ~bits[source] | bits[target]
-        if passant.any():
-            occupied[passant] &= ~bits[behind[passant]]
-        self.occupied[games] = occupied
+        if self.san:
+            bits = _san.SQUARE_BITS
+            occupied = self.occupied[games] & ~bits[source] | bits[target]
+            if passant.any():
+                occupied[passant] &= ~bits[behind[passant]]
+            self.occupied[games] = occupied
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
@@ -429,8 +429,9 @@ class State:
         for j in range(8):
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
-        bits = _san.SQUARE_BITS
-        self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
+        if self.san:
+            bits = _san.SQUARE_BITS
+            self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
