@@ -5,7 +5,10 @@ arrays. The rules are :class:`~.san.SanBoard`'s, which the export path used game
 
 - rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
   could go there legally (their king not attacked afterwards);
-- check: the opponent's king attacked after the move;
+- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
+  king to a square the move emptied (looked at in full only then). That is every check of a stream whose moves
+  are legal. A damaged stream that still decodes can hold an illegal move (a king left in check): the next move
+  then "gives" a check it did not give, which :class:`~.san.SanBoard` marks and this does not;
 - mate: a check after which the opponent has no legal move. When the next token of the stream is a move
   played from that position and that move is legal, the check is no mate; otherwise (the line ends there,
   or the next move is one this module does not verify) :class:`~.san.SanBoard` decides from the position.
@@ -25,8 +28,8 @@ from ..bitboards import BETWEEN, KING, KNIGHT, PAWN_ATTACKS
 from .san import SanBoard
 from .start import BLACK
 
-__all__ = ["SQUARE_BITS", "attacked", "could_check", "decide", "geometry", "has_legal_move", "occupancy",
-           "pawn_geometry", "rivals", "settle_mates"]
+__all__ = ["SQUARE_BITS", "attacked", "decide", "direct_check", "geometry", "has_legal_move", "occupancy",
+           "open_line", "pawn_geometry", "rivals", "settle_mates"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 # geometry kinds: knight, king, diagonal slider, straight slider, queen, white pawn capture, black pawn capture
@@ -96,13 +99,21 @@ def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: n
     return np.asarray(found, dtype=bool)
 
 
-def could_check(squares: np.ndarray[Any, Any], king: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per column of ``squares`` (rows: a move's source, target and any square it emptied): could the move check
-    ``king``? Only through a line or a knight's jump from one of those squares; the others need no test."""
-    found = np.zeros(len(king), bool)
-    for row in squares:
-        found |= GEO[_QU, row, king] | GEO[_KN, row, king]
-    return found
+def open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
+              occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Does ``square`` share a line with ``king``, nothing between them?"""
+    return np.asarray(GEO[_QU, square, king] & ((BETWEEN64[square, king] & occupied) == 0), dtype=bool)
+
+
+def direct_check(board: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
+                 target: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
+                 occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """After a move of ``side`` onto ``target`` (the board updated): does the piece standing there attack
+    ``king``?"""
+    piece = (board[games, target] & 7).astype(np.int64)
+    kind = np.where(piece == _P, np.where(side == 0, _WP, _BP), _KIND_OF_PIECE[piece])
+    found = GEO[kind, target, king] & ((BETWEEN64[target, king] & occupied) == 0)
+    return np.asarray(found & (piece != 0), dtype=bool)
 
 
 def geometry(piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],

@@ -242,15 +242,26 @@ class State:
     def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
                near: np.ndarray[Any, Any] | None = None) -> None:
         """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
-        squares a move changed (see :func:`.batch_san.could_check`; None: test every move)."""
+        move's source, target and the square an en passant capture emptied (its target otherwise); None: test
+        every move in full."""
         enemy = 1 - side
         king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
-        if near is not None:
-            maybe = _san.could_check(near, np.maximum(king, 0))
-            if not maybe.all():
-                games, side, slots, king = games[maybe], side[maybe], slots[maybe], king[maybe]
-        checking = _san.attacked(self.pieces, self.board, games, np.maximum(king, 0), side,
-                                 self.occupied[games], np.full(len(games), -1, np.int64)) & (king >= 0)
+        present = king >= 0
+        king = np.maximum(king, 0)
+        occupied = self.occupied[games]
+        if near is None:
+            checking = _san.attacked(self.pieces, self.board, games, king, side, occupied,
+                                     np.full(len(games), -1, np.int64)) & present
+        else:
+            source, target, emptied = near
+            checking = _san.direct_check(self.board, games, side, target, king, occupied)
+            # a discovered check: only through a line from the king to a square the move emptied
+            maybe = ~checking & (_san.open_line(source, king, occupied) | _san.open_line(emptied, king, occupied))
+            if maybe.any():
+                lanes = np.flatnonzero(maybe)
+                checking[lanes] = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], side[lanes],
+                                                occupied[lanes], np.full(len(lanes), -1, np.int64))
+            checking &= present
         if checking.any():
             self.checks.append((games[checking], slots[checking]))
 
@@ -383,7 +394,7 @@ class State:
         out.capture[slot_out] = taken | passant
         self._turn(games)
         if self.san:
-            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, target)]))
+            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, source)]))
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
