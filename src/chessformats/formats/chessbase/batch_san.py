@@ -7,8 +7,8 @@ arrays. The rules are :class:`~.san.SanBoard`'s, which the export path used game
   could go there legally (their king not attacked afterwards);
 - check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
   king to a square the move emptied (looked at in full only then). That is every check of a stream whose moves
-  are legal. A damaged stream that still decodes can hold an illegal move (a king left in check): the next move
-  then "gives" a check it did not give, which :class:`~.san.SanBoard` marks and this does not;
+  are legal; a game with a move that leaves its own king attacked (a damaged stream that still decodes) goes
+  to the scalar path (``State._legal``);
 - mate: a check after which the opponent has no legal move. When the next token of the stream is a move
   played from that position and that move is legal, the check is no mate; otherwise (the line ends there,
   or the next move is one this module does not verify) :class:`~.san.SanBoard` decides from the position.
@@ -218,6 +218,7 @@ def settle_mates(state: Any, verify: tuple[Any, ...] | None, bad: np.ndarray[Any
     king = state.pieces[games, side * 56 + _K * 8].astype(np.int64)
     safe = ~attacked(state.pieces, state.board, games, np.maximum(king, 0), 1 - side, state.occupied[games],
                      np.full(len(games), -1, np.int64)) & (king >= 0)
+    bad[lanes[ok & ~safe]] = True  # a move that leaves its king in check: the scalar path (see State._legal)
     proved = sound & safe
     out.check[check_slots[proved]] = 1
     for lane in np.flatnonzero(~proved & ok).tolist():

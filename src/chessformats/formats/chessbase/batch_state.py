@@ -147,6 +147,7 @@ class State:
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
         self.stack_occupied: np.ndarray[Any, Any] | None = None
+        self.stack_pending: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
@@ -175,7 +176,7 @@ class State:
             advance = np.ones(active.size, np.int64)
             kinds = np.full(active.size, MOVE, np.int8)
             out.offset[slots] = pointer
-            verify = self._pending(active, classes, slots, out) if self.san else None
+            verify = self._pending(active, classes, slots, bad, out) if self.san else None
             out.white[slots] = self.white[active]  # (meaningful for moves only)
             out.fullmove[slots] = self.fullmove[active]
             one = classes == _C_MOVE
@@ -239,6 +240,28 @@ class State:
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
 
+    def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
+               king_moved: np.ndarray[Any, Any], emptied: np.ndarray[Any, Any] | None,
+               bad: np.ndarray[Any, Any]) -> None:
+        """(``san``) After ``games`` moved: a move that leaves its own king attacked is illegal, and SAN's check
+        marks after it are not what :mod:`.batch_san` works out: such games are ``bad`` (the scalar path). By
+        induction only a king's move, a line opened to the own king (``emptied``: squares the move emptied) or
+        a move in check (see :func:`.batch_san.settle_mates`) can leave it attacked."""
+        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
+        present = king >= 0
+        king = np.maximum(king, 0)
+        occupied = self.occupied[games]
+        maybe = king_moved.copy()
+        if emptied is not None:
+            for row in emptied:
+                maybe |= _san.open_line(row, king, occupied)
+        maybe &= present
+        if maybe.any():
+            lanes = np.flatnonzero(maybe)
+            hit = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], 1 - side[lanes],
+                                occupied[lanes], np.full(len(lanes), -1, np.int64))
+            bad[where[lanes[hit]]] = True
+
     def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
                near: np.ndarray[Any, Any] | None = None) -> None:
         """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
@@ -266,7 +289,7 @@ class State:
             self.checks.append((games[checking], slots[checking]))
 
     def _pending(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-                 out: Tokens) -> tuple[Any, ...] | None:
+                 bad: np.ndarray[Any, Any], out: Tokens) -> tuple[Any, ...] | None:
         """Checks of the last step: the next token decides (see :mod:`.batch_san`). Those the next token cannot
         settle are decided here from the position; the rest are returned, with their positions, for
         :meth:`_mates` to settle once the move is played."""
@@ -281,8 +304,17 @@ class State:
         check_slots = self.pending[games]
         self.pending[games] = -1
         movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
-        for game, slot in zip(games[~movable].tolist(), check_slots[~movable].tolist(), strict=True):
+        # a variation starts in check: its first move, and the move after it (the position is remembered with
+        # its pending check), are the moves played in check; they settle it
+        carried = classes[lanes] == _C_PUSH
+        self.pending[games[carried]] = check_slots[carried]
+        decided = ~movable & ~carried
+        for game, slot in zip(games[decided].tolist(), check_slots[decided].tolist(), strict=True):
             out.check[slot] = _san.decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
+        # castling, a null move or a skipped byte in check: the legality of what follows is not followed here
+        # (see _legal): the scalar path
+        stuck = ~movable & ~carried & (classes[lanes] != _C_POP)
+        bad[lanes[stuck]] = True
         keep = movable
         return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
                 self.occupied[games[keep]])
@@ -394,6 +426,8 @@ class State:
         out.capture[slot_out] = taken | passant
         self._turn(games)
         if self.san:
+            self._legal(where, games, side, piece == _KING, np.stack([source, np.where(passant, behind, source)]),
+                        bad)
             self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, source)]))
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
@@ -450,6 +484,7 @@ class State:
         out.piece[slot_out] = _KING
         self._turn(games)
         if self.san:
+            self._legal(where, games, side, np.ones(len(games), bool), None, bad)
             self._check(games, side, slot_out)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -466,6 +501,8 @@ class State:
         self.stack_pieces[games, depth] = self.pieces[games]
         self.stack_white[games, depth] = self.white[games]
         self.stack_fullmove[games, depth] = self.fullmove[games]
+        assert self.stack_pending is not None
+        self.stack_pending[games, depth] = self.pending[games]
         assert self.stack_occupied is not None
         self.stack_occupied[games, depth] = self.occupied[games]
         self.depth[games] = depth + 1
@@ -478,14 +515,15 @@ class State:
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
                  np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth), np.uint64))
+                 np.zeros((count, depth), np.uint64), np.full((count, depth), -1, np.int64))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
             for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_occupied), strict=True):
+                                        self.stack_occupied, self.stack_pending), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied = grown
+        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied,
+         self.stack_pending) = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
@@ -497,6 +535,8 @@ class State:
         self.pieces[games] = self.stack_pieces[games, depth]
         self.white[games] = self.stack_white[games, depth]
         self.fullmove[games] = self.stack_fullmove[games, depth]
+        assert self.stack_pending is not None
+        self.pending[games] = self.stack_pending[games, depth]
         assert self.stack_occupied is not None
         self.occupied[games] = self.stack_occupied[games, depth]
         self.depth[games] = depth
