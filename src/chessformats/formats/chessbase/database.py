@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,8 @@ from ...engine.records import record_array
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
+from .batch import MoveBatch, decode_batch
+from .batch_pgn import pgn_texts, record_fields
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
 from .games import GameHeader, GuidingText, game_header
@@ -246,6 +248,34 @@ class Database(MappedFile):
         return decode_game(data, file=self.companion(".cbg"), base=offset, game=number,
                            main_moves=int(self.records["moves"][number - 1]))
 
+    def decode_many(self, numbers: Iterable[int] | None = None, *,
+                    chunk: int = 8192) -> Iterator[tuple[int, DecodedGame]]:
+        """(number, decoded stream) of many games, decoded ``chunk`` games at a time (:mod:`.batch`): the same
+        results, and the same errors, as :meth:`decode` game by game. ``None``: every game (guiding texts and
+        deleted records skipped)."""
+        for part in self._chunks(numbers, chunk):
+            batch = self.decode_batch(part)
+            for index, number in enumerate(part.tolist()):
+                yield number, self.decode(number) if batch.fallback[index] else batch.game(index)
+
+    def _chunks(self, numbers: Iterable[int] | None, chunk: int) -> Iterator[np.ndarray[Any, Any]]:
+        if numbers is None:
+            wanted = np.flatnonzero((self.records["kind"] & _SKIPPED) == 0) + 1
+        else:
+            wanted = np.fromiter(numbers, dtype=np.int64)
+        for start in range(0, len(wanted), max(chunk, 1)):
+            yield wanted[start:start + chunk]
+
+    def decode_batch(self, numbers: np.ndarray[Any, Any], *, san: bool = False) -> MoveBatch:
+        """The move streams of games ``numbers`` decoded at once, as token arrays (:class:`.batch.MoveBatch`);
+        the games it leaves to the scalar decoder are marked in ``fallback``."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        outside = (numbers < 1) | (numbers > len(self))
+        if outside.any():
+            self.game_data(int(numbers[np.argmax(outside)]))  # the IndexError decode gives
+        offsets = self.records["cbg_offset"][numbers - 1].astype(np.int64)
+        return decode_batch(self._cbg, numbers, offsets, san=san)
+
     def annotations(self, number: int) -> list[Any]:
         """The parsed items of game ``number``'s annotation record (empty when it has none)."""
         found = self.annotation_data(number)
@@ -334,35 +364,48 @@ class Database(MappedFile):
 
 
 def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
-               encoding: str | None = None,
-               progress: Callable[[int, int], None] | None = None) -> tuple[int, list[FormatError]]:
+               encoding: str | None = None, progress: Callable[[int, int], None] | None = None,
+               chunk: int = 8192) -> tuple[int, list[FormatError]]:
     """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
 
     A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
-    others are written. Guiding texts have no PGN form and are left out.
+    others are written. Guiding texts have no PGN form and are left out. Games without annotations are
+    written ``chunk`` at a time from the batch decoder (:mod:`.batch_pgn`); the others (and the games the
+    batch leaves to the scalar decoder) one by one through ``chess.pgn``.
     """
     failed: list[FormatError] = []
     written = 0
     with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
         total = len(db)
-        for number in range(1, total + 1):
-            if int(db.records["kind"][number - 1]) & _SKIPPED:
-                continue
-            try:
-                game = db[number]
-                assert isinstance(game, GameHeader)
-                if annotations and int(db.records["cba_offset"][number - 1]):
-                    text = pgn_text(game.to_pgn())
-                else:  # no annotations: straight from the stream, no chess.pgn.Game built
-                    text = stream_pgn_text(game.decode(), game.headers)
-            except FormatError as error:
-                failed.append(error)
-                continue
-            handle.write(text.encode("utf-8") + b"\n")
-            written += 1
-            if progress is not None and (number % 256 == 0 or number == total):
-                progress(number, total)
+        fields = record_fields(db.records, db.header_arrays())
+        annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)
+        for part in db._chunks(None, chunk):
+            plain = part[~annotated[part - 1]]
+            texts = dict(pgn_texts(db, db.decode_batch(plain, san=True), fields)) if len(plain) else {}
+            for number in part.tolist():
+                text = texts.get(number)
+                if text is None:
+                    text = _pgn_one(db, number, bool(annotated[number - 1]))
+                if isinstance(text, FormatError):
+                    failed.append(text)
+                    continue
+                handle.write(text.encode("utf-8") + b"\n")
+                written += 1
+                if progress is not None and (number % 256 == 0 or number == total):
+                    progress(number, total)
     return written, failed
+
+
+def _pgn_one(db: Database, number: int, annotated: bool) -> str | FormatError:
+    """Game ``number`` as PGN text the one-by-one way (or the error that stops it)."""
+    try:
+        game = db[number]
+        assert isinstance(game, GameHeader)
+        if annotated:
+            return pgn_text(game.to_pgn())
+        return stream_pgn_text(game.decode(), game.headers)  # no annotations: no chess.pgn.Game built
+    except FormatError as error:
+        return error
 
 
 def open_database(path: str | os.PathLike[str], *, encoding: str | None = None) -> Database:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import chess.pgn
 
@@ -16,7 +17,7 @@ from .extended import ExtendedHeader
 from .moves import DecodedGame
 from .pgn import build_game
 
-__all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "game_header"]
+__all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "RecordFields", "game_header", "pgn_headers"]
 
 _PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
                 "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
@@ -31,11 +32,15 @@ def _pgn_date(year: int, month: int, day: int) -> str:
                      f"{day:02d}" if day else "??"))
 
 
+_CONTROLS = {code: " " for code in (*range(32), 0x7F)}
+
+
 def _tag_value(text: str) -> str:
     """A PGN tag value: control characters (a damaged name's line break, say) become spaces."""
-    return "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in text)
+    return text if text.isprintable() else text.translate(_CONTROLS)
 
 
+@functools.cache
 def _eco(code: int, sub: int) -> tuple[str | None, int | None]:
     """(ECO code, Chess960 start position) of the ECO field's code and subcode."""
     value = _ECO_SUBCODE.insert(_ECO_CODE.insert(0, code), sub)
@@ -139,28 +144,64 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
     """Game ``number``'s header from its parsed ``.cbh`` record: the PGN tags with the names of its players,
     tournament, annotator, source and teams, its medals and flags."""
     body = record.body
-    tournament = database.tournaments[body.tournament] if body.tournament < len(database.tournaments) else None
+    headers, teams = pgn_headers(database, number, RecordFields(
+        body.tournament, body.date.year, body.date.month, body.date.day, body.round, body.subround, body.white,
+        body.black, int(body.result), body.white_elo, body.black_elo, body.eco.code, body.eco.subcode,
+        body.annotator, body.source))
+    _, chess960 = _eco(body.eco.code, body.eco.subcode)
+    medals = [name for name, value in body.medals.items() if value is True]
+    flags = [name for name, value in body.flags.items() if value is True]
+    if body.flags.chess960 and chess960 is None:
+        chess960 = -1
+    return GameHeader(number, record, headers, chess960, medals, flags, database, white_team=teams[0],
+                      black_team=teams[1])
+
+
+class RecordFields(NamedTuple):
+    """The fields of a game record the PGN tags come from (from a parsed record, or from the record array)."""
+
+    tournament: int
+    year: int
+    month: int
+    day: int
+    round: int
+    subround: int
+    white: int
+    black: int
+    result: int
+    white_elo: int
+    black_elo: int
+    eco_code: int
+    eco_subcode: int
+    annotator: int
+    source: int
+
+
+def pgn_headers(database: GameSource, number: int, fields: RecordFields) -> tuple[dict[str, str],
+                                                                                   list[str | None]]:
+    """Game ``number``'s PGN tags and its (white, black) team names."""
+    tournament = database.tournaments[fields.tournament] if fields.tournament < len(database.tournaments) else None
     headers = {
         # an empty title or place is PGN's unknown "?" (as ChessBase exports it: corpus libcbh_Annotation)
         "Event": (tournament.name if tournament else "") or "?",
         "Site": (decode_name(tournament.record.place, database.encoding) if tournament else "") or "?",
-        "Date": _pgn_date(body.date.year, body.date.month, body.date.day),
-        "Round": (f"{body.round}" + (f".{body.subround}" if body.subround else "")) if body.round else "?",
-        "White": database.players.name_of(body.white) or "?",
-        "Black": database.players.name_of(body.black) or "?",
-        "Result": RESULT_TAGS.get(int(body.result), "*"),
+        "Date": _pgn_date(fields.year, fields.month, fields.day),
+        "Round": (f"{fields.round}" + (f".{fields.subround}" if fields.subround else "")) if fields.round else "?",
+        "White": database.players.name_of(fields.white) or "?",
+        "Black": database.players.name_of(fields.black) or "?",
+        "Result": RESULT_TAGS.get(fields.result, "*"),
     }
-    if body.white_elo:
-        headers["WhiteElo"] = str(body.white_elo)
-    if body.black_elo:
-        headers["BlackElo"] = str(body.black_elo)
-    eco, chess960 = _eco(body.eco.code, body.eco.subcode)
+    if fields.white_elo:
+        headers["WhiteElo"] = str(fields.white_elo)
+    if fields.black_elo:
+        headers["BlackElo"] = str(fields.black_elo)
+    eco, _ = _eco(fields.eco_code, fields.eco_subcode)
     if eco:
         headers["ECO"] = eco
-    annotator = database.annotators.name_of(body.annotator)
+    annotator = database.annotators.name_of(fields.annotator)
     if annotator:
         headers["Annotator"] = annotator
-    source = database.sources.name_of(body.source)
+    source = database.sources.name_of(fields.source)
     if source:
         headers["Source"] = source
     if tournament is not None:
@@ -175,10 +216,4 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
         if team is not None and (name := database.team_name(team)):
             teams[side] = name
             headers[tag] = name
-    headers = {name: _tag_value(value) for name, value in headers.items()}
-    medals = [name for name, value in body.medals.items() if value is True]
-    flags = [name for name, value in body.flags.items() if value is True]
-    if body.flags.chess960 and chess960 is None:
-        chess960 = -1
-    return GameHeader(number, record, headers, chess960, medals, flags, database, white_team=teams[0],
-                      black_team=teams[1])
+    return {name: _tag_value(value) for name, value in headers.items()}, teams

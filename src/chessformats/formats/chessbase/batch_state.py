@@ -1,0 +1,542 @@
+"""The batch decoder's engine: the state of every game of a chunk in arrays, one step per token.
+
+:mod:`.batch` drives it and gives the results; the module docstring there says what the batch leaves to the
+scalar decoder. With ``san=True`` each step also works out what SAN needs (:mod:`.batch_san`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import numpy as np
+
+from ...schemas import chessbase as schema
+from . import batch_san as _san
+from . import moves as _moves
+from .moves import _Position
+from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
+
+__all__ = ["BATCH_MODES", "MAX_DEPTH", "MOVE", "T_POP", "T_PUSH", "T_SKIP", "State", "Tokens"]
+
+MAX_DEPTH = 32
+"""Variations nested deeper than this go to the scalar decoder (the position stack grows up to it)."""
+
+# token kinds of the flat arrays
+MOVE, T_PUSH, T_POP, T_SKIP = 0, 1, 2, 3
+# classes of a decoded code
+_C_BAD, _C_MOVE, _C_SHORT, _C_LONG, _C_TWO, _C_NULL, _C_SKIP, _C_PUSH, _C_POP = range(9)
+
+_PAWN, _KING, _ROOK, _QUEEN = chess.PAWN, chess.KING, chess.ROOK, chess.QUEEN
+_NUMBERED = np.array(_moves._NUMBERED, dtype=np.int8)
+BATCH_MODES = tuple(mode for mode in range(len(schema.MODE_TABLES))
+                    if schema.MODE_ENCODER[mode] == "compact" and schema.MODE_VARIANT[mode] != "chess960")
+"""Modes the batch decodes: the compact encoder's, Chess960 aside (its castling has its own rules)."""
+
+def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """DECODE[mode, counter, byte] -> code; CLASS[code]; PIECE_INDEX[code] -> (piece, index);
+    TARGET[side, code, square] -> target square of a one-byte move (-1: off the board)."""
+    modes = len(schema.MODE_TABLES)
+    decode = np.zeros((modes, 256, 256), dtype=np.uint8)
+    counter = np.arange(256)[:, None]
+    byte = np.arange(256)[None, :]
+    for mode, table in enumerate(schema.MODE_TABLES):
+        values = np.frombuffer(table, dtype=np.uint8).astype(np.int64)
+        if schema.MODE_COUNTER[mode] == "post":
+            decode[mode] = (values[byte] - counter) & 0xFF
+        else:
+            decode[mode] = values[(byte - counter) & 0xFF]
+    classes = np.full(256, _C_BAD, dtype=np.int8)
+    piece_index = np.zeros((256, 2), dtype=np.int8)
+    target = np.full((2, 256, 64), -1, dtype=np.int8)
+    for code, (kind, piece, index, dx, dy) in enumerate(_moves._CODES):
+        if kind == 0:
+            continue
+        classes[code] = _C_MOVE if kind == 1 else _C_SHORT if kind == 2 else _C_LONG
+        piece_index[code] = piece, index
+        if kind != 1:
+            continue
+        for side in (0, 1):
+            for square in range(64):
+                x, y = square & 7, square >> 3
+                if piece == _PAWN:
+                    sdy, sdx = (-dy, (8 - dx) & 7) if side else (dy, dx)
+                    x2, y2 = x + (1 if sdx == 1 else -1 if sdx == 7 else 0), y + sdy
+                    if not (0 <= x2 < 8 and 0 <= y2 < 8):
+                        continue
+                else:
+                    x2, y2 = (x + dx) & 7, (y + dy) & 7
+                target[side, code, square] = y2 * 8 + x2
+    classes[schema.CODE_NULL] = _C_NULL
+    classes[schema.CODE_TWO_BYTE] = _C_TWO
+    classes[schema.CODE_SKIP] = _C_SKIP
+    classes[schema.CODE_PUSH] = _C_PUSH
+    classes[schema.CODE_POP] = _C_POP
+    return decode, classes, piece_index, target
+
+
+_DECODE, _CLASS, _PIECE_INDEX, _TARGET = _tables()
+_PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
+_COLS = np.arange(8)
+_LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
+
+
+def _start_pieces(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any, Any]:
+    """The numbered piece lists of a start position as an array (2, 7, 8) of squares, -1 for none."""
+    lists = _Position(board, white, reverse).pieces
+    out = np.full((2, 7, 8), -1, dtype=np.int8)
+    for side in (0, 1):
+        for piece in range(1, 7):
+            for index, square in enumerate(lists[side][piece]):
+                out[side, piece, index] = -1 if square is None else square
+    return out
+
+
+STANDARD = standard_start()
+_STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
+_STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for reverse in (False, True)}
+
+
+class Tokens:
+    """The flat token arrays."""
+
+    def __init__(self, total: int) -> None:
+        self.kind = np.zeros(total, np.int8)
+        self.source = np.zeros(total, np.int8)
+        self.target = np.zeros(total, np.int8)
+        self.promotion = np.zeros(total, np.int8)
+        self.castling = np.zeros(total, bool)
+        self.null = np.zeros(total, bool)
+        self.offset = np.zeros(total, np.int64)
+        self.size = np.ones(total, np.int8)
+        self.piece = np.zeros(total, np.int8)
+        self.capture = np.zeros(total, bool)
+        self.white = np.zeros(total, bool)
+        self.fullmove = np.zeros(total, np.int32)
+        self.check = np.zeros(total, np.int8)
+        """Per move (``san=True``): 0, 1 = check ("+"), 2 = mate ("#")."""
+        self.rival = np.zeros(total, np.int8)
+        """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
+
+
+class State:
+    """The running state of every game of a chunk."""
+
+    def __init__(self, games: int, modes: np.ndarray[Any, Any], pointer: np.ndarray[Any, Any],
+                 end: np.ndarray[Any, Any], *, san: bool = False) -> None:
+        self.san = san
+        self.pending = np.full(games, -1, np.int64)
+        """(``san``) per game: the token slot of a check whose mate is still to be decided, -1 for none."""
+        self.checks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+        self.modes = modes
+        self.pointer = pointer.copy()
+        self.end = end
+        self.counter = np.zeros(games, np.int64)
+        self.white = np.ones(games, bool)
+        self.fullmove = np.ones(games, np.int32)
+        self.board = np.tile(_STANDARD_BOARD, (games, 1))
+        reverse = np.array([schema.MODE_REVERSE[mode] for mode in range(len(schema.MODE_TABLES))])[modes]
+        self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True].reshape(1, -1),
+                               _STANDARD_PIECES[False].reshape(1, -1)).astype(np.int8)
+        """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
+        self.depth = np.zeros(games, np.int64)
+        self.tokens = np.zeros(games, np.int64)
+        self.occupied = _san.occupancy(self.board)
+        self.stack_board: np.ndarray[Any, Any] | None = None
+        self.stack_pieces: np.ndarray[Any, Any] | None = None
+        self.stack_white: np.ndarray[Any, Any] | None = None
+        self.stack_fullmove: np.ndarray[Any, Any] | None = None
+        self.stack_occupied: np.ndarray[Any, Any] | None = None
+        self.stack_pending: np.ndarray[Any, Any] | None = None
+
+    def setup(self, index: int, start: StartPosition) -> None:
+        """Game ``index`` starts from a setup position (its stream after it)."""
+        self.board[index] = start.board
+        reverse = schema.MODE_REVERSE[int(self.modes[index])]
+        self.pieces[index] = _start_pieces(start.board, start.white_to_move, reverse).reshape(-1)
+        self.white[index] = start.white_to_move
+        self.fullmove[index] = max(start.first_move, 1)
+        self.pointer[index] += SETUP_SIZE
+        self.occupied[index] = _san.occupancy(self.board[index:index + 1])[0]
+
+    def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
+            first: np.ndarray[Any, Any], out: Tokens) -> None:
+        while active.size:
+            pointer = self.pointer[active]
+            over = pointer >= self.end[active]
+            if over.any():  # a stream without its end marker: the scalar decoder decides
+                fallback[active[over]] = True
+                active, pointer = active[~over], pointer[~over]
+            counter = self.counter[active]
+            codes = _DECODE[self.modes[active], counter, data[pointer]]
+            classes = _CLASS[codes]
+            slots = first[active] + self.tokens[active]
+            bad = np.zeros(active.size, bool)
+            done = np.zeros(active.size, bool)
+            advance = np.ones(active.size, np.int64)
+            kinds = np.full(active.size, MOVE, np.int8)
+            out.offset[slots] = pointer
+            verify = self._pending(active, classes, slots, bad, out) if self.san else None
+            out.white[slots] = self.white[active]  # (meaningful for moves only)
+            out.fullmove[slots] = self.fullmove[active]
+            one = classes == _C_MOVE
+            if one.any():
+                where = np.flatnonzero(one)
+                games = active[where]
+                side = (~self.white[games]).astype(np.int64)
+                piece_index = _PIECE_INDEX[codes[where]]
+                piece = piece_index[:, 0].astype(np.int64)
+                source = self.pieces[games, side * 56 + piece * 8 + piece_index[:, 1]].astype(np.int64)
+                missing = source < 0
+                target = _TARGET[side, codes[where], np.where(missing, 0, source)].astype(np.int64)
+                missing |= target < 0
+                bad[where[missing]] = True
+                keep = ~missing
+                self._apply(where[keep], games[keep], side[keep], source[keep], target[keep],
+                            np.zeros(int(keep.sum()), np.int64), slots, bad, out,
+                            index=piece_index[keep, 1].astype(np.int64))
+            two = classes == _C_TWO
+            if two.any():
+                where = np.flatnonzero(two)
+                self._two_byte(data, active, where, pointer, counter, slots, bad, out)
+                advance[where] = 3
+            castles = (classes == _C_SHORT) | (classes == _C_LONG)
+            if castles.any():
+                where = np.flatnonzero(castles)
+                self._castle(active, where, classes[where] == _C_SHORT, slots, bad, out)
+            null = classes == _C_NULL
+            if null.any():
+                where = np.flatnonzero(null)
+                games = active[where]
+                out.null[slots[where]] = True
+                out.source[slots[where]] = 0
+                out.target[slots[where]] = 0
+                out.piece[slots[where]] = 0
+                self._turn(games)
+            push = classes == _C_PUSH
+            if push.any():
+                where = np.flatnonzero(push)
+                kinds[where] = T_PUSH
+                bad[where[~self._push(active[where])]] = True
+            pop = classes == _C_POP
+            if pop.any():
+                where = np.flatnonzero(pop)
+                games = active[where]
+                ended = self.depth[games] == 0
+                done[where[ended]] = True
+                kinds[where] = T_POP
+                self._pop(games[~ended])
+            skip = classes == _C_SKIP
+            kinds[skip] = T_SKIP
+            bad |= classes == _C_BAD
+            counted = classes < _C_SKIP
+            self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
+            out.kind[slots] = kinds
+            if self.san:
+                _san.settle_mates(self, verify, bad, out)
+            self.tokens[active] += ~done
+            self.pointer[active] = pointer + advance
+            if bad.any():
+                fallback[active[bad]] = True
+            active = active[~(bad | done)]
+
+    def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
+               king_moved: np.ndarray[Any, Any], emptied: np.ndarray[Any, Any] | None,
+               bad: np.ndarray[Any, Any]) -> None:
+        """(``san``) After ``games`` moved: a move that leaves its own king attacked is illegal, and SAN's check
+        marks after it are not what :mod:`.batch_san` works out: such games are ``bad`` (the scalar path). By
+        induction only a king's move, a line opened to the own king (``emptied``: squares the move emptied) or
+        a move in check (see :func:`.batch_san.settle_mates`) can leave it attacked."""
+        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
+        present = king >= 0
+        king = np.maximum(king, 0)
+        occupied = self.occupied[games]
+        maybe = king_moved.copy()
+        if emptied is not None:
+            for row in emptied:
+                maybe |= _san.open_line(row, king, occupied)
+        maybe &= present
+        if maybe.any():
+            lanes = np.flatnonzero(maybe)
+            hit = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], 1 - side[lanes],
+                                occupied[lanes], np.full(len(lanes), -1, np.int64))
+            bad[where[lanes[hit]]] = True
+
+    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+               near: np.ndarray[Any, Any] | None = None) -> None:
+        """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
+        move's source, target and the square an en passant capture emptied (its target otherwise); None: test
+        every move in full."""
+        enemy = 1 - side
+        king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
+        present = king >= 0
+        king = np.maximum(king, 0)
+        occupied = self.occupied[games]
+        if near is None:
+            checking = _san.attacked(self.pieces, self.board, games, king, side, occupied,
+                                     np.full(len(games), -1, np.int64)) & present
+        else:
+            source, target, emptied = near
+            checking = _san.direct_check(self.board, games, side, target, king, occupied)
+            # a discovered check: only through a line from the king to a square the move emptied
+            maybe = ~checking & (_san.open_line(source, king, occupied) | _san.open_line(emptied, king, occupied))
+            if maybe.any():
+                lanes = np.flatnonzero(maybe)
+                checking[lanes] = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], side[lanes],
+                                                occupied[lanes], np.full(len(lanes), -1, np.int64))
+            checking &= present
+        if checking.any():
+            self.checks.append((games[checking], slots[checking]))
+
+    def _pending(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+                 bad: np.ndarray[Any, Any], out: Tokens) -> tuple[Any, ...] | None:
+        """Checks of the last step: the next token decides (see :mod:`.batch_san`). Those the next token cannot
+        settle are decided here from the position; the rest are returned, with their positions, for
+        :meth:`_mates` to settle once the move is played."""
+        for games, check_slots in self.checks:
+            self.pending[games] = check_slots
+        self.checks = []
+        waiting = self.pending[active] >= 0
+        if not waiting.any():
+            return None
+        lanes = np.flatnonzero(waiting)
+        games = active[lanes]
+        check_slots = self.pending[games]
+        self.pending[games] = -1
+        movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
+        # a variation starts in check: its first move, and the move after it (the position is remembered with
+        # its pending check), are the moves played in check; they settle it
+        carried = classes[lanes] == _C_PUSH
+        self.pending[games[carried]] = check_slots[carried]
+        decided = ~movable & ~carried
+        for game, slot in zip(games[decided].tolist(), check_slots[decided].tolist(), strict=True):
+            out.check[slot] = _san.decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
+        # castling, a null move or a skipped byte in check: the legality of what follows is not followed here
+        # (see _legal): the scalar path
+        stuck = ~movable & ~carried & (classes[lanes] != _C_POP)
+        bad[lanes[stuck]] = True
+        keep = movable
+        return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
+                self.occupied[games[keep]])
+
+    def _turn(self, games: np.ndarray[Any, Any]) -> None:
+        black = ~self.white[games]
+        self.fullmove[games[black]] += 1
+        self.white[games] = black
+
+    def _two_byte(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], where: np.ndarray[Any, Any],
+                  pointer: np.ndarray[Any, Any], counter: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+                  bad: np.ndarray[Any, Any], out: Tokens) -> None:
+        games = active[where]
+        at = pointer[where]
+        short = at + 3 > self.end[games]
+        bad[where[short]] = True
+        where, games, at = where[~short], games[~short], at[~short]
+        modes = self.modes[games]
+        high = _DECODE[modes, counter[where], data[at + 1]].astype(np.int64)
+        low = _DECODE[modes, counter[where], data[at + 2]].astype(np.int64)
+        word = high << _moves._HIGH | low
+        source = (word >> _moves._T_FROM_RANK_SHIFT & _moves._T_FROM_RANK_MASK) * 8 + \
+            (word >> _moves._T_FROM_FILE_SHIFT & _moves._T_FROM_FILE_MASK)
+        target = (word >> _moves._T_TO_RANK_SHIFT & _moves._T_TO_RANK_MASK) * 8 + \
+            (word >> _moves._T_TO_FILE_SHIFT & _moves._T_TO_FILE_MASK)
+        promotion = _PROMOTION_TYPES[word >> _moves._T_PROMOTION_SHIFT & _moves._T_PROMOTION_MASK].astype(np.int64)
+        reserved = (word >> _moves._T_RESERVED_SHIFT & _moves._T_RESERVED_MASK) != 0
+        odd = (source == target) | (reserved & _LOSING[modes])  # Chess960 castling, an unknown promotion: scalar
+        bad[where[odd]] = True
+        keep = ~odd
+        out.size[slots[where[keep]]] = 3
+        side = (~self.white[games[keep]]).astype(np.int64)
+        self._apply(where[keep], games[keep], side, source[keep], target[keep], promotion[keep], slots, bad, out,
+                    explicit=True)
+
+    def _apply(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
+               source: np.ndarray[Any, Any], target: np.ndarray[Any, Any], promotion: np.ndarray[Any, Any],
+               slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens, *, explicit: bool = False,
+               index: np.ndarray[Any, Any] | None = None) -> None:
+        """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``.
+        ``index``: the moving piece's place in its list, when known (one-byte moves); else looked up."""
+        board = self.board
+        own = np.where(side == 1, BLACK, 0)
+        code = board[games, source].astype(np.int64)
+        captured = board[games, target].astype(np.int64)
+        piece = code & 7
+        wrong = (code == 0) | ((code & BLACK) != own) | (source == target)
+        wrong |= (captured != 0) & ((captured & BLACK) == own)
+        if self.san:  # a king taken (a damaged stream in chess): SanBoard's rules assume both kings
+            wrong |= (captured & 7) == _KING
+        wrong |= (piece == _KING) & (np.abs((source & 7) - (target & 7)) == 2) & ((source >> 3) == (target >> 3))
+        pawn = piece == _PAWN
+        passant = pawn & (captured == 0) & (((source ^ target) & 7) != 0)
+        behind = np.where(side == 0, target - 8, target + 8)
+        if passant.any():
+            enemy_pawn = _PAWN | (BLACK - own)
+            wrong |= passant & ((behind < 0) | (behind > 63) |
+                                (board[games, np.clip(behind, 0, 63)] != enemy_pawn))
+        pieces = self.pieces
+        if index is None:
+            mine = pieces[games[:, None], (side * 56 + piece * 8)[:, None] + _COLS[None, :]]
+            match = mine == source[:, None]
+            wrong |= ~match.any(axis=1)  # a piece without a number: the scalar decoder
+            index = np.argmax(match, axis=1)
+        rank = target >> 3
+        promoting = pawn & ((rank == 0) | (rank == 7))
+        new_piece = np.where(promotion > 0, promotion, _QUEEN)
+        if promoting.any():
+            promoted = pieces[games[:, None], (side * 56 + new_piece * 8)[:, None] + _COLS[None, :]]
+            filled = (promoted >= 0).sum(axis=1)
+            wrong |= promoting & (filled >= _NUMBERED[new_piece])  # the new piece would have no number
+        else:
+            filled = np.zeros(len(games), np.int64)
+        if wrong.any():
+            bad[where[wrong]] = True
+            keep = ~wrong
+            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
+             promoting, new_piece, filled) = (value[keep] for value in (
+                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
+                promoting, new_piece, filled))
+            promotion = promotion[keep]
+        enemy = 1 - side
+        taken = captured != 0
+        slot_out = slots[where]
+        if self.san:
+            out.rival[slot_out] = _san.rivals(pieces, board, games, self.occupied[games], side, piece, source,
+                                              target)
+        if taken.any():
+            self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
+        if passant.any():
+            self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
+            board[games[passant], behind[passant]] = 0
+        pieces[games, side * 56 + piece * 8 + index] = np.where(promoting, -1, target)
+        if promoting.any():
+            pieces[games[promoting], side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = \
+                target[promoting]
+        board[games, target] = np.where(promoting, new_piece | own, code)
+        board[games, source] = 0
+        if self.san:
+            bits = _san.SQUARE_BITS
+            occupied = self.occupied[games] & ~bits[source] | bits[target]
+            if passant.any():
+                occupied[passant] &= ~bits[behind[passant]]
+            self.occupied[games] = occupied
+        out.source[slot_out] = source
+        out.target[slot_out] = target
+        out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
+        out.piece[slot_out] = piece
+        out.capture[slot_out] = taken | passant
+        self._turn(games)
+        if self.san:
+            self._legal(where, games, side, piece == _KING, np.stack([source, np.where(passant, behind, source)]),
+                        bad)
+            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, source)]))
+
+    def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+                square: np.ndarray[Any, Any]) -> None:
+        """Take ``square`` out of a piece list: a pawn's slot empties, other lists close up (as the scalar does)."""
+        index = (side * 56 + piece * 8)[:, None] + _COLS[None, :]
+        lists = self.pieces[games[:, None], index]
+        match = lists == square[:, None]
+        present = match.any(axis=1)  # else a piece without a number
+        j = np.where(present, np.argmax(match, axis=1), 8)
+        shifted = np.concatenate([lists[:, 1:], np.full((len(lists), 1), -1, lists.dtype)], axis=1)
+        pawn = (piece == _PAWN)[:, None]
+        after = np.where(pawn, np.where(_COLS[None, :] == j[:, None], -1, lists),
+                         np.where(_COLS[None, :] < j[:, None], lists, shifted))
+        self.pieces[games[:, None], index] = after
+
+    def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
+                slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
+        games = active[where]
+        side = (~self.white[games]).astype(np.int64)
+        own = np.where(side == 1, BLACK, 0)
+        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
+        wrong = king < 0
+        king = np.where(wrong, 0, king)
+        rank = king & ~7
+        rook = rank + np.where(short, 7, 0)
+        king_to, rook_to = rank + np.where(short, 6, 2), rank + np.where(short, 5, 3)
+        board = self.board
+        wrong |= (board[games, king] != (_KING | own)) | (board[games, rook] != (_ROOK | own))
+        free_king = (board[games, king_to] == 0) | (king_to == king) | (king_to == rook)
+        free_rook = (board[games, rook_to] == 0) | (rook_to == king) | (rook_to == rook)
+        wrong |= ~free_king | ~free_rook
+        if wrong.any():
+            bad[where[wrong]] = True
+            keep = ~wrong
+            where, games, side, own, king, rook, king_to, rook_to = (value[keep] for value in (
+                where, games, side, own, king, rook, king_to, rook_to))
+        board[games, king] = 0
+        board[games, rook] = 0
+        board[games, king_to] = _KING | own
+        board[games, rook_to] = _ROOK | own
+        self.pieces[games, side * 56 + _KING * 8] = king_to
+        rooks = side * 56 + _ROOK * 8
+        for j in range(8):
+            at = self.pieces[games, rooks + j] == rook
+            self.pieces[games[at], rooks[at] + j] = rook_to[at]
+        if self.san:
+            bits = _san.SQUARE_BITS
+            self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
+        slot_out = slots[where]
+        out.source[slot_out] = king
+        out.target[slot_out] = rook
+        out.castling[slot_out] = True
+        out.piece[slot_out] = _KING
+        self._turn(games)
+        if self.san:
+            self._legal(where, games, side, np.ones(len(games), bool), None, bad)
+            self._check(games, side, slot_out)
+
+    def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """Remember the games' positions; False where the stack is full."""
+        depth = self.depth[games]
+        needed = min(int(depth.max()) + 1, MAX_DEPTH)
+        if self.stack_board is None or self.stack_board.shape[1] < needed:
+            self._grow(max(needed, 4))
+        assert self.stack_board is not None and self.stack_pieces is not None
+        assert self.stack_white is not None and self.stack_fullmove is not None
+        room = depth < MAX_DEPTH
+        games, depth = games[room], depth[room]
+        self.stack_board[games, depth] = self.board[games]
+        self.stack_pieces[games, depth] = self.pieces[games]
+        self.stack_white[games, depth] = self.white[games]
+        self.stack_fullmove[games, depth] = self.fullmove[games]
+        assert self.stack_pending is not None
+        self.stack_pending[games, depth] = self.pending[games]
+        assert self.stack_occupied is not None
+        self.stack_occupied[games, depth] = self.occupied[games]
+        self.depth[games] = depth + 1
+        return np.asarray(room, dtype=bool)
+
+    def _grow(self, depth: int) -> None:
+        """Make room for ``depth`` remembered positions per game (kept ones copied)."""
+        count = len(self.board)
+        depth = min(max(depth, 2 * (0 if self.stack_board is None else self.stack_board.shape[1])), MAX_DEPTH)
+        grown: tuple[np.ndarray[Any, Any], ...] = (
+            np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
+                 np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
+                 np.zeros((count, depth), np.uint64), np.full((count, depth), -1, np.int64))
+        if self.stack_board is not None:
+            kept = self.stack_board.shape[1]
+            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
+                                        self.stack_occupied, self.stack_pending), strict=True):
+                assert old is not None
+                new[:, :kept] = old
+        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied,
+         self.stack_pending) = grown
+
+    def _pop(self, games: np.ndarray[Any, Any]) -> None:
+        if not games.size:
+            return
+        assert self.stack_board is not None and self.stack_pieces is not None
+        assert self.stack_white is not None and self.stack_fullmove is not None
+        depth = self.depth[games] - 1
+        self.board[games] = self.stack_board[games, depth]
+        self.pieces[games] = self.stack_pieces[games, depth]
+        self.white[games] = self.stack_white[games, depth]
+        self.fullmove[games] = self.stack_fullmove[games, depth]
+        assert self.stack_pending is not None
+        self.pending[games] = self.stack_pending[games, depth]
+        assert self.stack_occupied is not None
+        self.occupied[games] = self.stack_occupied[games, depth]
+        self.depth[games] = depth
