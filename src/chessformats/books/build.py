@@ -18,8 +18,8 @@ Speed: the games are read in batches; each batch is replayed by :mod:`chessforma
 (all games of the batch advance one ply per numpy step; python-chess only for what it does not play),
 which yields one event (game, ply, key, move) per ply. The counts are then aggregated with numpy into
 a table sorted by (key, move); polyglot's sequential halving is recomputed exactly, in game order, for
-the few positions that reach 16,384 games. With ``jobs=2`` the second half of the text is read and
-replayed by a forked process, which sends back its events.
+the few positions that reach 16,384 games. With ``jobs=2`` the file is cut into pieces at game boundaries
+that forked processes read and replay, merged here in file order (:mod:`chessformats.books.pieces`).
 """
 
 from __future__ import annotations
