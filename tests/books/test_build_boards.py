@@ -26,3 +26,20 @@ def test_a_builder_without_boards_writes_the_same_book(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="boards=False"):
         without.board(int(theirs["key"][0]))
     assert len(without._positions["key"]) == 1  # the start position it began with, nothing more kept
+
+
+def _build_in_worker(path: str) -> int:
+    builder = BookBuilder(max_ply=8, boards=False)
+    builder.add_pgn(path, jobs=2)  # a daemonic process may not fork workers: read by itself
+    return len(builder)
+
+
+def test_jobs_in_a_daemonic_process_read_alone() -> None:
+    import multiprocessing
+
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    assert pgn.stat().st_size > (1 << 20)  # big enough for workers in a normal process
+    expected = BookBuilder(max_ply=8)
+    expected.add_pgn(pgn, jobs=1)
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # pool workers are daemonic
+        assert pool.apply(_build_in_worker, (str(pgn),)) == len(expected)

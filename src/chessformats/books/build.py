@@ -25,6 +25,7 @@ that forked processes read and replay, merged here in file order (:mod:`chessfor
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -62,6 +63,9 @@ __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"
 
 BLOCK_CHARS = 1 << 24
 """Characters of PGN read at a time in a one-process build (a block holds many batches of usual games)."""
+
+PARALLEL_BYTES = 1 << 20
+"""Files up to this size are read by one process whatever ``jobs`` says (workers would cost more than they save)."""
 
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
@@ -138,7 +142,8 @@ class BookBuilder:
         collecting = gc.isenabled()
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
-            if jobs > 1 and hasattr(os, "fork"):
+            if jobs > 1 and hasattr(os, "fork") and os.path.getsize(path) > PARALLEL_BYTES and \
+                    not multiprocessing.current_process().daemon:  # (a daemonic process may not have children)
                 with LocalPool(jobs) as pool:
                     merge_pieces(pool, self, [path], piece_size([path], jobs, largest=LOCAL_PIECE_BYTES), 2 * jobs,
                                  progress)
