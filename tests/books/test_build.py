@@ -481,7 +481,7 @@ def test_corrupt_database_games_are_skipped_and_reported() -> None:
 def test_the_builder_knows_every_chessbase_file_name() -> None:
     from chessformats.formats.chessbase import COMPANIONS
 
-    assert bookbuild._CHESSBASE_FILES == COMPANIONS
+    assert bookbuild.CHESSBASE_FILES == COMPANIONS
 
 
 def test_zst_pgn_is_read_frame_after_frame(tmp_path: Path) -> None:

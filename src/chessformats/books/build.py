@@ -88,9 +88,6 @@ class BookEntry(NamedTuple):
     losses: int
 
 
-_CHESSBASE_FILES = CHESSBASE_FILES  # (the name the tests and older code use)
-
-
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
 
@@ -160,7 +157,7 @@ class BookBuilder:
                  progress: Callable[[int, int], None] | None = None) -> None:
         """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, ``.zst``, or any other name that is not a
         ChessBase file) or of a ChessBase database (any of its files: see :meth:`add_database`)."""
-        if os.fspath(path).lower().endswith(_CHESSBASE_FILES):
+        if os.fspath(path).lower().endswith(CHESSBASE_FILES):
             self.add_database(path, progress=progress)
         else:
             self.add_pgn(path, jobs=jobs, progress=progress)

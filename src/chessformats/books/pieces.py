@@ -24,7 +24,7 @@ import numpy as np
 from ..engine.streams import COMPRESSED_SUFFIXES
 from .batches import Chunk, event_stride, read_chunks
 from .filters import GameFilter
-from .pgnread import game_spans, open_text
+from .pgnread import GAME_BREAK, game_spans, open_text
 
 __all__ = ["CHESSBASE_FILES", "PIECE_BYTES", "LocalPool", "Piece", "combine", "merge_pieces", "plan_pieces",
            "read_piece"]
@@ -38,8 +38,12 @@ CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe
 PIECE_BYTES = 1 << 25
 """Bytes of a plain file (characters of decompressed text) given to one task (32 MiB: about 20,000 games)."""
 
-_BREAK = re.compile(rb"\n[ \t\r]*\n(?=[ \t\r]*\[)")
-"""A game break in bytes (:data:`chessformats.books.pgnread.GAME_BREAK`)."""
+LOCAL_PIECE_BYTES = 1 << 22
+"""The largest piece of a local parallel build (4 MiB, about 6,500 games: one batch; a worker then holds about
+100 MiB, a Dask worker's larger pieces cost fewer round trips)."""
+
+_BREAK = re.compile(GAME_BREAK.pattern.encode("ascii"))
+"""A game break in bytes: :data:`chessformats.books.pgnread.GAME_BREAK` on the undecoded file."""
 _PROBE = 1 << 16
 
 
@@ -246,9 +250,6 @@ class LocalPool:
         self.processes = processes
         self._executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
 
-    def nthreads(self) -> dict[str, int]:
-        return {"local": self.processes}
-
     def scatter(self, items: list[Any], hash: bool = False) -> list[Any]:
         return items
 
@@ -267,8 +268,3 @@ def piece_size(paths: Sequence[str | os.PathLike[str]], threads: int, *, largest
     """The default size of a piece: four per worker thread, at least 1 MiB, at most ``largest``."""
     total = sum(os.path.getsize(path) for path in paths)
     return max(1 << 20, min(largest, total // (4 * threads) + 1))
-
-
-LOCAL_PIECE_BYTES = 1 << 22
-"""The largest piece of a local parallel build (4 MiB, about 6,500 games: one batch; a worker then holds about
-100 MiB, a Dask worker's larger pieces cost fewer round trips)."""
