@@ -95,7 +95,7 @@ class _Entry(NamedTuple):
     cli: str
     """The command-line module (``chessformats.cli.<name>``): its ``HANDLER`` is the format's handler."""
     names: tuple[str, ...]
-    """The file extensions of the declaration's ``FORMAT`` (``tests/cli/test_registry.py`` keeps them equal):
+    """The file extensions of the declaration's ``FORMAT`` (``tests/cli/test_quick_start.py`` keeps them equal):
     an index, so that recognising a file by its name imports no declaration (start-up time)."""
 
 

@@ -60,8 +60,9 @@ ENTRY_DTYPE: np.dtype[Any]
 
 def _native(name: str) -> np.dtype[Any]:
     """The type of an entry field in the machine's byte order."""
-    dtype: np.dtype[Any] = __getattr__("ENTRY_DTYPE")[name].newbyteorder("=")
-    return dtype
+    entry: np.dtype[Any] = globals().get("ENTRY_DTYPE") or __getattr__("ENTRY_DTYPE")  # made once
+    native: np.dtype[Any] = entry[name].newbyteorder("=")
+    return native
 
 
 class Entry(NamedTuple):
@@ -97,12 +98,12 @@ class PolyglotBook(MappedFile):
     """A Polyglot book mapped read-only into memory. Use :func:`open_book`."""
 
     _views = ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view")
-    _scanned_names = frozenset(("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view",
-                                "sorted", "invalid_entries", "_skip"))
+    _scanned_names = frozenset((*_views, "sorted", "invalid_entries", "_skip"))  # what _scan makes
 
     def __init__(self, path: str | os.PathLike[str], *, strict: bool = True, scan: bool = True) -> None:
         self.path = os.fspath(path)
         self.strict = strict
+        self._scanned = False
         self._map(self.path)
         try:
             self._count = record_count(len(self._data), _ENTRY_STRUCT.size, file=self.path, label="entry",
@@ -115,7 +116,7 @@ class PolyglotBook(MappedFile):
 
     def __getattr__(self, name: str) -> Any:
         # opened with scan=False: the whole-book state is made when first needed
-        if name in PolyglotBook._scanned_names and "_data" in self.__dict__ and "_key_view" not in self.__dict__:
+        if name in PolyglotBook._scanned_names and self.__dict__.get("_scanned") is False:
             self._scan()
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -146,6 +147,11 @@ class PolyglotBook(MappedFile):
                 UnsortedBookWarning, stacklevel=4,
             )
         self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=_native("key")).data
+        self._scanned = True
+
+    def close(self) -> None:
+        self._scanned = True  # nothing left to scan: the whole-book state of a closed book is gone
+        super().close()
 
     def _check_moves(self, strict: bool) -> None:
         import numpy as np
@@ -214,10 +220,9 @@ class PolyglotBook(MappedFile):
     def _indices(self, key: int) -> range | list[int]:
         """File indices of the entries with ``key`` (ascending)."""
         lo, hi = self._key_range(key)
-        order = self.__dict__.get("_order")  # absent when not scanned: the book is taken as sorted
-        if order is None:
+        if not self._scanned or self._order is None:  # not scanned: the book is taken as sorted
             return range(lo, hi)
-        return sorted(order[lo:hi].tolist())
+        return sorted(self._order[lo:hi].tolist())
 
     def _key_range(self, key: int) -> tuple[int, int]:
         """``[lo, hi)`` of ``key`` in the sorted keys.
@@ -225,7 +230,7 @@ class PolyglotBook(MappedFile):
         ``bisect`` runs in C over a memoryview of the native key array: no per-call numpy overhead and
         no Python list of the keys.
         """
-        if "_key_view" in self.__dict__:
+        if self._scanned:
             keys: Any = self._key_view
         else:  # not scanned (scan=False): the keys are read from the map as the search needs them
             keys = _MappedKeys(self._data, self._count)
@@ -260,7 +265,7 @@ class PolyglotBook(MappedFile):
         legal = legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
-        skip: Container[int] = self._skip if "_key_view" in self.__dict__ else _Unchecked(self)
+        skip: Container[int] = self._skip if self._scanned else _Unchecked(self)
         data = self._data
         size = _ENTRY_STRUCT.size
         moves = MOVES
@@ -309,15 +314,15 @@ class PolyglotBook(MappedFile):
         """All entries as native numpy arrays: key, raw_move, weight, learn and every move bit field."""
         import numpy as np
 
+        from ...engine.layout import unpack_bits
+        from ...schemas import polyglot as schema
+
         result = {
             "key": self._keys.copy(),
             "raw_move": self._moves.astype(_native("move")),
             "weight": self.records["weight"].astype(_native("weight")),
             "learn": self.records["learn"].astype(_native("learn")),
         }
-        from ...engine.layout import unpack_bits
-        from ...schemas import polyglot as schema
-
         result.update({name: values.astype(np.uint8)
                        for name, values in unpack_bits(self._moves, schema.MOVE).items()})
         return result
