@@ -175,7 +175,6 @@ def cmd_tour(args: argparse.Namespace) -> int:
     from ..formats import polyglot
 
     console = _console()
-
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
     builder = BookBuilder(max_ply=args.max_ply)
