@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-import chess
 import numpy as np
 
-from ..formats.polyglot import encode_move
-from ..formats.zobrist import zobrist_hash
 from . import batchplay, pgnscan
 from .filters import GameFilter
 from .pgnread import HEADER, TAG, game_spans, parse_game
@@ -130,6 +127,11 @@ def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame
 
 def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> list[tuple[int, int, bool]]:
     """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game."""
+    import chess  # imported when a game needs it (python-chess's import costs a small build ~10%)
+
+    from ..formats.polyglot.moves import encode_move
+    from ..formats.zobrist import zobrist_hash
+
     fen = tags.get("FEN")
     chess960 = "960" in tags.get("Variant", "")
     try:

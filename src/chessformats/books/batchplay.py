@@ -21,12 +21,12 @@ from __future__ import annotations
 from itertools import chain
 from typing import Any, NamedTuple
 
-import chess
 import numpy as np
 
-from ..formats.polyglot.moves import pack_moves
-from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS, zobrist_hash
-from ..schemas import polyglot as schema
+from ..formats import squares  # python-chess's numbering, without importing python-chess (start-up time)
+from ..formats.polyglot.packing import pack_moves
+from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS
+from ..schemas import polyglot_randoms as schema
 
 __all__ = ["COLUMNS", "Replay", "number_tokens", "parse_token", "replay", "replay_tokens"]
 
@@ -53,7 +53,7 @@ _EP_RANDOMS = np.array(schema.RANDOM_EN_PASSANT, dtype=U64)
 _TURN_RANDOM = U64(schema.RANDOM_TURN)
 _NO_EP = 64
 # pawns (of the side to move next) that could capture on an en-passant square; index 64 = no square
-_EP_FROM = {color: np.array([*EP_CAPTURERS[color], 0], dtype=U64) for color in (chess.WHITE, chess.BLACK)}
+_EP_FROM = {color: np.array([*EP_CAPTURERS[color], 0], dtype=U64) for color in (squares.WHITE, squares.BLACK)}
 
 COLUMNS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings", "castling", "ep", "key",
            "turn")
@@ -61,20 +61,23 @@ COLUMNS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "
 
 CASTLE_SHORT, CASTLE_LONG, PIECE_MOVE, PAWN_PUSH, PAWN_CAPTURE = range(5)
 BAD = -1
-_PIECES = {"N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK, "Q": chess.QUEEN, "K": chess.KING}
-_PROMOTIONS = {"N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK, "Q": chess.QUEEN}
+_PIECES = {"N": squares.KNIGHT, "B": squares.BISHOP, "R": squares.ROOK, "Q": squares.QUEEN, "K": squares.KING}
+_PROMOTIONS = {"N": squares.KNIGHT, "B": squares.BISHOP, "R": squares.ROOK, "Q": squares.QUEEN}
 _FILES = {c: i for i, c in enumerate("abcdefgh")}
 _RANKS = {c: i for i, c in enumerate("12345678")}
 _ANY = (1 << 64) - 1
 # castling, per (white?, short?): king from, king to, rook from, rook to, squares that must be empty, and
 # the squares the king stands on or crosses (none may be attacked)
+_B = squares.BB_SQUARES
 _CASTLES = {
-    (True, True): (chess.E1, chess.G1, chess.H1, chess.F1, chess.BB_F1 | chess.BB_G1, (chess.E1, chess.F1, chess.G1)),
-    (True, False): (chess.E1, chess.C1, chess.A1, chess.D1, chess.BB_B1 | chess.BB_C1 | chess.BB_D1,
-                    (chess.E1, chess.D1, chess.C1)),
-    (False, True): (chess.E8, chess.G8, chess.H8, chess.F8, chess.BB_F8 | chess.BB_G8, (chess.E8, chess.F8, chess.G8)),
-    (False, False): (chess.E8, chess.C8, chess.A8, chess.D8, chess.BB_B8 | chess.BB_C8 | chess.BB_D8,
-                     (chess.E8, chess.D8, chess.C8)),
+    (True, True): (squares.E1, squares.G1, squares.H1, squares.F1, _B[squares.F1] | _B[squares.G1],
+                   (squares.E1, squares.F1, squares.G1)),
+    (True, False): (squares.E1, squares.C1, squares.A1, squares.D1, _B[squares.B1] | _B[squares.C1] | _B[squares.D1],
+                    (squares.E1, squares.D1, squares.C1)),
+    (False, True): (squares.E8, squares.G8, squares.H8, squares.F8, _B[squares.F8] | _B[squares.G8],
+                    (squares.E8, squares.F8, squares.G8)),
+    (False, False): (squares.E8, squares.C8, squares.A8, squares.D8, _B[squares.B8] | _B[squares.C8] | _B[squares.D8],
+                     (squares.E8, squares.D8, squares.C8)),
 }
 
 
@@ -84,11 +87,11 @@ def parse_token(token: str) -> tuple[int, int, int, int, int]:
     ``(form, piece, target square, origin squares allowed (bitboard), promotion piece or 0)``; form
     :data:`BAD` for what this module does not play (python-chess then reads the game).
     """
-    bad = (BAD, chess.PAWN, 0, _ANY, 0)
+    bad = (BAD, squares.PAWN, 0, _ANY, 0)
     if token in ("O-O", "0-0"):
-        return CASTLE_SHORT, chess.KING, 0, _ANY, 0
+        return CASTLE_SHORT, squares.KING, 0, _ANY, 0
     if token in ("O-O-O", "0-0-0"):
-        return CASTLE_LONG, chess.KING, 0, _ANY, 0
+        return CASTLE_LONG, squares.KING, 0, _ANY, 0
     if len(token) < 2:
         return bad
     first = token[0]
@@ -102,9 +105,9 @@ def parse_token(token: str) -> tuple[int, int, int, int, int]:
         mask = _ANY
         for char in rest[:-2]:  # disambiguation
             if char in _FILES:
-                mask &= chess.BB_FILES[_FILES[char]]
+                mask &= squares.BB_FILES[_FILES[char]]
             elif char in _RANKS:
-                mask &= chess.BB_RANKS[_RANKS[char]]
+                mask &= squares.BB_RANKS[_RANKS[char]]
             else:
                 return bad
         return PIECE_MOVE, _PIECES[first], 8 * target_rank + target_file, mask, 0
@@ -124,10 +127,10 @@ def parse_token(token: str) -> tuple[int, int, int, int, int]:
         return bad
     target = 8 * target_rank + target_file
     if len(body) == 2:
-        return PAWN_PUSH, chess.PAWN, target, _ANY, promotion
+        return PAWN_PUSH, squares.PAWN, target, _ANY, promotion
     if body[1] != "x" or abs(_FILES[body[0]] - target_file) != 1:
         return bad
-    return PAWN_CAPTURE, chess.PAWN, target, chess.BB_FILES[_FILES[body[0]]], promotion
+    return PAWN_CAPTURE, squares.PAWN, target, squares.BB_FILES[_FILES[body[0]]], promotion
 
 
 # --- bitboard arithmetic over arrays ---
@@ -221,11 +224,16 @@ class Replay(NamedTuple):
 
 def start_columns() -> dict[str, int]:
     """The standard start position as :data:`COLUMNS` values."""
-    board = chess.Board()
-    return {"white": board.occupied_co[chess.WHITE], "black": board.occupied_co[chess.BLACK], "pawns": board.pawns,
-            "knights": board.knights, "bishops": board.bishops, "rooks": board.rooks, "queens": board.queens,
-            "kings": board.kings, "castling": board.castling_rights, "ep": _NO_EP, "key": zobrist_hash(board),
-            "turn": 1}
+    start = squares.START
+    key = CASTLE_TABLE[15] ^ int(_TURN_RANDOM)  # every castling right; White to move
+    for type_, name in enumerate(("pawns", "knights", "bishops", "rooks", "queens", "kings"), squares.PAWN):
+        for side, color in enumerate(("black", "white")):
+            mask = start[name] & start[color]
+            while mask:
+                square = mask.bit_length() - 1
+                key ^= int(_PIECE_RANDOMS[(2 * (type_ - 1) + side) * 64 + square])
+                mask ^= 1 << square
+    return {**start, "ep": _NO_EP, "key": key, "turn": 1}
 
 
 def replay(games: list[list[str]], *, memo_depth: int = 40) -> Replay:
@@ -341,11 +349,11 @@ def _step(before: dict[str, Any], ep_part: Any, white: bool, form: Any, piece: A
 
     # the piece that moves: attacks from the target square that reach a piece of the right kind
     diagonal, orthogonal = _slide(target_bb, empty, _DIAGONAL), _slide(target_bb, empty, _ORTHOGONAL)
-    candidates = np.where(piece == chess.KNIGHT, _knight(target_bb) & knights, _ZERO)
-    candidates |= np.where(piece == chess.BISHOP, diagonal & bishops, _ZERO)
-    candidates |= np.where(piece == chess.ROOK, orthogonal & rooks, _ZERO)
-    candidates |= np.where(piece == chess.QUEEN, (diagonal | orthogonal) & queens, _ZERO)
-    candidates |= np.where(piece == chess.KING, _king(target_bb) & kings, _ZERO)
+    candidates = np.where(piece == squares.KNIGHT, _knight(target_bb) & knights, _ZERO)
+    candidates |= np.where(piece == squares.BISHOP, diagonal & bishops, _ZERO)
+    candidates |= np.where(piece == squares.ROOK, orthogonal & rooks, _ZERO)
+    candidates |= np.where(piece == squares.QUEEN, (diagonal | orthogonal) & queens, _ZERO)
+    candidates |= np.where(piece == squares.KING, _king(target_bb) & kings, _ZERO)
     own_pawns = pawns & own
     behind = (target_bb >> U64(8)) if white else (target_bb << U64(8))
     two_behind = (behind >> U64(8)) if white else (behind << U64(8))
@@ -398,7 +406,7 @@ def _apply(before: dict[str, Any], ep_part: Any, white: bool, origin_bb: Any, pi
     captured = np.zeros(len(target), dtype=np.int64)
     for kind, bitboard in ((1, pawns), (2, knights), (3, bishops), (4, rooks), (5, queens), (6, kings)):
         captured[(captured_bb & bitboard) != _ZERO] = kind
-    illegal = captured == chess.KING
+    illegal = captured == squares.KING
     landing = np.where(promotion > 0, promotion, piece)
     kept = ~captured_bb
     boards = []
@@ -415,8 +423,8 @@ def _apply(before: dict[str, Any], ep_part: Any, white: bool, origin_bb: Any, pi
         ^ _PIECE_RANDOMS[(2 * (landing - 1) + side) * 64 + target] \
         ^ _PIECE_RANDOMS[np.where(captured > 0, (2 * (captured - 1) + 1 - side) * 64 + captured_square,
                                   _NO_PIECE_INDEX)]
-    home = U64(chess.BB_RANK_1 if white else chess.BB_RANK_8)
-    new_castling = castling & ~(origin_bb | target_bb) & np.where(piece == chess.KING, ~home, _ALL)
+    home = U64(squares.BB_RANK_1 if white else squares.BB_RANK_8)
+    new_castling = castling & ~(origin_bb | target_bb) & np.where(piece == squares.KING, ~home, _ALL)
     new_key ^= _CASTLE_RANDOMS[_castle_index(castling)] ^ _CASTLE_RANDOMS[_castle_index(new_castling)]
     double = is_push & (np.abs(target - origin) == 16)
     new_ep = np.where(double, (target + origin) >> 1, _NO_EP)
@@ -448,9 +456,9 @@ def _castle(rows: Any, short: bool, white: bool, before: dict[str, Any], ep_part
         ok &= ~_attacked(np.full(len(rows), 1 << square, dtype=U64), occupied, them, board, not white)
     king_move, rook_move = U64((1 << king_from) | (1 << king_to)), U64((1 << rook_from) | (1 << rook_to))
     castling = column["castling"]
-    new_castling = castling & ~U64(chess.BB_RANK_1 if white else chess.BB_RANK_8)
+    new_castling = castling & ~U64(squares.BB_RANK_1 if white else squares.BB_RANK_8)
     side = 1 if white else 0
-    king_kind, rook_kind = (2 * (chess.KING - 1) + side) * 64, (2 * (chess.ROOK - 1) + side) * 64
+    king_kind, rook_kind = (2 * (squares.KING - 1) + side) * 64, (2 * (squares.ROOK - 1) + side) * 64
     key = column["key"] ^ ep_part[rows] ^ _TURN_RANDOM ^ _PIECE_RANDOMS[king_kind + king_from] \
         ^ _PIECE_RANDOMS[king_kind + king_to] ^ _PIECE_RANDOMS[rook_kind + rook_from] \
         ^ _PIECE_RANDOMS[rook_kind + rook_to] ^ _CASTLE_RANDOMS[_castle_index(castling)] \

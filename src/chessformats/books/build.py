@@ -25,15 +25,12 @@ that forked processes read and replay, merged here in file order (:mod:`chessfor
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-import chess
 import numpy as np
 
-from ..formats.polyglot import decode_move
 from . import batchplay
 from .batches import (
     CHUNK_GAMES,
@@ -54,10 +51,12 @@ from .batches import (
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
 from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size
-from .stats import BookStats, MoveStats, PositionStats
 
 if TYPE_CHECKING:
+    import chess
     import chess.pgn
+
+    from .stats import BookStats
 
 __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"]
 
@@ -140,7 +139,7 @@ class BookBuilder:
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
             if jobs > 1 and hasattr(os, "fork") and os.path.getsize(path) > PARALLEL_BYTES and \
-                    not multiprocessing.current_process().daemon:  # (a daemonic process may not have children)
+                    not _daemonic():  # (a daemonic process may not have children)
                 with LocalPool(jobs) as pool:
                     merge_pieces(pool, self, [path], piece_size([path], jobs, largest=LOCAL_PIECE_BYTES), 2 * jobs,
                                  progress)
@@ -237,6 +236,8 @@ class BookBuilder:
 
     def add_games(self, games: Iterable[chess.pgn.Game]) -> None:
         """Add the main lines of python-chess games."""
+        import chess
+
         stride = event_stride(self.max_ply)
         batch: list[Game] = []
         for game in games:
@@ -372,6 +373,10 @@ class BookBuilder:
 
     def board(self, key: int) -> chess.Board:
         """The position of a key met in the build."""
+        import chess
+
+        from ..formats.polyglot.moves import decode_move
+
         if not self.boards:
             raise ValueError("this builder keeps no positions (made with boards=False)")
         fen = self._fens.get(key)
@@ -390,6 +395,8 @@ class BookBuilder:
         return board
 
     def _stored(self, key: int) -> chess.Board | None:
+        import chess
+
         keys = self._positions["key"]
         at = int(np.searchsorted(keys, np.uint64(key)))
         if at == len(keys) or int(keys[at]) != key:
@@ -407,6 +414,9 @@ class BookBuilder:
 
     def to_stats(self) -> BookStats:
         """The format-neutral model: FEN -> moves -> games, wins, draws, losses (for the mover)."""
+        from ..formats.polyglot.moves import decode_move
+        from .stats import BookStats, MoveStats, PositionStats
+
         stats = BookStats(games=self.games)
         boards: dict[int, chess.Board] = {}
         for entry in self.entries():
@@ -421,6 +431,13 @@ class BookBuilder:
             move = decode_move(board, entry.raw_move)
             position.moves[move] = MoveStats(entry.games, entry.wins, entry.draws, entry.losses)
         return stats
+
+
+def _daemonic() -> bool:
+    """Whether this is a daemonic process (a pool's worker), which may not start processes of its own."""
+    import multiprocessing  # only a parallel build asks (its import costs a small build's start-up)
+
+    return bool(multiprocessing.current_process().daemon)
 
 
 def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

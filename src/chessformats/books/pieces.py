@@ -10,14 +10,12 @@ piece; the merging process the book's counts plus the window's events, whatever 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -25,6 +23,9 @@ from ..engine.streams import COMPRESSED_SUFFIXES
 from .batches import Chunk, event_stride, read_chunks
 from .filters import GameFilter
 from .pgnread import GAME_BREAK, game_spans, open_text
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["CHESSBASE_FILES", "PIECE_BYTES", "LocalPool", "Piece", "combine", "merge_pieces", "plan_pieces",
            "read_piece"]
@@ -240,6 +241,8 @@ class _Done:
         return self._future.result()
 
     def release(self) -> None:
+        from concurrent.futures import Future
+
         self._future = Future()
 
 
@@ -247,6 +250,9 @@ class LocalPool:
     """The calls of a Dask client :func:`merge_pieces` makes, on ``processes`` forked local processes (POSIX)."""
 
     def __init__(self, processes: int) -> None:
+        import multiprocessing  # (imported by parallel builds only: start-up time)
+        from concurrent.futures import ProcessPoolExecutor
+
         self.processes = processes
         self._executor = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
 

@@ -7,13 +7,17 @@ outputs are this function.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import chess
 import numpy as np
 
 from ..engine.fileio import atomic_write
-from ..formats.polyglot import ENTRY_DTYPE
-from .build import BookBuilder
+from ..schemas import polyglot_facts as facts  # the entry's dtype without the declarations (start-up time)
+
+if TYPE_CHECKING:
+    import chess
+
+    from .build import BookBuilder
 
 __all__ = ["make_book"]
 
@@ -46,7 +50,7 @@ def make_book(
     rows = np.flatnonzero(keep)  # in the order first met
     weights = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
     rows = rows[np.lexsort((rows, -weights, columns["key"][rows]))]
-    records = np.zeros(len(rows), dtype=ENTRY_DTYPE)
+    records = np.zeros(len(rows), dtype=np.dtype(facts.ENTRY_DTYPE))
     records["key"] = columns["key"][rows]
     records["move"] = columns["raw"][rows]
     records["weight"] = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]

@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import chess
-
 if TYPE_CHECKING:
+    import chess
     import chess.pgn
 
 __all__ = ["BookStats", "MoveStats", "PositionStats"]
@@ -42,6 +41,8 @@ class PositionStats:
     moves: dict[chess.Move, MoveStats] = field(default_factory=dict)
 
     def board(self) -> chess.Board:
+        import chess
+
         return chess.Board(self.fen)
 
 

@@ -13,8 +13,6 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import chess
-
 from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
@@ -25,6 +23,7 @@ EXAMPLE_GAMES = "example_games.pgn"
 
 
 if TYPE_CHECKING:
+    import chess
     from rich.console import Console
 
     from ..books.filters import GameFilter
@@ -37,6 +36,8 @@ def _console(*, stderr: bool = False) -> Console:
 
 
 def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
+    import chess  # (not imported by commands that need no board: a build's start-up)
+
     board = chess.Board() if not fen or fen == "startpos" else chess.Board(fen)
     for move in moves or ():
         board.push(board.parse_san(move) if not _is_uci(move) else chess.Move.from_uci(move))
@@ -44,6 +45,8 @@ def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
 
 
 def _is_uci(text: str) -> bool:
+    import chess
+
     try:
         chess.Move.from_uci(text)
     except ValueError:
@@ -170,6 +173,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
     from importlib import resources
     from pathlib import Path
 
+    import chess
+
     from ..books.build import BookBuilder
     from ..books.polyglot import make_book
     from ..formats import polyglot
@@ -187,7 +192,6 @@ def cmd_tour(args: argparse.Namespace) -> int:
                   f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")
 
     console.rule("2. probe")
-    board = chess.Board()
     for line in ([], ["e4"], ["e4", "e5"]):
         board = _board(None, line)
         with polyglot.open_book(book_path) as book:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import struct
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import chess
-
-from chessformats.formats.polyglot import UnsortedBookWarning, decode_move, open_book
-from chessformats.formats.polyglot.moves import move_problem
+from chessformats.formats.polyglot.packing import move_problem
 from chessformats.schemas import polyglot_facts as facts
 
 from .registry import FormatHandler
 
-# the handler is imported to sniff every file given to the command line: numpy, the declarations (construct)
-# and the builder are imported by the commands that use them (a probe needs none of them)
+if TYPE_CHECKING:
+    import chess
+
+# the handler is imported to sniff every file given to the command line, and by a build: numpy, the declarations
+# (construct), python-chess, the reader and the builder are imported by the commands that use them (a probe needs
+# neither numpy nor the declarations, a build neither python-chess nor the reader)
 _ENTRY = struct.Struct(facts.ENTRY_FORMAT)
 
 
@@ -40,6 +41,8 @@ def _make_book(*args: Any, **kwargs: Any) -> int:
 
 
 def _info(path: str) -> dict[str, Any]:
+    from chessformats.formats.polyglot.read import UnsortedBookWarning, open_book
+
     with warnings.catch_warnings():  # an unsorted book is reported among the findings
         warnings.simplefilter("ignore", UnsortedBookWarning)
         book = open_book(path, strict=False)
@@ -55,6 +58,10 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
              fen: str | None = None, count: int | None = None) -> list[Any]:
+    import chess
+
+    from chessformats.formats.polyglot.moves import decode_move
+    from chessformats.formats.polyglot.read import open_book
     from chessformats.schemas import polyglot as schema
 
     from .registry import InspectTarget
@@ -88,6 +95,8 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
 
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
+    from chessformats.formats.polyglot.read import open_book
+
     from .registry import with_shares
 
     with open_book(path, scan=False) as book:  # constant-time open: a probe reads only its position's entries

@@ -16,11 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import chess
-
 from ..engine.errors import FormatError, UnsupportedError
 
 if TYPE_CHECKING:
+    import chess
     import construct as cs
 
     from ..engine.schema import FormatDoc
@@ -143,8 +142,8 @@ def for_output(path: str | os.PathLike[str], override: str | None = None) -> For
     if override:
         return get(override)
     name = os.fspath(path).lower()
-    for key in FORMATS:
-        if name.endswith(extensions(key)):
+    for key, entry in FORMATS.items():
+        if name.endswith(entry.names):
             return get(key)
     raise UnsupportedError("no format writes files with this extension (use --format)", file=os.fspath(path))
 

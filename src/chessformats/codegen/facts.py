@@ -17,16 +17,19 @@ PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _polyglot() -> dict[str, Any]:
+    from ..engine.layout import numpy_dtype
     from ..schemas import polyglot as schema
 
     entry = struct_facts(schema.ENTRY)
     return {"ENTRY_FORMAT": entry["format"], "ENTRY_SIZE": entry["size"], "ENTRY_OFFSETS": entry["offsets"],
+            "ENTRY_DTYPE": numpy_dtype(schema.ENTRY).descr,
             "MOVE_BITS": bit_facts(schema.MOVE), "PROMOTION_NAMES": enum_facts(schema.PROMOTION)}
 
 
 GENERATED: dict[str, tuple[str, str, Callable[[], dict[str, Any]]]] = {
     "schemas/polyglot_facts.py": (
-        "Polyglot layout facts for the quick probe (``open_book(..., scan=False)``), which imports no declaration.",
+        "Polyglot layout facts for the quick probe (``open_book(..., scan=False)``) and the book builder, which\n"
+        "import no declaration.",
         "chessformats.schemas.polyglot", _polyglot),
 }
 """Path in the package -> (module doc line, declaration module, the facts)."""

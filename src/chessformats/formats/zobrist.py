@@ -8,9 +8,13 @@ book builder (``chessformats.books``).
 
 from __future__ import annotations
 
-import chess
+from typing import TYPE_CHECKING
 
 from ..schemas import polyglot_randoms as schema  # the randoms alone: hashing imports no declaration
+from . import squares  # python-chess's numbering without importing it (the book builder's start-up)
+
+if TYPE_CHECKING:
+    import chess
 
 __all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "zobrist_hash"]
 
@@ -40,26 +44,28 @@ for _rights in range(16):
             CASTLE_TABLE[_rights] ^= schema.RANDOM_CASTLE[_bit]
 
 
-def _capturer_masks(color: chess.Color) -> list[int]:
+def _capturer_masks(color: bool) -> list[int]:
     """By en-passant square: where a pawn of ``color`` (to move) must stand to capture en passant."""
     masks = []
-    for square in chess.SQUARES:
-        pushed = square - 8 if color == chess.WHITE else square + 8
+    for square in squares.SQUARES:
+        pushed = square - 8 if color == squares.WHITE else square + 8
         mask = 0
         if 0 <= pushed < 64:
             for delta in (-1, 1):
-                file = chess.square_file(pushed) + delta
+                file = squares.square_file(pushed) + delta
                 if 0 <= file < 8:
-                    mask |= chess.BB_SQUARES[chess.square(file, chess.square_rank(pushed))]
+                    mask |= squares.BB_SQUARES[squares.square(file, squares.square_rank(pushed))]
         masks.append(mask)
     return masks
 
 
-EP_CAPTURERS = (_capturer_masks(chess.BLACK), _capturer_masks(chess.WHITE))
+EP_CAPTURERS = (_capturer_masks(squares.BLACK), _capturer_masks(squares.WHITE))
 """By side to move, then en-passant square: the squares a pawn of the side to move must stand on to capture."""
 _RANDOM_PIECE = schema.RANDOM_PIECE  # module-level aliases: the hot path reads locals and globals only
 _RANDOM_EN_PASSANT = schema.RANDOM_EN_PASSANT
 _RANDOM_TURN = schema.RANDOM_TURN
+_RANK_1, _RANK_8, _E1, _E8 = squares.BB_RANK_1, squares.BB_RANK_8, squares.BB_SQUARES[squares.E1], squares.BB_SQUARES[
+    squares.E8]
 
 
 def zobrist_hash(board: chess.Board) -> int:
@@ -109,14 +115,14 @@ def zobrist_hash(board: chess.Board) -> int:
     rights = board.castling_rights
     if rights:
         if board.chess960 or board.promoted:  # a right is on the king's side or the queen's side of the king
-            index = (board.has_kingside_castling_rights(chess.WHITE)
-                     | board.has_queenside_castling_rights(chess.WHITE) << 1
-                     | board.has_kingside_castling_rights(chess.BLACK) << 2
-                     | board.has_queenside_castling_rights(chess.BLACK) << 3)
+            index = (board.has_kingside_castling_rights(squares.WHITE)
+                     | board.has_queenside_castling_rights(squares.WHITE) << 1
+                     | board.has_kingside_castling_rights(squares.BLACK) << 2
+                     | board.has_queenside_castling_rights(squares.BLACK) << 3)
         else:  # standard chess: a right needs the king on e1/e8 and the rook on its corner
             kings = board.kings
-            rights &= board.rooks & ((white & chess.BB_RANK_1 if kings & white & chess.BB_E1 else 0)
-                                     | (black & chess.BB_RANK_8 if kings & black & chess.BB_E8 else 0))
+            rights &= board.rooks & ((white & _RANK_1 if kings & white & _E1 else 0)
+                                     | (black & _RANK_8 if kings & black & _E8 else 0))
             # corner bits h1, a1, h8, a8 -> Polyglot castling bits 0-3
             index = ((rights >> 7) & 1) | ((rights & 1) << 1) | ((rights >> 61) & 4) | ((rights >> 53) & 8)
         key ^= CASTLE_TABLE[index]

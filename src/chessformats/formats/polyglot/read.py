@@ -46,10 +46,9 @@ _MOVE_OFFSET = facts.ENTRY_OFFSETS["move"]
 def __getattr__(name: str) -> Any:
     # ENTRY_DTYPE is made on first use: a probe of a book (scan=False) never imports numpy
     if name == "ENTRY_DTYPE":
-        from ...engine.layout import numpy_dtype
-        from ...schemas import polyglot as schema
+        import numpy as np
 
-        dtype = globals()["ENTRY_DTYPE"] = numpy_dtype(schema.ENTRY)
+        dtype = globals()["ENTRY_DTYPE"] = np.dtype(facts.ENTRY_DTYPE)  # (generated from schema.ENTRY)
         return dtype
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
