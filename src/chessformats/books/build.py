@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from ..engine.streams import COMPRESSED_SUFFIXES
 from . import batchplay
 from .batches import (
     CHUNK_GAMES,
@@ -50,7 +52,7 @@ from .batches import (
 )
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
-from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size
+from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
 
 if TYPE_CHECKING:
     import chess
@@ -132,14 +134,19 @@ class BookBuilder:
         With ``jobs=1`` the file is read in blocks of :data:`BLOCK_CHARS` characters (memory does not grow
         with the file). With ``jobs`` > 1 (POSIX) the file is cut into pieces at game boundaries that ``jobs``
         forked processes read and replay while this one merges them in file order (:mod:`.pieces`; the same counts,
-        memory of one piece per process). ``progress(games, characters read)`` is called now and then (bytes of
+        memory of one piece per process); a plain file of at most ``jobs`` pieces is cut in ``jobs`` pieces, this
+        process reading one of them. ``progress(games, characters read)`` is called now and then (bytes of
         the file, compressed bytes for a compressed file, when ``jobs`` > 1).
         """
         collecting = gc.isenabled()
         gc.disable()  # the build creates many small objects that live to the end: no cycles to find
         try:
-            if jobs > 1 and hasattr(os, "fork") and os.path.getsize(path) > PARALLEL_BYTES and \
+            size = os.path.getsize(path)
+            if jobs > 1 and hasattr(os, "fork") and size > PARALLEL_BYTES and \
                     not _daemonic():  # (a daemonic process may not have children)
+                if size <= jobs * LOCAL_PIECE_BYTES and not os.fspath(path).lower().endswith(COMPRESSED_SUFFIXES):
+                    read_forked(self, path, jobs, progress)
+                    return
                 with LocalPool(jobs) as pool:
                     merge_pieces(pool, self, [path], piece_size([path], jobs, largest=LOCAL_PIECE_BYTES), 2 * jobs,
                                  progress)
@@ -280,12 +287,15 @@ class BookBuilder:
             self._keep_positions(chunk.positions, chunk.links)
         if not len(chunk.key):
             return
-        order = np.lexsort((chunk.raw, chunk.key))
-        key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
-        outcome = chunk.outcome[order]
+        if _in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
+            key, raw, seq, outcome, white = chunk.key, chunk.raw, chunk.seq, chunk.outcome, chunk.white
+        else:
+            order = np.lexsort((chunk.raw, chunk.key))
+            key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
+            outcome, white = chunk.outcome[order], chunk.white[order]
         starts = _group_starts(key, raw)
         games = np.diff(np.append(starts, len(key)))
-        added = {"key": key[starts], "raw": raw[starts], "white": chunk.white[order][starts],
+        added = {"key": key[starts], "raw": raw[starts], "white": white[starts],
                  "first": np.minimum.reduceat(seq, starts), "polyglot_n": games.copy(),
                  "polyglot_sum": np.add.reduceat(POINTS[outcome], starts), "games": games,
                  "wins": np.add.reduceat((outcome == WIN).astype(np.int64), starts),
@@ -293,9 +303,8 @@ class BookBuilder:
                  "losses": np.add.reduceat((outcome == LOSS).astype(np.int64), starts)}
         old = self._table
         if len(old["key"]):
-            both = {name: np.concatenate((old[name], added[name])) for name in old}
-            merged = np.lexsort((both["raw"], both["key"]))  # stable: a row of the table before the batch's
-            both = {name: column[merged] for name, column in both.items()}
+            merged = _union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
+            both = {name: np.concatenate((old[name], added[name]))[merged] for name in old}
             starts = _group_starts(both["key"], both["raw"])
             table = {name: both[name][starts] for name in ("key", "raw", "white", "first")}
             for name in COUNTS:
@@ -352,12 +361,16 @@ class BookBuilder:
             self._links = (joined[0][first], joined[1][first], joined[2][first])
 
     # --- output ---
-    def columns(self) -> dict[str, np.ndarray[Any, Any]]:
+    def columns(self, *, ordered: bool = True) -> dict[str, np.ndarray[Any, Any]]:
         """The counts as arrays, one row per (position, move) in the order first met.
 
         ``key``, ``raw`` (the move as Polyglot stores it), ``white`` (White to move), ``polyglot_n``,
-        ``polyglot_sum``, ``games``, ``wins``, ``draws``, ``losses`` (see :class:`BookEntry`).
+        ``polyglot_sum``, ``games``, ``wins``, ``draws``, ``losses`` (see :class:`BookEntry`). With
+        ``ordered=False``: the rows in no documented order (read-only, not copied), and a column ``first`` that
+        orders them (a writer that keeps few rows orders only those).
         """
+        if not ordered:
+            return {name: column.view() for name, column in self._table.items()}
         order = np.argsort(self._table["first"], kind="stable")
         return {name: column[order] for name, column in self._table.items() if name != "first"}
 
@@ -435,9 +448,32 @@ class BookBuilder:
 
 def _daemonic() -> bool:
     """Whether this is a daemonic process (a pool's worker), which may not start processes of its own."""
-    import multiprocessing  # only a parallel build asks (its import costs a small build's start-up)
+    multiprocessing = sys.modules.get("multiprocessing")  # not imported: not a pool's worker (and its import
+    return multiprocessing is not None and bool(multiprocessing.current_process().daemon)  # costs start-up)
 
-    return bool(multiprocessing.current_process().daemon)
+
+def _in_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> bool:
+    """Whether the events are sorted by key, then raw move."""
+    following = key[1:]
+    return bool(((following > key[:-1]) | ((following == key[:-1]) & (raw[1:] >= raw[:-1]))).all())
+
+
+def _union_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any], new_key: np.ndarray[Any, Any],
+                 new_raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The order that sorts two runs, each sorted by (key, raw move), put one after the other, by (key, raw move),
+    keeping a row of the first run before an equal row of the second: ``np.lexsort`` of the two, in linear steps
+    and binary searches (a merge, not a sort)."""
+    count, new_count = len(key), len(new_key)
+    left, place = np.searchsorted(key, new_key, side="left"), np.searchsorted(key, new_key, side="right")
+    shared = np.flatnonzero(left < place)  # keys in both runs: placed among the first run's rows by the move
+    if len(shared):
+        group = np.cumsum(np.concatenate(([False], key[1:] != key[:-1])), dtype=np.int64)  # number of a key in run 1
+        composite = group << 16 | raw  # sorted (a raw move has 16 bits)
+        place[shared] = np.searchsorted(composite, group[left[shared]] << 16 | new_raw[shared], side="right")
+    order = np.empty(count + new_count, dtype=np.int64)
+    order[np.arange(new_count) + place] = np.arange(count, count + new_count)
+    order[np.arange(count) + np.searchsorted(place, np.arange(count), side="right")] = np.arange(count)
+    return order
 
 
 def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

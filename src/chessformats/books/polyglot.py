@@ -41,15 +41,15 @@ def make_book(
     Entries are sorted by key, then by descending weight, ties in the order the moves were first met,
     as polyglot's sort leaves them.
     """
-    columns = builder.columns()
+    columns = builder.columns(ordered=False)
     n, total = columns["polyglot_n"], columns["polyglot_sum"]
     with np.errstate(divide="ignore", invalid="ignore"):
         keep = (n >= min_games) & (total != 0) & ~((total / n) / 2.0 < min_score)
     if only is not None:
         keep &= columns["white"] == only
-    rows = np.flatnonzero(keep)  # in the order first met
+    rows = np.flatnonzero(keep)
     weights = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
-    rows = rows[np.lexsort((rows, -weights, columns["key"][rows]))]
+    rows = rows[np.lexsort((columns["first"][rows], -weights, columns["key"][rows]))]  # ties: first met first
     records = np.zeros(len(rows), dtype=np.dtype(facts.ENTRY_DTYPE))
     records["key"] = columns["key"][rows]
     records["move"] = columns["raw"][rows]
