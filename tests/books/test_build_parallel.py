@@ -15,7 +15,8 @@ from test_build import polyglot_make
 
 from chessformats.books import build as bookbuild
 from chessformats.books import pieces
-from chessformats.books.build import COUNT_MAX, BookBuilder, _union_order
+from chessformats.books.build import COUNT_MAX, BookBuilder
+from chessformats.books.runs import union_order
 from chessformats.polyglot import encode_move, make_book
 from conftest import find_corpus, find_tool
 
@@ -37,7 +38,7 @@ def _two_runs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 def test_union_order_is_the_stable_lexsort_of_two_sorted_runs(runs: tuple[np.ndarray, ...]) -> None:
     key, raw, new_key, new_raw = runs
     expected = np.lexsort((np.concatenate((raw, new_raw)), np.concatenate((key, new_key))))
-    assert np.array_equal(_union_order(key, raw, new_key, new_raw), expected)
+    assert np.array_equal(union_order(key, raw, new_key, new_raw), expected)
 
 
 def test_union_order_with_shared_keys_and_moves() -> None:
@@ -46,7 +47,7 @@ def test_union_order_with_shared_keys_and_moves() -> None:
     new_key = np.array([0, 1, 1, 4, 4, 10], dtype=np.uint64)
     new_raw = np.array([1, 5, 6, 0, 1, 0], dtype=np.int64)
     # rows of the first run (0-4) before equal rows of the second (5-10)
-    assert _union_order(key, raw, new_key, new_raw).tolist() == [5, 0, 1, 6, 7, 2, 3, 8, 9, 4, 10]
+    assert union_order(key, raw, new_key, new_raw).tolist() == [5, 0, 1, 6, 7, 2, 3, 8, 9, 4, 10]
 
 
 @pytest.fixture(scope="module")

@@ -53,6 +53,7 @@ from .batches import (
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
 from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
+from .runs import group_starts, in_order, union_order
 
 if TYPE_CHECKING:
     import chess
@@ -287,13 +288,13 @@ class BookBuilder:
             self._keep_positions(chunk.positions, chunk.links)
         if not len(chunk.key):
             return
-        if _in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
+        if in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
             key, raw, seq, outcome, white = chunk.key, chunk.raw, chunk.seq, chunk.outcome, chunk.white
         else:
             order = np.lexsort((chunk.raw, chunk.key))
             key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
             outcome, white = chunk.outcome[order], chunk.white[order]
-        starts = _group_starts(key, raw)
+        starts = group_starts(key, raw)
         games = np.diff(np.append(starts, len(key)))
         added = {"key": key[starts], "raw": raw[starts], "white": white[starts],
                  "first": np.minimum.reduceat(seq, starts), "polyglot_n": games.copy(),
@@ -303,9 +304,9 @@ class BookBuilder:
                  "losses": np.add.reduceat((outcome == LOSS).astype(np.int64), starts)}
         old = self._table
         if len(old["key"]):
-            merged = _union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
+            merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
             both = {name: np.concatenate((old[name], added[name]))[merged] for name in old}
-            starts = _group_starts(both["key"], both["raw"])
+            starts = group_starts(both["key"], both["raw"])
             table = {name: both[name][starts] for name in ("key", "raw", "white", "first")}
             for name in COUNTS:
                 table[name] = np.add.reduceat(both[name], starts)
@@ -450,34 +451,3 @@ def _daemonic() -> bool:
     """Whether this is a daemonic process (a pool's worker), which may not start processes of its own."""
     multiprocessing = sys.modules.get("multiprocessing")  # not imported: not a pool's worker (and its import
     return multiprocessing is not None and bool(multiprocessing.current_process().daemon)  # costs start-up)
-
-
-def _in_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> bool:
-    """Whether the events are sorted by key, then raw move."""
-    following = key[1:]
-    return bool(((following > key[:-1]) | ((following == key[:-1]) & (raw[1:] >= raw[:-1]))).all())
-
-
-def _union_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any], new_key: np.ndarray[Any, Any],
-                 new_raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The order that sorts two runs, each sorted by (key, raw move), put one after the other, by (key, raw move),
-    keeping a row of the first run before an equal row of the second: ``np.lexsort`` of the two, in linear steps
-    and binary searches (a merge, not a sort)."""
-    count, new_count = len(key), len(new_key)
-    left, place = np.searchsorted(key, new_key, side="left"), np.searchsorted(key, new_key, side="right")
-    shared = np.flatnonzero(left < place)  # keys in both runs: placed among the first run's rows by the move
-    if len(shared):
-        group = np.cumsum(np.concatenate(([False], key[1:] != key[:-1])), dtype=np.int64)  # number of a key in run 1
-        composite = group << 16 | raw  # sorted (a raw move has 16 bits)
-        place[shared] = np.searchsorted(composite, group[left[shared]] << 16 | new_raw[shared], side="right")
-    order = np.empty(count + new_count, dtype=np.int64)
-    order[np.arange(new_count) + place] = np.arange(count, count + new_count)
-    order[np.arange(count) + np.searchsorted(place, np.arange(count), side="right")] = np.arange(count)
-    return order
-
-
-def _group_starts(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Where each run of equal (key, raw) starts in sorted columns."""
-    new = np.ones(len(key), dtype=bool)
-    new[1:] = (key[1:] != key[:-1]) | (raw[1:] != raw[:-1])
-    return np.flatnonzero(new)

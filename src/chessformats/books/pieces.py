@@ -23,6 +23,7 @@ from ..engine.streams import COMPRESSED_SUFFIXES
 from .batches import Chunk, event_stride, read_chunks
 from .filters import GameFilter
 from .pgnread import GAME_BREAK, game_spans, open_text
+from .runs import union_order
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -316,14 +317,32 @@ def read_forked(builder: Any, path: str | os.PathLike[str], processes: int,
             os.close(reading)
             os.waitpid(pid, 0)
     stride = event_stride(builder.max_ply)
-    for (kind, value), piece in zip(outcomes, pieces, strict=True):
+    chunks, games_before = [], builder.games
+    for kind, value in outcomes:
         if kind == "error":
             raise value
-        games_before = builder.games
         for chunk in value:
-            builder._merge(_shifted(chunk, games_before, stride))
-        if progress is not None:
-            progress(builder.games, piece.done)
+            chunks.append(_shifted(chunk, games_before, stride))
+            games_before += chunk.games
+    for chunk in join_sorted(chunks):  # one merge: the book's counts are sorted once
+        builder._merge(chunk)
+    if progress is not None:
+        progress(builder.games, pieces[-1].done)
+
+
+def join_sorted(chunks: list[Chunk]) -> list[Chunk]:
+    """:func:`combine` for chunks whose events are each sorted by (key, raw move), as :func:`read_piece` returns
+    them: the joined events are sorted too (merged run by run with :func:`~.runs.union_order`, not sorted again)."""
+    if len(chunks) < 2:
+        return chunks
+    joined = combine(chunks)[0]
+    order, key, raw = np.arange(len(chunks[0].key)), chunks[0].key, chunks[0].raw
+    for chunk in chunks[1:]:
+        merged = union_order(key, raw, chunk.key, chunk.raw)
+        order = np.concatenate((order, np.arange(len(order), len(order) + len(chunk.key))))[merged]
+        key, raw = np.concatenate((key, chunk.key))[merged], np.concatenate((raw, chunk.raw))[merged]
+    return [joined._replace(key=key, raw=raw, white=joined.white[order], seq=joined.seq[order],
+                            outcome=joined.outcome[order])]
 
 
 def piece_size(paths: Sequence[str | os.PathLike[str]], threads: int, *, largest: int = PIECE_BYTES) -> int:
