@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from tests.conftest import REPO_ROOT, find_corpus
@@ -74,3 +75,43 @@ def test_engine_exports_are_lazy_and_complete() -> None:
     for name in engine.__all__:
         assert not isinstance(getattr(engine, name), types.ModuleType), name
     assert callable(engine.trace) and callable(engine.codec)
+
+
+def _games(tmp_path: Path) -> Path:
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Event "a"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n', encoding="utf-8")
+    return pgn
+
+
+def test_a_pgn_build_imports_neither_python_chess_nor_construct(tmp_path: Path) -> None:
+    """Start-up time: python-chess only for games the batch replay leaves, construct only for declarations."""
+    book = tmp_path / "book.bin"
+    modules = _modules_after(
+        "from chessformats.cli import main\n"
+        f"assert main(['build', {str(_games(tmp_path))!r}, '-o', {str(book)!r}, '--min-games', '1']) == 0")
+    assert book.stat().st_size == 3 * 16  # the winner's three moves (a loss scores 0)
+    assert [name for name in modules if name.split(".")[0] in ("chess", "construct", "multiprocessing", "rich")] == []
+
+
+def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
+    """``main()`` as the program skips the interpreter's teardown after a build: exit handlers still run, the
+    output is flushed, the book is whole, the exit code is main's."""
+    book, library = tmp_path / "book.bin", tmp_path / "library.bin"
+    arguments = ["chessformats", "build", str(_games(tmp_path)), "-o", str(book), "--min-games", "1"]
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('exit handler ran'))\n"
+            f"sys.argv = {arguments!r}\n"
+            "from chessformats.cli import main\n"
+            "code = main()\n"
+            "print('main returned')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["exit handler ran"]
+    assert "3 entries written" in done.stderr
+    from chessformats.books.build import BookBuilder
+    from chessformats.polyglot import make_book
+
+    builder = BookBuilder()
+    builder.add_pgn(_games(tmp_path))
+    make_book(library, builder, min_games=1)
+    assert book.read_bytes() == library.read_bytes()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import chess
 
 from chessformats.books import batchplay
@@ -39,16 +36,3 @@ def test_start_position_is_python_chess_start() -> None:
     assert columns["key"] == zobrist_hash(board) == 0x463B96181691FC9C  # the key Polyglot's documentation gives
     assert {name: columns[name] for name in expected} == expected
     assert (columns["ep"], columns["turn"]) == (64, 1)
-
-
-def test_a_pgn_build_does_not_import_python_chess_or_construct(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Start-up time: a build of plain games needs neither (python-chess only for games the batch replay leaves)."""
-    pgn = tmp_path / "games.pgn"
-    pgn.write_text('[Event "a"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n', encoding="utf-8")
-    code = ("import sys; from chessformats.cli.main import main; "
-            f"code = main(['build', {str(pgn)!r}, '-o', {str(tmp_path / 'book.bin')!r}, '--min-games', '1']); "
-            "print(sorted(name for name in ('chess', 'construct', 'multiprocessing') if name in sys.modules)); "
-            "sys.exit(code)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
-    assert (tmp_path / "book.bin").stat().st_size == 3 * 16  # the winner's three moves (a loss scores 0)

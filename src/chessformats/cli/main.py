@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import os
 import sys
 import time
@@ -65,6 +64,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     handler = registry.detect(args.file, args.format)
     report = handler.info(args.file)
     if args.json:
+        import json
+
         print(json.dumps(report, indent=2))
         return 0
     console = _console()
@@ -89,6 +90,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     position = handler.position(args.book, board) if handler.position is not None else None
     if args.json:
         shown: Any = moves if handler.position is None else {"fen": board.fen(), "position": position, "moves": moves}
+        import json
+
         print(json.dumps(shown, indent=2))
         return 0
     console = _console()
@@ -483,6 +486,18 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
     print(f"chessformats: warning: {message}", file=sys.stderr)
 
 
+def _end_process(code: int) -> None:
+    """End the program now: exit handlers run and output is flushed, but the interpreter's teardown (freeing every
+    module and the build's millions of objects, ~20 ms: a tenth of a small build) is skipped. Only when ``main`` is
+    the program (no ``argv`` given) and its command has closed every file it wrote (``build``)."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments and not arguments[0].startswith("-") else None
@@ -490,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     try:
         result: Any = args.func(args)
+        if argv is None and args.func is cmd_build:
+            _end_process(int(result or 0))
         return int(result or 0)
     except BrokenPipeError:  # e.g. piped into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
