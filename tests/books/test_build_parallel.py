@@ -16,7 +16,7 @@ from test_build import polyglot_make
 from chessformats.books import build as bookbuild
 from chessformats.books import pieces
 from chessformats.books.build import COUNT_MAX, BookBuilder
-from chessformats.books.runs import union_order
+from chessformats.books.runs import sort_order, union_order
 from chessformats.polyglot import encode_move, make_book
 from conftest import find_corpus, find_tool
 
@@ -39,6 +39,15 @@ def test_union_order_is_the_stable_lexsort_of_two_sorted_runs(runs: tuple[np.nda
     key, raw, new_key, new_raw = runs
     expected = np.lexsort((np.concatenate((raw, new_raw)), np.concatenate((key, new_key))))
     assert np.array_equal(union_order(key, raw, new_key, new_raw), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 7, 2**64 - 1]) | st.integers(0, 2**64 - 1), st.integers(0, 0xFFFF)),
+                max_size=60))
+def test_sort_order_is_lexsort(pairs: list[tuple[int, int]]) -> None:
+    key = np.array([k for k, _ in pairs], dtype=np.uint64).reshape(-1)
+    raw = np.array([r for _, r in pairs], dtype=np.int64).reshape(-1)
+    assert np.array_equal(sort_order(key, raw), np.lexsort((raw, key)))
 
 
 def test_union_order_with_shared_keys_and_moves() -> None:

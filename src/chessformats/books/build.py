@@ -53,7 +53,7 @@ from .batches import (
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
 from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
-from .runs import group_starts, in_order, union_order
+from .runs import group_starts, in_order, sort_order, union_order
 
 if TYPE_CHECKING:
     import chess
@@ -291,7 +291,7 @@ class BookBuilder:
         if in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
             key, raw, seq, outcome, white = chunk.key, chunk.raw, chunk.seq, chunk.outcome, chunk.white
         else:
-            order = np.lexsort((chunk.raw, chunk.key))
+            order = sort_order(chunk.key, chunk.raw)
             key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
             outcome, white = chunk.outcome[order], chunk.white[order]
         starts = group_starts(key, raw)

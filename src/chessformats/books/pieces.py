@@ -23,7 +23,7 @@ from ..engine.streams import COMPRESSED_SUFFIXES
 from .batches import Chunk, event_stride, read_chunks
 from .filters import GameFilter
 from .pgnread import GAME_BREAK, game_spans, open_text
-from .runs import union_order
+from .runs import sort_order, union_order
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -160,7 +160,7 @@ def _without_boards(chunk: Chunk) -> Chunk:
 def _sorted(chunk: Chunk) -> Chunk:
     """The events in (key, move) order: the order the client's merge sorts them into (faster from sorted input;
     the merge's result does not depend on the order of the events it is given)."""
-    order = np.lexsort((chunk.raw, chunk.key))
+    order = sort_order(chunk.key, chunk.raw)
     return chunk._replace(key=chunk.key[order], raw=chunk.raw[order], white=chunk.white[order],
                           seq=chunk.seq[order], outcome=chunk.outcome[order])
 

@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["group_starts", "in_order", "union_order"]
+__all__ = ["group_starts", "in_order", "sort_order", "union_order"]
+
+
+def sort_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``np.lexsort((raw, key))`` for raw moves (16 bits): a radix sort of the moves, then a stable sort of the keys
+    in that order (about half lexsort's time)."""
+    by_move = np.argsort(raw.astype(np.uint16), kind="stable")
+    return by_move[np.argsort(key[by_move], kind="stable")]
 
 
 def in_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> bool:
