@@ -205,8 +205,6 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
             kept_spans.append((start, end))
         head = text[position:min(position + limit, end)]
         cut = position + limit < end
-        if cut:
-            head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
         numbers.append(number)
         offsets.append(base + start)
         tags.append(game_tags)
