@@ -9,7 +9,7 @@ the games skipped with their reason. :class:`~chessformats.books.build.BookBuild
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import chess
@@ -19,7 +19,7 @@ from ..formats.polyglot import encode_move
 from ..formats.zobrist import zobrist_hash
 from . import batchplay, pgnscan
 from .filters import GameFilter
-from .pgnread import HEADER, TAG, game_spans, parse_game
+from .pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
 
 MEMO_DEPTH = 40
 """Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
@@ -75,11 +75,16 @@ class Batch(NamedTuple):
 
     numbers: list[int]
     offsets: list[int]
-    tags: list[dict[str, str]]
+    tags: Sequence[dict[str, str]]
+    """Per game (maybe read only when asked for: see :class:`~chessformats.books.pgnread.HeaderTags`)."""
     tokens: np.ndarray[Any, Any]
     starts: np.ndarray[Any, Any]
     lengths: np.ndarray[Any, Any]
     vocabulary: list[str]
+    results: np.ndarray[Any, Any]
+    """Per game: its Result tag as a column of :data:`OUTCOMES` (:data:`RESULT_CODES`, 3 for any other) ..."""
+    standard: np.ndarray[Any, Any]
+    """... and whether it starts from the standard position (no FEN tag, SetUp or Chess960 Variant)."""
 
     def sans(self, game: int) -> list[str]:
         start = int(self.starts[game])
@@ -87,8 +92,14 @@ class Batch(NamedTuple):
 
     @classmethod
     def of(cls, games: list[Game]) -> Batch:
-        return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
-                   *batchplay.number_tokens([game[3] for game in games]))
+        tags = [game[2] for game in games]
+        return cls([game[0] for game in games], [game[1] for game in games], tags,
+                   *batchplay.number_tokens([game[3] for game in games]), _result_codes(tags),
+                   np.array([_standard(game_tags) for game_tags in tags], dtype=bool))
+
+
+def _result_codes(tags: Iterable[dict[str, str]]) -> np.ndarray[Any, Any]:
+    return np.array([RESULT_CODES.get(game_tags.get("Result", "*"), 3) for game_tags in tags], dtype=np.int64)
 
 
 def _standard(tags: dict[str, str]) -> bool:
@@ -97,13 +108,12 @@ def _standard(tags: dict[str, str]) -> bool:
 
 def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame]) -> Chunk:
     """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
-    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
+    standard = batch.standard
     chosen = np.flatnonzero(standard)
     result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
                                      memo_depth=MEMO_DEPTH)
     numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
-    codes = np.array([RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
-                     dtype=np.int64)
+    codes = batch.results[chosen]
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        OUTCOMES[white.astype(np.int64), codes[result.game]])]
@@ -191,34 +201,34 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
     """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
     rest one by one with the tokenizer. Offsets are reported from ``base``. The games ``game_filter`` leaves out
     are dropped after their tags are read (their movetext is not looked at)."""
-    numbers, offsets, tags, heads, truncated = [], [], [], [], []
-    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
-    wanted = game_filter.keep if game_filter is not None and game_filter.active else None
-    kept_spans: list[tuple[int, int]] = []
-    for number, (start, end) in enumerate(spans, first_number):
-        header = HEADER.match(text, start, end)
-        position = header.end() if header else start
-        game_tags = dict(TAG.findall(text, start, position))
-        if wanted is not None:
-            if not wanted(game_tags):
-                continue
-            kept_spans.append((start, end))
-        head = text[position:min(position + limit, end)]
-        cut = position + limit < end
-        numbers.append(number)
-        offsets.append(base + start)
-        tags.append(game_tags)
-        heads.append(head)
-        truncated.append(cut)
-    if wanted is not None:
-        spans = kept_spans
-        if not numbers:
+    numbers = list(range(first_number, first_number + len(spans)))
+    tags: Sequence[dict[str, str]]
+    if game_filter is not None and game_filter.active:
+        # every game's tags, for the filter
+        positions = [HEADER.match(text, start, end).end() for start, end in spans]  # type: ignore[union-attr]
+        every = [dict(TAG.findall(text, start, position)) for (start, _), position in zip(spans, positions)]
+        chosen = [game for game, game_tags in enumerate(every) if game_filter.keep(game_tags)]
+        if not chosen:
             return Batch.of([]), []
-    scanned = pgnscan.scan(heads, truncated, max_ply)
+        numbers, spans = [numbers[i] for i in chosen], [spans[i] for i in chosen]
+        positions, tags = [positions[i] for i in chosen], [every[i] for i in chosen]
+        results, standard = _result_codes(tags), np.array([_standard(game_tags) for game_tags in tags], dtype=bool)
+    else:
+        # the tags are read only for what the replay needs: Result, and FEN, SetUp or Variant when there is one
+        positions, values, special = read_headers(text, spans)
+        tags = HeaderTags(text, [start for start, _ in spans], positions)
+        results = np.array([_RESULT_OF.get(value, 3) for value in values], dtype=np.int64)
+        standard = np.ones(len(spans), dtype=bool)
+        for game in np.flatnonzero(special).tolist():
+            standard[game] = _standard(tags[game])
+    offsets = [base + start for start, _ in spans]
+    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
+    heads = [text[position:min(position + limit, end)] for position, (_, end) in zip(positions, spans)]
+    scanned = pgnscan.scan(heads, [position + limit < end for position, (_, end) in zip(positions, spans)], max_ply)
     skipped: list[SkippedGame] = []
     if scanned.read.all():
-        return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths,
-                      scanned.vocabulary), skipped
+        return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths, scanned.vocabulary,
+                     results, standard), skipped
     # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
     vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
     extra: list[int] = []
@@ -234,9 +244,15 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
         starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
         extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
     tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
-    chosen = np.flatnonzero(keep).tolist()
-    return Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen], [tags[i] for i in chosen], tokens,
-                  starts[chosen], lengths[chosen], list(vocabulary)), skipped
+    kept = np.flatnonzero(keep)
+    chosen = kept.tolist()
+    return Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen],
+                 tags.take(chosen) if isinstance(tags, HeaderTags) else [tags[i] for i in chosen], tokens,
+                 starts[kept], lengths[kept], list(vocabulary), results[kept], standard[kept]), skipped
+
+
+_RESULT_OF: dict[str | None, int] = {**RESULT_CODES}
+"""The column of :data:`OUTCOMES` of a Result tag's value (``None``: no tag)."""
 
 
 def event_stride(max_ply: int) -> int:
