@@ -19,7 +19,7 @@ from ..formats.polyglot import encode_move
 from ..formats.zobrist import zobrist_hash
 from . import batchplay, pgnscan
 from .filters import GameFilter
-from .pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
+from .pgnread import HeaderTags, game_spans, parse_game, read_headers
 
 MEMO_DEPTH = 40
 """Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
@@ -202,45 +202,53 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
     rest one by one with the tokenizer. Offsets are reported from ``base``. The games ``game_filter`` leaves out
     are dropped after their tags are read (their movetext is not looked at)."""
     numbers = list(range(first_number, first_number + len(spans)))
-    tags: Sequence[dict[str, str]]
+    # the tags are read only for what the replay needs (Result, and FEN, SetUp or Variant when there is one),
+    # or all of them for the filter
+    positions, values, special = read_headers(text, spans)
+    tags: Sequence[dict[str, str]] = HeaderTags(text, [start for start, _ in spans], positions)
     if game_filter is not None and game_filter.active:
-        # every game's tags, for the filter
-        positions = [HEADER.match(text, start, end).end() for start, end in spans]  # type: ignore[union-attr]
-        every = [dict(TAG.findall(text, start, position)) for (start, _), position in zip(spans, positions)]
+        every = list(tags)
         chosen = [game for game, game_tags in enumerate(every) if game_filter.keep(game_tags)]
         if not chosen:
             return Batch.of([]), []
-        numbers, spans = [numbers[i] for i in chosen], [spans[i] for i in chosen]
-        positions, tags = [positions[i] for i in chosen], [every[i] for i in chosen]
-        results, standard = _result_codes(tags), np.array([_standard(game_tags) for game_tags in tags], dtype=bool)
-    else:
-        # the tags are read only for what the replay needs: Result, and FEN, SetUp or Variant when there is one
-        positions, values, special = read_headers(text, spans)
-        tags = HeaderTags(text, [start for start, _ in spans], positions)
-        results = np.array([_RESULT_OF.get(value, 3) for value in values], dtype=np.int64)
-        standard = np.ones(len(spans), dtype=bool)
-        for game in np.flatnonzero(special).tolist():
-            standard[game] = _standard(tags[game])
+        numbers, spans, tags = [numbers[i] for i in chosen], [spans[i] for i in chosen], [every[i] for i in chosen]
+        positions, values = [positions[i] for i in chosen], [values[i] for i in chosen]
+        special = [special[i] for i in chosen]
+    results = np.array([_RESULT_OF.get(value, 3) for value in values], dtype=np.int64)
+    standard = np.ones(len(spans), dtype=bool)
+    for game in np.flatnonzero(special).tolist():
+        standard[game] = _standard(tags[game])
     offsets = [base + start for start, _ in spans]
-    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
-    heads = [text[position:min(position + limit, end)] for position, (_, end) in zip(positions, spans)]
-    scanned = pgnscan.scan(heads, [position + limit < end for position, (_, end) in zip(positions, spans)], max_ply)
+    # the scan reads first what holds max_ply moves but in odd movetext (~6 characters a ply), then for the
+    # games that was too short what holds them in any movetext of only moves; the tokenizer reads the rest
+    scanned = _scan_heads(text, spans, positions, 8 * max_ply + 32, max_ply)
     skipped: list[SkippedGame] = []
     if scanned.read.all():
         return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths, scanned.vocabulary,
                      results, standard), skipped
-    # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
+    # the games not read yet: their moves are appended to the scanned ones
+    rescanned: dict[int, list[str]] = {}
+    short = np.flatnonzero(scanned.short).tolist()
+    if short:
+        again = _scan_heads(text, [spans[i] for i in short], [positions[i] for i in short], 16 * max_ply + 64,
+                            max_ply)
+        for slot in np.flatnonzero(again.read).tolist():
+            start = int(again.starts[slot])
+            rescanned[short[slot]] = [again.vocabulary[token] for token in
+                                      again.tokens[start:start + int(again.lengths[slot])].tolist()]
     vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
     extra: list[int] = []
     starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
     keep = np.ones(len(spans), dtype=bool)
     for game in np.flatnonzero(~scanned.read).tolist():
-        start, end = spans[game]
-        _, sans, error = parse_game(text[start:end], max_ply)
-        if error is not None:
-            skipped.append(SkippedGame(numbers[game], offsets[game], error))
-            keep[game] = False
-            continue
+        sans = rescanned.get(game)
+        if sans is None:
+            start, end = spans[game]
+            _, sans, error = parse_game(text[start:end], max_ply)
+            if error is not None:
+                skipped.append(SkippedGame(numbers[game], offsets[game], error))
+                keep[game] = False
+                continue
         starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
         extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
     tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
@@ -251,7 +259,16 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
                  starts[kept], lengths[kept], list(vocabulary), results[kept], standard[kept]), skipped
 
 
-_RESULT_OF: dict[str | None, int] = {**RESULT_CODES}
+def _scan_heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int,
+                max_ply: int) -> pgnscan.Scan:
+    """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``)."""
+    ends = [end for _, end in spans]
+    heads = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
+    return pgnscan.scan(heads, [position + limit < end for position, end in zip(positions, ends, strict=True)],
+                        max_ply)
+
+
+_RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}
 """The column of :data:`OUTCOMES` of a Result tag's value (``None``: no tag)."""
 
 

@@ -59,6 +59,8 @@ class Scan(NamedTuple):
     starts: np.ndarray[Any, Any]
     lengths: np.ndarray[Any, Any]
     vocabulary: list[str]
+    short: np.ndarray[Any, Any]
+    """Per game: not read only because its text was cut too soon (a longer text may be read)."""
 
 
 def _first_of_each(games: np.ndarray[Any, Any], count: int) -> np.ndarray[Any, Any]:
@@ -177,7 +179,9 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     games, value = games[move], value[move]
     moves = np.bincount(games, minlength=count)
     # a cut text is read when it holds the game's end or a move past the last one wanted
-    read &= ~np.asarray(truncated, dtype=bool) | (end_of_game < len(data)) | (moves > max_ply)
+    short = np.asarray(truncated, dtype=bool) & (end_of_game == len(data)) & (moves <= max_ply)
+    short &= read
+    read &= ~short
     lengths = np.minimum(moves, max_ply)
     lengths[~read] = 0
     move_starts = np.zeros(count, dtype=np.int64)
@@ -188,4 +192,4 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     vocabulary = [int(v).to_bytes(_PACKED, "little").rstrip(b"\0").decode("ascii") for v in unique.tolist()]
     starts_of = np.zeros(count, dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts_of[1:])
-    return Scan(read, tokens.astype(np.int64).reshape(-1), starts_of, lengths.astype(np.int64), vocabulary)
+    return Scan(read, tokens.astype(np.int64).reshape(-1), starts_of, lengths.astype(np.int64), vocabulary, short)
