@@ -110,6 +110,10 @@ class HeaderTags(Sequence[dict[str, str]]):
             return HeaderTags(self._text, self._starts[index], self._ends[index])
         return dict(TAG.findall(self._text, self._starts[index], self._ends[index]))
 
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        text = self._text
+        return (dict(TAG.findall(text, start, end)) for start, end in zip(self._starts, self._ends, strict=True))
+
     def take(self, indices: list[int]) -> HeaderTags:
         """The tags of the games at ``indices``."""
         return HeaderTags(self._text, [self._starts[i] for i in indices], [self._ends[i] for i in indices])

@@ -141,28 +141,26 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     games = np.repeat(np.arange(count, dtype=np.int64), runs)
     # a token ends before its trailing check marks (a run starts with a letter or digit, so one is left)
     checked = classes[ends] == _CHECK
-    while True:
-        checks = classes[ends] == _CHECK
-        if not checks.any():
-            break
-        ends[checks] -= 1
+    ends = ends - checked
+    more = np.flatnonzero(checked)
+    while len(more):
+        more = more[classes[ends[more]] == _CHECK]
+        ends[more] -= 1
     length = ends - starts + 1
-    packed = np.minimum(length, _PACKED)
+    mask = _MASKS[np.minimum(length, _PACKED)]
     # the 8 bytes from each token's start as one number (an unaligned view of the text), cut to its length
     words = np.ndarray((len(data) - _PACKED,), dtype="<u8", buffer=data, strides=(1,))
-    value = words[starts] & _MASKS[packed]
+    value = words[starts] & mask
     first = classes[starts]
-    bad = ((first != _DIGIT) & (first != _LETTER)) | (length > _PACKED)
-    # all digits? XOR '0' leaves 0-9 for a digit and more for every other symbol character; the lanes past
-    # the token read as '0'
-    lanes = (value | (_ZEROS & ~_MASKS[packed])) ^ _ZEROS
-    move = ((lanes + _SEVENTY_SIX) & _HIGH_BITS) != 0  # not a move number
+    bad = ((first - np.uint8(_DIGIT)) > 1) | (length > _PACKED)  # neither a digit nor a letter first
+    # a move number is all digits: XOR '0' leaves 0-9 for a digit and more for any other symbol character (then
+    # adding 0x76 sets the lane's high bit), 0 past the token
+    number = ((((value ^ _ZEROS) & mask) + _SEVENTY_SIX) & _HIGH_BITS) == 0
     result = (first == _DIGIT) & ((value == _RESULTS[0]) | (value == _RESULTS[1]) | (value == _RESULTS[2]))
     # a result with a check mark is a move token of the tokenizer unless it ends plain movetext: not read here
     bad |= result & checked
     if bad.any():
         read[games[bad]] = False
-    move &= ~result
     # the first result (or *) of a game ends its moves
     end_of_game = np.full(count, len(data), dtype=np.int64)
     ending = np.flatnonzero(result)
@@ -175,8 +173,8 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
         first_star = _first_of_each(star_games, count)
         has_star = first_star >= 0
         end_of_game[has_star] = np.minimum(end_of_game[has_star], stars[first_star[has_star]])
-    move &= starts < end_of_game[games]
-    games, value = games[move], value[move]
+    picked = np.flatnonzero(~(number | result) & (starts < end_of_game[games]))
+    games = games[picked]
     moves = np.bincount(games, minlength=count)
     # a cut text is read when it holds the game's end or a move past the last one wanted
     short = np.asarray(truncated, dtype=bool) & (end_of_game == len(data)) & (moves <= max_ply)
@@ -187,7 +185,7 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     move_starts = np.zeros(count, dtype=np.int64)
     np.cumsum(moves[:-1], out=move_starts[1:])
     keep = (np.arange(len(games)) - move_starts[games] < max_ply) & read[games]
-    value = value[keep]
+    value = value[picked[keep]]
     unique, tokens = _number(value) if len(value) else (value, np.zeros(0, dtype=np.int64))
     vocabulary = [int(v).to_bytes(_PACKED, "little").rstrip(b"\0").decode("ascii") for v in unique.tolist()]
     starts_of = np.zeros(count, dtype=np.int64)
