@@ -33,9 +33,10 @@ for _chars, _class in ((" \t\n\r\f\v", _SPACE), (".", _DOT), ("0123456789", _DIG
                        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", _LETTER), ("_=:/-", _SYMBOL),
                        ("+#", _CHECK), ("!?", _MARK), ("*", _STAR)):
     _CLASSES[np.frombuffer(_chars.encode(), dtype=np.uint8)] = _class
-# the same as a str.translate table: the text becomes its classes without an index array per character
-_TO_CLASS = {code: _class for code, _class in enumerate(_CLASSES.tolist())}
+# the same as a bytes.translate table: the text becomes its classes without an index array per character
+_BYTE_CLASSES = _CLASSES.tobytes()
 _PACKED = 8  # characters of a token that fit in 64 bits
+_PADDING = "\n" * _PACKED
 _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)  # the first n bytes
 _ZEROS, _SEVENTY_SIX, _HIGH_BITS = (np.uint64(int.from_bytes(bytes([b]) * 8, "little")) for b in (0x30, 0x76, 0x80))
 # the hash table numbering the tokens: 2**_HASH_BITS slots, a slot is the top bits of token × an odd constant
@@ -115,15 +116,16 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
         heads = [head if head.isascii() else "" for head in heads]
     # "\n" + head 0 + "\n" + head 1 ... + "\n": every symbol run has a blank before and after it; the padding
     # lets 8 bytes be read from any character
-    sizes = np.fromiter(map(len, heads), dtype=np.int64, count=count)
-    head_starts = np.empty(count, dtype=np.int64)
+    data = "\n".join(["", *heads, _PADDING]).encode("ascii")
+    classes = np.frombuffer(data.translate(_BYTE_CLASSES), dtype=np.uint8)
+    # positions in 32 bits when they fit: the arrays of the runs are most of the memory (and its first touch
+    # most of the time)
+    index = np.int32 if len(data) <= np.iinfo(np.int32).max else np.int64
+    sizes = np.fromiter(map(len, heads), dtype=index, count=count)
+    head_starts = np.empty(count, dtype=index)
     head_starts[:1] = 1
     np.cumsum(sizes[:-1] + 1, out=head_starts[1:])
     head_starts[1:] += 1
-    joined = "\n" + "\n".join(heads) + "\n" * (_PACKED + 1)
-    classes = np.frombuffer(joined.translate(_TO_CLASS).encode("ascii"), dtype=np.uint8)
-    data = joined.encode("ascii")
-    del joined
 
     def game_of(positions: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return np.searchsorted(head_starts, positions, side="right") - 1
@@ -132,43 +134,54 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     if len(others):
         read[game_of(others)] = False
     symbol = classes >= _DIGIT
-    edges = np.flatnonzero(symbol[1:] != symbol[:-1])  # a run starts after an even edge and ends at an odd one
-    starts, ends = edges[0::2] + 1, edges[1::2]
-    # the runs of each game (in order); the last run of a cut text may be part of a token: it is dropped
+    starts = np.flatnonzero(symbol[1:] > symbol[:-1]).astype(index)
+    starts += 1
+    ends = np.flatnonzero(symbol[:-1] > symbol[1:]).astype(index)  # the last character of each run
+    del symbol
+    # the runs of each game (in order); the last run of a cut text may be part of a token: it is left out
     first_run = np.searchsorted(starts, head_starts)
     runs = np.diff(first_run, append=len(starts))
+    games = np.repeat(np.arange(count, dtype=index), runs)
+    tail = np.zeros(len(starts), dtype=bool)
     cut = np.asarray(truncated, dtype=bool) & (runs > 0)
-    cut[cut] = ends[first_run[cut] + runs[cut] - 1] == head_starts[cut] + sizes[cut] - 1
-    if cut.any():
-        runs[cut] -= 1
-        kept = np.ones(len(starts), dtype=bool)
-        kept[first_run[cut] + runs[cut]] = False
-        starts, ends = starts[kept], ends[kept]
-    games = np.repeat(np.arange(count, dtype=np.int64), runs)
+    last = first_run[cut] + runs[cut] - 1
+    tail[last[ends[last] == head_starts[cut] + sizes[cut] - 1]] = True
     # a token ends before its trailing check marks (a run starts with a letter or digit, so one is left)
     checked = classes[ends] == _CHECK
-    ends = ends - checked
+    np.subtract(ends, checked, out=ends, casting="unsafe")
     more = np.flatnonzero(checked)
     while len(more):
         more = more[classes[ends[more]] == _CHECK]
         ends[more] -= 1
-    length = ends - starts + 1
-    mask = _MASKS[np.minimum(length, _PACKED)]
+    length = ends - starts
+    length += 1
+    bad = length > _PACKED
+    np.minimum(length, _PACKED, out=length)
+    mask = _MASKS[length]
+    del length
     # the 8 bytes from each token's start as one number (an unaligned view of the text), cut to its length
     words = np.ndarray((len(data) - _PACKED,), dtype="<u8", buffer=data, strides=(1,))
-    value = words[starts] & mask
+    value = words[starts]
+    value &= mask
     first = classes[starts]
-    bad = ((first - np.uint8(_DIGIT)) > 1) | (length > _PACKED)  # neither a digit nor a letter first
+    bad |= (first - np.uint8(_DIGIT)) > 1  # neither a digit nor a letter first
     # a move number is all digits: XOR '0' leaves 0-9 for a digit and more for any other symbol character (then
-    # adding 0x76 sets the lane's high bit), 0 past the token
-    number = ((((value ^ _ZEROS) & mask) + _SEVENTY_SIX) & _HIGH_BITS) == 0
+    # adding 0x76 sets the lane's high bit), 0 past the token (in place: the mask is not needed any more)
+    mask &= _ZEROS
+    mask ^= value
+    mask += _SEVENTY_SIX
+    mask &= _HIGH_BITS
+    number = mask == 0
+    del mask
     result = (first == _DIGIT) & ((value == _RESULTS[0]) | (value == _RESULTS[1]) | (value == _RESULTS[2]))
+    result &= ~tail
     # a result with a check mark is a move token of the tokenizer unless it ends plain movetext: not read here
     bad |= result & checked
+    bad &= ~tail
     if bad.any():
         read[games[bad]] = False
     # the first result (or *) of a game ends its moves
-    end_of_game = np.full(count, len(data), dtype=np.int64)
+    end_of_game = np.full(count, len(data), dtype=index)
     ending = np.flatnonzero(result)
     first_result = _first_of_each(games[ending], count)
     has_result = first_result >= 0
@@ -179,7 +192,9 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
         first_star = _first_of_each(star_games, count)
         has_star = first_star >= 0
         end_of_game[has_star] = np.minimum(end_of_game[has_star], stars[first_star[has_star]])
-    picked = np.flatnonzero(~(number | result) & (starts < end_of_game[games]))
+    number |= result
+    number |= tail
+    picked = np.flatnonzero(np.less(starts, end_of_game[games]) > number)  # before the end, and a move
     games = games[picked]
     moves = np.bincount(games, minlength=count)
     # a cut text is read when it holds the game's end or a move past the last one wanted
@@ -188,9 +203,10 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     read &= ~short
     lengths = np.minimum(moves, max_ply)
     lengths[~read] = 0
-    move_starts = np.zeros(count, dtype=np.int64)
-    np.cumsum(moves[:-1], out=move_starts[1:])
-    keep = (np.arange(len(games)) - move_starts[games] < max_ply) & read[games]
+    move_ends = np.cumsum(moves, dtype=np.int64)  # the moves of game i are moves[move_ends[i] - moves[i]:...]
+    wanted = np.minimum(move_ends - moves + max_ply, move_ends).astype(index)  # (wanted: before wanted[i])
+    keep = np.arange(len(games), dtype=index) < wanted[games]
+    keep &= read[games]
     value = value[picked[keep]]
     unique, tokens = _number(value) if len(value) else (value, np.zeros(0, dtype=np.int64))
     vocabulary = [int(v).to_bytes(_PACKED, "little").rstrip(b"\0").decode("ascii") for v in unique.tolist()]
