@@ -1,5 +1,7 @@
 """Reading PGN text for the book builder: opening plain or compressed files, cutting the text into games,
-and reading one game's tags and main-line SAN tokens the way ``polyglot make-book``'s lexer does.
+reading their headers for what the builder needs (:func:`read_headers`; the tags themselves only when asked
+for: :class:`HeaderTags`), and reading one game's tags and main-line SAN tokens the way ``polyglot
+make-book``'s lexer does.
 
 The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
 per-game reader it falls back to (comments, variations, NAGs, odd tokens).
