@@ -1,4 +1,5 @@
-"""The header reading of the book builder: one match a game tells what the tags dictionary would."""
+"""The reading of PGN games for the book builder: one match a game tells what the tags dictionary would, the
+batch scan of movetext reads what the tokenizer reads."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessformats.books.pgnread import HEADER, TAG, HeaderTags, game_spans, read_headers
+from chessformats.books.batches import Batch, read_batch
+from chessformats.books.pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
 from conftest import find_corpus
 
 # the tag patterns as first written (one alternation a character): what the faster ones must match
@@ -70,3 +72,42 @@ def test_header_fields_of_corpus_games() -> None:
         _check(text, spans)
         _, results, special = read_headers(text, spans)
         assert None not in results and any(special) == setups
+
+
+_PLAIN_MOVETEXT = ["1.", "12.", "3...", "e4", "Nf3", "exd5", "O-O", "O-O-O", "0-0", "e8=Q", "Qxe5+", "Nf3#", "e4!",
+                   "e4?!", "1-0", "0-1", "1/2-1/2", "*", "1-0+", "e5+", "12a", "+e5", "-", "Nf3xe5xd6xc7", " ", "  ",
+                   "\n", "\t", "\r\n", ".", "!"]
+_ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.lists(st.sampled_from(_PLAIN_MOVETEXT), max_size=40),
+                          st.lists(st.sampled_from(_PLAIN_MOVETEXT + _ODD_MOVETEXT), max_size=40)).map(" ".join),
+                min_size=1, max_size=8),
+       st.integers(1, 12))
+def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int) -> None:
+    # cut anywhere by the scan's limits (8 and 16 characters a ply): what the tokenizer reads, game by game
+    _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
+
+
+def test_batch_reading_of_movetext_cut_at_the_scan_limit() -> None:
+    # the first scan reads 8 × 2 + 32 = 48 characters of movetext ("\n\n" and the body here), the second 96
+    games = [f'[Result "*"]\n\n{body}\n' for body in (
+        "1. e4" + " " * 38 + "1-0+ e5 2. Nf3 *",  # cut after "1-0": that is not the result the tokenizer sees
+        "1. e4" + " " * 38 + "1-0 e5 2. Nf3 *",  # the same cut, the result
+        "1. e4 e5" + " " * 40 + "(2. Nf3",  # two moves read, then a variation the tokenizer finds unterminated
+        "1. e4 e5" + " " * 90 + "(2. Nf3",  # the same past the tokenizer's own first look (it reads two moves)
+        "1. e4 e5" + " " * 40 + "2. Nf3 *")]  # two moves read, the third tells they are the first two
+    batch = _compare(games, 2)
+    assert batch.numbers == [1, 2, 4, 5] and batch.sans(0) == ["e4", "1-0"] and batch.sans(1) == ["e4"]
+
+
+def _compare(games: list[str], max_ply: int) -> Batch:
+    ends = list(itertools.accumulate(len(game) for game in games))
+    batch, skipped = read_batch("".join(games), list(zip([0, *ends[:-1]], ends, strict=True)), 0, 1, max_ply)
+    expected = [parse_game(game, max_ply) for game in games]
+    assert [(game.number, game.reason) for game in skipped] == [
+        (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
+    assert [batch.sans(index) for index in range(len(batch.numbers))] == [
+        sans for _, sans, error in expected if error is None]
+    return batch
