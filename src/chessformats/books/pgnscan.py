@@ -196,7 +196,7 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     number |= tail
     picked = np.flatnonzero(np.less(starts, end_of_game[games]) > number)  # before the end, and a move
     games = games[picked]
-    moves = np.bincount(games, minlength=count)
+    moves = np.diff(np.searchsorted(games, np.arange(count + 1, dtype=index)))  # games is sorted
     # a cut text is read when it holds the game's end or a move past the last one wanted
     short = np.asarray(truncated, dtype=bool) & (end_of_game == len(data)) & (moves <= max_ply)
     short &= read
