@@ -9,14 +9,14 @@ the games skipped with their reason. :class:`~chessformats.books.build.BookBuild
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import batchplay, pgnscan
 from .filters import GameFilter
-from .pgnread import HEADER, TAG, game_spans, parse_game
+from .pgnread import HeaderTags, game_spans, parse_game, read_headers
 
 MEMO_DEPTH = 40
 """Plies from the start whose positions are kept whole (deeper ones as a link to their parent: memory bound)."""
@@ -72,11 +72,16 @@ class Batch(NamedTuple):
 
     numbers: list[int]
     offsets: list[int]
-    tags: list[dict[str, str]]
+    tags: Sequence[dict[str, str]]
+    """Per game (maybe read only when asked for: see :class:`~chessformats.books.pgnread.HeaderTags`)."""
     tokens: np.ndarray[Any, Any]
     starts: np.ndarray[Any, Any]
     lengths: np.ndarray[Any, Any]
     vocabulary: list[str]
+    results: np.ndarray[Any, Any]
+    """Per game: its Result tag as a column of :data:`OUTCOMES` (:data:`RESULT_CODES`, 3 for any other) ..."""
+    standard: np.ndarray[Any, Any]
+    """... and whether it starts from the standard position (no FEN tag, SetUp or Chess960 Variant)."""
 
     def sans(self, game: int) -> list[str]:
         start = int(self.starts[game])
@@ -84,8 +89,14 @@ class Batch(NamedTuple):
 
     @classmethod
     def of(cls, games: list[Game]) -> Batch:
-        return cls([game[0] for game in games], [game[1] for game in games], [game[2] for game in games],
-                   *batchplay.number_tokens([game[3] for game in games]))
+        tags = [game[2] for game in games]
+        return cls([game[0] for game in games], [game[1] for game in games], tags,
+                   *batchplay.number_tokens([game[3] for game in games]), _result_codes(tags),
+                   np.array([_standard(game_tags) for game_tags in tags], dtype=bool))
+
+
+def _result_codes(tags: Iterable[dict[str, str]]) -> np.ndarray[Any, Any]:
+    return np.array([RESULT_CODES.get(game_tags.get("Result", "*"), 3) for game_tags in tags], dtype=np.int64)
 
 
 def _standard(tags: dict[str, str]) -> bool:
@@ -94,13 +105,12 @@ def _standard(tags: dict[str, str]) -> bool:
 
 def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame]) -> Chunk:
     """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
-    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
+    standard = batch.standard
     chosen = np.flatnonzero(standard)
     result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
                                      memo_depth=MEMO_DEPTH)
     numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
-    codes = np.array([RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
-                     dtype=np.int64)
+    codes = batch.results[chosen]
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        OUTCOMES[white.astype(np.int64), codes[result.game]])]
@@ -193,54 +203,75 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
     """Tags and first moves of the games at ``spans`` of ``text``: plain movetext scanned together (numpy), the
     rest one by one with the tokenizer. Offsets are reported from ``base``. The games ``game_filter`` leaves out
     are dropped after their tags are read (their movetext is not looked at)."""
-    numbers, offsets, tags, heads, truncated = [], [], [], [], []
-    limit = 16 * max_ply + 64  # characters of movetext that hold max_ply moves unless there is more than moves
-    wanted = game_filter.keep if game_filter is not None and game_filter.active else None
-    kept_spans: list[tuple[int, int]] = []
-    for number, (start, end) in enumerate(spans, first_number):
-        header = HEADER.match(text, start, end)
-        position = header.end() if header else start
-        game_tags = dict(TAG.findall(text, start, position))
-        if wanted is not None:
-            if not wanted(game_tags):
-                continue
-            kept_spans.append((start, end))
-        head = text[position:min(position + limit, end)]
-        cut = position + limit < end
-        if cut:
-            head = head[:max(head.rfind(" "), head.rfind("\n"), 0)]
-        numbers.append(number)
-        offsets.append(base + start)
-        tags.append(game_tags)
-        heads.append(head)
-        truncated.append(cut)
-    if wanted is not None:
-        spans = kept_spans
-        if not numbers:
+    numbers = list(range(first_number, first_number + len(spans)))
+    # the tags are read only for what the replay needs (Result, and FEN, SetUp or Variant when there is one),
+    # or all of them for the filter
+    positions, values, special = read_headers(text, spans)
+    tags: Sequence[dict[str, str]] = HeaderTags(text, [start for start, _ in spans], positions)
+    if game_filter is not None and game_filter.active:
+        every = list(tags)
+        chosen = [game for game, game_tags in enumerate(every) if game_filter.keep(game_tags)]
+        if not chosen:
             return Batch.of([]), []
-    scanned = pgnscan.scan(heads, truncated, max_ply)
+        numbers, spans, tags = [numbers[i] for i in chosen], [spans[i] for i in chosen], [every[i] for i in chosen]
+        positions, values = [positions[i] for i in chosen], [values[i] for i in chosen]
+        special = [special[i] for i in chosen]
+    results = np.array([_RESULT_OF.get(value, 3) for value in values], dtype=np.int64)
+    standard = np.ones(len(spans), dtype=bool)
+    for game in np.flatnonzero(special).tolist():
+        standard[game] = _standard(tags[game])
+    offsets = [base + start for start, _ in spans]
+    # the scan reads first what holds max_ply moves but in odd movetext (~6 characters a ply), then for the
+    # games that was too short what holds them in any movetext of only moves; the tokenizer reads the rest
+    scanned = _scan_heads(text, spans, positions, 8 * max_ply + 32, max_ply)
     skipped: list[SkippedGame] = []
     if scanned.read.all():
-        return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths,
-                      scanned.vocabulary), skipped
-    # the games the scan could not read: the full tokenizer; their moves are appended to the scanned ones
+        return Batch(numbers, offsets, tags, scanned.tokens, scanned.starts, scanned.lengths, scanned.vocabulary,
+                     results, standard), skipped
+    # the games not read yet: their moves are appended to the scanned ones
+    rescanned: dict[int, list[str]] = {}
+    short = np.flatnonzero(scanned.short).tolist()
+    if short:
+        again = _scan_heads(text, [spans[i] for i in short], [positions[i] for i in short], 16 * max_ply + 64,
+                            max_ply)
+        for slot in np.flatnonzero(again.read).tolist():
+            start = int(again.starts[slot])
+            rescanned[short[slot]] = [again.vocabulary[token] for token in
+                                      again.tokens[start:start + int(again.lengths[slot])].tolist()]
     vocabulary = {token: index for index, token in enumerate(scanned.vocabulary)}
     extra: list[int] = []
     starts, lengths = scanned.starts.copy(), scanned.lengths.copy()
     keep = np.ones(len(spans), dtype=bool)
     for game in np.flatnonzero(~scanned.read).tolist():
-        start, end = spans[game]
-        _, sans, error = parse_game(text[start:end], max_ply)
-        if error is not None:
-            skipped.append(SkippedGame(numbers[game], offsets[game], error))
-            keep[game] = False
-            continue
+        sans = rescanned.get(game)
+        if sans is None:
+            start, end = spans[game]
+            _, sans, error = parse_game(text[start:end], max_ply)
+            if error is not None:
+                skipped.append(SkippedGame(numbers[game], offsets[game], error))
+                keep[game] = False
+                continue
         starts[game], lengths[game] = len(scanned.tokens) + len(extra), len(sans)
         extra.extend(vocabulary.setdefault(san, len(vocabulary)) for san in sans)
     tokens = np.concatenate((scanned.tokens, np.array(extra, dtype=np.int64)))
-    chosen = np.flatnonzero(keep).tolist()
-    return Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen], [tags[i] for i in chosen], tokens,
-                  starts[chosen], lengths[chosen], list(vocabulary)), skipped
+    kept = np.flatnonzero(keep)
+    chosen = kept.tolist()
+    return Batch([numbers[i] for i in chosen], [offsets[i] for i in chosen],
+                 tags.take(chosen) if isinstance(tags, HeaderTags) else [tags[i] for i in chosen], tokens,
+                 starts[kept], lengths[kept], list(vocabulary), results[kept], standard[kept]), skipped
+
+
+def _scan_heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int,
+                max_ply: int) -> pgnscan.Scan:
+    """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``)."""
+    ends = [end for _, end in spans]
+    heads = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
+    return pgnscan.scan(heads, [position + limit < end for position, end in zip(positions, ends, strict=True)],
+                        max_ply)
+
+
+_RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}
+"""The column of :data:`OUTCOMES` of a Result tag's value (``None``: no tag)."""
 
 
 def event_stride(max_ply: int) -> int:

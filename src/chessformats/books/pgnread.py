@@ -1,5 +1,7 @@
 """Reading PGN text for the book builder: opening plain or compressed files, cutting the text into games,
-and reading one game's tags and main-line SAN tokens the way ``polyglot make-book``'s lexer does.
+reading their headers for what the builder needs (:func:`read_headers`; the tags themselves only when asked
+for: :class:`HeaderTags`), and reading one game's tags and main-line SAN tokens the way ``polyglot
+make-book``'s lexer does.
 
 The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
 per-game reader it falls back to (comments, variations, NAGs, odd tokens).
@@ -10,17 +12,29 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterator, Sequence
+from typing import IO, cast, overload
 
 from ..engine.streams import open_binary
 
-__all__ = ["GAME_BREAK", "HEADER", "TAG", "game_spans", "open_text", "parse_game", "split_games"]
+__all__ = ["GAME_BREAK", "HEADER", "TAG", "HeaderTags", "game_spans", "open_text", "parse_game", "read_headers",
+           "split_games"]
 
 GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
 _NOT_BLANK = re.compile(r"\S")
-TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
-HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
+_VALUE = r'[^"\\]*(?:\\.[^"\\]*)*'  # a tag's value: any character but '"' and '\', or '\' and one (unrolled)
+TAG = re.compile(rf'\[\s*([A-Za-z0-9_]+)\s+"({_VALUE})"\s*\]')
+HEADER = re.compile(rf'(?:\s*\[\s*[A-Za-z0-9_]+\s+"{_VALUE}"\s*\])*')
+# HEADER, and in passing: group 1 the value of the last Result tag, group 2 the name of the last FEN, SetUp or
+# Variant tag (a repeated group keeps its last match; each alternative is TAG's pattern for its names)
+_HEADER_FIELDS = re.compile(
+    rf'(?:\s*\[\s*(?:Result\s+"({_VALUE})"|(FEN|SetUp|Variant)\s+"{_VALUE}"|[A-Za-z0-9_]+\s+"{_VALUE}")\s*\])*')
+# the same for plain headers, faster: tags one a line, one blank before the value, no '"', '\' or newline in it
+# (each such tag is a TAG match of the same extent); it fails where HEADER might go on (a '[' after blanks),
+# and then HEADER's own pattern is used
+_PLAIN = r'[^"\\\n]*'
+_PLAIN_FIELDS = re.compile(
+    rf'(?:\n?\[(?:Result "({_PLAIN})"|(FEN|SetUp|Variant) "{_PLAIN}"|[A-Za-z0-9_]+ "{_PLAIN}")\])+(?!\s*\[)')
 # movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
 _TOKEN = re.compile(
     r"(\{[^}]*\}?|;[^\n]*|^%[^\n]*)"  # 1: comments
@@ -70,6 +84,47 @@ def game_spans(text: str) -> Iterator[tuple[int, int]]:
         start = pending = match.end()
     if _NOT_BLANK.search(text, start):
         yield start, len(text)
+
+
+def read_headers(text: str, spans: list[tuple[int, int]]) -> tuple[list[int], list[str | None], list[bool]]:
+    """Per game at ``spans`` of ``text``: where its tags end (:data:`HEADER`), the value of its ``Result`` tag
+    (``None``: none), and whether it has a ``FEN``, ``SetUp`` or ``Variant`` tag; one match a game, no tags
+    dictionary (see :class:`HeaderTags`)."""
+    plain, match = _PLAIN_FIELDS.match, _HEADER_FIELDS.match
+    # the second pattern matches every text (its tags, maybe none, are a repetition)
+    headers = cast("list[re.Match[str]]", [plain(text, start, end) or match(text, start, end) for start, end in spans])
+    return ([header.end() for header in headers], [header.group(1) for header in headers],
+            [header.group(2) is not None for header in headers])
+
+
+class HeaderTags(Sequence[dict[str, str]]):
+    """The tags of games whose headers are ``text[starts[i]:ends[i]]``, each read when asked for:
+    ``dict(TAG.findall(...))``, what :func:`parse_game` gives."""
+
+    def __init__(self, text: str, starts: list[int], ends: list[int]) -> None:
+        self._text, self._starts, self._ends = text, starts, ends
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> HeaderTags: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, str] | HeaderTags:
+        if isinstance(index, slice):
+            return HeaderTags(self._text, self._starts[index], self._ends[index])
+        return dict(TAG.findall(self._text, self._starts[index], self._ends[index]))
+
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        text = self._text
+        return (dict(TAG.findall(text, start, end)) for start, end in zip(self._starts, self._ends, strict=True))
+
+    def take(self, indices: list[int]) -> HeaderTags:
+        """The tags of the games at ``indices``."""
+        return HeaderTags(self._text, [self._starts[i] for i in indices], [self._ends[i] for i in indices])
 
 
 def parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:

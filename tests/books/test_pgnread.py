@@ -1,0 +1,113 @@
+"""The reading of PGN games for the book builder: one match a game tells what the tags dictionary would, the
+batch scan of movetext reads what the tokenizer reads."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chessformats.books.batches import Batch, read_batch
+from chessformats.books.pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
+from conftest import find_corpus
+
+# the tag patterns as first written (one alternation a character): what the faster ones must match
+_TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+_HEADER = re.compile(r'(?:\s*\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\])*')
+
+_PIECES = ['[Result "1-0"]', '[Result "0-1"]', '[Result "1/2-1/2"]', '[Result "*"]', '[Result "x"]', '[Result ""]',
+           '[FEN "8/8/8/8/8/8/8/K6k w - - 0 1"]', '[SetUp "1"]', '[SetUp "0"]', '[Variant "Chess960"]',
+           '[Variant "From Position"]', '[Event "x"]', '[ Event  "a b" ]', '[Result\t"1/2-1/2"]', '[ Result "0-1" ]',
+           '[Result  "1-0"]', '[Result "1-0"\n]', '[Result "1-0\n"]', '[Event "a\\"b"]', '[Event "a\\\\"]',
+           '[Event "a\\', '[Event "a\\\n"]', '[Event "[Result \\"0-1\\"]"]', '[Event "[Result "]', '[Resultx "1-0"]',
+           '[FENx "a"]', '[xFEN "a"]', '[Event ""]', '[Event "é"]', '[Event "x"][Site "y"]', "Result", '"', "[", "]",
+           "\n", "\r\n", "\n\n", " ", "\t", "\u00a0", "1. e4 e5 ", "{c}", "*"]
+
+
+def _expected(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, dict[str, str]]]:
+    headers = [_HEADER.match(text, start, end) for start, end in spans]
+    return [(header.end(), dict(_TAG.findall(text, start, header.end())))
+            for (start, _), header in zip(spans, headers, strict=True) if header is not None]
+
+
+def _check(text: str, spans: list[tuple[int, int]]) -> None:
+    expected = _expected(text, spans)
+    assert len(expected) == len(spans)
+    positions, results, special = read_headers(text, spans)
+    assert positions == [position for position, _ in expected]
+    assert positions == [HEADER.match(text, start, end).end() for start, end in spans]  # type: ignore[union-attr]
+    assert results == [tags.get("Result") for _, tags in expected]
+    assert special == [any(name in tags for name in ("FEN", "SetUp", "Variant")) for _, tags in expected]
+    tags = HeaderTags(text, [start for start, _ in spans], positions)
+    assert len(tags) == len(spans)
+    assert list(tags) == [tags[game] for game in range(len(spans))] == [game_tags for _, game_tags in expected]
+    assert [dict(TAG.findall(text, start, position)) for (start, _), position in zip(spans, positions, strict=True)
+            ] == list(tags)
+    assert list(tags[1::2]) == list(tags)[1::2]
+    if len(spans) > 2:
+        assert list(tags.take([2, 0])) == [tags[2], tags[0]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), min_size=1, max_size=6))
+def test_header_fields_equal_the_tags(games: list[str]) -> None:
+    ends = list(itertools.accumulate(len(game) for game in games))
+    text = "".join(games)
+    _check(text, list(zip([0, *ends[:-1]], ends, strict=True)))
+    _check(text, [(0, len(text))])
+
+
+def test_header_fields_of_corpus_games() -> None:
+    # file -> whether its games have FEN, SetUp or Variant tags
+    files = {("pgn", "twic1134-mainlines.pgn"): False, ("libcbh_NormalGames", "BielMTO.pgn"): True,
+             ("libcbh_Chess960Biel", "Chess960.pgn"): True, ("libcbh_NonStandard", "NonStandardStart.pgn"): True,
+             ("libcbh_WithVariations", "GamesWithVariations.pgn"): False}
+    for (folder, name), setups in files.items():
+        text = Path(find_corpus(folder, name) if folder == "pgn" else find_corpus("chessbase", folder, name)).read_text(
+            encoding="utf-8")
+        spans = list(game_spans(text))
+        _check(text, spans)
+        _, results, special = read_headers(text, spans)
+        assert None not in results and any(special) == setups
+
+
+_PLAIN_MOVETEXT = ["1.", "12.", "3...", "e4", "Nf3", "exd5", "O-O", "O-O-O", "0-0", "e8=Q", "Qxe5+", "Nf3#", "e4!",
+                   "e4?!", "1-0", "0-1", "1/2-1/2", "*", "1-0+", "e5+", "12a", "+e5", "-", "Nf3xe5xd6xc7", " ", "  ",
+                   "\n", "\t", "\r\n", ".", "!"]
+_ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.lists(st.sampled_from(_PLAIN_MOVETEXT), max_size=40),
+                          st.lists(st.sampled_from(_PLAIN_MOVETEXT + _ODD_MOVETEXT), max_size=40)).map(" ".join),
+                min_size=1, max_size=8),
+       st.integers(1, 12))
+def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int) -> None:
+    # cut anywhere by the scan's limits (8 and 16 characters a ply): what the tokenizer reads, game by game
+    _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
+
+
+def test_batch_reading_of_movetext_cut_at_the_scan_limit() -> None:
+    # the first scan reads 8 × 2 + 32 = 48 characters of movetext ("\n\n" and the body here), the second 96
+    games = [f'[Result "*"]\n\n{body}\n' for body in (
+        "1. e4" + " " * 38 + "1-0+ e5 2. Nf3 *",  # cut after "1-0": that is not the result the tokenizer sees
+        "1. e4" + " " * 38 + "1-0 e5 2. Nf3 *",  # the same cut, the result
+        "1. e4 e5" + " " * 40 + "(2. Nf3",  # two moves read, then a variation the tokenizer finds unterminated
+        "1. e4 e5" + " " * 90 + "(2. Nf3",  # the same past the tokenizer's own first look (it reads two moves)
+        "1. e4 e5" + " " * 40 + "2. Nf3 *")]  # two moves read, the third tells they are the first two
+    batch = _compare(games, 2)
+    assert batch.numbers == [1, 2, 4, 5] and batch.sans(0) == ["e4", "1-0"] and batch.sans(1) == ["e4"]
+
+
+def _compare(games: list[str], max_ply: int) -> Batch:
+    ends = list(itertools.accumulate(len(game) for game in games))
+    batch, skipped = read_batch("".join(games), list(zip([0, *ends[:-1]], ends, strict=True)), 0, 1, max_ply)
+    expected = [parse_game(game, max_ply) for game in games]
+    assert [(game.number, game.reason) for game in skipped] == [
+        (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
+    assert [batch.sans(index) for index in range(len(batch.numbers))] == [
+        sans for _, sans, error in expected if error is None]
+    return batch
