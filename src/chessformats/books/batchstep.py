@@ -1,0 +1,296 @@
+"""One ply of the batch replay (:mod:`chessformats.books.batchplay`) for every game still playing.
+
+The state of the games is a few arrays (:class:`State`): the eight bitboards as the columns of one matrix, the
+castling rights as an index (bit 0 white short, 1 white long, 2 black short, 3 black long), the en-passant square
+(64: none), the Polyglot key and the part of the key the en-passant square gave. What a SAN token says whatever
+the position is looked up once per batch and colour (:class:`Moves`); a step gathers it per game and finds the
+moving piece with attacks looked up from the target square (:mod:`chessformats.books.bitboards`), then plays it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..formats import squares
+from ..formats.polyglot.packing import pack_moves
+from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS
+from ..schemas import polyglot_randoms as schema
+from .bitboards import KING, KNIGHT, PAWN_FROM, SQUARE, line_attacks, square_of
+
+U64 = np.uint64
+_ZERO, _ONE, _EIGHT = U64(0), U64(1), U64(8)
+_ALL = (1 << 64) - 1
+
+CASTLE_SHORT, CASTLE_LONG, PIECE_MOVE, PAWN_PUSH, PAWN_CAPTURE = range(5)
+BAD = -1
+"""The forms of a SAN token (:func:`chessformats.books.batchplay.parse_token`)."""
+
+BOARD = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
+"""The columns of :attr:`State.board` (a piece type's column is its python-chess number + 1)."""
+NO_EP = 64
+
+# the randoms of the Polyglot key as arrays; one extra 0 at the end stands for "nothing"
+_PIECE_RANDOMS = np.array([*schema.RANDOM_PIECE, 0], dtype=U64)
+_NO_PIECE_INDEX = 768
+_CASTLE_RANDOMS = np.array(CASTLE_TABLE, dtype=U64)
+_EP_RANDOMS = np.array([schema.RANDOM_EN_PASSANT[square & 7] for square in range(64)] + [0], dtype=U64)
+TURN_RANDOM = U64(schema.RANDOM_TURN)
+# pawns (of the side to move next) that could capture on an en-passant square; index 64 = no square
+_EP_FROM = {color: np.array([*EP_CAPTURERS[color], 0], dtype=U64) for color in (squares.WHITE, squares.BLACK)}
+_FROM_BITS = pack_moves(np.arange(64), np.zeros(64, dtype=np.int64)).astype(np.int64)  # (the target a1 adds 0)
+
+# castling rights: the rook squares (as python-chess keeps them) of each index, and the rights a square keeps
+_RIGHT_SQUARES = (squares.H1, squares.A1, squares.H8, squares.A8)
+CASTLING_BITBOARDS = np.array([sum(1 << square for bit, square in enumerate(_RIGHT_SQUARES) if index >> bit & 1)
+                               for index in range(16)], dtype=U64)
+_KEPT_RIGHTS = np.full(64, 15, dtype=np.int64)
+for _bit, _square in enumerate(_RIGHT_SQUARES):
+    _KEPT_RIGHTS[_square] &= ~(1 << _bit)
+_KEPT_RIGHTS[squares.E1] &= 12
+_KEPT_RIGHTS[squares.E8] &= 3
+# castling, per (white?, short?): king from, king to, rook from, rook to, squares that must be empty, the squares
+# the king stands on or crosses (none may be attacked), and the right it needs
+_B = squares.BB_SQUARES
+_CASTLES = {
+    (True, True): (squares.E1, squares.G1, squares.H1, squares.F1, _B[squares.F1] | _B[squares.G1],
+                   (squares.E1, squares.F1, squares.G1), 1),
+    (True, False): (squares.E1, squares.C1, squares.A1, squares.D1, _B[squares.B1] | _B[squares.C1] | _B[squares.D1],
+                    (squares.E1, squares.D1, squares.C1), 2),
+    (False, True): (squares.E8, squares.G8, squares.H8, squares.F8, _B[squares.F8] | _B[squares.G8],
+                    (squares.E8, squares.F8, squares.G8), 4),
+    (False, False): (squares.E8, squares.C8, squares.A8, squares.D8, _B[squares.B8] | _B[squares.C8] | _B[squares.D8],
+                     (squares.E8, squares.D8, squares.C8), 8),
+}
+
+
+class State(NamedTuple):
+    """The games still playing, one row each."""
+
+    board: np.ndarray[Any, Any]
+    """``(games, 8)`` bitboards, columns :data:`BOARD`."""
+    rights: np.ndarray[Any, Any]
+    ep: np.ndarray[Any, Any]
+    key: np.ndarray[Any, Any]
+    ep_part: np.ndarray[Any, Any]
+
+    def rows(self, rows: Any) -> State:
+        return State(*(column[rows] for column in self))
+
+
+class Plies(NamedTuple):
+    """Per game: what its token says for this ply (gathered from :class:`Moves`)."""
+
+    form: np.ndarray[Any, Any]
+    target: np.ndarray[Any, Any]
+    mask: np.ndarray[Any, Any]
+    """Squares the moving piece may come from (SAN's disambiguation)."""
+    reach: np.ndarray[Any, Any]
+    """Where a knight, king or capturing pawn of the token reaches the target from."""
+    sliding: np.ndarray[Any, Any]
+    """``(games, 4)``: which lines (diagonal, anti-diagonal, rank, file) the moving piece slides along."""
+    double: np.ndarray[Any, Any]
+    """For a pawn push to the fourth rank (of the mover): every square, else none."""
+    piece: np.ndarray[Any, Any]
+    """Board column of the moving piece, ..."""
+    landing: np.ndarray[Any, Any]
+    """... and of the piece on the target after the move."""
+    piece_randoms: np.ndarray[Any, Any]
+    """Where the moving piece's randoms start (the origin square is added), ..."""
+    landing_random: np.ndarray[Any, Any]
+    """... and the random of the piece landing on the target."""
+    to_raw: np.ndarray[Any, Any]
+    """The raw move but its origin."""
+    kept_rights: np.ndarray[Any, Any]
+    """The castling rights a move to the target keeps."""
+
+    def rows(self, rows: Any) -> Plies:
+        return Plies(*(column[rows] for column in self))
+
+
+class Moves:
+    """The tokens of a vocabulary as arrays, per colour: what a step gathers for each game."""
+
+    def __init__(self, parsed: list[tuple[int, int, int, int, int]]) -> None:
+        form, piece, target, mask, promotion = (list(column) for column in zip(*parsed, strict=True)) if parsed \
+            else ([], [], [], [], [])
+        self.form = np.array(form, dtype=np.int64)
+        self.target = np.array(target, dtype=np.int64)
+        self.mask = np.array(mask, dtype=U64)
+        pieces = np.array(piece, dtype=np.int64)
+        promotions = np.array(promotion, dtype=np.int64)
+        landing = np.where(promotions > 0, promotions, pieces)
+        self.piece, self.landing = pieces + 1, landing + 1
+        bishop_like, rook_like = np.isin(pieces, (squares.BISHOP, squares.QUEEN)), np.isin(pieces, (squares.ROOK,
+                                                                                                 squares.QUEEN))
+        self.sliding = np.where(np.stack((bishop_like, bishop_like, rook_like, rook_like), axis=1), U64(_ALL), _ZERO)
+        self.to_raw = pack_moves(np.zeros(len(form), dtype=np.int64), self.target, promotions).astype(np.int64)
+        self.kept_rights = _KEPT_RIGHTS[self.target]
+        leaps = np.where(pieces == squares.KNIGHT, KNIGHT[self.target], np.where(pieces == squares.KING,
+                                                                              KING[self.target], _ZERO))
+        capture = self.form == PAWN_CAPTURE
+        push = self.form == PAWN_PUSH
+        rank = self.target >> 3
+        self.by_color: dict[bool, tuple[np.ndarray[Any, Any], ...]] = {}
+        for color in (squares.WHITE, squares.BLACK):
+            side = 1 if color else 0  # Polyglot piece kinds: 2 * (piece - 1) + (1 for white)
+            reach = np.where(capture, PAWN_FROM[side][self.target], leaps)
+            double = np.where(push & (rank == (3 if color else 4)), U64(_ALL), _ZERO)
+            piece_randoms = (2 * (pieces - 1) + side) * 64
+            landing_random = _PIECE_RANDOMS[np.clip((2 * (landing - 1) + side) * 64 + self.target, 0,
+                                                    _NO_PIECE_INDEX)]
+            self.by_color[color] = (reach, double, piece_randoms, landing_random)
+
+    def plies(self, tokens: Any, white: bool) -> Plies:
+        reach, double, piece_randoms, landing_random = self.by_color[white]
+        return Plies(self.form[tokens], self.target[tokens], self.mask[tokens], reach[tokens], self.sliding[tokens],
+                     double[tokens], self.piece[tokens], self.landing[tokens], piece_randoms[tokens],
+                     landing_random[tokens], self.to_raw[tokens], self.kept_rights[tokens])
+
+
+def start_state(count: int, start: dict[str, int]) -> State:
+    """``count`` games at the position ``start`` (:data:`chessformats.books.batchplay.COLUMNS` values)."""
+    board = np.empty((count, len(BOARD)), dtype=U64)
+    board[:] = np.array([start[name] for name in BOARD], dtype=U64)
+    rights = int(np.flatnonzero(CASTLING_BITBOARDS == U64(start["castling"]))[0])
+    return State(board, np.full(count, rights, dtype=np.int64), np.full(count, start["ep"], dtype=np.int64),
+                 np.full(count, start["key"], dtype=U64), np.zeros(count, dtype=U64))
+
+
+def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
+    """One ply for every game of ``state``: the new state, the raw moves and which games failed."""
+    board = state.board
+    mover = 0 if white else 1
+    own, them = board[:, mover], board[:, 1 - mover]
+    occupied = own | them
+    form, target = plies.form, plies.target
+    target_bb = SQUARE[target]
+    bad = (form == BAD) | ((target_bb & own) != _ZERO)
+
+    # the piece that moves: attacks from the target square that reach a piece of the right kind
+    lines = line_attacks(target, occupied)
+    lines &= plies.sliding
+    reach = plies.reach | lines[:, 0] | lines[:, 1] | lines[:, 2] | lines[:, 3]
+    movers = np.take_along_axis(board, plies.piece[:, None], axis=1)[:, 0]
+    own_pawns = board[:, 2] & own
+    if white:
+        behind = target_bb >> _EIGHT
+        two_behind = (behind & ~occupied) >> _EIGHT
+    else:
+        behind = target_bb << _EIGHT
+        two_behind = (behind & ~occupied) << _EIGHT
+    is_push, is_capture = form == PAWN_PUSH, form == PAWN_CAPTURE
+    push_origin = (behind | (two_behind & plies.double)) & own_pawns
+    origin_bb = np.where(is_push, push_origin, reach & movers) & plies.mask & own
+    bad |= is_push & ((target_bb & occupied) != _ZERO)
+    no_victim = (target_bb & them) == _ZERO
+    en_passant = is_capture & no_victim & (target == state.ep)
+    bad |= is_capture & no_victim & ~en_passant
+    first = origin_bb & (~origin_bb + _ONE)  # the lowest candidate
+    rest = origin_bb ^ first
+    bad |= (first == _ZERO) | ((rest & (rest - _ONE)) != _ZERO)  # no candidate, or three and more
+    moved, raw, illegal = _apply(state, plies, white, first, en_passant)
+    two = np.flatnonzero((rest != _ZERO) & ~bad)
+    if len(two):  # two candidates: SAN leaves out what a pin decides, so exactly one of them must be legal
+        other, other_raw, other_illegal = _apply(state.rows(two), plies.rows(two), white, rest[two], en_passant[two])
+        first_illegal = illegal[two]
+        chosen = first_illegal & ~other_illegal
+        switch = two[chosen]
+        for column, other_column in zip(moved, other, strict=True):
+            column[switch] = other_column[chosen]
+        raw[switch] = other_raw[chosen]
+        illegal[two] = first_illegal == other_illegal  # both legal (ambiguous) or neither
+    bad |= illegal
+    for short, kind in ((True, CASTLE_SHORT), (False, CASTLE_LONG)):
+        rows = np.flatnonzero(form == kind)
+        if len(rows):
+            _castle(rows, short, white, state, moved, raw, bad)
+    return moved, raw, bad
+
+
+def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: Any) -> tuple[State, Any, Any]:
+    """Play the move from ``origin_bb`` (one square): the new state, the raw moves, and which leave the king
+    attacked."""
+    board = state.board
+    mover = 0 if white else 1
+    own, them = board[:, mover], board[:, 1 - mover]
+    target = plies.target
+    target_bb = SQUARE[target]
+    origin = square_of(origin_bb)
+    captured_square = target - 8 * en_passant if white else target + 8 * en_passant
+    captured_bb = SQUARE[captured_square] & them
+    pieces = board[:, 2:]
+    captured = np.argmax((pieces & captured_bb[:, None]) != _ZERO, axis=1)  # board column - 2 (meaningless if
+    captures = captured_bb != _ZERO  # nothing is captured)
+    illegal = captures & (captured == 5)
+
+    new = np.empty_like(board)
+    kept = ~captured_bb
+    np.bitwise_and(pieces, kept[:, None], out=new[:, 2:])
+    rows = np.arange(len(target))
+    new[rows, plies.piece] ^= origin_bb
+    new[rows, plies.landing] |= target_bb
+    new_own = own ^ origin_bb ^ target_bb
+    new_them = them & kept
+    new[:, mover], new[:, 1 - mover] = new_own, new_them
+    illegal |= attacked(square_of(new[:, 7] & new_own), new_own | new_them, new_them, new, not white)
+
+    side = 1 if white else 0
+    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[plies.piece_randoms + origin] \
+        ^ plies.landing_random ^ _PIECE_RANDOMS[np.where(captures, captured * 128 + ((1 - side) * 64)
+                                                         + captured_square, _NO_PIECE_INDEX)]
+    rights = state.rights
+    new_rights = rights & _KEPT_RIGHTS[origin] & plies.kept_rights
+    new_key ^= _CASTLE_RANDOMS[rights] ^ _CASTLE_RANDOMS[new_rights]
+    double = (origin_bb & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
+    new_ep = np.where(double, target - 8 if white else target + 8, NO_EP)
+    capturers = _EP_FROM[not white][new_ep] & new[:, 2] & new_them
+    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS[new_ep], _ZERO)
+    new_key ^= new_ep_part
+    raw = _FROM_BITS[origin] | plies.to_raw
+    return State(new, new_rights, new_ep, new_key, new_ep_part), raw, illegal
+
+
+def attacked(square: Any, occupied: Any, attackers: Any, board: Any, by_white: bool) -> Any:
+    """Per game: is ``square`` attacked by ``attackers`` (one side's pieces) on ``board`` (:data:`BOARD`)?"""
+    lines = line_attacks(square, occupied)
+    queens = board[:, 6]
+    hits = ((lines[:, 0] | lines[:, 1]) & (board[:, 4] | queens)) | ((lines[:, 2] | lines[:, 3])
+                                                                      & (board[:, 5] | queens))
+    hits |= (KNIGHT[square] & board[:, 3]) | (KING[square] & board[:, 7]) \
+        | (PAWN_FROM[1 if by_white else 0][square] & board[:, 2])
+    return (hits & attackers) != _ZERO
+
+
+def _castle(rows: Any, short: bool, white: bool, state: State, moved: State, raw: Any, bad: Any) -> None:
+    """Castling for the games at ``rows``: written over the general step's results."""
+    king_from, king_to, rook_from, rook_to, between, crossed, right = _CASTLES[(white, short)]
+    before = state.rows(rows)
+    board = before.board
+    mover = 0 if white else 1
+    own, them = board[:, mover], board[:, 1 - mover]
+    occupied = own | them
+    rook_bb, king_bb = U64(1 << rook_from), U64(1 << king_from)
+    ok = ((before.rights & right) != 0) & ((board[:, 7] & own & king_bb) != _ZERO) \
+        & ((board[:, 5] & own & rook_bb) != _ZERO) & ((occupied & U64(between)) == _ZERO)
+    for square in crossed:
+        ok &= ~attacked(np.full(len(rows), square), occupied, them, board, not white)
+    king_move, rook_move = U64((1 << king_from) | (1 << king_to)), U64((1 << rook_from) | (1 << rook_to))
+    new = board.copy()
+    new[:, 7] ^= king_move
+    new[:, 5] ^= rook_move
+    new[:, mover] ^= king_move | rook_move
+    new_rights = before.rights & (12 if white else 3)
+    side = 1 if white else 0
+    king_kind, rook_kind = (2 * (squares.KING - 1) + side) * 64, (2 * (squares.ROOK - 1) + side) * 64
+    key = before.key ^ before.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[king_kind + king_from] \
+        ^ _PIECE_RANDOMS[king_kind + king_to] ^ _PIECE_RANDOMS[rook_kind + rook_from] \
+        ^ _PIECE_RANDOMS[rook_kind + rook_to] ^ _CASTLE_RANDOMS[before.rights] ^ _CASTLE_RANDOMS[new_rights]
+    moved.board[rows] = new
+    moved.rights[rows] = new_rights
+    moved.ep[rows] = NO_EP
+    moved.ep_part[rows] = _ZERO
+    moved.key[rows] = key
+    raw[rows] = pack_moves(king_from, rook_from)  # Polyglot stores castling as the king taking its rook
+    bad[rows] = ~ok

@@ -1,0 +1,106 @@
+"""Bitboard tables for the batch replay (:mod:`chessformats.books.batchplay`): attacks looked up, not computed.
+
+Leapers (knight, king, pawn captures) have one attack set per square. Sliders use "kindergarten" lookups
+(chessprogramming.org, *Kindergarten Bitboards*): the inner squares of the line (rank, file, diagonal or
+anti-diagonal) through a square, masked out of the occupancy and multiplied by a constant, land on the six top
+bits without carries (each inner square of a rank or a diagonal is on its own file and goes to the top rank at
+that file; a file is first turned onto a diagonal the same way), so ``((occupied & MASK) * MULTIPLIER) >> 58``
+numbers the occupancies of the line. Per line and square the table holds the attacks of every such occupancy,
+computed once at import by Kogge-Stone fills over all of them at once (a few hundred µs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["KING", "KNIGHT", "PAWN_FROM", "SQUARE", "line_attacks", "square_of"]
+
+U64 = np.uint64
+_ALL = (1 << 64) - 1
+_FILE_A = 0x0101_0101_0101_0101
+_NOT_A, _NOT_H = _ALL ^ _FILE_A, _ALL ^ (_FILE_A << 7)
+_INDEX_SHIFT = U64(58)
+
+SQUARE = np.array([1 << square for square in range(64)] + [0], dtype=U64)
+"""The bitboard of each square; index 64 (no square) is empty."""
+
+
+def _leaper(steps: tuple[tuple[int, int], ...]) -> np.ndarray[Any, Any]:
+    table = []
+    for square in range(64):
+        rank, file = divmod(square, 8)
+        table.append(sum(1 << 8 * (rank + dr) + file + df for dr, df in steps
+                         if 0 <= rank + dr < 8 and 0 <= file + df < 8))
+    return np.array(table, dtype=U64)
+
+
+KNIGHT = _leaper(((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)))
+KING = _leaper(((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)))
+PAWN_FROM = (_leaper(((1, -1), (1, 1))), _leaper(((-1, -1), (-1, 1))))
+"""By colour (0 black, 1 white, as python-chess), then square: where a pawn of that colour attacks the square from."""
+
+_TO_TOP_RANK = 0x0202_0202_0202_0202  # (rank, file) -> (8, file + 1): the index of a rank or a diagonal
+_FILE_TO_TOP_RANK = 0x0004_0810_2040_8000  # file a, ranks 2-7 -> bits 58-63 (shifted right by the file)
+
+
+def _first_rank() -> np.ndarray[Any, Any]:
+    """By file and 6-bit index (files b-g occupied): the files a piece on that file attacks along its rank."""
+    table = np.zeros((8, 64), dtype=U64)
+    for file in range(8):
+        for index in range(64):
+            occupied, attacked = index << 1, 0
+            for step in (1, -1):
+                other = file + step
+                while 0 <= other < 8:
+                    attacked |= 1 << other
+                    if occupied >> other & 1:
+                        break
+                    other += step
+            table[file, index] = attacked
+    return table
+
+
+def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Per square and line: the inner-square mask, the multiplier, and the attacks of each of the 64 indexes."""
+    files, ranks = np.arange(64) & 7, np.arange(64) >> 3
+    # the lines through each square (the square left out): diagonal, anti-diagonal, rank, file
+    ids = np.stack((ranks - files, ranks + files, ranks, files), axis=1)  # (square, line)
+    on_line = (ids[:, :, None] == ids.T[None, :, :]) & (np.arange(64)[:, None, None] != np.arange(64))
+    full = np.bitwise_or.reduce(np.where(on_line, SQUARE[:64], U64(0)), axis=2)  # (square, line)
+    # the inner squares: a line's ends (on the border; the files a and h for a rank, ranks 1 and 8 for a file) are
+    # attacked whatever stands on them
+    border = [_ALL ^ 0x007E_7E7E_7E7E_7E00, _FILE_A | _FILE_A << 7, 0xFF | 0xFF << 56]
+    masks = full & np.array([border[0], border[0], border[1], border[2]], dtype=U64) ^ full
+    multipliers = np.full((64, 4), _TO_TOP_RANK, dtype=U64)
+    multipliers[:, 3] = U64(_FILE_TO_TOP_RANK) >> files.astype(U64)
+    first_rank = _first_rank()
+    # a rank or a diagonal has one square per file, and so does the index: the files attacked, on every rank, on
+    # the line; a file's index numbers its ranks: the ranks attacked, as squares of file a, moved to the file
+    attacks = np.empty((64, 4, 64), dtype=U64)
+    attacks[:, :3] = (first_rank[files][:, None, :] * U64(_FILE_A)) & full[:, :3, None]
+    on_file_a = (first_rank[ranks][:, :, None] >> np.arange(8, dtype=U64)) & U64(1)  # (square, index, rank)
+    attacks[:, 3] = np.bitwise_or.reduce(on_file_a << (8 * np.arange(8, dtype=U64)), axis=2) << files.astype(U64)[
+        :, None]
+    return masks, multipliers, attacks.reshape(-1)
+
+
+_MASKS, _MULTIPLIERS, _ATTACKS = _tables()
+_BASES = (np.arange(64)[:, None] * 256 + np.arange(4)[None, :] * 64).astype(U64)  # where a (square, line) starts
+
+
+def line_attacks(square: Any, occupied: Any) -> Any:
+    """Per game (arrays of the same length): the attacks from ``square`` (0-63) along its four lines, given the
+    occupied squares; a ``(games, 4)`` array: diagonal, anti-diagonal, rank, file."""
+    index = np.bitwise_and(occupied[:, None], _MASKS[square])
+    index *= _MULTIPLIERS[square]
+    index >>= _INDEX_SHIFT
+    index += _BASES[square]
+    return _ATTACKS[index]
+
+
+def square_of(bitboard: Any) -> Any:
+    """The square of a one-bit bitboard (garbage, but in range 0-63, for other values)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log2(bitboard.astype(np.float64)).astype(np.int64) & 63
