@@ -206,11 +206,11 @@ class BookBuilder:
                     continue
                 batch.append((number, offset, tags, sans))
                 if len(batch) >= CHUNK_GAMES:
-                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
+                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
                     batch, skipped = [], []
                     if progress is not None:
                         progress(self.games, index + 1)
-            self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
+            self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
             self.games = first + records
             if progress is not None:
                 progress(self.games, records)
@@ -226,7 +226,7 @@ class BookBuilder:
             else:
                 rest = len(text) if not block else 0
             for chunk in read_spans(text, spans, base, self.games + 1, self.max_ply, progress,
-                                    game_filter=self.game_filter):
+                                    game_filter=self.game_filter, positions=self.boards):
                 self._merge(chunk)
             pending, base = text[rest:], base + rest
             if not block:
@@ -265,13 +265,14 @@ class BookBuilder:
                 board.push(move)
             batch.append((self.games + len(batch) + 1, 0, headers, sans))
             if len(batch) >= CHUNK_GAMES:
-                self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
+                self._merge(replay_games(Batch.of(batch), stride, len(batch), [], positions=self.boards))
                 batch = []
         if batch:
-            self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
+            self._merge(replay_games(Batch.of(batch), stride, len(batch), [], positions=self.boards))
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter):
+        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter,
+                                 positions=self.boards):
             self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
