@@ -177,13 +177,13 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     links: list[tuple[Any, Any, Any]] = []
     for ply, games in enumerate(playing.tolist()):
         white = ply % 2 == 0
-        state = state.rows(slice(0, games)) if games < len(state.key) else state
+        state = state.games(slice(0, games)) if games < len(state.key) else state
         at = slice(int(ends[ply]) - games, int(ends[ply]))
         event_key[at] = state.key
         if positions and ply < memo_depth:
             first = np.unique(state.key, return_index=True)[1]
             taken = first[~failed[first]]
-            kept.append(_columns(state.rows(taken), white))
+            kept.append(_columns(state.games(taken), white))
         elif positions and ply > 0:
             alive = np.flatnonzero(~failed[:games])
             before = int(ends[ply - 1]) - int(playing[ply - 1])
@@ -210,6 +210,6 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
 
 def _columns(state: Any, white: bool) -> dict[str, np.ndarray[Any, Any]]:
     """The positions of a :class:`~chessformats.books.batchstep.State` by :data:`COLUMNS`."""
-    columns = {name: state.board[:, index] for index, name in enumerate(BOARD)}
+    columns = dict(zip(BOARD, state.board, strict=True))
     return {**columns, "castling": CASTLING_BITBOARDS[state.rights], "ep": state.ep, "key": state.key,
             "turn": np.full(len(state.key), 1 if white else 0, dtype=U64)}

@@ -50,33 +50,47 @@ for _bit, _square in enumerate(_RIGHT_SQUARES):
     _KEPT_RIGHTS[_square] &= ~(1 << _bit)
 _KEPT_RIGHTS[squares.E1] &= 12
 _KEPT_RIGHTS[squares.E8] &= 3
-# castling, per (white?, short?): king from, king to, rook from, rook to, squares that must be empty, the squares
-# the king stands on or crosses (none may be attacked), and the right it needs
+# castling, per colour (False black, True white) and kind (0 short, 1 long): the right it needs, the squares that
+# must be empty, the squares the king stands on or crosses (none may be attacked), the squares the king and the rook
+# leave and reach, the randoms of these moves and the raw move (Polyglot stores castling as the king taking its rook)
 _B = squares.BB_SQUARES
-_CASTLES = {
-    (True, True): (squares.E1, squares.G1, squares.H1, squares.F1, _B[squares.F1] | _B[squares.G1],
-                   (squares.E1, squares.F1, squares.G1), 1),
-    (True, False): (squares.E1, squares.C1, squares.A1, squares.D1, _B[squares.B1] | _B[squares.C1] | _B[squares.D1],
-                    (squares.E1, squares.D1, squares.C1), 2),
-    (False, True): (squares.E8, squares.G8, squares.H8, squares.F8, _B[squares.F8] | _B[squares.G8],
-                    (squares.E8, squares.F8, squares.G8), 4),
-    (False, False): (squares.E8, squares.C8, squares.A8, squares.D8, _B[squares.B8] | _B[squares.C8] | _B[squares.D8],
-                     (squares.E8, squares.D8, squares.C8), 8),
-}
+
+
+def _castling(white: bool) -> dict[str, np.ndarray[Any, Any]]:
+    king_from = squares.E1 if white else squares.E8
+    side = 1 if white else 0
+    king_kind, rook_kind = (2 * (squares.KING - 1) + side) * 64, (2 * (squares.ROOK - 1) + side) * 64
+    kinds = []
+    for king_to, rook_from, rook_to, right in ((king_from + 2, king_from + 3, king_from + 1, 1 if white else 4),
+                                               (king_from - 2, king_from - 4, king_from - 1, 2 if white else 8)):
+        step = 1 if king_to > king_from else -1
+        between = range(min(king_from, rook_from) + 1, max(king_from, rook_from))
+        kinds.append({"right": right, "between": sum(_B[s] for s in between),
+                      "crossed": [king_from, king_from + step, king_to], "king": _B[king_from], "rook": _B[rook_from],
+                      "king_move": _B[king_from] | _B[king_to],
+                      "rook_move": _B[rook_from] | _B[rook_to],
+                      "key": int(_PIECE_RANDOMS[king_kind + king_from] ^ _PIECE_RANDOMS[king_kind + king_to]
+                                 ^ _PIECE_RANDOMS[rook_kind + rook_from] ^ _PIECE_RANDOMS[rook_kind + rook_to]),
+                      "raw": int(pack_moves(king_from, rook_from))})
+    return {name: np.array([kind[name] for kind in kinds], dtype=np.int64 if name in ("right", "raw", "crossed")
+                           else U64) for name in kinds[0]}
+
+
+_CASTLES = {white: _castling(white) for white in (True, False)}
 
 
 class State(NamedTuple):
-    """The games still playing, one row each."""
+    """The games still playing, one column each."""
 
     board: np.ndarray[Any, Any]
-    """``(games, 8)`` bitboards, columns :data:`BOARD`."""
+    """``(8, games)`` bitboards, rows :data:`BOARD`."""
     rights: np.ndarray[Any, Any]
     ep: np.ndarray[Any, Any]
     key: np.ndarray[Any, Any]
     ep_part: np.ndarray[Any, Any]
 
-    def rows(self, rows: Any) -> State:
-        return State(*(column[rows] for column in self))
+    def games(self, games: Any) -> State:
+        return State(self.board[:, games], self.rights[games], self.ep[games], self.key[games], self.ep_part[games])
 
 
 class Plies(NamedTuple):
@@ -89,11 +103,11 @@ class Plies(NamedTuple):
     reach: np.ndarray[Any, Any]
     """Where a knight, king or capturing pawn of the token reaches the target from."""
     sliding: np.ndarray[Any, Any]
-    """``(games, 4)``: which lines (diagonal, anti-diagonal, rank, file) the moving piece slides along."""
+    """``(4, games)``: every square for a line (diagonal, anti-diagonal, rank, file) the moving piece slides along."""
     double: np.ndarray[Any, Any]
     """For a pawn push to the fourth rank (of the mover): every square, else none."""
     piece: np.ndarray[Any, Any]
-    """Board column of the moving piece, ..."""
+    """Board row of the moving piece, ..."""
     landing: np.ndarray[Any, Any]
     """... and of the piece on the target after the move."""
     piece_randoms: np.ndarray[Any, Any]
@@ -105,54 +119,45 @@ class Plies(NamedTuple):
     kept_rights: np.ndarray[Any, Any]
     """The castling rights a move to the target keeps."""
 
-    def rows(self, rows: Any) -> Plies:
-        return Plies(*(column[rows] for column in self))
+    @classmethod
+    def of(cls, table: np.ndarray[Any, Any]) -> Plies:
+        """The plies of a ``(16, games)`` table gathered from :class:`Moves` (rows as the fields; 4 for ``sliding``)."""
+        numbers = table.view(np.int64)
+        return cls(numbers[0], numbers[1], table[2], table[3], table[4:8], table[8], numbers[9], numbers[10],
+                   numbers[11], table[12], numbers[13], numbers[14])
 
 
 class Moves:
-    """The tokens of a vocabulary as arrays, per colour: what a step gathers for each game."""
+    """The tokens of a vocabulary as a table per colour: what a step gathers for each game."""
 
     def __init__(self, parsed: list[tuple[int, int, int, int, int]]) -> None:
-        form, piece, target, mask, promotion = (list(column) for column in zip(*parsed, strict=True)) if parsed \
-            else ([], [], [], [], [])
-        self.form = np.array(form, dtype=np.int64)
-        self.target = np.array(target, dtype=np.int64)
-        self.mask = np.array(mask, dtype=U64)
-        pieces = np.array(piece, dtype=np.int64)
-        promotions = np.array(promotion, dtype=np.int64)
-        landing = np.where(promotions > 0, promotions, pieces)
-        self.piece, self.landing = pieces + 1, landing + 1
-        bishop_like, rook_like = np.isin(pieces, (squares.BISHOP, squares.QUEEN)), np.isin(pieces, (squares.ROOK,
-                                                                                                 squares.QUEEN))
-        self.sliding = np.where(np.stack((bishop_like, bishop_like, rook_like, rook_like), axis=1), U64(_ALL), _ZERO)
-        self.to_raw = pack_moves(np.zeros(len(form), dtype=np.int64), self.target, promotions).astype(np.int64)
-        self.kept_rights = _KEPT_RIGHTS[self.target]
-        leaps = np.where(pieces == squares.KNIGHT, KNIGHT[self.target], np.where(pieces == squares.KING,
-                                                                              KING[self.target], _ZERO))
-        capture = self.form == PAWN_CAPTURE
-        push = self.form == PAWN_PUSH
-        rank = self.target >> 3
-        self.by_color: dict[bool, tuple[np.ndarray[Any, Any], ...]] = {}
+        form, piece, target, mask, promotion = (np.array(column, dtype=U64 if index == 3 else np.int64)
+                                                for index, column in enumerate(zip(*parsed, strict=True))) \
+            if parsed else (np.zeros(0, dtype=U64 if index == 3 else np.int64) for index in range(5))
+        landing = np.where(promotion > 0, promotion, piece)
+        bishop_like = np.where(np.isin(piece, (squares.BISHOP, squares.QUEEN)), U64(_ALL), _ZERO)
+        rook_like = np.where(np.isin(piece, (squares.ROOK, squares.QUEEN)), U64(_ALL), _ZERO)
+        leaps = np.where(piece == squares.KNIGHT, KNIGHT[target], np.where(piece == squares.KING, KING[target], _ZERO))
+        to_raw = pack_moves(np.zeros(len(form), dtype=np.int64), target, promotion)
+        self.tables: dict[bool, np.ndarray[Any, Any]] = {}
         for color in (squares.WHITE, squares.BLACK):
             side = 1 if color else 0  # Polyglot piece kinds: 2 * (piece - 1) + (1 for white)
-            reach = np.where(capture, PAWN_FROM[side][self.target], leaps)
-            double = np.where(push & (rank == (3 if color else 4)), U64(_ALL), _ZERO)
-            piece_randoms = (2 * (pieces - 1) + side) * 64
-            landing_random = _PIECE_RANDOMS[np.clip((2 * (landing - 1) + side) * 64 + self.target, 0,
-                                                    _NO_PIECE_INDEX)]
-            self.by_color[color] = (reach, double, piece_randoms, landing_random)
+            reach = np.where(form == PAWN_CAPTURE, PAWN_FROM[side][target], leaps)
+            double = np.where((form == PAWN_PUSH) & (target >> 3 == (3 if color else 4)), U64(_ALL), _ZERO)
+            landing_random = _PIECE_RANDOMS[np.clip((2 * (landing - 1) + side) * 64 + target, 0, _NO_PIECE_INDEX)]
+            columns = (form, target, mask, reach, bishop_like, bishop_like, rook_like, rook_like, double, piece + 1,
+                       landing + 1, (2 * (piece - 1) + side) * 64, landing_random, to_raw, _KEPT_RIGHTS[target])
+            self.tables[color] = np.stack([column.astype(np.int64).view(U64) if column.dtype != U64 else column
+                                           for column in columns])
 
     def plies(self, tokens: Any, white: bool) -> Plies:
-        reach, double, piece_randoms, landing_random = self.by_color[white]
-        return Plies(self.form[tokens], self.target[tokens], self.mask[tokens], reach[tokens], self.sliding[tokens],
-                     double[tokens], self.piece[tokens], self.landing[tokens], piece_randoms[tokens],
-                     landing_random[tokens], self.to_raw[tokens], self.kept_rights[tokens])
+        return Plies.of(np.take(self.tables[white], tokens, axis=1))
 
 
 def start_state(count: int, start: dict[str, int]) -> State:
     """``count`` games at the position ``start`` (:data:`chessformats.books.batchplay.COLUMNS` values)."""
-    board = np.empty((count, len(BOARD)), dtype=U64)
-    board[:] = np.array([start[name] for name in BOARD], dtype=U64)
+    board = np.empty((len(BOARD), count), dtype=U64)
+    board[:] = np.array([start[name] for name in BOARD], dtype=U64)[:, None]
     rights = int(np.flatnonzero(CASTLING_BITBOARDS == U64(start["castling"]))[0])
     return State(board, np.full(count, rights, dtype=np.int64), np.full(count, start["ep"], dtype=np.int64),
                  np.full(count, start["key"], dtype=U64), np.zeros(count, dtype=U64))
@@ -162,7 +167,7 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     """One ply for every game of ``state``: the new state, the raw moves and which games failed."""
     board = state.board
     mover = 0 if white else 1
-    own, them = board[:, mover], board[:, 1 - mover]
+    own, them = board[mover], board[1 - mover]
     occupied = own | them
     form, target = plies.form, plies.target
     target_bb = SQUARE[target]
@@ -171,9 +176,8 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     # the piece that moves: attacks from the target square that reach a piece of the right kind
     lines = line_attacks(target, occupied)
     lines &= plies.sliding
-    reach = plies.reach | lines[:, 0] | lines[:, 1] | lines[:, 2] | lines[:, 3]
-    movers = np.take_along_axis(board, plies.piece[:, None], axis=1)[:, 0]
-    own_pawns = board[:, 2] & own
+    reach = plies.reach | lines[0] | lines[1] | lines[2] | lines[3]
+    movers = np.take_along_axis(board, plies.piece[None], axis=0)[0]
     if white:
         behind = target_bb >> _EIGHT
         two_behind = (behind & ~occupied) >> _EIGHT
@@ -181,7 +185,7 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
         behind = target_bb << _EIGHT
         two_behind = (behind & ~occupied) << _EIGHT
     is_push, is_capture = form == PAWN_PUSH, form == PAWN_CAPTURE
-    push_origin = (behind | (two_behind & plies.double)) & own_pawns
+    push_origin = (behind | (two_behind & plies.double)) & board[2]
     origin_bb = np.where(is_push, push_origin, reach & movers) & plies.mask & own
     bad |= is_push & ((target_bb & occupied) != _ZERO)
     no_victim = (target_bb & them) == _ZERO
@@ -193,19 +197,19 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     moved, raw, illegal = _apply(state, plies, white, first, en_passant)
     two = np.flatnonzero((rest != _ZERO) & ~bad)
     if len(two):  # two candidates: SAN leaves out what a pin decides, so exactly one of them must be legal
-        other, other_raw, other_illegal = _apply(state.rows(two), plies.rows(two), white, rest[two], en_passant[two])
+        other, other_raw, other_illegal = _apply(state.games(two), Plies(*(column[..., two] for column in plies)),
+                                                 white, rest[two], en_passant[two])
         first_illegal = illegal[two]
         chosen = first_illegal & ~other_illegal
         switch = two[chosen]
         for column, other_column in zip(moved, other, strict=True):
-            column[switch] = other_column[chosen]
+            column[..., switch] = other_column[..., chosen]
         raw[switch] = other_raw[chosen]
         illegal[two] = first_illegal == other_illegal  # both legal (ambiguous) or neither
     bad |= illegal
-    for short, kind in ((True, CASTLE_SHORT), (False, CASTLE_LONG)):
-        rows = np.flatnonzero(form == kind)
-        if len(rows):
-            _castle(rows, short, white, state, moved, raw, bad)
+    castles = np.flatnonzero(form.view(U64) <= U64(CASTLE_LONG))  # CASTLE_SHORT 0 or CASTLE_LONG 1 (BAD: -1)
+    if len(castles):
+        _castle(castles, form[castles], white, state, moved, raw, bad)
     return moved, raw, bad
 
 
@@ -214,27 +218,28 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     attacked."""
     board = state.board
     mover = 0 if white else 1
-    own, them = board[:, mover], board[:, 1 - mover]
+    own, them = board[mover], board[1 - mover]
     target = plies.target
     target_bb = SQUARE[target]
     origin = square_of(origin_bb)
     captured_square = target - 8 * en_passant if white else target + 8 * en_passant
     captured_bb = SQUARE[captured_square] & them
-    pieces = board[:, 2:]
-    captured = np.argmax((pieces & captured_bb[:, None]) != _ZERO, axis=1)  # board column - 2 (meaningless if
-    captures = captured_bb != _ZERO  # nothing is captured)
+    pieces = board[2:]
+    captured = np.argmax((pieces & captured_bb) != _ZERO, axis=0)  # board row - 2 (meaningless if nothing is
+    captures = captured_bb != _ZERO  # captured)
     illegal = captures & (captured == 5)
 
-    new = np.empty_like(board)
+    new = np.empty(board.shape, dtype=U64)
     kept = ~captured_bb
-    np.bitwise_and(pieces, kept[:, None], out=new[:, 2:])
-    rows = np.arange(len(target))
-    new[rows, plies.piece] ^= origin_bb
-    new[rows, plies.landing] |= target_bb
-    new_own = own ^ origin_bb ^ target_bb
-    new_them = them & kept
-    new[:, mover], new[:, 1 - mover] = new_own, new_them
-    illegal |= attacked(square_of(new[:, 7] & new_own), new_own | new_them, new_them, new, not white)
+    np.bitwise_and(pieces, kept, out=new[2:])
+    flat = new.reshape(-1)
+    at = plies.piece * len(target) + np.arange(len(target))
+    flat[at] ^= origin_bb
+    at = plies.landing * len(target) + np.arange(len(target))
+    flat[at] |= target_bb
+    new_own = np.bitwise_xor(own, origin_bb ^ target_bb, out=new[mover])
+    new_them = np.bitwise_and(them, kept, out=new[1 - mover])
+    illegal |= attacked(square_of(new[7] & new_own), new_own | new_them, new_them, new, not white)
 
     side = 1 if white else 0
     new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[plies.piece_randoms + origin] \
@@ -245,7 +250,7 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     new_key ^= _CASTLE_RANDOMS[rights] ^ _CASTLE_RANDOMS[new_rights]
     double = (origin_bb & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     new_ep = np.where(double, target - 8 if white else target + 8, NO_EP)
-    capturers = _EP_FROM[not white][new_ep] & new[:, 2] & new_them
+    capturers = _EP_FROM[not white][new_ep] & new[2] & new_them
     new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS[new_ep], _ZERO)
     new_key ^= new_ep_part
     raw = _FROM_BITS[origin] | plies.to_raw
@@ -255,42 +260,37 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
 def attacked(square: Any, occupied: Any, attackers: Any, board: Any, by_white: bool) -> Any:
     """Per game: is ``square`` attacked by ``attackers`` (one side's pieces) on ``board`` (:data:`BOARD`)?"""
     lines = line_attacks(square, occupied)
-    queens = board[:, 6]
-    hits = ((lines[:, 0] | lines[:, 1]) & (board[:, 4] | queens)) | ((lines[:, 2] | lines[:, 3])
-                                                                      & (board[:, 5] | queens))
-    hits |= (KNIGHT[square] & board[:, 3]) | (KING[square] & board[:, 7]) \
-        | (PAWN_FROM[1 if by_white else 0][square] & board[:, 2])
+    queens = board[6]
+    hits = ((lines[0] | lines[1]) & (board[4] | queens)) | ((lines[2] | lines[3]) & (board[5] | queens))
+    hits |= (KNIGHT[square] & board[3]) | (KING[square] & board[7]) | (PAWN_FROM[1 if by_white else 0][square]
+                                                                       & board[2])
     return (hits & attackers) != _ZERO
 
 
-def _castle(rows: Any, short: bool, white: bool, state: State, moved: State, raw: Any, bad: Any) -> None:
-    """Castling for the games at ``rows``: written over the general step's results."""
-    king_from, king_to, rook_from, rook_to, between, crossed, right = _CASTLES[(white, short)]
-    before = state.rows(rows)
+def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw: Any, bad: Any) -> None:
+    """Castling (``kind``: 0 short, 1 long) for ``games``: written over the general step's results."""
+    castles = _CASTLES[white]
+    before = state.games(games)
     board = before.board
     mover = 0 if white else 1
-    own, them = board[:, mover], board[:, 1 - mover]
+    own, them = board[mover], board[1 - mover]
     occupied = own | them
-    rook_bb, king_bb = U64(1 << rook_from), U64(1 << king_from)
-    ok = ((before.rights & right) != 0) & ((board[:, 7] & own & king_bb) != _ZERO) \
-        & ((board[:, 5] & own & rook_bb) != _ZERO) & ((occupied & U64(between)) == _ZERO)
-    for square in crossed:
-        ok &= ~attacked(np.full(len(rows), square), occupied, them, board, not white)
-    king_move, rook_move = U64((1 << king_from) | (1 << king_to)), U64((1 << rook_from) | (1 << rook_to))
+    king_move, rook_move = castles["king_move"][kind], castles["rook_move"][kind]
+    ok = ((before.rights & castles["right"][kind]) != 0) & ((board[7] & own & castles["king"][kind]) != _ZERO) \
+        & ((board[5] & own & castles["rook"][kind]) != _ZERO) & ((occupied & castles["between"][kind]) == _ZERO)
+    crossed = castles["crossed"][kind].T.reshape(-1)  # the three squares of every game, square by square
+    ok &= ~attacked(crossed, np.tile(occupied, 3), np.tile(them, 3), np.tile(board, 3), not white).reshape(
+        3, len(games)).any(axis=0)
     new = board.copy()
-    new[:, 7] ^= king_move
-    new[:, 5] ^= rook_move
-    new[:, mover] ^= king_move | rook_move
+    new[7] ^= king_move
+    new[5] ^= rook_move
+    new[mover] ^= king_move | rook_move
     new_rights = before.rights & (12 if white else 3)
-    side = 1 if white else 0
-    king_kind, rook_kind = (2 * (squares.KING - 1) + side) * 64, (2 * (squares.ROOK - 1) + side) * 64
-    key = before.key ^ before.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[king_kind + king_from] \
-        ^ _PIECE_RANDOMS[king_kind + king_to] ^ _PIECE_RANDOMS[rook_kind + rook_from] \
-        ^ _PIECE_RANDOMS[rook_kind + rook_to] ^ _CASTLE_RANDOMS[before.rights] ^ _CASTLE_RANDOMS[new_rights]
-    moved.board[rows] = new
-    moved.rights[rows] = new_rights
-    moved.ep[rows] = NO_EP
-    moved.ep_part[rows] = _ZERO
-    moved.key[rows] = key
-    raw[rows] = pack_moves(king_from, rook_from)  # Polyglot stores castling as the king taking its rook
-    bad[rows] = ~ok
+    moved.board[:, games] = new
+    moved.rights[games] = new_rights
+    moved.ep[games] = NO_EP
+    moved.ep_part[games] = _ZERO
+    moved.key[games] = before.key ^ before.ep_part ^ TURN_RANDOM ^ castles["key"][kind] \
+        ^ _CASTLE_RANDOMS[before.rights] ^ _CASTLE_RANDOMS[new_rights]
+    raw[games] = castles["raw"][kind]
+    bad[games] = ~ok

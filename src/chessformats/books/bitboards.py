@@ -87,20 +87,25 @@ def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[An
 
 
 _MASKS, _MULTIPLIERS, _ATTACKS = _tables()
-_BASES = (np.arange(64)[:, None] * 256 + np.arange(4)[None, :] * 64).astype(U64)  # where a (square, line) starts
+_MASKS_BY_LINE = np.ascontiguousarray(_MASKS.T)  # (line, square): a step gathers the four lines of its squares
+_FILE_MULTIPLIERS = np.ascontiguousarray(_MULTIPLIERS[:, 3])  # (the other lines' multiplier is the same everywhere)
+_LINE_STARTS = (np.arange(4, dtype=U64) * 64)[:, None]  # where a line's indexes start in a square's 256 entries
 
 
 def line_attacks(square: Any, occupied: Any) -> Any:
     """Per game (arrays of the same length): the attacks from ``square`` (0-63) along its four lines, given the
-    occupied squares; a ``(games, 4)`` array: diagonal, anti-diagonal, rank, file."""
-    index = np.bitwise_and(occupied[:, None], _MASKS[square])
-    index *= _MULTIPLIERS[square]
+    occupied squares; a ``(4, games)`` array: diagonal, anti-diagonal, rank, file."""
+    index = np.take(_MASKS_BY_LINE, square, axis=1)
+    index &= occupied
+    index[:3] *= U64(_TO_TOP_RANK)
+    index[3] *= np.take(_FILE_MULTIPLIERS, square)
     index >>= _INDEX_SHIFT
-    index += _BASES[square]
-    return _ATTACKS[index]
+    index += _LINE_STARTS
+    index += (square << 8).astype(U64)
+    return np.take(_ATTACKS, index.view(np.int64))
 
 
 def square_of(bitboard: Any) -> Any:
-    """The square of a one-bit bitboard (garbage, but in range 0-63, for other values)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log2(bitboard.astype(np.float64)).astype(np.int64) & 63
+    """The square of a one-bit bitboard (garbage, but in range 0-63, for other values): the exponent of the
+    bitboard as a float."""
+    return ((bitboard.astype(np.float64).view(np.int64) >> 52) - 1023) & 63
