@@ -88,20 +88,18 @@ class Batch(NamedTuple):
                    *batchplay.number_tokens([game[3] for game in games]))
 
 
-def _standard(tags: dict[str, str]) -> bool:
-    return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
-
-
 def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame], *, positions: bool = True) -> Chunk:
     """Replay a batch: the standard games together (numpy), the others and the failures with python-chess.
     ``positions=False``: no positions, links or FENs in the chunk (a builder that keeps no boards)."""
-    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
+    standard = np.fromiter(("FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
+                            for tags in batch.tags), dtype=bool, count=len(batch.tags))  # from the start position
     chosen = np.flatnonzero(standard)
     result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
                                      memo_depth=MEMO_DEPTH, positions=positions)
     numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
-    codes = np.array([RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
-                     dtype=np.int64)
+    results = RESULT_CODES
+    codes = np.fromiter((results.get(tags.get("Result", "*"), 3) for tags in batch.tags), dtype=np.int64,
+                        count=len(batch.tags))[chosen]
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        OUTCOMES[white.astype(np.int64), codes[result.game]])]

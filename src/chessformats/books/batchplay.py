@@ -196,10 +196,12 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     failed_by_game[order] = failed
     game = np.concatenate([order[:games] for games in playing.tolist()]) if len(playing) else order[:0]
     ply_of = np.repeat(np.arange(len(playing), dtype=np.int64), playing)
-    keep = ~failed_by_game[game]
+    if failed.any():  # their events are dropped
+        keep = ~failed_by_game[game]
+        game, ply_of, event_key, event_raw = game[keep], ply_of[keep], event_key[keep], event_raw[keep]
     empty = np.zeros(0, dtype=U64)
     return Replay(
-        failed=failed_by_game, game=game[keep], ply=ply_of[keep], key=event_key[keep], raw=event_raw[keep],
+        failed=failed_by_game, game=game, ply=ply_of, key=event_key, raw=event_raw,
         positions={name: np.concatenate([k[name] for k in kept]) if kept else
                    np.zeros(0, dtype=np.int64 if name == "ep" else U64) for name in COLUMNS},
         links=(np.concatenate([link[0] for link in links]) if links else empty,

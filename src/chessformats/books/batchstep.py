@@ -224,27 +224,28 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     origin = square_of(origin_bb)
     captured_square = target - 8 * en_passant if white else target + 8 * en_passant
     captured_bb = SQUARE[captured_square] & them
-    pieces = board[2:]
-    captured = np.argmax((pieces & captured_bb) != _ZERO, axis=0)  # board row - 2 (meaningless if nothing is
-    captures = captured_bb != _ZERO  # captured)
-    illegal = captures & (captured == 5)
+    captures = np.flatnonzero(captured_bb)
+    captured_square = captured_square[captures]
+    captured = np.argmax((board[2:, captures] & captured_bb[captures]) != _ZERO, axis=0)  # board row - 2
+    illegal = np.zeros(len(target), dtype=bool)
+    illegal[captures] = captured == 5
 
-    new = np.empty(board.shape, dtype=U64)
-    kept = ~captured_bb
-    np.bitwise_and(pieces, kept, out=new[2:])
+    new = board.copy(order="C")
     flat = new.reshape(-1)
-    at = plies.piece * len(target) + np.arange(len(target))
+    games = np.arange(len(target))
+    flat[(captured + 2) * len(target) + captures] ^= captured_bb[captures]
+    at = plies.piece * len(target) + games
     flat[at] ^= origin_bb
-    at = plies.landing * len(target) + np.arange(len(target))
+    at = plies.landing * len(target) + games
     flat[at] |= target_bb
     new_own = np.bitwise_xor(own, origin_bb ^ target_bb, out=new[mover])
-    new_them = np.bitwise_and(them, kept, out=new[1 - mover])
+    new_them = np.bitwise_xor(them, captured_bb, out=new[1 - mover])
     illegal |= attacked(square_of(new[7] & new_own), new_own | new_them, new_them, new, not white)
 
     side = 1 if white else 0
     new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[plies.piece_randoms + origin] \
-        ^ plies.landing_random ^ _PIECE_RANDOMS[np.where(captures, captured * 128 + ((1 - side) * 64)
-                                                         + captured_square, _NO_PIECE_INDEX)]
+        ^ plies.landing_random
+    new_key[captures] ^= _PIECE_RANDOMS[captured * 128 + (1 - side) * 64 + captured_square]
     rights = state.rights
     new_rights = rights & _KEPT_RIGHTS[origin] & plies.kept_rights
     new_key ^= _CASTLE_RANDOMS[rights] ^ _CASTLE_RANDOMS[new_rights]
