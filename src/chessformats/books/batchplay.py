@@ -181,8 +181,8 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
         at = slice(int(ends[ply]) - games, int(ends[ply]))
         event_key[at] = state.key
         if positions and ply < memo_depth:
-            first = np.unique(state.key, return_index=True)[1]
-            taken = first[~failed[first]]
+            taken = np.unique(state.key, return_index=True)[1]
+            taken = taken[~failed[taken]]
             kept.append(_columns(state.games(taken), white))
         elif positions and ply > 0:
             alive = np.flatnonzero(~failed[:games])
@@ -215,3 +215,4 @@ def _columns(state: Any, white: bool) -> dict[str, np.ndarray[Any, Any]]:
     columns = dict(zip(BOARD, state.board, strict=True))
     return {**columns, "castling": CASTLING_BITBOARDS[state.rights], "ep": state.ep, "key": state.key,
             "turn": np.full(len(state.key), 1 if white else 0, dtype=U64)}
+
