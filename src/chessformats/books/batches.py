@@ -120,7 +120,8 @@ def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame
         columns.append((np.array(keys, dtype=np.uint64), np.array(raws, dtype=np.int64), turn,
                         number * stride + np.arange(len(plies), dtype=np.int64),
                         OUTCOMES[turn.astype(np.int64), code]))
-    key, raw, turn, seq, outcome = (np.concatenate(parts) for parts in zip(*columns, strict=True))
+    key, raw, turn, seq, outcome = columns[0] if len(columns) == 1 else (
+        np.concatenate(parts) for parts in zip(*columns, strict=True))
     return Chunk(read, sorted(skipped), key, raw, turn, seq, outcome, result.positions, result.links, fens)
 
 

@@ -3,17 +3,18 @@
 Book building must turn millions of SAN tokens into (position key, move) pairs. Done one move at a time
 in Python that costs a few µs per ply even with bitboards; here every game of a batch advances together,
 one ply per step, so each step is a few dozen numpy operations over arrays of games. Per game the state
-is the eight bitboards (colours and piece types), the castling rights (as rook squares, like python-chess),
-the en-passant square and the Polyglot key, updated incrementally from the key randoms of the schema.
+is the eight bitboards (colours and piece types), the castling rights, the en-passant square and the
+Polyglot key, updated incrementally from the key randoms of the schema (:mod:`.batchstep`).
 
 A SAN token is read once per batch (:func:`parse_token`); per game and ply the step finds the moving
-piece (sliding attacks by Kogge-Stone fills from the target square), checks that the target is free of
-own pieces, that a pawn capture captures, that castling is allowed and passes no attacked square, and
+piece (sliding attacks from the target square looked up in tables, :mod:`.bitboards`), checks that the target
+is free of own pieces, that a pawn capture captures, that castling is allowed and passes no attacked square, and
 that the mover's king is not attacked afterwards. Every game starts from the standard position (so the
-side to move is the same for all games at each ply). A game whose token this path cannot play -- an
-unreadable or illegal token, a piece move with two candidates (one of them pinned), a null move -- is
-marked failed and its events are dropped: the caller replays such games with python-chess, which decides.
-The tests compare this module with python-chess move by move on many random games.
+side to move is the same for all games at each ply). A piece move with two candidates is the one that leaves
+the king safe (SAN leaves out what a pin decides). A game whose token this path cannot play -- an unreadable or
+illegal token, a piece move with two legal candidates or with three and more, a null move -- is marked failed
+and its events are dropped: the caller replays such games with python-chess, which decides. The tests compare
+this module with python-chess move by move on many random games.
 """
 
 from __future__ import annotations
