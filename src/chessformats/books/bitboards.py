@@ -26,49 +26,49 @@ _INDEX_SHIFT = U64(58)
 SQUARE = np.array([1 << square for square in range(64)] + [0], dtype=U64)
 """The bitboard of each square; index 64 (no square) is empty."""
 
-
-def _leaper(steps: tuple[tuple[int, int], ...]) -> np.ndarray[Any, Any]:
-    table = []
-    for square in range(64):
-        rank, file = divmod(square, 8)
-        table.append(sum(1 << 8 * (rank + dr) + file + df for dr, df in steps
-                         if 0 <= rank + dr < 8 and 0 <= file + df < 8))
-    return np.array(table, dtype=U64)
-
-
-KNIGHT = _leaper(((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)))
-KING = _leaper(((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)))
-PAWN_FROM = (_leaper(((1, -1), (1, 1))), _leaper(((-1, -1), (-1, 1))))
+_NOT_A, _NOT_H, _NOT_AB, _NOT_GH = (U64(_ALL ^ _FILE_A * mask) for mask in (0x01, 0x80, 0x03, 0xC0))
+_ON = SQUARE[:64]
+_ROW = _ON | ((_ON << U64(1)) & _NOT_A) | ((_ON >> U64(1)) & _NOT_H)  # the square and its neighbours on the rank
+KING = (_ROW | (_ROW << U64(8)) | (_ROW >> U64(8))) ^ _ON
+KNIGHT = ((_ON << U64(17)) & _NOT_A) | ((_ON << U64(15)) & _NOT_H) | ((_ON << U64(10)) & _NOT_AB) \
+    | ((_ON << U64(6)) & _NOT_GH) | ((_ON >> U64(17)) & _NOT_H) | ((_ON >> U64(15)) & _NOT_A) \
+    | ((_ON >> U64(10)) & _NOT_GH) | ((_ON >> U64(6)) & _NOT_AB)
+PAWN_FROM = (((_ON << U64(7)) & _NOT_H) | ((_ON << U64(9)) & _NOT_A),
+             ((_ON >> U64(7)) & _NOT_A) | ((_ON >> U64(9)) & _NOT_H))
 """By colour (0 black, 1 white, as python-chess), then square: where a pawn of that colour attacks the square from."""
 
 _TO_TOP_RANK = 0x0202_0202_0202_0202  # (rank, file) -> (8, file + 1): the index of a rank or a diagonal
 _FILE_TO_TOP_RANK = 0x0004_0810_2040_8000  # file a, ranks 2-7 -> bits 58-63 (shifted right by the file)
+_BYTES = np.arange(256)
+_REVERSED = sum(((_BYTES >> bit) & 1) << (7 - bit) for bit in range(8))  # each byte with its bits reversed
+_ON_FILE_A = sum(((_BYTES >> bit) & 1).astype(U64) << U64(8 * bit) for bit in range(8))  # bit r -> rank r, file a
 
 
 def _first_rank() -> np.ndarray[Any, Any]:
-    """By file and 6-bit index (files b-g occupied): the files a piece on that file attacks along its rank."""
-    table = np.zeros((8, 64), dtype=U64)
-    for file in range(8):
-        for index in range(64):
-            occupied, attacked = index << 1, 0
-            for step in (1, -1):
-                other = file + step
-                while 0 <= other < 8:
-                    attacked |= 1 << other
-                    if occupied >> other & 1:
-                        break
-                    other += step
-            table[file, index] = attacked
-    return table
+    """By file and 6-bit index (files b-g occupied): the files a piece on that file attacks along its rank.
+
+    Hyperbola quintessence (chessprogramming.org): subtracting the slider from the occupancy flips the squares up
+    to the first blocker above it; the same on the reversed byte gives those below it."""
+    slider = 1 << np.arange(8)[:, None]
+    others = 0xFF ^ slider
+    occupied = (np.arange(64)[None, :] << 1) & others
+    above = occupied - slider
+    below = _REVERSED[occupied] - _REVERSED[slider]
+    return ((above ^ _REVERSED[below & 0xFF]) & others).astype(U64)
 
 
 def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Per square and line: the inner-square mask, the multiplier, and the attacks of each of the 64 indexes."""
-    files, ranks = np.arange(64) & 7, np.arange(64) >> 3
+    squares = np.arange(64)
+    files, ranks = squares & 7, squares >> 3
+
+    def shifted(line: int, ranks_up: Any) -> Any:  # a diagonal moved up or down by whole ranks
+        up, down = (8 * ranks_up.clip(0)).astype(U64), (-8 * ranks_up.clip(None, 0)).astype(U64)
+        return np.where(ranks_up >= 0, U64(line) << up, U64(line) >> down)
+
     # the lines through each square (the square left out): diagonal, anti-diagonal, rank, file
-    ids = np.stack((ranks - files, ranks + files, ranks, files), axis=1)  # (square, line)
-    on_line = (ids[:, :, None] == ids.T[None, :, :]) & (np.arange(64)[:, None, None] != np.arange(64))
-    full = np.bitwise_or.reduce(np.where(on_line, SQUARE[:64], U64(0)), axis=2)  # (square, line)
+    full = np.stack((shifted(0x8040_2010_0804_0201, ranks - files), shifted(0x0102_0408_1020_4080, ranks + files - 7),
+                     U64(0xFF) << (8 * ranks).astype(U64), U64(_FILE_A) << files.astype(U64)), axis=1) ^ _ON[:, None]
     # the inner squares: a line's ends (on the border; the files a and h for a rank, ranks 1 and 8 for a file) are
     # attacked whatever stands on them
     border = [_ALL ^ 0x007E_7E7E_7E7E_7E00, _FILE_A | _FILE_A << 7, 0xFF | 0xFF << 56]
@@ -80,9 +80,7 @@ def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[An
     # the line; a file's index numbers its ranks: the ranks attacked, as squares of file a, moved to the file
     attacks = np.empty((64, 4, 64), dtype=U64)
     attacks[:, :3] = (first_rank[files][:, None, :] * U64(_FILE_A)) & full[:, :3, None]
-    on_file_a = (first_rank[ranks][:, :, None] >> np.arange(8, dtype=U64)) & U64(1)  # (square, index, rank)
-    attacks[:, 3] = np.bitwise_or.reduce(on_file_a << (8 * np.arange(8, dtype=U64)), axis=2) << files.astype(U64)[
-        :, None]
+    attacks[:, 3] = _ON_FILE_A[first_rank[ranks].astype(np.intp)] << files.astype(U64)[:, None]
     return masks, multipliers, attacks.reshape(-1)
 
 
