@@ -6,7 +6,7 @@ anti-diagonal) through a square, masked out of the occupancy and multiplied by a
 bits without carries (each inner square of a rank or a diagonal is on its own file and goes to the top rank at
 that file; a file is first turned onto a diagonal the same way), so ``((occupied & MASK) * MULTIPLIER) >> 58``
 numbers the occupancies of the line. Per line and square the table holds the attacks of every such occupancy,
-computed once at import by Kogge-Stone fills over all of them at once (a few hundred µs).
+made at import from the attacks along one rank (about 0.1 ms).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ __all__ = ["KING", "KNIGHT", "PAWN_FROM", "SQUARE", "line_attacks", "square_of"]
 U64 = np.uint64
 _ALL = (1 << 64) - 1
 _FILE_A = 0x0101_0101_0101_0101
-_NOT_A, _NOT_H = _ALL ^ _FILE_A, _ALL ^ (_FILE_A << 7)
 _INDEX_SHIFT = U64(58)
 
 SQUARE = np.array([1 << square for square in range(64)] + [0], dtype=U64)
