@@ -38,9 +38,9 @@ PAWN_FROM = (((_ON << U64(7)) & _NOT_H) | ((_ON << U64(9)) & _NOT_A),
 
 _TO_TOP_RANK = 0x0202_0202_0202_0202  # (rank, file) -> (8, file + 1): the index of a rank or a diagonal
 _FILE_TO_TOP_RANK = 0x0004_0810_2040_8000  # file a, ranks 2-7 -> bits 58-63 (shifted right by the file)
-_BYTES = np.arange(256)
-_REVERSED = sum(((_BYTES >> bit) & 1) << (7 - bit) for bit in range(8))  # each byte with its bits reversed
-_ON_FILE_A = sum(((_BYTES >> bit) & 1).astype(U64) << U64(8 * bit) for bit in range(8))  # bit r -> rank r, file a
+_BITS = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (byte, bit)
+_REVERSED = _BITS @ (1 << (7 - np.arange(8)))  # each byte with its bits reversed
+_ON_FILE_A = np.bitwise_or.reduce(_BITS.astype(U64) << (8 * np.arange(8)).astype(U64), axis=1)  # bit r: square r, a
 
 
 def _first_rank() -> np.ndarray[Any, Any]:
@@ -53,7 +53,8 @@ def _first_rank() -> np.ndarray[Any, Any]:
     occupied = (np.arange(64)[None, :] << 1) & others
     above = occupied - slider
     below = _REVERSED[occupied] - _REVERSED[slider]
-    return ((above ^ _REVERSED[below & 0xFF]) & others).astype(U64)
+    attacked: np.ndarray[Any, Any] = (above ^ _REVERSED[below & 0xFF]) & others
+    return attacked.astype(U64)
 
 
 def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
