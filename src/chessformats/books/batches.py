@@ -88,22 +88,23 @@ class Batch(NamedTuple):
                    *batchplay.number_tokens([game[3] for game in games]))
 
 
+def _standard(tags: dict[str, str]) -> bool:
+    return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
+
+
 def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame], *, positions: bool = True) -> Chunk:
-    """Replay a batch: the standard games together (numpy), the others and the failures with python-chess.
-    ``positions=False``: no positions, links or FENs in the chunk (a builder that keeps no boards)."""
-    standard = np.fromiter(("FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
-                            for tags in batch.tags), dtype=bool, count=len(batch.tags))  # from the start position
+    """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
+    standard = np.array([_standard(tags) for tags in batch.tags], dtype=bool)
     chosen = np.flatnonzero(standard)
     result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
                                      memo_depth=MEMO_DEPTH, positions=positions)
     numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
-    results = RESULT_CODES
-    codes = np.fromiter((results.get(tags.get("Result", "*"), 3) for tags in batch.tags), dtype=np.int64,
-                        count=len(batch.tags))[chosen]
+    codes = np.array([RESULT_CODES.get(batch.tags[game].get("Result", "*"), 3) for game in chosen.tolist()],
+                     dtype=np.int64)
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        OUTCOMES[white.astype(np.int64), codes[result.game]])]
-    fens: dict[int, str] = {}
+    fens: dict[int, str] = {}  # (left empty when not asked for positions, like result.positions and result.links)
     slow = sorted(np.flatnonzero(~standard).tolist() + chosen[result.failed].tolist())
     for game in slow:
         number, tags = batch.numbers[game], batch.tags[game]
@@ -159,7 +160,8 @@ def read_chunks(text: str, base: int, first_number: int, max_ply: int,
                  progress: Callable[[int, int], None] | None = None, *,
                  game_filter: GameFilter | None = None, positions: bool = True) -> Iterator[Chunk]:
     """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch
-    (``positions``: see :func:`replay_games`)."""
+    (:func:`replay_games`; ``positions=False``: no positions, links or FENs in the chunks, for a builder that keeps
+    no boards)."""
     return read_spans(text, game_spans(text), base, first_number, max_ply, progress, game_filter=game_filter,
                       positions=positions)
 
