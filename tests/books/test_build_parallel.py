@@ -50,6 +50,16 @@ def test_sort_order_is_lexsort(pairs: list[tuple[int, int]]) -> None:
     assert np.array_equal(sort_order(key, raw), np.lexsort((raw, key)))
 
 
+def test_sort_order_with_keys_sharing_their_top_bits() -> None:
+    # keys equal in their top 32 bits are ordered by a second sort: many such keys, moves and repeated rows
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, 3, 5000).astype(np.uint64) << np.uint64(32) | rng.integers(0, 4, 5000).astype(np.uint64)
+    key[::7] |= np.uint64(0xFFFF_0000_0000_0000)
+    raw = rng.integers(0, 4, 5000)
+    raw[::5] = 0xFFFF
+    assert np.array_equal(sort_order(key, raw), np.lexsort((raw, key)))
+
+
 def test_union_order_with_shared_keys_and_moves() -> None:
     key = np.array([1, 1, 1, 4, 9], dtype=np.uint64)
     raw = np.array([3, 5, 7, 0, 2], dtype=np.int64)

@@ -103,23 +103,23 @@ def _standard(tags: dict[str, str]) -> bool:
     return "FEN" not in tags and tags.get("SetUp", "0") != "1" and "960" not in tags.get("Variant", "")
 
 
-def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame]) -> Chunk:
+def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame], *, positions: bool = True) -> Chunk:
     """Replay a batch: the standard games together (numpy), the others and the failures with python-chess."""
     standard = batch.standard
     chosen = np.flatnonzero(standard)
     result = batchplay.replay_tokens(batch.tokens, batch.starts[chosen], batch.lengths[chosen], batch.vocabulary,
-                                     memo_depth=MEMO_DEPTH)
+                                     memo_depth=MEMO_DEPTH, positions=positions)
     numbers = np.array(batch.numbers, dtype=np.int64)[chosen]
     codes = batch.results[chosen]
     white = result.ply % 2 == 0
     columns: list[tuple[Any, ...]] = [(result.key, result.raw, white, numbers[result.game] * stride + result.ply,
                                        OUTCOMES[white.astype(np.int64), codes[result.game]])]
-    fens: dict[int, str] = {}
+    fens: dict[int, str] = {}  # (left empty when not asked for positions, like result.positions and result.links)
     slow = sorted(np.flatnonzero(~standard).tolist() + chosen[result.failed].tolist())
     for game in slow:
         number, tags = batch.numbers[game], batch.tags[game]
         try:
-            plies = _slow_plies(tags, batch.sans(game), fens)
+            plies = _slow_plies(tags, batch.sans(game), fens if positions else None)
         except ValueError as exc:
             skipped.append(SkippedGame(number, batch.offsets[game], str(exc)))
             continue
@@ -131,12 +131,14 @@ def replay_games(batch: Batch, stride: int, read: int, skipped: list[SkippedGame
         columns.append((np.array(keys, dtype=np.uint64), np.array(raws, dtype=np.int64), turn,
                         number * stride + np.arange(len(plies), dtype=np.int64),
                         OUTCOMES[turn.astype(np.int64), code]))
-    key, raw, turn, seq, outcome = (np.concatenate(parts) for parts in zip(*columns, strict=True))
+    key, raw, turn, seq, outcome = columns[0] if len(columns) == 1 else (
+        np.concatenate(parts) for parts in zip(*columns, strict=True))
     return Chunk(read, sorted(skipped), key, raw, turn, seq, outcome, result.positions, result.links, fens)
 
 
-def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> list[tuple[int, int, bool]]:
-    """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game."""
+def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str] | None) -> list[tuple[int, int, bool]]:
+    """(key, raw move, white to move) per ply, with python-chess; ``ValueError`` for an unplayable game. The FEN of
+    each position not yet in ``fens`` is added to it (unless ``None``)."""
     import chess  # imported when a game needs it (python-chess's import costs a small build ~10%)
 
     from ..formats.polyglot.moves import encode_move
@@ -157,7 +159,7 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> 
         except ValueError:
             raise ValueError(f"illegal or unreadable move {san!r} at ply {ply + 1}") from None
         key = zobrist_hash(board)
-        if key not in fens:
+        if fens is not None and key not in fens:
             fens[key] = board.fen()
         plies.append((key, encode_move(board, move), board.turn))
         board.push(move)
@@ -166,14 +168,17 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str]) -> 
 
 def read_chunks(text: str, base: int, first_number: int, max_ply: int,
                  progress: Callable[[int, int], None] | None = None, *,
-                 game_filter: GameFilter | None = None) -> Iterator[Chunk]:
-    """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch."""
-    return read_spans(text, game_spans(text), base, first_number, max_ply, progress, game_filter=game_filter)
+                 game_filter: GameFilter | None = None, positions: bool = True) -> Iterator[Chunk]:
+    """Parse the games of ``text`` (numbered from ``first_number``) and replay them batch by batch
+    (:func:`replay_games`; ``positions=False``: no positions, links or FENs in the chunks, for a builder that keeps
+    no boards)."""
+    return read_spans(text, game_spans(text), base, first_number, max_ply, progress, game_filter=game_filter,
+                      positions=positions)
 
 
 def read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_number: int, max_ply: int,
                 progress: Callable[[int, int], None] | None = None, *,
-                game_filter: GameFilter | None = None) -> Iterator[Chunk]:
+                game_filter: GameFilter | None = None, positions: bool = True) -> Iterator[Chunk]:
     """:func:`read_chunks` for the games at ``spans`` of ``text`` (those ``game_filter`` keeps)."""
     stride = event_stride(max_ply)
     batch_spans: list[tuple[int, int]] = []
@@ -183,18 +188,18 @@ def read_spans(text: str, spans: Iterable[tuple[int, int]], base: int, first_num
         if progress is not None and len(batch_spans) % 1000 == 0:
             progress(number + len(batch_spans), base + span[0])
         if len(batch_spans) >= CHUNK_GAMES:
-            yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter)
+            yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter, positions)
             number += len(batch_spans)
             batch_spans = []
     if batch_spans:
-        yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter)
+        yield _read_replay(text, batch_spans, base, number + 1, max_ply, stride, game_filter, positions)
 
 
 def _read_replay(text: str, spans: list[tuple[int, int]], base: int, first_number: int, max_ply: int, stride: int,
-                 game_filter: GameFilter | None) -> Chunk:
+                 game_filter: GameFilter | None, positions: bool) -> Chunk:
     batch, skipped = read_batch(text, spans, base, first_number, max_ply, game_filter=game_filter)
     filtered = len(spans) - len(batch.numbers) - len(skipped)
-    chunk = replay_games(batch, stride, len(spans), skipped)
+    chunk = replay_games(batch, stride, len(spans), skipped, positions=positions)
     return chunk._replace(filtered=filtered) if filtered else chunk
 
 

@@ -72,6 +72,9 @@ PARALLEL_BYTES = 1 << 20
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
 
+# per outcome (WIN, DRAW, LOSS, UNKNOWN): what a game adds to polyglot_sum, wins, draws and losses
+_TALLIES = np.stack([POINTS, *((np.arange(len(POINTS)) == outcome).astype(np.int64) for outcome in (WIN, DRAW, LOSS))])
+
 
 class BookEntry(NamedTuple):
     """One (position, move) of a build with its counters."""
@@ -206,11 +209,11 @@ class BookBuilder:
                     continue
                 batch.append((number, offset, tags, sans))
                 if len(batch) >= CHUNK_GAMES:
-                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
+                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
                     batch, skipped = [], []
                     if progress is not None:
                         progress(self.games, index + 1)
-            self._merge(replay_games(Batch.of(batch), stride, 0, skipped))
+            self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
             self.games = first + records
             if progress is not None:
                 progress(self.games, records)
@@ -226,7 +229,7 @@ class BookBuilder:
             else:
                 rest = len(text) if not block else 0
             for chunk in read_spans(text, spans, base, self.games + 1, self.max_ply, progress,
-                                    game_filter=self.game_filter):
+                                    game_filter=self.game_filter, positions=self.boards):
                 self._merge(chunk)
             pending, base = text[rest:], base + rest
             if not block:
@@ -265,13 +268,14 @@ class BookBuilder:
                 board.push(move)
             batch.append((self.games + len(batch) + 1, 0, headers, sans))
             if len(batch) >= CHUNK_GAMES:
-                self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
+                self._merge(replay_games(Batch.of(batch), stride, len(batch), [], positions=self.boards))
                 batch = []
         if batch:
-            self._merge(replay_games(Batch.of(batch), stride, len(batch), []))
+            self._merge(replay_games(Batch.of(batch), stride, len(batch), [], positions=self.boards))
 
     def _add_text(self, text: str, progress: Callable[[int, int], None] | None) -> None:
-        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter):
+        for chunk in read_chunks(text, 0, self.games + 1, self.max_ply, progress, game_filter=self.game_filter,
+                                 positions=self.boards):
             self._merge(chunk)
         if progress is not None:
             progress(self.games, len(text))
@@ -289,19 +293,19 @@ class BookBuilder:
         if not len(chunk.key):
             return
         if in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
-            key, raw, seq, outcome, white = chunk.key, chunk.raw, chunk.seq, chunk.outcome, chunk.white
+            key, raw, seq, outcome = chunk.key, chunk.raw, chunk.seq, chunk.outcome
+            starts = group_starts(key, raw)
+            white = chunk.white[starts]
         else:
             order = sort_order(chunk.key, chunk.raw)
-            key, raw, seq = chunk.key[order], chunk.raw[order], chunk.seq[order]
-            outcome, white = chunk.outcome[order], chunk.white[order]
-        starts = group_starts(key, raw)
+            key, raw, seq, outcome = (column.take(order) for column in (chunk.key, chunk.raw, chunk.seq, chunk.outcome))
+            starts = group_starts(key, raw)
+            white = chunk.white[order[starts]]
         games = np.diff(np.append(starts, len(key)))
-        added = {"key": key[starts], "raw": raw[starts], "white": white[starts],
-                 "first": np.minimum.reduceat(seq, starts), "polyglot_n": games.copy(),
-                 "polyglot_sum": np.add.reduceat(POINTS[outcome], starts), "games": games,
-                 "wins": np.add.reduceat((outcome == WIN).astype(np.int64), starts),
-                 "draws": np.add.reduceat((outcome == DRAW).astype(np.int64), starts),
-                 "losses": np.add.reduceat((outcome == LOSS).astype(np.int64), starts)}
+        tallies = np.add.reduceat(np.take(_TALLIES, outcome, axis=1), starts, axis=1)
+        added = {"key": key[starts], "raw": raw[starts], "white": white, "first": np.minimum.reduceat(seq, starts),
+                 "polyglot_n": games.copy(), "polyglot_sum": tallies[0], "games": games, "wins": tallies[1],
+                 "draws": tallies[2], "losses": tallies[3]}
         old = self._table
         if len(old["key"]):
             merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's

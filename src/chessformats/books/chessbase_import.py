@@ -243,7 +243,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(candidates))
         chosen = np.flatnonzero(scan.read & (bad == 0))
         replay = batchplay.replay_tokens(scan.tokens, scan.starts[chosen], scan.lengths[chosen], scan.vocabulary,
-                                         memo_depth=0)
+                                         memo_depth=0, positions=False)
         origin, target, promotion = _squares(replay.raw)
         plies = np.where(replay.failed, 0, scan.lengths[chosen])
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)

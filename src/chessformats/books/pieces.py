@@ -142,7 +142,7 @@ def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, board
     collecting = gc.isenabled()
     gc.disable()
     try:
-        chunks = list(read_chunks(text, piece.start, 1, max_ply, game_filter=game_filter))
+        chunks = list(read_chunks(text, piece.start, 1, max_ply, game_filter=game_filter, positions=boards))
         if not boards:
             chunks = [_without_boards(chunk) for chunk in chunks]
         return [_sorted(chunk) for chunk in combine(chunks)]

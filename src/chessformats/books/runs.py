@@ -10,12 +10,24 @@ import numpy as np
 
 __all__ = ["group_starts", "in_order", "sort_order", "union_order"]
 
+_MIDDLE, _TOP = np.uint64(32), np.uint64(48)
+
 
 def sort_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """``np.lexsort((raw, key))`` for raw moves (16 bits): a radix sort of the moves, then a stable sort of the keys
-    in that order (about half lexsort's time)."""
-    by_move = np.argsort(raw.astype(np.uint16), kind="stable")
-    return by_move[np.argsort(key[by_move], kind="stable")]
+    """``np.lexsort((raw, key))`` for raw moves (16 bits): radix sorts (numpy's stable sort of 16-bit numbers) of the
+    moves, then of the keys' two top 16-bit digits; the rare keys that share their top 32 bits with another key are
+    sorted again with ``np.lexsort`` (about a third of lexsort's time)."""
+    order = np.argsort(raw.astype(np.uint16), kind="stable")
+    for shift in (_MIDDLE, _TOP):
+        order = order[np.argsort((key[order] >> shift).astype(np.uint16), kind="stable")]
+    ordered = key[order]
+    high = ordered >> _MIDDLE
+    shared = (high[1:] == high[:-1]) & (ordered[1:] != ordered[:-1])
+    if shared.any():  # (the rows of such top bits are together, in (top bits, move, index) order)
+        rows = np.flatnonzero(np.isin(high, high[1:][shared]))
+        again = order[rows]
+        order[rows] = again[np.lexsort((raw[again], key[again]))]
+    return order
 
 
 def in_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> bool:
