@@ -93,7 +93,7 @@ def one_process_rate(text: str, max_ply: int, repeat: int) -> float:
 
 def merge_rate(chunks: list[Any], copies: int, max_ply: int, repeat: int) -> float:
     """Games/s of the client's merge alone (no worker running): a piece's chunks merged ``copies`` times."""
-    from chessformats.books import distributed
+    from chessformats.books import pieces
     from chessformats.books.batches import event_stride
     from chessformats.books.build import BookBuilder
 
@@ -104,7 +104,7 @@ def merge_rate(chunks: list[Any], copies: int, max_ply: int, repeat: int) -> flo
         for _ in range(copies):
             before = builder.games
             for chunk in chunks:
-                builder._merge(distributed._shifted(chunk, before, event_stride(max_ply)))
+                builder._merge(pieces._shifted(chunk, before, event_stride(max_ply)))
         best_seconds = min(best_seconds, time.perf_counter() - started)
     return copies * sum(chunk.games for chunk in chunks) / best_seconds
 
