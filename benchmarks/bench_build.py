@@ -49,6 +49,12 @@ def main() -> None:
     parser.add_argument("--max-ply", type=int, default=30)
     parser.add_argument("--copies", default="10,30",
                         help="also time files of these many copies of the PGN (comma-separated; larger inputs)")
+    parser.add_argument("--distinct", default="100000,300000,900000",
+                        help="also time files of these many distinct games (comma-separated, among 100000, 300000 and "
+                             "900000; made by distinct_pgn.py and kept in --cache; '' for none): counts that grow with "
+                             "the input")
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "chessformats-bench"),
+                        help="folder for the generated inputs of --distinct")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
     polyglot = find_polyglot(args.polyglot)
@@ -85,6 +91,8 @@ def main() -> None:
             lines += ["", "Whole games (polyglot's default `-max-ply 1024`), the same file:", ""]
             lines += table(polyglot, python, Path(args.pgn), out, argparse.Namespace(**{**vars(args), "max_ply": 1024}),
                            None)
+        if args.distinct:
+            lines += distinct(polyglot, python, out, args)
     text = "\n".join(lines)
     print(text)
     if args.write_docs:
@@ -123,6 +131,78 @@ def table(polyglot: str, python: str, pgn: Path, out: Path, args: argparse.Names
                   f"processes: {memory:.0f} MiB (target at ×30: at most ~150 MiB; "
                   f"{verdict[memory <= 150]} at this size)."]
     return lines
+
+
+DISTINCT_INPUTS = {100_000: ((1, 100_000),), 300_000: ((1, 300_000),), 900_000: ((1, 300_000), (2, 600_000))}
+"""Inputs of distinct games by size: parts of (seed, games) made by distinct_pgn.py, one after the other."""
+
+
+def distinct(polyglot: str, python: str, out: Path, args: argparse.Namespace) -> list[str]:
+    """Inputs of distinct games: memory bounded by the counts kept in memory (``--memory``), not by the input."""
+    from distinct_pgn import write
+
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    ply = str(args.max_ply)
+    lines = ["", "Distinct games (`benchmarks/distinct_pgn.py`: the opening of a random twic1134 game, 0-12 plies, "
+             "then random legal moves to 40 plies; nearly every position after the opening is new, so the counts "
+             "grow with the input as with real collections, while the book stays small: few new positions reach "
+             "`-min-game 3`). Every book byte-identical to polyglot's; one run each; `--memory 0` keeps every "
+             "count in memory (what `build` did before counts were spilled):", "",
+             "| games | input | polyglot | peak | `build` | peak | × polyglot | spilled rows (runs left) | "
+             "`build --memory 0` | peak |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    peaks = []
+    for count in (int(part) for part in args.distinct.split(",") if part):
+        parts = []
+        for seed, games in DISTINCT_INPUTS[count]:
+            part = cache / f"distinct-s{seed}-{games}.pgn"
+            if not part.exists():
+                write(games, part, source=args.pgn, seed=seed)
+            parts.append(part)
+        pgn = parts[0] if len(parts) == 1 else out / f"distinct-{count}.pgn"
+        if len(parts) > 1:
+            with open(pgn, "wb") as joined:
+                for part in parts:
+                    joined.write(part.read_bytes())
+        spill_dir = out / "spill"
+        spill_dir.mkdir(exist_ok=True)
+        contenders = {
+            "polyglot": [polyglot, "make-book", "-pgn", str(pgn), "-bin", str(out / "polyglot.bin"), "-max-ply", ply],
+            "build": [python, "-m", "chessformats.cli", "build", str(pgn), "-o", str(out / "two.bin"), "--max-ply",
+                      ply, "--spill-dir", str(spill_dir)],
+            "all in memory": [python, "-m", "chessformats.cli", "build", str(pgn), "-o", str(out / "mem.bin"),
+                              "--max-ply", ply, "--memory", "0"],
+        }
+        results = {name: run(command, args.env) for name, command in contenders.items()}
+        expected = (out / "polyglot.bin").read_bytes()
+        for name in ("two.bin", "mem.bin"):
+            if (out / name).read_bytes() != expected:
+                raise SystemExit(f"{name} differs from polyglot's book for {pgn.name}: not reporting timings")
+        spilled = _spilled_rows(python, pgn, args)
+        (base, base_memory), (seconds, memory), (whole, whole_memory) = results.values()
+        peaks.append(memory / 1024)
+        lines.append(f"| {count:,} | {pgn.stat().st_size / 2**20:.0f} MiB | {base:.2f} s "
+                     f"| {base_memory / 1024:.0f} MiB | {seconds:.2f} s | {memory / 1024:.0f} MiB "
+                     f"| {seconds / base:.2f}× | {spilled} | {whole:.2f} s | {whole_memory / 1024:.0f} MiB |")
+        if len(parts) > 1:
+            pgn.unlink()
+    if peaks:
+        lines += ["", f"Peak memory of `build` (`--jobs 2`, `--memory 16`, the defaults) over these inputs: "
+                  f"{min(peaks):.0f}-{max(peaks):.0f} MiB (target: bounded by the book, not by the input, and at most "
+                  f"~150 MiB with `--jobs 2`: {'met' if max(peaks) <= 150 else 'not met'})."]
+    return lines
+
+
+def _spilled_rows(python: str, pgn: Path, args: argparse.Namespace) -> str:
+    """Rows spilled to disk by a build as the CLI's (two processes, the default memory), and the runs left."""
+    code = ("import sys; from chessformats.books.build import BookBuilder; "
+            "b = BookBuilder(max_ply=int(sys.argv[2]), boards=False); b.add_pgn(sys.argv[1], jobs=2); s = b._store; "
+            "print(f'{s.spilled:,} ({len(s)})' if s is not None else 'none'); b.close()")
+    import subprocess
+
+    return subprocess.run([python, "-c", code, str(pgn), str(args.max_ply)], check=True, capture_output=True,
+                          text=True, env=args.env).stdout.strip()
 
 
 def write_section(text: str) -> None:

@@ -54,11 +54,13 @@ from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
 from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
 from .runs import group_starts, in_order, sort_order, union_order
+from .spill import SPILL_LIMIT, combine_rows
 
 if TYPE_CHECKING:
     import chess
     import chess.pgn
 
+    from .spill import SpillStore
     from .stats import BookStats
 
 __all__ = ["BookBuilder", "BookEntry", "SkippedGame", "open_text", "split_games"]
@@ -70,6 +72,16 @@ PARALLEL_BYTES = 1 << 20
 """Files up to this size are read by one process whatever ``jobs`` says (workers would cost more than they save)."""
 
 COUNT_MAX = 16384
+"""``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
+
+TABLE_ROW_BYTES = 73
+"""Bytes of a row of counts in memory (key, raw move, first and six counters of 8 bytes, White to move of one)."""
+
+TABLE_MIB = 16
+"""Memory for the rows of counts a builder adds before it spills to disk, by default (see :mod:`.spill`)."""
+
+TABLE_ROWS = (TABLE_MIB << 20) // TABLE_ROW_BYTES
+"""Rows of counts a builder adds in memory before it spills to disk, by default (229,824)."""
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
 
 # per outcome (WIN, DRAW, LOSS, UNKNOWN): what a game adds to polyglot_sum, wins, draws and losses
@@ -96,11 +108,25 @@ class BookEntry(NamedTuple):
 class BookBuilder:
     """Counts (position, move, result) over games. See the module documentation."""
 
-    def __init__(self, *, max_ply: int = 1024, game_filter: GameFilter | None = None, boards: bool = True) -> None:
+    def __init__(self, *, max_ply: int = 1024, game_filter: GameFilter | None = None, boards: bool = True,
+                 table_rows: int | None = TABLE_ROWS, spill_dir: str | os.PathLike[str] | None = None) -> None:
         """``boards=False``: keep no positions (a Polyglot book needs keys and counts only; less memory and time);
-        :meth:`board` and :meth:`to_stats` then raise."""
+        :meth:`board` and :meth:`to_stats` then raise.
+
+        ``table_rows``: rows of counts (distinct position and move) added in memory before the ones polyglot's
+        halving cannot concern yet are written to a temporary folder in ``spill_dir`` (the system's by default)
+        and merged back when the book is written (:meth:`column_blocks`); ``None``: never. The counts are the
+        same either way."""
         if max_ply < 0:
             raise ValueError("max_ply must be >= 0")
+        if table_rows is not None and table_rows < 1:
+            raise ValueError("table_rows must be >= 1")
+        self.table_rows = table_rows
+        self.spill_dir = spill_dir
+        self._store: SpillStore | None = None
+        self._pinned = np.zeros(0, dtype=np.uint64)  # positions kept in memory for good (halving may concern them)
+        self._kept = 0  # rows left in memory by the last spill
+        self._length: int | None = None
         self.max_ply = max_ply
         self.boards = boards
         self.game_filter = game_filter if game_filter is not None else GameFilter()
@@ -306,20 +332,48 @@ class BookBuilder:
         added = {"key": key[starts], "raw": raw[starts], "white": white, "first": np.minimum.reduceat(seq, starts),
                  "polyglot_n": games.copy(), "polyglot_sum": tallies[0], "games": games, "wins": tallies[1],
                  "draws": tallies[2], "losses": tallies[3]}
-        old = self._table
-        if len(old["key"]):
-            merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
-            both = {name: np.concatenate((old[name], added[name]))[merged] for name in old}
-            starts = group_starts(both["key"], both["raw"])
-            table = {name: both[name][starts] for name in ("key", "raw", "white", "first")}
-            for name in COUNTS:
-                table[name] = np.add.reduceat(both[name], starts)
-        else:
-            table = added
+        if self.table_rows is not None and len(self._table["key"]) > self._kept and \
+                len(self._table["key"]) + len(added["key"]) > self._kept + self.table_rows:
+            self._spill()  # before the batch is added: the union's memory stays about the size of the budget
+        table = _union(self._table, added)
+        if self._store is not None:  # positions whose moves may reach COUNT_MAX with their spilled games: pinned
+            free = ~np.isin(table["key"], self._pinned) if len(self._pinned) else np.ones(len(table["key"]), bool)
+            near = free & (table["polyglot_n"] + self._store.bound(table["key"], table["raw"]) >= COUNT_MAX)
+            if near.any():
+                self._pin(np.unique(table["key"][near]))  # (their spilled rows now in the table, before this batch)
+                table = _union(self._table, added)
         hot = table["polyglot_n"] >= COUNT_MAX
         if hot.any():
             self._halve(table, np.unique(table["key"][hot]), key, raw, POINTS[outcome], seq)
         self._table = table
+        self._length = None
+        if self.table_rows is not None and len(table["key"]) > self._kept + self.table_rows:
+            self._spill()
+
+    def _pin(self, keys: np.ndarray[Any, Any]) -> None:
+        """Keep these positions (sorted keys) in memory from now on, their spilled rows brought back."""
+        new = np.setdiff1d(keys, self._pinned, assume_unique=True)
+        if not len(new):
+            return
+        self._pinned = np.union1d(self._pinned, new)
+        if self._store is not None:
+            self._table = combine_rows(self._store.fetch(new), self._table)
+
+    def _spill(self) -> None:
+        """Write the rows of the positions polyglot's halving cannot concern yet to disk (:mod:`.spill`)."""
+        from .spill import SpillStore
+
+        table = self._table
+        if self._store is None:
+            self._store = SpillStore(self.spill_dir, block_rows=max(1, (self.table_rows or TABLE_ROWS) // 4))
+        big = (table["games"] >= SPILL_LIMIT) | (table["polyglot_n"] != table["games"])  # (halved: has a big move)
+        if big.any():
+            self._pin(np.unique(table["key"][big]))
+            table = self._table
+        kept = np.isin(table["key"], self._pinned) if len(self._pinned) else np.zeros(len(table["key"]), bool)
+        self._store.write({name: column[~kept] for name, column in table.items()})
+        self._table = {name: column[kept] for name, column in table.items()}
+        self._kept = int(kept.sum())
 
     def _halve(self, table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any], key: Any, raw: Any,
                points: Any, seq: Any) -> None:
@@ -366,18 +420,43 @@ class BookBuilder:
             self._links = (joined[0][first], joined[1][first], joined[2][first])
 
     # --- output ---
+    def column_blocks(self) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
+        """The counts in blocks of consecutive key ranges (ascending), each sorted by (key, raw move): the columns of
+        :meth:`columns` and ``first`` (the order rows were first met in). Spilled counts are merged back block by
+        block, so memory holds one block (about ``table_rows`` rows) at a time; without a spill, one block."""
+        if self._store is None:
+            yield {name: column.view() for name, column in self._table.items()}
+            return
+        total = 0
+        for block in self._store.blocks(self._table):
+            total += len(block["key"])
+            yield block
+        self._length = total
+
+    def close(self) -> None:
+        """Remove the spilled counts (also done when the builder is collected, or at exit); the builder holds only
+        what is in memory afterwards: use it no more."""
+        if self._store is not None:
+            self._store.close()
+
     def columns(self, *, ordered: bool = True) -> dict[str, np.ndarray[Any, Any]]:
         """The counts as arrays, one row per (position, move) in the order first met.
 
         ``key``, ``raw`` (the move as Polyglot stores it), ``white`` (White to move), ``polyglot_n``,
         ``polyglot_sum``, ``games``, ``wins``, ``draws``, ``losses`` (see :class:`BookEntry`). With
         ``ordered=False``: the rows in no documented order (read-only, not copied), and a column ``first`` that
-        orders them (a writer that keeps few rows orders only those).
+        orders them (a writer that keeps few rows orders only those). Spilled counts are all read back into memory:
+        a writer that goes through :meth:`column_blocks` does not need to.
         """
+        if self._store is None:
+            table = self._table
+        else:
+            blocks = list(self.column_blocks())
+            table = {name: np.concatenate([block[name] for block in blocks]) for name in self._table}
         if not ordered:
-            return {name: column.view() for name, column in self._table.items()}
-        order = np.argsort(self._table["first"], kind="stable")
-        return {name: column[order] for name, column in self._table.items() if name != "first"}
+            return {name: column.view() for name, column in table.items()}
+        order = np.argsort(table["first"], kind="stable")
+        return {name: column[order] for name, column in table.items() if name != "first"}
 
     def entries(self) -> Iterator[BookEntry]:
         """Every (position, move) in the order first met."""
@@ -387,7 +466,14 @@ class BookBuilder:
             yield BookEntry(*row)
 
     def __len__(self) -> int:
-        return len(self._table["key"])
+        """Distinct (position, move) pairs counted (with spilled counts: merged once, then remembered)."""
+        if self._store is None:
+            return len(self._table["key"])
+        if self._length is None:
+            for _ in self.column_blocks():
+                pass
+        assert self._length is not None
+        return self._length
 
     def board(self, key: int) -> chess.Board:
         """The position of a key met in the build."""
@@ -449,6 +535,23 @@ class BookBuilder:
             move = decode_move(board, entry.raw_move)
             position.moves[move] = MoveStats(entry.games, entry.wins, entry.draws, entry.losses)
         return stats
+
+
+def _union(old: dict[str, np.ndarray[Any, Any]],
+           added: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarray[Any, Any]]:
+    """The table with a batch's rows (both sorted by (key, raw); the batch's games come after the table's) added."""
+    if not len(old["key"]):
+        return added
+    merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
+    key, raw = (np.concatenate((old[name], added[name]))[merged] for name in ("key", "raw"))
+    starts = group_starts(key, raw)
+    table = {"key": key[starts], "raw": raw[starts]}
+    del key, raw  # (column by column: memory of about two tables at a time)
+    for name in ("white", "first"):
+        table[name] = np.concatenate((old[name], added[name]))[merged][starts]
+    for name in COUNTS:
+        table[name] = np.add.reduceat(np.concatenate((old[name], added[name]))[merged], starts)
+    return table
 
 
 def _daemonic() -> bool:

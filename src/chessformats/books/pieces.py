@@ -40,9 +40,11 @@ CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe
 PIECE_BYTES = 1 << 25
 """Bytes of a plain file (characters of decompressed text) given to one task (32 MiB: about 20,000 games)."""
 
-LOCAL_PIECE_BYTES = 1 << 22
-"""The largest piece of a local parallel build (4 MiB, about 6,500 games: one batch; a worker then holds about
-100 MiB, a Dask worker's larger pieces cost fewer round trips)."""
+LOCAL_PIECE_BYTES = 1 << 21
+"""The largest piece of a local parallel build (2 MiB, about 3,300 games of twic1134, 6,500 short lichess games;
+a worker then holds about 60 MiB, and merging one piece's events into the counts about as much; 4 MiB pieces
+cost the merging process 70 MiB more on inputs of distinct games, for no speed; a Dask worker's larger pieces
+cost fewer round trips)."""
 
 _BREAK = re.compile(GAME_BREAK.pattern.encode("ascii"))
 """A game break in bytes: :data:`chessformats.books.pgnread.GAME_BREAK` on the undecoded file."""

@@ -7,7 +7,7 @@ outputs are this function.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,7 +41,18 @@ def make_book(
     Entries are sorted by key, then by descending weight, ties in the order the moves were first met,
     as polyglot's sort leaves them.
     """
-    columns = builder.columns(ordered=False)
+    count = 0
+    with atomic_write(path) as handle:
+        for columns in builder.column_blocks():  # key ranges in ascending order: the book is written as it comes
+            records = _entries(columns, min_games, min_score, only, uniform)
+            handle.write(records.tobytes())
+            count += len(records)
+    return count
+
+
+def _entries(columns: dict[str, np.ndarray[Any, Any]], min_games: int, min_score: float, only: chess.Color | None,
+             uniform: bool) -> np.ndarray[Any, Any]:
+    """The book's entries of some positions' counts (see :func:`make_book`), sorted."""
     n, total = columns["polyglot_n"], columns["polyglot_sum"]
     with np.errstate(divide="ignore", invalid="ignore"):
         keep = (n >= min_games) & (total != 0) & ~((total / n) / 2.0 < min_score)
@@ -54,6 +65,4 @@ def make_book(
     records["key"] = columns["key"][rows]
     records["move"] = columns["raw"][rows]
     records["weight"] = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
-    with atomic_write(path) as handle:
-        handle.write(records.tobytes())
-    return len(records)
+    return records

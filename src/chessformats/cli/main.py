@@ -221,7 +221,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o)."""
-    from ..books.build import BookBuilder
+    from ..books.build import TABLE_ROW_BYTES, BookBuilder
 
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
@@ -231,7 +231,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
     gc.disable()
-    builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards)
+    builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards,
+                          table_rows=None if args.memory == 0 else max(1, args.memory * 2**20 // TABLE_ROW_BYTES),
+                          spill_dir=args.spill_dir)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
     bar = None
@@ -254,9 +256,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                           only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
+    rows = len(builder)  # (counted while the book was written)
+    builder.close()  # the spilled counts, if any
     if builder.filtered:
         say(f"{builder.filtered:,} of the {builder.games:,} games filtered out")
-    say(f"{builder.games:,} games, {len(builder):,} positions x moves, {count:,} entries written to "
+    say(f"{builder.games:,} games, {rows:,} positions x moves, {count:,} entries written to "
                   f"{args.output} in {elapsed:.2f} s")
     if builder.skipped:
         say(f"skipped {len(builder.skipped)} games:")
@@ -432,6 +436,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="count on a Dask cluster (pip install 'chessformats[dask]'): a scheduler address such as "
                         "tcp://host:8786, or none for a local cluster of --dask-workers processes")
     p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
+    p.add_argument("--memory", type=int, default=16, metavar="MIB",
+                   help="memory for new counts of positions and moves (default 16: a build's peak is then about "
+                        "130 MiB); beyond it the counts of positions with fewer than 8,192 games go to a temporary "
+                        "folder and are merged back as the book is written (the same book); 0: keep all in memory")
+    p.add_argument("--spill-dir", metavar="DIR", help="where counts beyond --memory go (default: the system's "
+                   "temporary folder)")
     p.add_argument("--min-rating", type=int, metavar="N",
                    help="only games where WhiteElo and BlackElo are both >= N (games missing one are left out)")
     p.add_argument("--time-control", metavar="LIST",
