@@ -72,7 +72,10 @@ def test_three_ways_equal_polyglot(polyglot_bin: Path, tmp_path: Path, client: A
     pieces = [p for p in plan_pieces(paths, piece_bytes=1 << 18) if not isinstance(p, str)]
     assert {Path(p.path).name for p in pieces if p.text is not None} == {"b.pgn.gz", "c.pgn.zst"}
     assert all(sum(p.path == str(path) for p in pieces) >= 4 for path in paths)
-    builder = build_book(paths, scheduler=client, max_ply=20, piece_bytes=1 << 18)
+    # ... into a builder whose counts spill to disk (the client's memory bounded)
+    builder = build_book(paths, scheduler=client, piece_bytes=1 << 18,
+                         builder=BookBuilder(max_ply=20, table_rows=2000, spill_dir=tmp_path))
+    assert builder._store is not None and builder._store.spilled > 0
     make_book(tmp_path / "dask-lib.bin", builder, min_games=2)
     books["dask-lib"] = (tmp_path / "dask-lib.bin").read_bytes()
     local = BookBuilder(max_ply=20)
