@@ -158,7 +158,42 @@ def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, gam
         got = {(e.key, e.raw_move): (e.polyglot_n, e.polyglot_sum) for e in spilled.entries()}
         assert got == expected
         _same_counts(spilled, whole)
+        if spilled._store is not None:
+            _check_bound(spilled._store)
         spilled.close()
+
+
+def _check_bound(store: spill.SpillStore) -> None:
+    """The bound's counters sum to the games on disk (taken positions left out), and bound every (key, move)."""
+    records = np.concatenate([run.read(0, run.rows) for run in store._runs] or [np.zeros(0, spill.RUN_DTYPE)])
+    records = records[~np.isin(records["key"], store._taken)]
+    assert int(store._bound.sum()) == store._games == int(records["games"].sum())
+    pairs: dict[tuple[int, int], int] = {}
+    for key, raw, games in zip(records["key"].tolist(), records["raw"].tolist(), records["games"].tolist(),
+                               strict=True):
+        pairs[(key, raw)] = pairs.get((key, raw), 0) + games
+    if pairs:
+        keys = np.array([k for k, _ in pairs], dtype=np.uint64)
+        raws = np.array([r for _, r in pairs], dtype=np.int64)
+        assert np.all(store.bound(keys, raws) >= np.array(list(pairs.values())))
+
+
+def test_the_bound_widens_as_games_pile_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a narrow bound whose sums would near 16,384 pins positions that are nowhere near polyglot's halving (and keeps
+    # them in memory for good); it is made wider instead, and pins nothing on twic1134 (no position gets near)
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    monkeypatch.setattr(spill, "BOUND_BITS", 2)
+    monkeypatch.setattr(spill, "BOUND_LOAD", 16)
+    monkeypatch.setattr(batches, "CHUNK_GAMES", 500)
+    whole = BookBuilder(max_ply=80, boards=False, table_rows=None)
+    whole.add_pgn(pgn)
+    spilled = BookBuilder(max_ply=80, boards=False, table_rows=2000, spill_dir=tmp_path)
+    spilled.add_pgn(pgn)
+    store = spilled._store
+    assert store is not None and store._bits >= 14 and store._games <= 16 << store._bits
+    assert len(spilled._pinned) == 0 and len(spilled._table["key"]) < 3 * 2000
+    _check_bound(store)
+    _same_counts(spilled, whole)
 
 
 def test_spill_runs_removed_with_the_builder(tmp_path: Path) -> None:
@@ -170,8 +205,24 @@ def test_spill_runs_removed_with_the_builder(tmp_path: Path) -> None:
 
 
 def test_table_rows_must_be_positive() -> None:
+    from chessformats.cli.main import main
+
     with pytest.raises(ValueError, match="table_rows"):
         BookBuilder(table_rows=0)
+    assert main(["build", "x.pgn", "-o", "x.bin", "--memory", "-1"]) != 0
+
+
+def test_a_relative_spill_folder_survives_a_change_of_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    builder = BookBuilder(table_rows=1, spill_dir=".")
+    builder.add_pgn_text('[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result "0-1"]\n\n1. d4 d5 0-1\n')
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert len(builder) == 5
+    make_book(tmp_path / "book.bin", builder, min_games=1)
+    builder.close()
+    assert os.listdir(tmp_path / "here") == []
 
 
 @settings(max_examples=60, deadline=None)

@@ -82,7 +82,6 @@ TABLE_MIB = 16
 
 TABLE_ROWS = (TABLE_MIB << 20) // TABLE_ROW_BYTES
 """Rows of counts a builder adds in memory before it spills to disk, by default (229,824)."""
-"""``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
 
 # per outcome (WIN, DRAW, LOSS, UNKNOWN): what a game adds to polyglot_sum, wins, draws and losses
 _TALLIES = np.stack([POINTS, *((np.arange(len(POINTS)) == outcome).astype(np.int64) for outcome in (WIN, DRAW, LOSS))])

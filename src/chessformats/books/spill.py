@@ -11,7 +11,8 @@ game order. Until that happens a position's counts are plain sums, whatever the 
 split. So the builder spills only rows of positions none of whose moves has :data:`SPILL_LIMIT` (8,192) games
 in memory, and keeps a position in memory from then on ("pinned") as soon as its moves could reach 16,384 games
 with what was spilled: :meth:`SpillStore.bound` gives an upper bound of a (key, move)'s spilled games (a table of
-sums by a hash of the pair, a count-min sketch with one row), and :meth:`SpillStore.fetch` brings the spilled rows
+sums by a hash of the pair, a count-min sketch with one row, made wider as the games on disk grow so that its
+sums stay far below 16,384), and :meth:`SpillStore.fetch` brings the spilled rows
 of the positions about to be pinned back into memory, before the builder replays their events in game order. A
 row on disk was therefore never halved: its ``polyglot_n`` is its ``games`` and ``polyglot_sum`` is
 ``games + wins - losses`` (2 a win, 1 a draw or an unknown result, 0 a loss), so a record stores four counts
@@ -39,7 +40,7 @@ before it can be concerned."""
 RUN_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("white", "u1"), ("first", "<i8"), ("games", "<u2"),
                       ("wins", "<u2"), ("draws", "<u2"), ("losses", "<u2")])
 """A spilled row (27 bytes): the position's key, the raw move, White to move, the first event's order number,
-and the counts (each below :data:`SPILL_LIMIT`)."""
+and the counts (below :data:`SPILL_LIMIT` when spilled, below 16,384 once the runs are merged)."""
 
 FENCE_ROWS = 1024
 """Every this many rows of a run, its key is kept in memory."""
@@ -47,8 +48,13 @@ FENCE_ROWS = 1024
 FAN_IN = 8
 """Runs of one level merged into one run of the next."""
 
-BOUND_BITS = 22
-"""The bound table has 2**22 counters of 16 bits (8 MiB)."""
+BOUND_BITS = 20
+"""The bound table starts with 2**20 counters of 32 bits (4 MiB) ..."""
+
+BOUND_LOAD = 2048
+"""... and doubles when the games on disk exceed this many per counter (16 MiB for 8.6 billion games on disk: about
+290 million games at ``--max-ply 30``; 4 bytes per 2,048 games beyond), so that a counter's sum stays far below
+16,384 and pins only positions that are near it."""
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
@@ -128,12 +134,14 @@ class SpillStore:
     def __init__(self, folder: str | os.PathLike[str] | None = None, *, block_rows: int = 1 << 18) -> None:
         import tempfile  # (not imported by builds that never spill: start-up time)
 
-        self.path = tempfile.mkdtemp(prefix="chessformats-spill-", dir=folder)
+        self.path = os.path.abspath(tempfile.mkdtemp(prefix="chessformats-spill-", dir=folder))
         self._finalizer = weakref.finalize(self, _remove, self.path, os.getpid())
         self.block_rows = block_rows
         """Rows merged at a time when runs are merged or read back."""
         self._runs: list[_Run] = []
-        self._bound = np.zeros(1 << BOUND_BITS, dtype=np.uint16)
+        self._bits = BOUND_BITS
+        self._bound = np.zeros(1 << self._bits, dtype=np.uint32)
+        self._games = 0  # games of the rows on disk (taken positions' rows left out), the sum of the bound
         self._taken = np.zeros(0, dtype=np.uint64)  # positions fetched back: their rows on disk are stale
         self._written = 0
         self.spilled = 0
@@ -154,7 +162,7 @@ class SpillStore:
 
     def _slots(self, key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         mixed = key.astype(np.uint64) ^ (raw.astype(np.uint64) * _MIX)
-        slots: np.ndarray[Any, Any] = (mixed >> np.uint64(64 - BOUND_BITS)).astype(np.intp)
+        slots: np.ndarray[Any, Any] = (mixed >> np.uint64(64 - self._bits)).astype(np.intp)
         return slots
 
     def write(self, table: dict[str, np.ndarray[Any, Any]]) -> None:
@@ -170,13 +178,9 @@ class SpillStore:
         self.spilled += count
         self._add_run([records], 0)
         del records
-        slots = self._slots(table["key"], table["raw"])
-        order = np.argsort(slots, kind="stable")
-        slots = slots[order]
-        starts = group_starts(slots, np.zeros(count, dtype=np.int64))
-        where = slots[starts]
-        added = np.add.reduceat(table["games"][order].astype(np.int64), starts)
-        self._bound[where] = np.minimum(self._bound[where].astype(np.int64) + added, 0xFFFF)
+        self._count(table["key"], table["raw"], table["games"], 1)
+        while self._games > BOUND_LOAD << self._bits:
+            self._widen()
         self._compact()
 
     def _add_run(self, parts: Iterable[np.ndarray[Any, Any]], level: int) -> None:
@@ -203,8 +207,34 @@ class SpillStore:
             for run in merging:
                 os.remove(run.name)
 
+    def _count(self, key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
+               sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) rows' games in the bound."""
+        if not len(key):
+            return
+        slots = self._slots(key, raw)
+        order = np.argsort(slots, kind="stable")
+        slots = slots[order]
+        starts = group_starts(slots, np.zeros(len(slots), dtype=np.int64))
+        where = slots[starts]
+        added = np.add.reduceat(games[order].astype(np.int64), starts)
+        self._bound[where] = self._bound[where].astype(np.int64) + sign * added
+        self._games += sign * int(added.sum())
+
+    def _widen(self) -> None:
+        """Twice the counters, counted again from the runs (the rows of taken positions left out)."""
+        self._bits += 1
+        self._bound = np.zeros(1 << self._bits, dtype=np.uint32)
+        self._games = 0
+        for run in self._runs:
+            for start in range(0, run.rows, 1 << 20):
+                records = run.read(start, min(run.rows, start + (1 << 20)))
+                if len(self._taken):
+                    records = records[~np.isin(records["key"], self._taken)]
+                self._count(records["key"], records["raw"], records["games"], 1)
+
     def bound(self, key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """At least the games spilled for each (key, raw move) (at most 65,535)."""
+        """At least the games on disk for each (key, raw move)."""
         bounds: np.ndarray[Any, Any] = self._bound[self._slots(key, raw)]
         return bounds
 
@@ -217,7 +247,9 @@ class SpillStore:
             for key in keys.tolist():
                 start, end = run.locate(key), run.locate(key + 1)
                 if end > start:
-                    parts.append(_from_records(run.read(start, end)))
+                    records = run.read(start, end)
+                    self._count(records["key"], records["raw"], records["games"], -1)  # (no longer on disk)
+                    parts.append(_from_records(records))
         self._taken = np.union1d(self._taken, keys)
         return combine_rows(*parts)
 

@@ -231,6 +231,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
     gc.disable()
+    if args.memory < 0:
+        raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards,
                           table_rows=None if args.memory == 0 else max(1, args.memory * 2**20 // TABLE_ROW_BYTES),
                           spill_dir=args.spill_dir)
@@ -438,8 +440,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
     p.add_argument("--memory", type=int, default=16, metavar="MIB",
                    help="memory for new counts of positions and moves (default 16: a build's peak is then about "
-                        "130 MiB); beyond it the counts of positions with fewer than 8,192 games go to a temporary "
-                        "folder and are merged back as the book is written (the same book); 0: keep all in memory")
+                        "140 MiB with --jobs 2); beyond it the counts of positions with fewer than 8,192 games go to "
+                        "a temporary folder and are merged back as the book is written (the same book); 0: keep all "
+                        "in memory")
     p.add_argument("--spill-dir", metavar="DIR", help="where counts beyond --memory go (default: the system's "
                    "temporary folder)")
     p.add_argument("--min-rating", type=int, metavar="N",
