@@ -267,9 +267,9 @@ def test_cli_build_spills_and_cleans_up(tmp_path: Path) -> None:
     seen: list[int] = []
     original = spill.SpillStore.write
 
-    def write(self: spill.SpillStore, table: dict[str, np.ndarray]) -> None:
+    def write(self: spill.SpillStore, table: dict[str, np.ndarray], kept: np.ndarray | None = None) -> None:
         seen.append(len(table["key"]))
-        original(self, table)
+        original(self, table, kept)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(spill.SpillStore, "write", write)

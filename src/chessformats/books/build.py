@@ -369,10 +369,15 @@ class BookBuilder:
         if big.any():
             self._pin(np.unique(table["key"][big]))
             table = self._table
-        kept = np.isin(table["key"], self._pinned) if len(self._pinned) else np.zeros(len(table["key"]), bool)
-        self._store.write({name: column[~kept] for name, column in table.items()})
-        self._table = {name: column[kept] for name, column in table.items()}
-        self._kept = int(kept.sum())
+        if len(self._pinned):
+            kept = np.isin(table["key"], self._pinned)
+            self._store.write(table, kept)
+            self._table = {name: column[kept] for name, column in table.items()}
+            self._kept = len(self._table["key"])
+        else:
+            self._store.write(table)
+            self._table = {name: column[:0].copy() for name, column in table.items()}  # (not views: frees the table)
+            self._kept = 0
 
     def _halve(self, table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any], key: Any, raw: Any,
                points: Any, seq: Any) -> None:

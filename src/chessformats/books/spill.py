@@ -42,6 +42,9 @@ RUN_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("white", "u1"), ("first",
 """A spilled row (27 bytes): the position's key, the raw move, White to move, the first event's order number,
 and the counts (below :data:`SPILL_LIMIT` when spilled, below 16,384 once the runs are merged)."""
 
+WRITE_ROWS = 1 << 16
+"""Rows converted and written at a time (the memory a spill needs beyond the table)."""
+
 FENCE_ROWS = 1024
 """Every this many rows of a run, its key is kept in memory."""
 
@@ -165,23 +168,33 @@ class SpillStore:
         slots: np.ndarray[Any, Any] = (mixed >> np.uint64(64 - self._bits)).astype(np.intp)
         return slots
 
-    def write(self, table: dict[str, np.ndarray[Any, Any]]) -> None:
-        """Write rows (sorted by (key, raw), never halved, every count below :data:`SPILL_LIMIT`) as a run."""
+    def write(self, table: dict[str, np.ndarray[Any, Any]], kept: np.ndarray[Any, Any] | None = None) -> None:
+        """Write the rows of ``table`` (sorted by (key, raw); never halved, every count below :data:`SPILL_LIMIT`)
+        that ``kept`` (a mask, if given) does not keep as a run, :data:`WRITE_ROWS` rows at a time."""
         count = len(table["key"])
-        if not count:
+        if not count or (kept is not None and kept.all()):
             return
-        if int(table["games"].max()) >= SPILL_LIMIT or not np.array_equal(table["polyglot_n"], table["games"]):
-            raise AssertionError("rows of a position polyglot's halving may concern cannot be spilled")
-        records = np.empty(count, dtype=RUN_DTYPE)
-        for field in RUN_DTYPE.names or ():
-            records[field] = table[field]
-        self.spilled += count
-        self._add_run([records], 0)
-        del records
-        self._count(table["key"], table["raw"], table["games"], 1)
+        self._add_run(self._records(table, kept), 0)
         while self._games > BOUND_LOAD << self._bits:
             self._widen()
         self._compact()
+
+    def _records(self, table: dict[str, np.ndarray[Any, Any]],
+                 kept: np.ndarray[Any, Any] | None) -> Iterator[np.ndarray[Any, Any]]:
+        for start in range(0, len(table["key"]), WRITE_ROWS):
+            part = {name: column[start:start + WRITE_ROWS] for name, column in table.items()}
+            if kept is not None:
+                written = ~kept[start:start + WRITE_ROWS]
+                part = {name: column[written] for name, column in part.items()}
+            if int(part["games"].max(initial=0)) >= SPILL_LIMIT or \
+                    not np.array_equal(part["polyglot_n"], part["games"]):
+                raise AssertionError("rows of a position polyglot's halving may concern cannot be spilled")
+            records = np.empty(len(part["key"]), dtype=RUN_DTYPE)
+            for field in RUN_DTYPE.names or ():
+                records[field] = part[field]
+            self.spilled += len(records)
+            self._count(part["key"], part["raw"], part["games"], 1)
+            yield records
 
     def _add_run(self, parts: Iterable[np.ndarray[Any, Any]], level: int) -> None:
         """Write record arrays (consecutive, sorted) as one run."""
