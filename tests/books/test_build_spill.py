@@ -19,7 +19,7 @@ from test_build import polyglot_make
 
 from chessformats.books import batches, spill
 from chessformats.books import build as bookbuild
-from chessformats.books.build import COUNT_MAX, BookBuilder
+from chessformats.books.build import COUNT_MAX, MERGE_EVENTS, BookBuilder
 from chessformats.polyglot import encode_move, make_book
 from conftest import find_corpus, find_tool
 
@@ -86,6 +86,7 @@ def test_halving_exact_when_the_position_was_spilled_before(polyglot_bin: Path, 
     whole = BookBuilder(max_ply=20, table_rows=None)
     spilled = BookBuilder(max_ply=20, table_rows=3000, spill_dir=tmp_path)
     monkeypatch.setattr(spill, "FAN_IN", 3)  # runs merged three by three
+    monkeypatch.setattr(bookbuild, "MERGE_EVENTS", 5000)  # batches added key range by key range
     for start in range(0, len(texts), 900):  # merges of 900 games: many spills before 1.e4 gets hot
         piece = "\n".join(texts[start:start + 900]) + "\n"
         whole.add_pgn_text(piece)
@@ -128,10 +129,11 @@ _LINES = [["e4", "e5", "Nf3", "Nc6", "Bb5"], ["e4", "c5", "Nf3", "d6"], ["d4", "
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 400), table_rows=st.integers(1, 40),
-       step=st.integers(1, 60), count_max=st.sampled_from([4, 10, 16, 40]))
+       step=st.integers(1, 60), count_max=st.sampled_from([4, 10, 16, 40]), merge_events=st.integers(1, 300))
 def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, games: int, table_rows: int, step: int,
-                                                                 count_max: int) -> None:
-    # the halving threshold lowered so that positions are spilled, brought back and halved many times over
+                                                                 count_max: int, merge_events: int) -> None:
+    # the halving threshold lowered so that positions are spilled, brought back and halved many times over; the
+    # spilling builder adds each batch key range by key range (merge_events events at a time)
     rng = random.Random(seed)
     played = []
     for _ in range(games):
@@ -153,7 +155,9 @@ def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, gam
         whole, spilled = BookBuilder(table_rows=None), BookBuilder(table_rows=table_rows)
         for start in range(0, len(texts), step):
             whole.add_pgn_text("\n".join(texts[start:start + step]))
+            patch.setattr(bookbuild, "MERGE_EVENTS", merge_events)
             spilled.add_pgn_text("\n".join(texts[start:start + step]))
+            patch.setattr(bookbuild, "MERGE_EVENTS", MERGE_EVENTS)
         expected = _polyglot_counts(played, count_max)
         got = {(e.key, e.raw_move): (e.polyglot_n, e.polyglot_sum) for e in spilled.entries()}
         assert got == expected

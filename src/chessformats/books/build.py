@@ -74,6 +74,9 @@ PARALLEL_BYTES = 1 << 20
 COUNT_MAX = 16384
 """``polyglot make-book`` halves a position's counters when one of its moves reaches this many games."""
 
+MERGE_EVENTS = 1 << 18
+"""Events added to the counts at a time (a larger batch or piece is added key range by key range)."""
+
 TABLE_ROW_BYTES = 73
 """Bytes of a row of counts in memory (key, raw move, first and six counters of 8 bytes, White to move of one)."""
 
@@ -318,14 +321,27 @@ class BookBuilder:
         if not len(chunk.key):
             return
         if in_order(chunk.key, chunk.raw):  # (a piece read by another process comes sorted)
-            key, raw, seq, outcome = chunk.key, chunk.raw, chunk.seq, chunk.outcome
-            starts = group_starts(key, raw)
-            white = chunk.white[starts]
+            key, raw, seq, outcome, white = chunk.key, chunk.raw, chunk.seq, chunk.outcome, chunk.white
         else:
             order = sort_order(chunk.key, chunk.raw)
-            key, raw, seq, outcome = (column.take(order) for column in (chunk.key, chunk.raw, chunk.seq, chunk.outcome))
-            starts = group_starts(key, raw)
-            white = chunk.white[order[starts]]
+            key, raw, seq, outcome, white = (column.take(order) for column in (chunk.key, chunk.raw, chunk.seq,
+                                                                              chunk.outcome, chunk.white))
+            del order
+        # a large batch is added key range by key range: exact (everything order-dependent is per position: the
+        # halving replays one position's events, all in one range, in game order; ``first`` is a minimum), and the
+        # memory of a merge stays that of MERGE_EVENTS events whatever the size of a piece
+        start = 0
+        while start < len(key):
+            end = len(key) if len(key) - start <= MERGE_EVENTS else \
+                int(np.searchsorted(key, key[start + MERGE_EVENTS - 1], side="right"))
+            self._add_events(key[start:end], raw[start:end], white[start:end], seq[start:end], outcome[start:end])
+            start = end
+
+    def _add_events(self, key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any], white: np.ndarray[Any, Any],
+                    seq: np.ndarray[Any, Any], outcome: np.ndarray[Any, Any]) -> None:
+        """Add events sorted by (key, raw move), of games after every game counted so far, to the table."""
+        starts = group_starts(key, raw)
+        white = white[starts]
         games = np.diff(np.append(starts, len(key)))
         tallies = np.add.reduceat(np.take(_TALLIES, outcome, axis=1), starts, axis=1)
         added = {"key": key[starts], "raw": raw[starts], "white": white, "first": np.minimum.reduceat(seq, starts),
