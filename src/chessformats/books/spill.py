@@ -13,9 +13,9 @@ in memory, and keeps a position in memory from then on ("pinned") as soon as its
 with what was spilled: :meth:`SpillStore.bound` gives an upper bound of a (key, move)'s spilled games (a table of
 sums by a hash of the pair, a count-min sketch with one row, made wider as the games on disk grow so that its
 sums stay far below 16,384), and :meth:`SpillStore.fetch` brings the spilled rows of the positions about to be
-pinned back into memory, before the builder replays their events in game order. A row on disk was therefore never halved: its ``polyglot_n`` is its ``games`` and ``polyglot_sum`` is
-``games + wins - losses`` (2 a win, 1 a draw or an unknown result, 0 a loss), so a record stores four counts
-of 16 bits.
+pinned back into memory, before the builder replays their events in game order. A row on disk was therefore
+never halved: its ``polyglot_n`` is its ``games`` and ``polyglot_sum`` is ``games + wins - losses`` (2 a win, 1 a
+draw or an unknown result, 0 a loss), so a record stores four counts of 16 bits.
 """
 
 from __future__ import annotations
