@@ -53,7 +53,7 @@ from .batches import (
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
 from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
-from .runs import group_starts, in_order, sort_order, union_order
+from .runs import group_starts, in_order, sort_order
 from .spill import SPILL_LIMIT, combine_rows
 
 if TYPE_CHECKING:
@@ -83,7 +83,13 @@ TABLE_ROW_BYTES = 73
 TABLE_MIB = 16
 """Memory for the rows of counts a builder adds before it spills to disk, by default (see :mod:`.spill`)."""
 
-TABLE_ROWS = (TABLE_MIB << 20) // TABLE_ROW_BYTES
+
+def table_rows(mib: int) -> int:
+    """The rows of counts that take ``mib`` MiB in memory (``BookBuilder(table_rows=...)`` for a memory budget)."""
+    return max(1, (mib << 20) // TABLE_ROW_BYTES)
+
+
+TABLE_ROWS = table_rows(TABLE_MIB)
 """Rows of counts a builder adds in memory before it spills to disk, by default (229,824)."""
 
 # per outcome (WIN, DRAW, LOSS, UNKNOWN): what a game adds to polyglot_sum, wins, draws and losses
@@ -350,13 +356,13 @@ class BookBuilder:
         if self.table_rows is not None and len(self._table["key"]) > self._kept and \
                 len(self._table["key"]) + len(added["key"]) > self._kept + self.table_rows:
             self._spill()  # before the batch is added: the union's memory stays about the size of the budget
-        table = _union(self._table, added)
+        table = combine_rows(self._table, added)
         if self._store is not None:  # positions whose moves may reach COUNT_MAX with their spilled games: pinned
             free = ~np.isin(table["key"], self._pinned) if len(self._pinned) else np.ones(len(table["key"]), bool)
             near = free & (table["polyglot_n"] + self._store.bound(table["key"], table["raw"]) >= COUNT_MAX)
             if near.any():
                 self._pin(np.unique(table["key"][near]))  # (their spilled rows now in the table, before this batch)
-                table = _union(self._table, added)
+                table = combine_rows(self._table, added)
         hot = table["polyglot_n"] >= COUNT_MAX
         if hot.any():
             self._halve(table, np.unique(table["key"][hot]), key, raw, POINTS[outcome], seq)
@@ -555,23 +561,6 @@ class BookBuilder:
             move = decode_move(board, entry.raw_move)
             position.moves[move] = MoveStats(entry.games, entry.wins, entry.draws, entry.losses)
         return stats
-
-
-def _union(old: dict[str, np.ndarray[Any, Any]],
-           added: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarray[Any, Any]]:
-    """The table with a batch's rows (both sorted by (key, raw); the batch's games come after the table's) added."""
-    if not len(old["key"]):
-        return added
-    merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # a table row before the batch's
-    key, raw = (np.concatenate((old[name], added[name]))[merged] for name in ("key", "raw"))
-    starts = group_starts(key, raw)
-    table = {"key": key[starts], "raw": raw[starts]}
-    del key, raw  # (column by column: memory of about two tables at a time)
-    for name in ("white", "first"):
-        table[name] = np.concatenate((old[name], added[name]))[merged][starts]
-    for name in COUNTS:
-        table[name] = np.add.reduceat(np.concatenate((old[name], added[name]))[merged], starts)
-    return table
 
 
 def _daemonic() -> bool:

@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .runs import group_starts, sort_order
+from .batches import COUNTS
+from .runs import group_starts, sort_order, union_order
 
 __all__ = ["RUN_DTYPE", "SPILL_LIMIT", "SpillStore", "combine_rows"]
 
@@ -58,8 +59,7 @@ BOUND_LOAD = 2048
 16,384 and pins only positions that are near it."""
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_COUNTS = ("polyglot_n", "polyglot_sum", "games", "wins", "draws", "losses")
-_NAMES = ("key", "raw", "white", "first", *_COUNTS)
+_NAMES = ("key", "raw", "white", "first", *COUNTS)
 
 
 def combine_rows(*tables: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarray[Any, Any]]:
@@ -70,17 +70,25 @@ def combine_rows(*tables: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarr
     if not tables:
         return {name: np.zeros(0, dtype=np.uint64 if name == "key" else bool if name == "white" else np.int64)
                 for name in _NAMES}
-    if len(tables) == 1:
-        return tables[0]
-    both = {name: np.concatenate([table[name] for table in tables]) for name in _NAMES}
-    order = sort_order(both["key"], both["raw"])  # (stable: an earlier table's row first)
-    both = {name: column.take(order) for name, column in both.items()}
-    starts = group_starts(both["key"], both["raw"])
-    out = {name: both[name][starts] for name in ("key", "raw", "white")}
-    out["first"] = np.minimum.reduceat(both["first"], starts)
-    for name in _COUNTS:
-        out[name] = np.add.reduceat(both[name], starts)
-    return out
+    combined = tables[0]
+    for table in tables[1:]:
+        combined = _union(combined, table)
+    return combined
+
+
+def _union(old: dict[str, np.ndarray[Any, Any]],
+           added: dict[str, np.ndarray[Any, Any]]) -> dict[str, np.ndarray[Any, Any]]:
+    """Two sorted tables merged (not sorted again), column by column: memory of about two tables at a time."""
+    merged = union_order(old["key"], old["raw"], added["key"], added["raw"])  # ``old``'s row before ``added``'s
+    key, raw = (np.concatenate((old[name], added[name]))[merged] for name in ("key", "raw"))
+    starts = group_starts(key, raw)
+    table = {"key": key[starts], "raw": raw[starts]}
+    del key, raw
+    table["white"] = np.concatenate((old["white"], added["white"]))[merged][starts]
+    table["first"] = np.minimum.reduceat(np.concatenate((old["first"], added["first"]))[merged], starts)
+    for name in COUNTS:
+        table[name] = np.add.reduceat(np.concatenate((old[name], added[name]))[merged], starts)
+    return table
 
 
 def _combine_records(parts: list[np.ndarray[Any, Any]], taken: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -147,11 +155,6 @@ class SpillStore:
         self._written = 0
         self.spilled = 0
         """Rows given to :meth:`write` so far."""
-
-    @property
-    def rows(self) -> int:
-        """Rows on disk (a (key, move) spilled several times and not merged yet counts several times)."""
-        return sum(run.rows for run in self._runs)
 
     def close(self) -> None:
         """Remove the runs."""
@@ -267,12 +270,8 @@ class SpillStore:
     def blocks(self, table: dict[str, np.ndarray[Any, Any]]) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
         """The whole counts, the runs and ``table`` merged, in blocks of consecutive key ranges (about
         :attr:`block_rows` rows each, ascending), each sorted by (key, raw)."""
-        return self._merged(list(self._runs), table)
-
-    def _merged(self, runs: list[_Run],
-                table: dict[str, np.ndarray[Any, Any]]) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
         table_start = 0
-        for high, records in self._merged_records(runs, len(table["key"])):
+        for high, records in self._merged_records(self._runs, len(table["key"])):
             end = len(table["key"]) if high >> 64 else int(np.searchsorted(table["key"], np.uint64(high)))
             yield combine_rows(_from_records(records),
                                {name: column[table_start:end] for name, column in table.items()})

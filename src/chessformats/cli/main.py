@@ -221,7 +221,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o)."""
-    from ..books.build import TABLE_ROW_BYTES, BookBuilder
+    from ..books.build import BookBuilder, table_rows
 
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
@@ -234,7 +234,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.memory < 0:
         raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards,
-                          table_rows=None if args.memory == 0 else max(1, args.memory * 2**20 // TABLE_ROW_BYTES),
+                          table_rows=None if args.memory == 0 else table_rows(args.memory),
                           spill_dir=args.spill_dir)
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
