@@ -94,3 +94,9 @@ def random_games(seed: int, games: int, *, chess960: bool = False, max_plies: in
                        or (board.piece_type_at(m.from_square) == chess.PAWN
                            and abs(m.to_square - m.from_square) == 16)]
             board.push(rng.choice(special) if special and rng.random() < 0.4 else rng.choice(moves))
+
+
+def entries(book: Any, position: Any, **options: Any) -> list[Any]:
+    """Every entry of a position as :meth:`PolyglotBook.probe` kept them before the contract (weight-0 included
+    unless ``minimum_weight`` says otherwise): ``find_all`` with ``minimum_weight=0``."""
+    return list(book.find_all(position, **{"minimum_weight": 0, **options}))

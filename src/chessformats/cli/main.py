@@ -198,7 +198,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     for line in ([], ["e4"], ["e4", "e5"]):
         board = _board(None, line)
         with polyglot.open_book(book_path) as book:
-            entries = book.probe(board)
+            entries = list(book.find_all(board, minimum_weight=0))
         moves = ", ".join(f"{board.san(e.move)} ({e.weight})" for e in entries) or "not in book"
         console.print(f"after {' '.join(line) or 'the start'}: {moves}")
 

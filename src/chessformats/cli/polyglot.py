@@ -103,7 +103,7 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
         return with_shares([
             {"uci": e.move.uci(), "san": board.san(e.move), "weight": e.weight, "learn": e.learn,
              "raw_move": e.raw_move, "entry": e.number}
-            for e in book.probe(board)
+            for e in book.find_all(board, minimum_weight=0)
         ])
 
 

@@ -170,8 +170,6 @@ class BookMethods(Generic[_Move]):
     ``weighted_choice`` draws by weight.
     """
 
-    _closed_name = "book"
-
     def find_all(self, position: Any, *, minimum_weight: int = 1,
                  exclude_moves: Container[chess.Move] = ()) -> Iterator[_Move]:
         raise NotImplementedError  # pragma: no cover - every book defines it
@@ -219,9 +217,6 @@ class BookMethods(Generic[_Move]):
             if running > pick:
                 return move
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _closed(self) -> ClosedError:
-        return ClosedError(f"{getattr(self, 'path', '?')}: the {self._closed_name} is closed")
 
 
 class Skipped(NamedTuple):

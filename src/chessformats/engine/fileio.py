@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import IO, Any, TypeVar
 
+from .contract import ClosedError
+
 __all__ = ["MappedFile", "atomic_write", "atomic_write_set", "map_file"]
 
 
@@ -153,6 +155,8 @@ class MappedFile:
 
     _data: Any = b""
     _views: tuple[str, ...] = ()
+    closed: bool = False
+    """``True`` once :meth:`close` ran: every use then raises :class:`~chessformats.contract.ClosedError`."""
 
     def _map(self, path: str | os.PathLike[str]) -> mmap.mmap | bytes:
         data = self._data = map_file(path)
@@ -165,8 +169,15 @@ class MappedFile:
                  traceback: TracebackType | None) -> None:
         self.close()
 
+    def _check_open(self) -> None:
+        """Raise :class:`~chessformats.contract.ClosedError` (naming the file) when the reader was closed."""
+        if self.closed:
+            raise ClosedError(f"{getattr(self, 'path', '?')}: {type(self).__name__} is closed (use it inside its "
+                              "'with' block, before close())")
+
     def close(self) -> None:
         """Release the memory map (arrays taken from the file must not be used afterwards)."""
+        self.closed = True
         for name in self._views:
             self.__dict__.pop(name, None)
         data, self._data = self._data, b""

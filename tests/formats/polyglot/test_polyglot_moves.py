@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from chessformats.formats.polyglot.legality import legality_checker
 from chessformats.polyglot import decode_move, encode_move, open_book, write_book
-from polyglot_cases import EDGE_CASES, EXTRA_POSITIONS, expected_raw, our_rows, random_games, their_rows
+from polyglot_cases import EDGE_CASES, EXTRA_POSITIONS, entries, expected_raw, our_rows, random_games, their_rows
 
 # --- moves ---------------------------------------------------------------------------------------------------
 
@@ -92,8 +92,8 @@ def test_probe_legality_filter_equals_python_chess(tmp_path: Path) -> None:
     with open_book(path) as book, chess.polyglot.open_reader(path) as reader:
         for board in boards:
             expected = their_rows(reader.find_all(board, minimum_weight=0))
-            assert our_rows(book.probe(board, minimum_weight=0)) == expected, board.fen()
-            assert our_rows(book.probe(board, minimum_weight=3)) == \
+            assert our_rows(entries(book, board, minimum_weight=0)) == expected, board.fen()
+            assert our_rows(entries(book, board, minimum_weight=3)) == \
                 their_rows(reader.find_all(board, minimum_weight=3)), board.fen()
             checked += 1
             checks += board.is_check()

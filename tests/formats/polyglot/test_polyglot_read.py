@@ -28,7 +28,7 @@ from chessformats.polyglot import (
     zobrist_hash,
 )
 from chessformats.schemas import polyglot as schema
-from polyglot_cases import ENTRY, PROMOTION_CODE, our_rows, their_rows
+from polyglot_cases import ENTRY, PROMOTION_CODE, entries, our_rows, their_rows
 
 BOOKS = [
     "gm2001.bin", "lasker-trap.bin", "performance.bin", "performance_pre2019.bin", "picochess_fun.bin",
@@ -167,8 +167,8 @@ def test_probe_by_board_equals_python_chess(corpus_path: Callable[..., Path], na
     with open_book(path) as book, chess.polyglot.open_reader(path) as reader:
         for board in _walk_book_lines(reader, zlib.crc32(name.encode()), lines):
             expected = their_rows(reader.find_all(board, minimum_weight=0))
-            assert our_rows(book.probe(board, minimum_weight=0)) == expected, board.fen()
-            assert our_rows(book.probe(board, minimum_weight=2)) == \
+            assert our_rows(entries(book, board, minimum_weight=0)) == expected, board.fen()
+            assert our_rows(entries(book, board, minimum_weight=2)) == \
                 their_rows(reader.find_all(board, minimum_weight=2)), board.fen()
             assert (board in book) == bool(expected)
             probed += 1
@@ -183,8 +183,8 @@ def test_probe_by_key_equals_python_chess(corpus_path: Callable[..., Path], name
         keys = sorted({e.key for e in reader})
         for key in keys:
             expected = [e for e in reader.find_all(key, minimum_weight=0) if e.raw_move != 0]  # a1a1 ignored
-            assert our_rows(book.probe(key)) == their_rows(expected), hex(key)
-        assert book.probe(0x0123456789ABCDEF) == []
+            assert our_rows(entries(book, key)) == their_rows(expected), hex(key)
+        assert entries(book, 0x0123456789ABCDEF) == []
 
 
 def test_castling_is_returned_as_castling(corpus_path: Callable[..., Path]) -> None:
@@ -192,12 +192,12 @@ def test_castling_is_returned_as_castling(corpus_path: Callable[..., Path]) -> N
     for san in ("e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6"):
         board.push_san(san)
     with open_book(book_path(corpus_path, "gm2001.bin")) as book:
-        entries = {e.move: e for e in book.probe(board)}
-        by_key = {e.move: e for e in book.probe(zobrist_hash(board))}
+        found = {e.move: e for e in entries(book, board)}
+        by_key = {e.move: e for e in entries(book, zobrist_hash(board))}
     castle = chess.Move.from_uci("e1g1")
-    assert castle in entries and board.is_castling(castle)
+    assert castle in found and board.is_castling(castle)
     # stored as e1h1 = to_file 7 | to_rank 0 | from_file 4 << 6 | from_rank 0 = 7 + 256 = 263
-    assert entries[castle].raw_move == 263
+    assert found[castle].raw_move == 263
     assert chess.Move.from_uci("e1h1") in by_key  # by key, without a board: as stored
 
 
@@ -212,7 +212,7 @@ def test_weight_zero_sentinels_of_rodent_books(corpus_path: Callable[..., Path])
                 assert entry.move == chess.Move.null()
                 assert entry.number == len(book) - 1
                 # a1a1 is never returned by a probe, whatever the minimum weight
-                assert book.probe(entry.key, minimum_weight=0) == []
+                assert entries(book, entry.key, minimum_weight=0) == []
                 assert entry.key not in book
             found[name] = len(zero)
     assert found == {name: (1 if name in ("rodent3_cat.bin", "rodent3_cs.bin", "rodent3_empty.bin",
@@ -222,7 +222,7 @@ def test_weight_zero_sentinels_of_rodent_books(corpus_path: Callable[..., Path])
 def test_empty_rodent_book(corpus_path: Callable[..., Path]) -> None:
     with open_book(book_path(corpus_path, "rodent3_empty.bin")) as book:
         assert len(book) == 1
-        assert book.probe(chess.Board()) == []
+        assert entries(book, chess.Board()) == []
         with pytest.raises(IndexError):
             book.choice(chess.Board(), random=1)
 
@@ -245,20 +245,20 @@ def test_weight_zero_entries_and_minimum_weight(tmp_path: Path) -> None:
     with open_book(path) as book, chess.polyglot.open_reader(path) as reader:
         assert [e.move.uci() for e in book] == ["e2e4", "c2c4", "d2d4", "0000", "g1f3"]  # iteration keeps all
         for minimum in (0, 1, 2, 4, 7):
-            ours = our_rows(book.probe(board, minimum_weight=minimum))
+            ours = our_rows(entries(book, board, minimum_weight=minimum))
             assert ours == their_rows(reader.find_all(board, minimum_weight=minimum)), minimum
-        assert [e.move.uci() for e in book.probe(board)] == ["e2e4", "c2c4", "d2d4", "g1f3"]
-        assert [e.move.uci() for e in book.probe(board, minimum_weight=1)] == ["e2e4", "d2d4", "g1f3"]
+        assert [e.move.uci() for e in entries(book, board)] == ["e2e4", "c2c4", "d2d4", "g1f3"]
+        assert [e.move.uci() for e in entries(book, board, minimum_weight=1)] == ["e2e4", "d2d4", "g1f3"]
         # by key: no legality filter, but a1a1 still left out
-        assert [e.move.uci() for e in book.probe(zobrist_hash(board))] == ["e2e4", "c2c4", "d2d4", "g1f3"]
-        assert book.probe(board, exclude_moves={chess.Move.from_uci("d2d4")})[2].move.uci() == "g1f3"
+        assert [e.move.uci() for e in entries(book, zobrist_hash(board))] == ["e2e4", "c2c4", "d2d4", "g1f3"]
+        assert entries(book, board, exclude_moves={chess.Move.from_uci("d2d4")})[2].move.uci() == "g1f3"
 
 
 def test_probe_drops_illegal_moves(tmp_path: Path) -> None:
     path = _start_position_book(tmp_path, {"e2e4": 1, "e2e5": 1, "e1g1": 1, "d1d3": 1, "g1f3": 1})
     with open_book(path) as book:
-        assert [e.move.uci() for e in book.probe(chess.Board())] == ["e2e4", "g1f3"]
-        assert len(book.probe(chess.Board(), legal_only=False)) == 5
+        assert [e.move.uci() for e in entries(book, chess.Board())] == ["e2e4", "g1f3"]
+        assert len(entries(book, chess.Board(), legal_only=False)) == 5
 
 
 # --- unsorted books -------------------------------------------------------------------------------------------
@@ -297,19 +297,19 @@ def test_unsorted_book_probes_like_the_sorted_one(unsorted_gm2001: Path, corpus_
         # every position of the book, by key
         for key in sorted({e.key for e in reader}):
             expected = sorted(their_rows(reader.find_all(key, minimum_weight=0)))
-            assert sorted(our_rows(book.probe(key))) == expected, hex(key)
-            assert sorted(our_rows(sorted_book.probe(key))) == expected, hex(key)
+            assert sorted(our_rows(entries(book, key))) == expected, hex(key)
+            assert sorted(our_rows(entries(sorted_book, key))) == expected, hex(key)
         # and by board along random book lines
         count = 0
         for board in _walk_book_lines(reader, 127, 300):
             expected = sorted(their_rows(reader.find_all(board, minimum_weight=0)))
-            assert sorted(our_rows(book.probe(board))) == expected, board.fen()
-            assert sorted(our_rows(book.probe(board, minimum_weight=5))) == \
-                sorted(our_rows(sorted_book.probe(board, minimum_weight=5))), board.fen()
+            assert sorted(our_rows(entries(book, board))) == expected, board.fen()
+            assert sorted(our_rows(entries(book, board, minimum_weight=5))) == \
+                sorted(our_rows(entries(sorted_book, board, minimum_weight=5))), board.fen()
             count += 1
         assert count >= 1000
         # entries come back with their index in this file
-        for entry in book.probe(chess.Board()):
+        for entry in entries(book, chess.Board()):
             assert book[entry.number][:4] == entry[:4]
 
 
@@ -363,7 +363,7 @@ def test_empty_file_is_an_empty_book(tmp_path: Path) -> None:
         assert len(book) == 0
         assert list(book) == []
         assert book.sorted
-        assert book.probe(chess.Board()) == []
+        assert entries(book, chess.Board()) == []
         assert chess.Board() not in book
         with pytest.raises(IndexError):
             book.choice(chess.Board())
@@ -376,25 +376,25 @@ def weighted_book(tmp_path: Path) -> Path:
     return _start_position_book(tmp_path, {"e2e4": 3, "d2d4": 1, "c2c4": 0, "g1f3": 6})
 
 
-def test_choice_is_seeded(weighted_book: Path) -> None:
+def test_weighted_choice_is_seeded(weighted_book: Path) -> None:
     board = chess.Board()
     with open_book(weighted_book) as book:
-        first = [book.choice(board, random=random.Random(42)).move for _ in range(5)]
+        first = [book.weighted_choice(board, random=random.Random(42)).move for _ in range(5)]
         assert len(set(first)) == 1  # a fresh generator with the same seed: the same draw
         rng_a, rng_b = random.Random(7), random.Random(7)
-        a = [book.choice(board, random=rng_a).move for _ in range(200)]
-        b = [book.choice(board, random=rng_b).move for _ in range(200)]
+        a = [book.weighted_choice(board, random=rng_a).move for _ in range(200)]
+        b = [book.weighted_choice(board, random=rng_b).move for _ in range(200)]
         assert a == b
-        assert book.choice(board, random=123) == book.choice(board, random=123)
-        assert len({book.choice(board, random=seed).move for seed in range(100)}) == 3
+        assert book.weighted_choice(board, random=123) == book.weighted_choice(board, random=123)
+        assert len({book.weighted_choice(board, random=seed).move for seed in range(100)}) == 3
 
 
-def test_choice_distribution(weighted_book: Path) -> None:
+def test_weighted_choice_distribution(weighted_book: Path) -> None:
     board = chess.Board()
     rng = random.Random(20000)
     draws = 20_000
     with open_book(weighted_book) as book:
-        counts = Counter(book.choice(board, random=rng).move.uci() for _ in range(draws))
+        counts = Counter(book.weighted_choice(board, random=rng).move.uci() for _ in range(draws))
     assert counts["c2c4"] == 0  # weight 0: never
     assert set(counts) == {"e2e4", "d2d4", "g1f3"}
     # expected shares 3/10, 1/10, 6/10; a standard deviation is at most sqrt(.25/20000) = 0.0036
@@ -402,13 +402,31 @@ def test_choice_distribution(weighted_book: Path) -> None:
         assert abs(counts[move] / draws - share) < 0.02, (move, counts)
 
 
-def test_choice_errors(weighted_book: Path, tmp_path: Path) -> None:
+def test_weighted_choice_errors(weighted_book: Path, tmp_path: Path) -> None:
     with open_book(weighted_book) as book:
         with pytest.raises(IndexError):
-            book.choice(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"), random=1)
-        entry = book.choice(chess.Board(), random=1,
+            book.weighted_choice(chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1"), random=1)
+        entry = book.weighted_choice(chess.Board(), random=1,
                             exclude_moves={chess.Move.from_uci("g1f3"), chess.Move.from_uci("e2e4")})
         assert entry.move.uci() == "d2d4"
     zero = _start_position_book(tmp_path, {"e2e4": 0, "d2d4": 0}, name="zero.bin")
     with open_book(zero) as book, pytest.raises(IndexError):
-        book.choice(chess.Board(), random=1)
+        book.weighted_choice(chess.Board(), random=1)
+
+
+def test_choice_is_uniform_as_in_python_chess(weighted_book: Path) -> None:
+    """``choice`` draws uniformly among the moves of weight >= ``minimum_weight`` (python-chess's meaning), with
+    python-chess's own draw: the same seed gives the same move."""
+    board = chess.Board()
+    rng = random.Random(3)
+    draws = 9_000
+    with open_book(weighted_book) as book, chess.polyglot.open_reader(weighted_book) as reader:
+        counts = Counter(book.choice(board, random=rng).move.uci() for _ in range(draws))
+        assert set(counts) == {"e2e4", "d2d4", "g1f3"}  # weight 0 (c2c4) left out by minimum_weight=1
+        for move in counts:
+            assert abs(counts[move] / draws - 1 / 3) < 0.03, counts
+        assert "c2c4" in {book.choice(board, minimum_weight=0, random=seed).move.uci() for seed in range(60)}
+        for seed in range(50):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert book.choice(board, random=ours).move == reader.choice(board, random=theirs).move
+            assert book.weighted_choice(board, random=ours).move == reader.weighted_choice(board, random=theirs).move

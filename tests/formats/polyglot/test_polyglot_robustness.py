@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from chessformats import FormatError
 from chessformats.polyglot import UnsortedBookWarning, open_book, write_book
+from polyglot_cases import entries
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -25,8 +26,8 @@ def test_random_bytes_open_or_raise_format_error(tmp_path: Path, data: bytes) ->
         with open_book(path) as book:
             for entry in book:
                 assert 0 <= entry.raw_move < 1 << 16
-            book.probe(chess.Board())
-            book.probe(0x463B96181691FC9C)
+            entries(book, chess.Board())
+            entries(book, 0x463B96181691FC9C)
     except FormatError as exc:
         assert exc.file == str(path) and exc.offset is not None and 0 <= exc.offset <= len(data)
         assert str(exc).startswith("random.bin: offset ")
@@ -46,7 +47,7 @@ def test_lenient_open_keeps_but_never_probes_invalid_moves(tmp_path: Path,
     with book:
         assert [(e.key, e.raw_move, e.weight, e.learn) for e in book] == entries  # nothing lost
         for key in (0x463B96181691FC9C, 1, 2):
-            for entry in book.probe(key, legal_only=False):
+            for entry in book.find_all(key, minimum_weight=0, legal_only=False):
                 raw = entry.raw_move
                 # a valid Polyglot move: bit 15 clear, promotion 0..4, origin != destination,
                 # promotions only from the 7th to the 8th rank or from the 2nd to the 1st

@@ -19,7 +19,7 @@ from chessformats.polyglot import (
     open_book,
     write_book,
 )
-from polyglot_cases import ENTRY
+from polyglot_cases import ENTRY, entries
 
 # --- writing ---------------------------------------------------------------------------------------------------
 
@@ -79,10 +79,10 @@ def test_written_book_reads_back(tmp_path: Path) -> None:
             expected = {chess.Move.from_uci(m) if isinstance(m, str) else m:
                         (w if isinstance(w, int) else w[0]) for m, w in moves.items()}
             theirs = {e.move: e.weight for e in reader.find_all(board, minimum_weight=0)}
-            ours = {e.move: e.weight for e in book.probe(board)}
+            ours = {e.move: e.weight for e in entries(book, board)}
             assert theirs == expected, fen
             assert ours == expected, fen
-        castle = book.probe(chess.Board(ITALIAN))[0]
+        castle = entries(book, chess.Board(ITALIAN))[0]
         assert castle.move == chess.Move.from_uci("e1g1") and castle.raw_move == 263
 
 

@@ -3,7 +3,7 @@
 >>> import chess
 >>> from chessformats import polyglot
 >>> with polyglot.open_book("book.bin") as book:          # doctest: +SKIP
-...     for entry in book.probe(chess.Board()):
+...     for entry in book.find_all(chess.Board()):
 ...         print(entry.move, entry.weight)
 
 The byte layout lives in :mod:`chessformats.schemas.polyglot`; the modules here add the chess meaning:
@@ -22,13 +22,22 @@ from ...engine.lazy import lazy_exports
 if TYPE_CHECKING:
     from ..zobrist import zobrist_hash
     from .moves import decode_move, encode_move
-    from .read import ENTRY_DTYPE, Entry, PolyglotBook, UnsortedBookWarning, open_book, reachable_positions
+    from .read import (
+        ENTRY_DTYPE,
+        Entry,
+        PolyglotBook,
+        PolyglotPosition,
+        UnsortedBookWarning,
+        open_book,
+        reachable_positions,
+    )
     from .write import build_records, merge_books, write_book
 
 __all__ = [
     "ENTRY_DTYPE",
     "Entry",
     "PolyglotBook",
+    "PolyglotPosition",
     "UnsortedBookWarning",
     "build_records",
     "decode_move",
@@ -44,6 +53,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(__name__, {
     "..zobrist": ("zobrist_hash",),
     "moves": ("decode_move", "encode_move"),
-    "read": ("ENTRY_DTYPE", "Entry", "PolyglotBook", "UnsortedBookWarning", "open_book", "reachable_positions"),
+    "read": ("ENTRY_DTYPE", "Entry", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning", "open_book",
+             "reachable_positions"),
     "write": ("build_records", "merge_books", "write_book"),
 })

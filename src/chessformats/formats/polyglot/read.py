@@ -3,7 +3,7 @@
 >>> import chess
 >>> from chessformats import polyglot
 >>> with polyglot.open_book("book.bin") as book:          # doctest: +SKIP
-...     for entry in book.probe(chess.Board()):
+...     for entry in book.find_all(chess.Board()):           # python-chess's names and meanings
 ...         print(entry.move, entry.weight)
 
 The byte layout lives in :mod:`chessformats.schemas.polyglot`; this module adds the chess meaning.
@@ -15,14 +15,15 @@ from __future__ import annotations
 import bisect
 import collections
 import os
-import random as _random
 import struct
 import warnings
 from collections.abc import Container, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import chess
 
+from ...engine.contract import BookMethods
 from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
 from ...engine.records import record_count
@@ -34,7 +35,8 @@ from .moves import KING_TAKES_ROOK, MOVES, decode_move, move_problem, move_probl
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "UnsortedBookWarning", "open_book", "reachable_positions"]
+__all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning", "open_book",
+           "reachable_positions"]
 
 # single entries: the struct format and offsets derived from the declaration (schemas.polyglot.ENTRY) into the
 # generated polyglot_facts, so that a quick probe imports no declaration
@@ -86,6 +88,25 @@ def _new_entry(fields: tuple[int, int, int, int, chess.Move, int]) -> Entry:
     return tuple.__new__(Entry, fields)
 
 
+@dataclass(frozen=True)
+class PolyglotPosition:
+    """What :meth:`PolyglotBook.probe` answers: the position's entries (Polyglot stores no results)."""
+
+    board: chess.Board | None
+    """The probed board (``None`` when probed by key: the moves were then decoded without a board)."""
+    key: int
+    """The position's Zobrist key."""
+    moves: tuple[Entry, ...]
+    """The entries, in file order."""
+
+    games = wins = draws = losses = None
+    """Polyglot stores no game counts or results."""
+
+    def __iter__(self) -> NoReturn:
+        raise TypeError("a probe answers a PolyglotPosition: iterate its .moves, or book.find_all(board) "
+                        "(python-chess's name) for the entries")
+
+
 class UnsortedBookWarning(UserWarning):
     """The book's keys are not in ascending order; probes still work (through a sorted index)."""
 
@@ -93,8 +114,13 @@ class UnsortedBookWarning(UserWarning):
 BoardOrKey = chess.Board | int
 
 
-class PolyglotBook(MappedFile):
-    """A Polyglot book mapped read-only into memory. Use :func:`open_book`."""
+class PolyglotBook(BookMethods[Entry], MappedFile):
+    """A Polyglot book mapped read-only into memory. Use :func:`open_book`.
+
+    It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`) and python-chess's
+    ``MemoryMappedReader`` names and meanings: ``find_all``, ``find``, ``get``, ``choice`` (uniform),
+    ``weighted_choice``; ``len``, ``[i]`` and iteration in file order.
+    """
 
     _views = ("records", "_keys", "_weights", "_moves", "_sorted_keys", "_order", "_key_view")
     _scanned_names = frozenset((*_views, "sorted", "invalid_entries", "_skip"))  # what _scan makes
@@ -186,9 +212,11 @@ class PolyglotBook(MappedFile):
 
     # --- container protocol ---
     def __len__(self) -> int:
+        self._check_open()
         return self._count
 
     def __getitem__(self, index: int) -> Entry:
+        self._check_open()
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
@@ -197,6 +225,7 @@ class PolyglotBook(MappedFile):
 
     def __iter__(self) -> Iterator[Entry]:
         """Every entry in file order (weight-0 and ``a1a1`` entries included)."""
+        self._check_open()
         keys = self._keys.tolist()
         moves = self._moves.tolist()
         weights = self._weights.tolist()
@@ -210,6 +239,10 @@ class PolyglotBook(MappedFile):
                      decode_move(None, raw), index)
 
     # --- probing ---
+    def key(self, board: chess.Board) -> int:
+        """The book's key of a board: its Polyglot Zobrist hash."""
+        return zobrist_hash(board)
+
     def entry_numbers(self, position: BoardOrKey) -> range | list[int]:
         """The numbers (file order, ascending) of every entry stored for a position (a board or its key),
         ``a1a1``, weight-0 and invalid entries included; see :meth:`probe` for the moves."""
@@ -246,18 +279,38 @@ class PolyglotBook(MappedFile):
         minimum_weight: int = 0,
         exclude_moves: Container[chess.Move] = (),
         legal_only: bool = True,
-    ) -> list[Entry]:
-        """The book entries of a position (a :class:`chess.Board` or a key), in file order.
+    ) -> PolyglotPosition | None:
+        """What the book holds for a position (a :class:`chess.Board` or a key): its entries in file order, or
+        ``None`` when it has none.
 
         With a board, castling moves come back as standard castling and (with ``legal_only``) moves
         that are not legal in the position are dropped (key collisions, damaged entries). ``a1a1``
         entries are always left out; weight-0 entries only when ``minimum_weight`` > 0.
         """
+        entries = self._entries(position, minimum_weight, exclude_moves, legal_only)
+        if not entries:
+            return None
+        board = position if isinstance(position, chess.Board) else None
+        return PolyglotPosition(None if board is None else board.copy(stack=False), entries[0].key, tuple(entries))
+
+    def find_all(self, position: BoardOrKey, *, minimum_weight: int = 1, exclude_moves: Container[chess.Move] = (),
+                 legal_only: bool = True) -> Iterator[Entry]:
+        """The entries of a position (board or key) in file order, as python-chess's ``find_all``: weight-0
+        entries left out unless ``minimum_weight=0``; with a board, castling as standard castling and only
+        legal moves (``legal_only``); ``a1a1`` entries never."""
+        return iter(self._entries(position, minimum_weight, exclude_moves, legal_only))
+
+    def _entries(self, position: BoardOrKey, minimum_weight: int, exclude_moves: Container[chess.Move],
+                 legal_only: bool) -> list[Entry]:
+        self._check_open()
         if isinstance(position, chess.Board):
             board: chess.Board | None = position
             key = zobrist_hash(position)
+        elif isinstance(position, int):
+            board, key = None, position
         else:
-            board, key = None, int(position)
+            raise TypeError(f"a Polyglot book is probed with a chess.Board or a Zobrist key (int), not "
+                            f"{type(position).__name__}")
         indices = self._indices(key)
         if not indices:
             return []
@@ -282,32 +335,8 @@ class PolyglotBook(MappedFile):
 
     def __contains__(self, position: object) -> bool:
         if isinstance(position, (chess.Board, int)):
-            return bool(self.probe(position))
+            return bool(self._entries(position, 0, (), True))
         return False
-
-    def choice(
-        self,
-        position: BoardOrKey,
-        *,
-        random: _random.Random | int | None = None,
-        exclude_moves: Container[chess.Move] = (),
-    ) -> Entry:
-        """A book move drawn with probability weight / total weight (weight-0 moves never).
-
-        ``random`` is a :class:`random.Random` or a seed. Raises :class:`IndexError` when the position
-        has no move with a positive weight.
-        """
-        entries = self.probe(position, minimum_weight=1, exclude_moves=exclude_moves)
-        total = sum(entry.weight for entry in entries)
-        if not total:
-            raise IndexError("position not in book")
-        rng = random if isinstance(random, _random.Random) else _random.Random(random)
-        pick = rng.randrange(total)
-        for entry in entries:
-            pick -= entry.weight
-            if pick < 0:
-                return entry
-        raise AssertionError("unreachable")
 
     def arrays(self) -> dict[str, np.ndarray[Any, Any]]:
         """All entries as native numpy arrays: key, raw_move, weight, learn and every move bit field."""
@@ -411,7 +440,7 @@ def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[
     seen = {first.fen(en_passant="legal").rsplit(" ", 2)[0]}
     while queue:
         board = queue.popleft()
-        entries = book.probe(board)
+        entries = list(book.find_all(board, minimum_weight=0))
         if not entries:
             continue
         yield board, entries
