@@ -87,7 +87,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
             games, wins, draws, losses = (sum(t[i] for t in codes.values()) for i in range(4))
         norm = encode(board)[1]
         book_moves = tuple(BookMove(_code_move(norm, code), code, 0) for code in codes)
-        records.append(PositionRecord(board, book_moves, games, wins, losses, draws, 0, Rating(0, 0), Rating(0, 0),
+        records.append(PositionRecord(board, book_moves, games, wins, draws, losses, 0, Rating(0, 0), Rating(0, 0),
                                       0, 0, 0, encoded, 0, None, None, None, norm.flipped, norm.mirrored))
     if skipped:
         warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",

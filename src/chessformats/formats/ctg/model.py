@@ -91,6 +91,10 @@ class BookMove(NamedTuple):
     """The move code as stored."""
     annotation: int
     """The annotation byte as stored (0 = none); its value is the NAG."""
+    weight: int | None = None
+    """The move's Polyglot weight (:func:`polyglot_weight`: from the position it leads to and the annotation);
+    given by :meth:`~chessformats.ctg.CtgBook.find_all` and the choices, ``None`` in records and probes (it takes a
+    lookup of the next position)."""
 
     @property
     def nag(self) -> int | None:
@@ -109,9 +113,11 @@ class PositionRecord(NamedTuple):
     """The position the moves belong to: the probed board, or the normalised board when iterating."""
     moves: tuple[BookMove, ...]
     games: int
+    """Games of the position, results unknown included (at least ``wins + draws + losses``)."""
     wins: int
-    losses: int
     draws: int
+    losses: int
+    """Results of the side to move (the contract's order everywhere: wins, draws, losses)."""
     unknown1: int
     rating1: Rating
     """Ratings of the players of the side to move."""
@@ -131,6 +137,11 @@ class PositionRecord(NamedTuple):
     flipped: bool = False
     mirrored: bool = False
     """How ``board`` maps onto the normalised board (colours flipped; files mirrored)."""
+
+    @property
+    def key(self) -> bytes:
+        """The book's key of the position: its encoded normalised board (:meth:`CtgBook.key`)."""
+        return self.signature
 
     @property
     def green(self) -> bool:
@@ -175,7 +186,7 @@ class PositionRecord(NamedTuple):
 
     def stats_bytes(self) -> bytes:
         """The 33 statistics bytes of this record."""
-        values = dict(zip(_STATS_FIELDS, (self.games, self.wins, self.losses, self.draws, self.unknown1,
+        values = dict(zip(_STATS_FIELDS, (self.games, self.wins, self.losses, self.draws, self.unknown1,  # as stored
                                           self.rating1.games, self.rating1.total, self.rating2.games,
                                           self.rating2.total, self.unknown2, self.comment), strict=True))
         if not 0 <= self.recommendation <= _RECOMMENDATION.mask:
@@ -203,7 +214,7 @@ class PositionRecord(NamedTuple):
 
 
 def make_record(board: chess.Board, moves: Iterable[chess.Move | tuple[chess.Move, int]] = (), *,
-                games: int = 0, wins: int = 0, losses: int = 0, draws: int = 0, unknown1: int = 0,
+                games: int = 0, wins: int = 0, draws: int = 0, losses: int = 0, unknown1: int = 0,
                 rating1: Rating = NO_RATING, rating2: Rating = NO_RATING, recommendation: int = 0,
                 unknown2: int = 0, comment: int = 0) -> PositionRecord:
     """A record for ``board``: moves (optionally ``(move, annotation)``) and statistics of the side to move.
@@ -218,7 +229,7 @@ def make_record(board: chess.Board, moves: Iterable[chess.Move | tuple[chess.Mov
         if code is None:
             raise ValueError(f"CTG cannot store the move {move.uci()} in {board.fen()}")
         book_moves.append(BookMove(move, code, annotation))
-    return PositionRecord(board.copy(stack=False), tuple(book_moves), games, wins, losses, draws, unknown1, rating1,
+    return PositionRecord(board.copy(stack=False), tuple(book_moves), games, wins, draws, losses, unknown1, rating1,
                           rating2, recommendation, unknown2, comment, encoded, 0, None, None, None,
                           norm.flipped, norm.mirrored)
 

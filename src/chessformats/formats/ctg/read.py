@@ -7,15 +7,18 @@ corpus.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import struct
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import NamedTuple
 
 import chess
 
 from ...engine.codec import codec
+from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...schemas import ctg as schema
@@ -36,6 +39,7 @@ from .model import (
     BookMove,
     PositionRecord,
     Rating,
+    polyglot_weight,
 )
 from .position import (
     LENGTH_OF,
@@ -86,8 +90,14 @@ class _Page(NamedTuple):
     by_signature: dict[bytes, int]
 
 
-class CtgBook(MappedFile):
-    """A CTG book (``.ctg`` plus ``.cto``/``.ctb`` when present), mapped read-only. Use :func:`open_book`."""
+class CtgBook(BookMethods[BookMove], MappedFile):
+    """A CTG book (``.ctg`` plus ``.cto``/``.ctb`` when present), mapped read-only. Use :func:`open_book`.
+
+    It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`): ``probe`` (a board or the
+    book's key, :meth:`key`), iteration, ``len`` and ``[i]`` over the stored records page by page, python-chess's
+    ``find_all``/``find``/``get``/``choice``/``weighted_choice`` with each move's Polyglot weight
+    (:func:`~chessformats.ctg.polyglot_weight`).
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
@@ -107,6 +117,7 @@ class CtgBook(MappedFile):
         self._header = header_numbers(data[:_HEADER_NUMBERS_END]) or {}
         self.header_games = self._header["games"]
         self._pages: dict[int, _Page] = {}
+        self._starts: list[int] | None = None
         self._everything: dict[bytes, tuple[int, int]] | None = None
         self.cto_path = _sibling(stem, ".cto")
         self.ctb_path = _sibling(stem, ".ctb")
@@ -201,13 +212,39 @@ class CtgBook(MappedFile):
 
     def records(self) -> Iterator[PositionRecord]:
         """Every stored position, page by page: the normalised board (white to move) and its record."""
+        self._check_open()
         for page in range(self.data_pages):
             yield from self.page_records(page)
 
     __iter__ = records
 
+    def _record_starts(self) -> list[int]:
+        """The number of the first record of each page, and the total last: read from the page headers only."""
+        if self._starts is None:
+            data = self._data
+            counts = (PAGE_HEADER.unpack(data, PAGE_SIZE * (page + 1), self.path)[0] for page in range(self.data_pages))
+            self._starts = [0, *itertools.accumulate(counts)]
+        return self._starts
+
     def __len__(self) -> int:
-        return sum(len(self._page(page).offsets) for page in range(self.data_pages))
+        """The records the page headers announce (no record is decoded)."""
+        self._check_open()
+        return self._record_starts()[-1]
+
+    def __getitem__(self, index: int) -> PositionRecord:
+        """Record ``index`` in stored order (as iteration gives them), decoding its page only."""
+        self._check_open()
+        starts = self._record_starts()
+        if index < 0:
+            index += starts[-1]
+        if not 0 <= index < starts[-1]:
+            raise IndexError(f"{os.path.basename(self.path)}: no record {index} (records are 0..{starts[-1] - 1})")
+        page = bisect.bisect_right(starts, index) - 1
+        number = index - starts[page]
+        offsets = self._page(page).offsets
+        if number >= len(offsets):  # the header's count and the page disagree: _page raised already otherwise
+            raise IndexError(index)  # pragma: no cover
+        return self._decode_record(page, number, offsets[number])
 
     # -- lookup
 
@@ -235,11 +272,23 @@ class CtgBook(MappedFile):
                 return page, offset
         return None
 
-    def probe(self, board: chess.Board, *, legal_only: bool = True) -> PositionRecord | None:
-        """The record of ``board`` (``None``: not in book), its moves as moves of ``board``.
+    def key(self, board: chess.Board) -> bytes:
+        """The book's key of a board: the encoding of its normalised position (what the records start with)."""
+        return encode(board)[0]
 
-        With ``legal_only``, moves that are not legal in ``board`` are left out.
+    def probe(self, position: chess.Board | bytes, *, legal_only: bool = True) -> PositionRecord | None:
+        """The record of a position (``None``: not in book): a board, its moves as moves of that board; or the
+        book's key of it (:meth:`key`), its moves as moves of the stored (normalised) board.
+
+        With ``legal_only``, moves that are not legal in the board are left out.
         """
+        self._check_open()
+        if isinstance(position, (bytes, bytearray)):
+            return self._probe_key(bytes(position), legal_only)
+        if not isinstance(position, chess.Board):
+            raise TypeError(f"a CTG book is probed with a chess.Board or its key (bytes: book.key(board)), not "
+                            f"{type(position).__name__}")
+        board = position
         encoded, norm = encode(board)
         found = self._locate(encoded)
         if found is None:
@@ -253,6 +302,34 @@ class CtgBook(MappedFile):
         stats_at = offset + length + _MOVES_LENGTH_AT(data, offset + length)[0]
         return self._stats(board.copy(stack=False), tuple(moves), stats_at,
                            encoded, 0, page, None, offset, norm.flipped, norm.mirrored)
+
+    def _probe_key(self, encoded: bytes, legal_only: bool) -> PositionRecord | None:
+        found = self._locate(encoded) if len(encoded) >= MIN_POSITION else None
+        if found is None:
+            return None
+        page, offset = found
+        record = self._decode_record(page, self._page(page).offsets.index(offset), offset)
+        if legal_only:
+            record = record._replace(moves=tuple(move for move in record.moves if record.board.is_legal(move.move)))
+        return record
+
+    def find_all(self, position: chess.Board | bytes, *, minimum_weight: int = 1,
+                 exclude_moves: Container[chess.Move] = (), legal_only: bool = True) -> Iterator[BookMove]:
+        """The moves of a position (board or key) with their Polyglot weights (:func:`polyglot_weight`: the
+        position each move leads to is looked up), those of weight >= ``minimum_weight``, in stored order."""
+        record = self.probe(position, legal_only=legal_only)
+        if record is None:
+            return iter(())
+        found = []
+        for move in record.moves:
+            if exclude_moves and move.move in exclude_moves:
+                continue
+            child = record.board.copy(stack=False)
+            child.push(move.move)
+            weight = polyglot_weight(self.probe(child, legal_only=False), move.annotation)
+            if weight >= minimum_weight:
+                found.append(move._replace(weight=weight))
+        return iter(found)
 
     def _moves(self, page: int, number: int | None, at: int, own: Sequence[int], flipped: bool = False,
                mirrored: bool = False) -> list[BookMove]:
@@ -272,8 +349,11 @@ class CtgBook(MappedFile):
             moves.append(BookMove(move, code, annotation))
         return moves
 
-    def __contains__(self, board: object) -> bool:
-        return isinstance(board, chess.Board) and self._locate(encode(board)[0]) is not None
+    def __contains__(self, position: object) -> bool:
+        self._check_open()
+        if isinstance(position, (bytes, bytearray)):
+            return len(position) >= MIN_POSITION and self._locate(bytes(position)) is not None
+        return isinstance(position, chess.Board) and self._locate(encode(position)[0]) is not None
 
     def _stats(self, board: chess.Board, moves: tuple[BookMove, ...], at: int, encoded: bytes, padding: int,
                page: int | None, number: int | None, offset: int, flipped: bool, mirrored: bool) -> PositionRecord:
@@ -282,7 +362,7 @@ class CtgBook(MappedFile):
         (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
          comment) = STATS_PICK(values)
         recommendation = RECOMMENDATION_OF[RECOMMENDATION_PICK(values)]
-        return PositionRecord(board, moves, games, wins, losses, draws, unknown1, Rating(r1_games, r1_total),
+        return PositionRecord(board, moves, games, wins, draws, losses, unknown1, Rating(r1_games, r1_total),
                               Rating(r2_games, r2_total), recommendation, unknown2, comment, encoded, padding, page,
                               number, offset, flipped, mirrored)
 
