@@ -3,11 +3,12 @@
 The format's own API (:mod:`chessformats.formats.kvetka`: open, probe, iterate, write elements) with what goes
 through the format-neutral statistics model or another format (:mod:`chessformats.books.kvetka`,
 :mod:`chessformats.books.convert`): ``write_book`` also takes a :class:`~chessformats.books.stats.BookStats`,
-``make_book``, ``elements_from_stats``, ``filter_stats``, ``pgn_sources``, ``to_bookstats`` and ``convert``.
+``make_book``, ``elements_from_stats``, ``filter_stats``, ``pgn_sources``, ``to_bookstats``, ``from_bookstats``
+and ``convert_book`` (any book format to any other; ``convert`` is its deprecated older name).
 """
 
-from .books.convert import convert
-from .books.kvetka import elements_from_stats, make_book, pgn_sources, to_bookstats, write_book
+from .books.convert import convert, convert_book
+from .books.kvetka import elements_from_stats, from_bookstats, make_book, pgn_sources, to_bookstats, write_book
 from .books.tree import filter_stats
 from .formats.kvetka import (
     BLOCK_SIZE,
@@ -18,6 +19,7 @@ from .formats.kvetka import (
     KsfFile,
     KvetkaBook,
     KvetkaGame,
+    KvetkaMove,
     KvetkaSource,
     Opening,
     ProbeResult,
@@ -44,6 +46,7 @@ __all__ = [
     "KsfFile",
     "KvetkaBook",
     "KvetkaGame",
+    "KvetkaMove",
     "KvetkaSource",
     "Opening",
     "ProbeResult",
@@ -51,11 +54,13 @@ __all__ = [
     "WriteResult",
     "book_files",
     "convert",
+    "convert_book",
     "decode_key",
     "decode_move",
     "elements_from_stats",
     "encode_move",
     "filter_stats",
+    "from_bookstats",
     "header_size",
     "ksf_bytes",
     "make_book",

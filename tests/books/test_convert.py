@@ -13,8 +13,9 @@ import chess
 import chess.polyglot
 import pytest
 
-from chessformats import ctg, kvetka
-from chessformats.books.convert import convert
+from chessformats import ctg, kvetka, polyglot
+from chessformats.books.convert import convert_book
+from chessformats.contract import WriteReport
 from conftest import find_corpus
 from ctg_oracles import BOOK, expected_probes
 from kvetka_examples import board_after, write_small_book
@@ -39,8 +40,12 @@ def polyglot_tree(path: Path) -> dict[tuple[int, str], int]:
 def test_ctg_to_polyglot(tmp_path: Path) -> None:
     book_path, expected = find_corpus(*BOOK), expected_probes()
     out = tmp_path / "book.bin"
-    summary = ctg.to_polyglot(book_path, out)
-    assert "written" in summary
+    report = ctg.convert_book(book_path, out)
+    assert isinstance(report, WriteReport) and report.unit == "entries" and report.files == [str(out)]
+    with polyglot.open_book(out) as written, ctg.open_book(book_path) as book:
+        assert report.written == len(written) > 0
+        # every stored position is either reached from the start (converted) or counted as not reached
+        assert report.counts["positions"] + report.counts.get("not reached", 0) >= len(book) // 2
     with chess.polyglot.open_reader(out) as reader:
         entries = {e.move.uci(): e.weight for e in reader.find_all(chess.Board(), minimum_weight=0)}
     # after 1.e4 (expected-probes): 489 games, black won 195, lost 173, drew 116, 5 without result; for
@@ -59,49 +64,77 @@ def test_ctg_to_polyglot(tmp_path: Path) -> None:
 
 def test_polyglot_to_ctg_and_back(tmp_path: Path) -> None:
     source = find_corpus("polyglot", "lasker-trap.bin")
-    summary = ctg.from_polyglot(source, tmp_path / "lasker.ctg")
-    assert "records" in summary
-    ctg.to_polyglot(tmp_path / "lasker.ctg", tmp_path / "back.bin")
+    report = ctg.convert_book(source, tmp_path / "lasker.ctg")
+    assert report.unit == "records" and report.files[0] == str(tmp_path / "lasker.ctg")
+    back = convert_book(tmp_path / "lasker.ctg", tmp_path / "back.bin")
     assert polyglot_tree(tmp_path / "back.bin") == polyglot_tree(source)
+    with polyglot.open_book(source) as book:
+        assert back.written == len(book) - report.counts.get("not reached", 0)
+
+
+def test_deprecated_conversion_names_warn_and_agree(tmp_path: Path) -> None:
+    """``ctg.to_polyglot``, ``ctg.from_polyglot`` and ``kvetka.convert`` (a summary string) keep working for a
+    deprecation period: the same files as ``convert_book``."""
+    source = find_corpus("polyglot", "lasker-trap.bin")
+    with pytest.warns(DeprecationWarning, match="convert_book"):
+        summary = ctg.from_polyglot(source, tmp_path / "old.ctg")
+    new = convert_book(source, tmp_path / "new.ctg")
+    assert summary == new.summary().replace("new.ctg", "old.ctg")
+    assert (tmp_path / "old.ctg").read_bytes() == (tmp_path / "new.ctg").read_bytes()
+    with pytest.warns(DeprecationWarning):
+        ctg.to_polyglot(tmp_path / "old.ctg", tmp_path / "old.bin")
+    with pytest.warns(DeprecationWarning):
+        kvetka.convert(str(tmp_path / "old.ctg"), "ctg", str(tmp_path / "old.kob"), "kvetka")
+    convert_book(tmp_path / "new.ctg", tmp_path / "new.bin")
+    convert_book(tmp_path / "new.ctg", tmp_path / "new.kob")
+    assert (tmp_path / "old.bin").read_bytes() == (tmp_path / "new.bin").read_bytes()
+    assert (tmp_path / "old_0.kob").read_bytes() == (tmp_path / "new_0.kob").read_bytes()
 
 
 def test_polyglot_to_kvetka_and_back(tmp_path: Path) -> None:
     # a Polyglot weight travels as the draws of the position the move leads to, and comes back as 2 * 0 + draws
     source = find_corpus("polyglot", "lasker-trap.bin")
-    summary = convert(str(source), "polyglot", str(tmp_path / "lasker.kob"), "kvetka")
-    assert "elements" in summary
-    convert(str(tmp_path / "lasker_0.kob"), "kvetka", str(tmp_path / "back.bin"), "polyglot")
+    report = kvetka.convert_book(source, tmp_path / "lasker.kob")
+    assert report.unit == "elements" and report.files[0] == str(tmp_path / "lasker_0.kob")
+    convert_book(tmp_path / "lasker_0.kob", tmp_path / "back.bin")
     assert polyglot_tree(tmp_path / "back.bin") == polyglot_tree(source)
 
 
 def test_kvetka_to_polyglot_weights(tmp_path: Path) -> None:
     book = write_small_book(tmp_path)
-    summary = convert(str(book) + "_0.kob", "kvetka", str(tmp_path / "small.bin"), "polyglot")
-    assert "Polyglot entries" in summary
+    report = convert_book(str(book) + "_0.kob", tmp_path / "small.bin")
+    assert report.unit == "entries" and report.written == (tmp_path / "small.bin").stat().st_size // 16
     with chess.polyglot.open_reader(tmp_path / "small.bin") as reader:
         start = {e.move.uci(): e.weight for e in reader.find_all(chess.Board(), minimum_weight=0)}
         after_e4 = {e.move.uci(): e.weight for e in reader.find_all(board_after("e4"), minimum_weight=0)}
     # the four games: 1.e4 won twice and drawn once by white (2 * 2 + 1 = 5), 1.d4 lost (0); after 1.e4, black's
-    # 1...e5 drew once and lost once (2 * 0 + 1 = 1), 1...c5 lost once (0)
+    # 1...e5 drew once and lost once (2 * 0 + 1 = 1), 1...c5 lost once (0): the weights the book's own find_all
+    # gives (one rule)
     assert start == {"e2e4": 5, "d2d4": 0}
     assert after_e4 == {"e7e5": 1, "c7c5": 0}
+    with kvetka.open_book(book) as source:
+        assert {m.move.uci(): m.weight for m in source.find_all(chess.Board(), minimum_weight=0)} == start
+        assert {m.move.uci(): m.weight for m in source.find_all(board_after("e4"), minimum_weight=0)} == after_e4
+        assert source.find(chess.Board()).move.uci() == "e2e4"
 
 
 def test_ctg_to_kvetka(tmp_path: Path) -> None:
     book_path, expected = find_corpus(*BOOK), expected_probes()
-    summary = convert(str(book_path), "ctg", str(tmp_path / "pp.kob"), "kvetka")
-    assert "CTG book" in summary
+    report = convert_book(book_path, tmp_path / "pp.kob")
+    assert report.unit == "elements" and report.counts["positions"] >= len(expected["found"])
     with kvetka.open_book(tmp_path / "pp") as book:
         # the 400 positions were found by following book moves from the start (notes/ctg.md): all converted,
         # each with the legal moves the independent reader found
         for found in expected["found"]:
             element = book.probe(chess.Board(found["fen"]))
             assert element is not None, found["fen"]
-            assert {m.uci() for m in element.moves} == {m["uci"] for m in found["probe"]["moves"] if m["legal"]}
+            assert {m.move.uci() for m in element.moves} == {m["uci"] for m in found["probe"]["moves"] if m["legal"]}
 
 
 def test_unsupported_pairs() -> None:
     with pytest.raises(ValueError, match="cannot convert polyglot to polyglot"):
-        convert("a.bin", "polyglot", "b.bin", "polyglot")
-    with pytest.raises(ValueError, match="cannot convert monty to kvetka"):
-        convert("a.montyformat", "monty", "b.kob", "kvetka")
+        convert_book("a.bin", "b.bin")
+    with pytest.raises(ValueError, match="'monty' is not a book format"):
+        convert_book("a.montyformat", "b.kob", source_format="monty")
+    with pytest.raises(ValueError, match="cannot tell the book format"):
+        convert_book("a.montyformat", "b.kob")

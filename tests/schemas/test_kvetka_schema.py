@@ -417,7 +417,7 @@ def test_writer_makes_the_hand_block(tmp_path: Path) -> None:
     start = kvetka.Element(bytes.fromhex(START_KEY), 300, 1, 0, (0x11, 0x0D), 0, None, "A00")
     result = kvetka.write_book(tmp_path / "hand.kob", [leaf, start], caption="KB", max_move=20,
                                elo_filters=(0, 0, 2400, 0))
-    assert result.kob_paths == [str(tmp_path / "hand_0.kob")]
+    assert result.files == [str(tmp_path / "hand_0.kob"), str(tmp_path / "hand.kin")]
     assert (tmp_path / "hand_0.kob").read_bytes() == HEADER + HAND_BLOCK
     assert (tmp_path / "hand.kin").read_bytes() == bytes.fromhex(START_KEY)  # the first key of the one block
     assert not (tmp_path / "hand.ksf").exists()

@@ -1,153 +1,118 @@
-"""Conversions between opening book formats: CTG, Kvetka and Polyglot in every direction, and CTG and Kvetka
-books rewritten (``chessformats convert``).
+"""Conversions between opening book formats: CTG, Kvetka and Polyglot in every direction, composed through the
+format-neutral model (``chessformats convert``).
 
-Books are converted through the positions reached from the start position along book moves (books are
-trees of moves; a position no line reaches is left out and counted). The statistics travel as the
-format-neutral model (:class:`~.stats.BookStats`) except where a format has a rule of its own: CTG ->
-Polyglot weighs a move by :func:`chessformats.ctg.polyglot_weight` (annotations applied).
+Every conversion is ``target.from_bookstats(path, source.to_bookstats(book))``: each format reads itself into a
+:class:`~.stats.BookStats` and writes itself from one, so a new format joins every pair by offering the two.
+Books are trees of moves: the model holds the positions reached from the start position along book moves (a
+stored position no line reaches is left out and counted: ``report.counts["not reached"]``). Where a format has a
+rule of its own, the model carries it: a CTG move's Polyglot weight (annotations applied,
+:func:`chessformats.ctg.polyglot_weight`) and a Polyglot move's weight travel as :attr:`.MoveStats.weight`.
+
+A book converted to its own format is rewritten record by record instead (nothing is lost: ratings, comments,
+sources), not through the model.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
+from collections.abc import Callable
+from typing import Any
 
-import chess
-
+from ..engine.contract import WriteReport, deprecated_alias
 from ..formats import ctg, kvetka, polyglot
 from . import ctg as ctg_books
 from . import kvetka as kvetka_books
-from .stats import BookStats, MoveStats
-from .tree import fen_key, position_stats, walk
+from . import polyglot as polyglot_books
+from .stats import BookStats
 
-__all__ = ["convert", "ctg_polyglot_weights", "ctg_to_polyglot", "polyglot_to_ctg"]
+__all__ = ["BOOK_FORMATS", "convert", "convert_book", "ctg_to_polyglot", "polyglot_to_ctg", "read_bookstats",
+           "write_bookstats"]
 
-_WEIGHT_LIMIT = 0xFFFF  # a Polyglot weight is 16 bits
+BOOK_FORMATS = ("ctg", "kvetka", "polyglot")
+"""The book formats a conversion reads and writes (the command line's format keys)."""
 
-Weights = dict[str, dict[chess.Move, int]]
-
-
-def _fit_weights(weights: Weights, *, keep_nonzero: bool) -> Weights:
-    """The weights scaled down together (``weight * 65535 // largest``) when the largest passes 65535;
-    ``keep_nonzero``: a weight that was not 0 stays at least 1."""
-    largest = max((w for moves in weights.values() for w in moves.values()), default=0)
-    if largest > _WEIGHT_LIMIT:
-        for moves in weights.values():
-            for move, weight in moves.items():
-                scaled = weight * _WEIGHT_LIMIT // largest
-                moves[move] = max(scaled, 1) if keep_nonzero and weight else scaled
-    return weights
+_EXTENSIONS = {".bin": "polyglot", ".ctg": "ctg", ".cto": "ctg", ".ctb": "ctg", ".kob": "kvetka", ".kin": "kvetka",
+               ".ksf": "kvetka"}
+_OPEN: dict[str, Callable[[str], Any]] = {"ctg": ctg.open_book, "kvetka": kvetka.open_book,
+                                          "polyglot": polyglot.open_book}
+_STORES_RESULTS_ONLY = {"kvetka"}
+"""Formats that keep results but no game count: a Polyglot weight reaches them as draws (see
+:func:`chessformats.polyglot.to_bookstats`)."""
 
 
-def ctg_polyglot_weights(book: ctg.CtgBook, start: chess.Board | None = None) -> tuple[Weights, int]:
-    """Polyglot weights (``polyglot.write_book``'s mapping) for the positions of a CTG book reached from
-    ``start``; returns the mapping and the number of stored positions that were not reached.
-
-    See :func:`chessformats.ctg.polyglot_weight` for the rule; weights are scaled down together when one
-    passes 65535 (a weight that was not 0 stays at least 1).
-    """
-    weights: Weights = {}
-    reached: set[bytes] = set()
-    for board, record, children in walk(book.probe, _ctg_moves, start):
-        reached.add(record.signature)
-        weights[board.fen()] = {move.move: ctg.polyglot_weight(children.get(move.move), move.annotation)
-                                for move in record.moves}
-    return _fit_weights(weights, keep_nonzero=True), len(book) - len(reached)
+def book_format(path: str | os.PathLike[str], given: str | None = None) -> str:
+    """The format key of a book path (by its extension), or ``given``."""
+    if given is not None:
+        if given not in BOOK_FORMATS:
+            raise ValueError(f"{given!r} is not a book format ({', '.join(BOOK_FORMATS)})")
+        return given
+    extension = os.path.splitext(os.fspath(path))[1].lower()
+    if extension not in _EXTENSIONS:
+        raise ValueError(f"{os.fspath(path)}: cannot tell the book format from {extension or 'no extension'!r}: "
+                         f"give it ({', '.join(BOOK_FORMATS)})")
+    return _EXTENSIONS[extension]
 
 
-def _ctg_moves(record: ctg.PositionRecord) -> list[chess.Move]:
-    return [move.move for move in record.moves]
-
-
-def ctg_to_polyglot(ctg_path: str | os.PathLike[str], out: str | os.PathLike[str]) -> str:
-    """Convert a CTG book to a Polyglot book (positions reached from the start); returns a summary.
-
-    Weights: ``2 * wins + draws`` of the side that plays the move, annotations applied (see
-    :func:`chessformats.ctg.polyglot_weight`).
-    """
-    with ctg.open_book(ctg_path) as book:
-        weights, unreached = ctg_polyglot_weights(book)
-    entries = polyglot.write_book(out, weights)
-    return (f"{len(weights)} positions, {entries} entries written to {os.fspath(out)}"
-            + (f"; {unreached} stored positions are not reached from the start position (left out)"
-               if unreached else ""))
-
-
-def _polyglot_stats(bin_path: str | os.PathLike[str], *, as_draws: bool) -> tuple[BookStats, int]:
-    """The positions of a Polyglot book reached from the start, a move's weight as its games (``as_draws``:
-    also as draws, so that a book converted back to Polyglot gets its weights again when no position is
-    reached twice); the start position's games are the book's games. Returns the model and the entries."""
-    stats = BookStats()
-    with polyglot.open_book(bin_path) as book:
-        for board, entries in polyglot.reachable_positions(book):
-            position = stats.positions.setdefault(fen_key(board), position_stats(board))
-            for entry in entries:
-                position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight if as_draws else 0)
-        total = len(book)
-    return stats, total
-
-
-def polyglot_to_ctg(bin_path: str | os.PathLike[str], out: str | os.PathLike[str]) -> str:
-    """Convert a Polyglot book to CTG (positions reached from the start); returns a summary.
-
-    A move's weight becomes the number of games of the position it leads to, with unknown results.
-    """
-    stats, total = _polyglot_stats(bin_path, as_draws=False)
-    root = stats.positions.get(fen_key(chess.Board()))
-    stats.games = sum(m.games for m in root.moves.values()) if root is not None else 0
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        count = ctg_books.write_book(out, stats)
-    note = "".join(f"; {w.message}" for w in caught)
-    return f"{len(stats)} positions reached from the start ({total} Polyglot entries) -> {count} records{note}"
-
-
-def _stats_weights(stats: BookStats) -> Weights:
-    """Polyglot weights of the model: ``2 * wins + draws`` per move (scaled down together past 65535)."""
-    return _fit_weights({position.fen: {move: move_stats.polyglot_weight for move, move_stats in position.moves.items()}
-                         for position in stats}, keep_nonzero=False)
-
-
-_PAIRS = {("ctg", "polyglot"), ("polyglot", "ctg"), ("ctg", "ctg"), ("kvetka", "kvetka"), ("kvetka", "polyglot"),
-          ("kvetka", "ctg"), ("polyglot", "kvetka"), ("ctg", "kvetka")}
-
-
-def convert(source: str, source_format: str, target: str, target_format: str) -> str:
-    """``chessformats convert``: CTG, Kvetka and Polyglot books in every direction (CTG and Kvetka books are
-    also rewritten in their own format); returns a summary. Formats by their keys (``ctg``, ``kvetka``,
-    ``polyglot``)."""
-    if (source_format, target_format) not in _PAIRS:
-        raise ValueError(f"cannot convert {source_format} to {target_format} (CTG, Kvetka and Polyglot books, "
-                         "in every direction but Polyglot to Polyglot)")
-    if source_format == "ctg" and target_format == "polyglot":
-        return ctg_to_polyglot(source, target)
-    if source_format == "polyglot" and target_format == "ctg":
-        return polyglot_to_ctg(source, target)
-    if source_format == "ctg" and target_format == "ctg":
-        with ctg.open_book(source) as ctg_book:
-            count = ctg.write_book(target, ctg_book.records(), games=ctg_book.header_games)
-        return f"{count} records written to {target}"
-    if source_format == "kvetka" and target_format == "kvetka":
-        with kvetka.open_book(source) as book:
-            result = kvetka.write_book(target, book)
-        return f"{result.elements} elements in {result.blocks} blocks written to {', '.join(result.kob_paths)}"
+def read_bookstats(book: Any, source_format: str, *, target_format: str | None = None) -> BookStats:
+    """The model of an open book of ``source_format`` (its ``to_bookstats``)."""
+    if source_format == "ctg":
+        return ctg_books.to_bookstats(book)
     if source_format == "kvetka":
-        with kvetka.open_book(source) as book:
-            stats = kvetka_books.to_bookstats(book)
-            stored = len(book)
-        if target_format == "polyglot":
-            count = polyglot.write_book(target, _stats_weights(stats))
-            return f"{len(stats)} positions reached from the start ({stored} elements) -> {count} Polyglot entries"
-        count = ctg_books.write_book(target, stats)
-        return f"{len(stats)} positions reached from the start ({stored} elements) -> {count} CTG records"
-    if source_format == "polyglot":
-        stats, total = _polyglot_stats(source, as_draws=True)
-        origin = f"{total} Polyglot entries"
-    else:
-        with ctg.open_book(source) as ctg_book:
-            stats = ctg_books.to_bookstats(ctg_book)
-        origin = "CTG book"
-    result = kvetka_books.write_book(target, stats)
-    return (f"{len(stats)} positions reached from the start ({origin}) -> {result.elements} elements in "
-            f"{', '.join(result.kob_paths)}" + (f"; {result.skipped} moves Kvetka cannot store left out"
-                                                if result.skipped else ""))
+        return kvetka_books.to_bookstats(book)
+    return polyglot_books.to_bookstats(book, as_draws=target_format in _STORES_RESULTS_ONLY)
+
+
+def write_bookstats(path: str | os.PathLike[str], stats: BookStats, target_format: str) -> WriteReport:
+    """A book of ``target_format`` from the model (its ``from_bookstats``)."""
+    if target_format == "ctg":
+        return ctg_books.from_bookstats(path, stats)
+    if target_format == "kvetka":
+        return kvetka_books.from_bookstats(path, stats)
+    return polyglot_books.from_bookstats(path, stats)
+
+
+def convert_book(source: str | os.PathLike[str], target: str | os.PathLike[str], *, source_format: str | None = None,
+                 target_format: str | None = None) -> WriteReport:
+    """Convert a book (CTG, Kvetka, Polyglot) to a book of any of these formats; formats from the extensions
+    unless given. Returns the target's :class:`~chessformats.contract.WriteReport`, with
+    ``counts["positions"]`` (reached from the start) and ``counts["not reached"]`` (stored positions, or
+    Polyglot entries, left out) for a conversion through the model.
+
+    A book converted to its own format (CTG, Kvetka) is rewritten as it is stored; Polyglot to Polyglot is
+    refused (nothing to convert: copy the file, or ``chessformats merge``).
+    """
+    source_key, target_key = book_format(source, source_format), book_format(target, target_format)
+    if source_key == target_key == "polyglot":
+        raise ValueError("cannot convert polyglot to polyglot (CTG, Kvetka and Polyglot books, in every direction "
+                         "but Polyglot to Polyglot)")
+    with _OPEN[source_key](os.fspath(source)) as book:
+        if source_key == target_key == "ctg":
+            return ctg.write_book(target, book.records(), games=book.header_games)
+        if source_key == target_key == "kvetka":
+            return kvetka.write_book(target, book)
+        stats = read_bookstats(book, source_key, target_format=target_key)
+    report = write_bookstats(target, stats, target_key)
+    report.counts["positions"] = len(stats)
+    if stats.unreached:
+        report.counts["not reached"] = stats.unreached
+    return report
+
+
+def _convert(source: str, source_format: str, target: str, target_format: str) -> str:
+    """The conversion before the contract: positional formats, a summary string."""
+    return convert_book(source, target, source_format=source_format, target_format=target_format).summary()
+
+
+def _ctg_to_polyglot(ctg_path: str | os.PathLike[str], out: str | os.PathLike[str]) -> str:
+    return convert_book(ctg_path, out, source_format="ctg", target_format="polyglot").summary()
+
+
+def _polyglot_to_ctg(bin_path: str | os.PathLike[str], out: str | os.PathLike[str]) -> str:
+    return convert_book(bin_path, out, source_format="polyglot", target_format="ctg").summary()
+
+
+convert = deprecated_alias(_convert, "chessformats.books.convert.convert", "convert_book(source, target)")
+ctg_to_polyglot = deprecated_alias(_ctg_to_polyglot, "chessformats.ctg.to_polyglot",
+                                   "chessformats.ctg.convert_book(source, target)")
+polyglot_to_ctg = deprecated_alias(_polyglot_to_ctg, "chessformats.ctg.from_polyglot",
+                                   "chessformats.ctg.convert_book(source, target)")

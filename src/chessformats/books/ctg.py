@@ -14,6 +14,7 @@ from typing import Any
 
 import chess
 
+from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode
@@ -21,22 +22,28 @@ from ..formats.normalised import Normalised
 from .stats import BookStats, MoveStats
 from .tree import fen_key, filter_stats, position_stats, walk
 
-__all__ = ["make_book", "records_from_stats", "to_bookstats", "write_book"]
+__all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
 
 def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookStats:
     """The positions reached from ``start`` (default: the start position) along book moves, as a BookStats.
 
     A move's statistics are those of the position it leads to, seen from the side that played it
-    (its wins are that position's losses); a move whose position is not stored has empty statistics.
+    (its wins are that position's losses); a move whose position is not stored has empty statistics. Its
+    ``weight`` is CTG's Polyglot weight (:func:`~chessformats.ctg.polyglot_weight`: annotations applied).
+    ``stats.unreached`` counts the stored positions no line from ``start`` reaches (left out).
     """
     stats = BookStats(games=book.header_games)
+    reached: set[bytes] = set()
     for board, record, children in walk(book.probe, _moves, start):
+        reached.add(record.signature)
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
         for move in record.moves:
             child = children.get(move.move)
-            position.moves[move.move] = MoveStats() if child is None else MoveStats(
-                child.games, child.losses, child.draws, child.wins)
+            weight = ctg.polyglot_weight(child, move.annotation)
+            position.moves[move.move] = MoveStats(weight=weight) if child is None else MoveStats(
+                child.games, child.losses, child.draws, child.wins, weight)
+    stats.unreached = len(book) - len(reached)
     return stats
 
 
@@ -102,7 +109,7 @@ def _code_move(norm: Normalised, code: int) -> chess.Move:
 
 
 def write_book(path: str | os.PathLike[str], book: BookStats | Iterable[PositionRecord], *,
-               games: int | None = None) -> int:
+               games: int | None = None) -> WriteReport:
     """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, each atomically; return the records.
 
     ``book`` is the format-neutral :class:`BookStats` (see :func:`records_from_stats`) or records (from a
@@ -111,14 +118,25 @@ def write_book(path: str | os.PathLike[str], book: BookStats | Iterable[Position
     BookStats' games, else the largest game count of a record).
     """
     if isinstance(book, BookStats):
-        records, _ = records_from_stats(book)
-        return ctg.write_book(path, records, games=book.games if games is None else games)
+        report_warnings: list[WriteWarning] = []
+        with collect_warnings(report_warnings):
+            records, skipped = records_from_stats(book)
+        report = ctg.write_book(path, records, games=book.games if games is None else games)
+        report.warnings += report_warnings
+        if skipped:
+            report.counts["moves left out"] = skipped
+        return report
     return ctg.write_book(path, book, games=games)
 
 
+def from_bookstats(path: str | os.PathLike[str], stats: BookStats, *, games: int | None = None) -> WriteReport:
+    """A CTG book from the format-neutral model (:func:`write_book` with a BookStats)."""
+    return write_book(path, stats, games=games)
+
+
 def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
-              only: chess.Color | None = None, uniform: bool = False) -> int:
-    """``chessformats build -o BOOK.ctg``: a CTG book from a :class:`~.build.BookBuilder`; returns the records.
+              only: chess.Color | None = None, uniform: bool = False) -> WriteReport:
+    """``chessformats build -o BOOK.ctg``: a CTG book from a :class:`~.build.BookBuilder`; returns the report.
 
     A move enters the book with at least ``min_games`` games (real counts: CTG stores them), a score
     ``(wins + draws / 2) / games`` of at least ``min_score`` for the side that plays it, and, with

@@ -18,6 +18,7 @@ import chess
 import chess.pgn
 
 from ..engine.codec import codec
+from ..engine.contract import WriteReport
 from ..engine.schema import enum_view
 from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
@@ -25,7 +26,7 @@ from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
 from .tree import fen_key, filter_stats, position_stats, walk
 
-__all__ = ["elements_from_stats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
+__all__ = ["elements_from_stats", "from_bookstats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
 _GAME_START = re.compile(rb"(?:^|\n)\[Event ")
 _RESULTS = enum_view(GAME_RESULT)
@@ -42,24 +43,30 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> B
     """The positions reached from ``start`` along book moves, as the format-neutral model.
 
     A move's statistics are those of the position it leads to, seen from the side that played it (its
-    wins are that position's losses); a move whose position is not stored has empty statistics.
+    wins are that position's losses); a move whose position is not stored has empty statistics and weight 1
+    (as :meth:`~chessformats.kvetka.KvetkaBook.find_all` gives it, and CTG's rule). ``stats.unreached`` counts the
+    stored elements no line from ``start`` reaches (left out).
     """
     stats = BookStats()
+    reached: set[bytes] = set()
     for board, found, children in walk(book.probe, _moves, start):
+        reached.add(found.key)
         if not found.moves:
             continue
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
-        for move in found.moves:
+        for book_move in found.moves:
+            move = book_move.move
             child = children[move]
-            position.moves[move] = MoveStats() if child is None else MoveStats(
+            position.moves[move] = MoveStats(weight=1) if child is None else MoveStats(
                 child.games, child.losses, child.draws, child.wins)
     root = stats.positions.get(fen_key(start or chess.Board()))
     stats.games = sum(m.games for m in root.moves.values()) if root is not None else 0
+    stats.unreached = len(book) - len(reached)
     return stats
 
 
 def _moves(found: kvetka.ProbeResult) -> tuple[chess.Move, ...]:
-    return found.moves
+    return tuple(move.move for move in found.moves)
 
 
 def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka.Opening] | None = None,
@@ -140,7 +147,7 @@ def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook
                sources: Sequence[kvetka.KvetkaSource] | None = None,
                references: Mapping[str, tuple[int, int]] | None = None, max_move: int = kvetka.ALL_PLIES,
                elo_filters: tuple[int, int, int, int] = (0, 0, 0, 0), links: int = 0,
-               file_limit: int = kvetka.DEFAULT_FILE_LIMIT) -> kvetka.WriteResult:
+               file_limit: int = kvetka.DEFAULT_FILE_LIMIT) -> WriteReport:
     """Write a Kvetka book ``NAME_0.kob`` (``_1``, ... past ``file_limit`` bytes), ``NAME.kin`` and, with
     ``sources``, ``NAME.ksf``; each file atomically. ``path`` is ``NAME``, ``NAME.kob`` or ``NAME_0.kob``.
 
@@ -149,15 +156,21 @@ def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook
     elements and sources as read) or elements. Elements are sorted by key (the first of equal keys wins),
     truncated to the spec's limits (comment 300 characters, element 682 bytes) and packed into blocks in
     order; stale ``NAME_k.kob`` files of a previous, longer book and a stale ``.ksf`` are removed. The
-    result's ``skipped`` counts the moves of a BookStats that Kvetka cannot store.
+    report's ``counts["moves left out"]`` counts the moves of a BookStats that Kvetka cannot store.
     """
     skipped = 0
     if isinstance(book, BookStats):
         book, skipped = elements_from_stats(book, openings=openings, references=references)
     result = kvetka.write_book(path, book, caption=caption, sources=sources, max_move=max_move,
                                elo_filters=elo_filters, links=links, file_limit=file_limit)
-    result.skipped = skipped
+    if skipped:
+        result.counts["moves left out"] = skipped
     return result
+
+
+def from_bookstats(path: str | os.PathLike[str], stats: BookStats, **options: Any) -> WriteReport:
+    """A Kvetka book from the format-neutral model (:func:`write_book` with a BookStats; the same options)."""
+    return write_book(path, stats, **options)
 
 
 def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetka.ALL_PLIES
@@ -218,8 +231,8 @@ def _elo(text: str | None) -> int:
 
 def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
               only: chess.Color | None = None, uniform: bool = False, file_limit: int = kvetka.DEFAULT_FILE_LIMIT,
-              sources: Sequence[str | os.PathLike[str]] | None = None) -> int:
-    """``chessformats build -o NAME.kob``: a Kvetka book from a :class:`~.build.BookBuilder`; returns the elements.
+              sources: Sequence[str | os.PathLike[str]] | None = None) -> WriteReport:
+    """``chessformats build -o NAME.kob``: a Kvetka book from a :class:`~.build.BookBuilder`; returns the report.
 
     Moves need ``min_games`` games and a score of ``min_score`` for the side that plays them (``only``: one
     side's moves). Kvetka stores results, not weights, so ``uniform`` changes nothing. ``max_move`` in the
@@ -231,4 +244,4 @@ def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3,
     ksf_sources, references = pgn_sources(sources, max_ply=max_move) if sources else (None, None)
     result = write_book(path, stats, max_move=max_move, file_limit=file_limit, sources=ksf_sources,
                         references=references)
-    return result.elements
+    return result

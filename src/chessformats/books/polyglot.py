@@ -11,15 +11,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.contract import WriteReport
 from ..engine.fileio import atomic_write
 from ..schemas import polyglot_facts as facts  # the entry's dtype without the declarations (start-up time)
 
 if TYPE_CHECKING:
     import chess
 
+    from ..formats.polyglot.read import PolyglotBook, PolyglotPosition
     from .build import BookBuilder
+    from .stats import BookStats
 
-__all__ = ["make_book"]
+__all__ = ["from_bookstats", "make_book", "to_bookstats"]
+
+_WEIGHT_LIMIT = 0xFFFF  # a Polyglot weight is 16 bits
 
 
 def make_book(
@@ -30,8 +35,9 @@ def make_book(
     min_score: float = 0.0,
     only: chess.Color | None = None,
     uniform: bool = False,
-) -> int:
-    """Write the book ``polyglot make-book`` writes for the same games and options; return its entry count.
+) -> WriteReport:
+    """Write the book ``polyglot make-book`` writes for the same games and options; return the report
+    (``written``: the entries).
 
     Mirrors polyglot 2.0.4: an entry needs ``min_games`` games (polyglot's counter, halved when a move of
     the position reaches 16,384 games) and a non-zero ``sum`` of ``result + 1`` (2 for a win of the side
@@ -47,7 +53,66 @@ def make_book(
             records = _entries(columns, min_games, min_score, only, uniform)
             handle.write(records.tobytes())
             count += len(records)
-    return count
+    return WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
+
+
+def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False) -> BookStats:
+    """The positions of a Polyglot book reached from ``start`` (default: the start position) along its moves, as
+    the format-neutral model.
+
+    Polyglot stores weights, not results: a move's weight becomes its ``weight`` and its games (of unknown
+    result); with ``as_draws`` also its draws (for a format that stores results only, so that the book converted
+    back gets its weights again: ``2 * wins + draws``). The model's games are those of the start position's moves;
+    ``stats.unreached`` counts the entries of positions no line reaches.
+    """
+    from .stats import BookStats, MoveStats
+    from .tree import fen_key, position_stats, walk
+
+    stats = BookStats()
+    reached = 0
+    for board, found, _ in walk(book.probe, _moves, start):
+        reached += len(book.entry_numbers(found.key))
+        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        for entry in found.moves:
+            position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight if as_draws else 0,
+                                                   weight=entry.weight)
+    root = stats.positions.get(fen_key(start or _start()))
+    stats.games = sum(m.games for m in root.moves.values()) if root is not None else 0
+    stats.unreached = len(book) - reached
+    return stats
+
+
+def _moves(found: PolyglotPosition) -> list[chess.Move]:
+    return [entry.move for entry in found.moves]
+
+
+def _start() -> chess.Board:
+    import chess
+
+    return chess.Board()
+
+
+def stats_weights(stats: BookStats) -> dict[str, dict[chess.Move, int]]:
+    """Polyglot weights of the model (``polyglot.write_book``'s mapping): each move's
+    :attr:`~.stats.MoveStats.polyglot_weight`, scaled down together when one passes 65535 (``weight * 65535 //
+    largest``; a weight that was not 0 stays at least 1)."""
+    weights = {position.fen: {move: move_stats.polyglot_weight for move, move_stats in position.moves.items()}
+               for position in stats}
+    largest = max((w for moves in weights.values() for w in moves.values()), default=0)
+    if largest > _WEIGHT_LIMIT:
+        for moves in weights.values():
+            for move, weight in moves.items():
+                moves[move] = max(weight * _WEIGHT_LIMIT // largest, 1) if weight else 0
+    return weights
+
+
+def from_bookstats(path: str | os.PathLike[str], stats: BookStats) -> WriteReport:
+    """A Polyglot book from the format-neutral model: each move weighed by :func:`stats_weights`."""
+    from ..formats.polyglot.write import write_book
+
+    report = write_book(path, stats_weights(stats))
+    report.counts["positions"] = len(stats)
+    return report
 
 
 def _entries(columns: dict[str, np.ndarray[Any, Any]], min_games: int, min_score: float, only: chess.Color | None,

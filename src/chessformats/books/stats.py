@@ -26,11 +26,15 @@ class MoveStats:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    weight: int | None = None
+    """A weight the source format gives the move by a rule of its own (CTG: annotations and red positions
+    applied, :func:`chessformats.ctg.polyglot_weight`; Polyglot: the stored weight); ``None``: from the results."""
 
     @property
     def polyglot_weight(self) -> int:
-        """``2 * wins + draws``, the weight ``polyglot make-book`` starts from (before scaling)."""
-        return 2 * self.wins + self.draws
+        """The move's Polyglot weight: :attr:`weight` when the source gave one, else ``2 * wins + draws`` (the
+        weight ``polyglot make-book`` starts from, before scaling)."""
+        return self.weight if self.weight is not None else 2 * self.wins + self.draws
 
 
 @dataclass
@@ -52,6 +56,8 @@ class BookStats:
 
     positions: dict[str, PositionStats] = field(default_factory=dict)
     games: int = 0
+    unreached: int = 0
+    """Positions of the source book that no line from the start reaches (left out of the model)."""
 
     def __iter__(self) -> Iterator[PositionStats]:
         return iter(self.positions.values())

@@ -180,7 +180,7 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
             return []
         from .registry import with_shares
 
-        return with_shares([_move_row(board, book, move) for move in result.moves])
+        return with_shares([_move_row(board, book, move.move) for move in result.moves])
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:

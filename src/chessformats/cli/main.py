@@ -189,7 +189,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     with resources.as_file(resources.files("chessformats.data") / EXAMPLE_GAMES) as games_path:
         builder.add_pgn(games_path)
     book_path = out / "example.bin"
-    count = make_book(book_path, builder, min_games=1)  # polyglot make-book -min-game 1: every move with a point
+    count = make_book(book_path, builder, min_games=1).written  # polyglot make-book -min-game 1: every move with a point
     console.rule("1. build")
     console.print(f"{builder.games} bundled games, first {args.max_ply} plies -> {len(builder.to_stats())} positions, "
                   f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")
@@ -255,14 +255,14 @@ def cmd_build(args: argparse.Namespace) -> int:
                                  progress=bar.for_file(index, source, builder) if bar is not None else None)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
-    count = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
-                          only=only, uniform=args.uniform, **options)
+    report = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
+                           only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
     rows = len(builder)  # (counted while the book was written)
     builder.close()  # the spilled counts, if any
     if builder.filtered:
         say(f"{builder.filtered:,} of the {builder.games:,} games filtered out")
-    say(f"{builder.games:,} games, {rows:,} positions x moves, {count:,} entries written to "
+    say(f"{builder.games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
                   f"{args.output} in {elapsed:.2f} s")
     if builder.skipped:
         say(f"skipped {len(builder.skipped)} games:")
@@ -283,15 +283,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Merge two Polyglot books as ``polyglot merge-book`` does."""
     from ..formats.polyglot import merge_books
 
-    count = merge_books(args.first, args.second, args.output)
-    print(f"{count:,} entries written to {args.output}")
+    print(merge_books(args.first, args.second, args.output).summary())
     return 0
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
     """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN); formats by
     sniffing and by extension."""
-    from ..books.convert import convert
+    from ..books.convert import convert_book
 
     if args.target is None:
         args.target = args.output
@@ -311,7 +310,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if source.key == "chessbase":
         return _convert_chessbase(args)
     target = registry.for_output(args.target, args.target_format)
-    print(convert(args.source, source.key, args.target, target.key))
+    report = convert_book(args.source, args.target, source_format=source.key, target_format=target.key)
+    print(report.summary())
     return 0
 
 

@@ -14,6 +14,8 @@ from .registry import FormatHandler
 if TYPE_CHECKING:
     import chess
 
+    from chessformats.engine.contract import WriteReport
+
 # the handler is imported to sniff every file given to the command line, and by a build: numpy, the declarations
 # (construct), python-chess, the reader and the builder are imported by the commands that use them (a probe needs
 # neither numpy nor the declarations, a build neither python-chess nor the reader)
@@ -33,11 +35,10 @@ def _sniff(path: str, head: bytes, size: int) -> int:
     return score + (2 if keys == sorted(keys) else 1)
 
 
-def _make_book(*args: Any, **kwargs: Any) -> int:
+def _make_book(*args: Any, **kwargs: Any) -> WriteReport:
     from chessformats.books.polyglot import make_book
 
-    entries: int = make_book(*args, **kwargs)
-    return entries
+    return make_book(*args, **kwargs)
 
 
 def _info(path: str) -> dict[str, Any]:

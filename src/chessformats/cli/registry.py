@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import chess
     import construct as cs
 
+    from ..engine.contract import WriteReport
     from ..engine.schema import FormatDoc
 
 __all__ = [
@@ -59,8 +60,8 @@ class FormatHandler:
     info: Callable[[str], dict[str, Any]]
     inspect: Callable[..., list[InspectTarget]]
     probe: Callable[[str, chess.Board], list[dict[str, Any]]] | None = None
-    build: Callable[..., int] | None = None
-    """``build(path, builder, *, min_games, min_score, only, uniform) -> entries``: write a book built from games."""
+    build: Callable[..., WriteReport] | None = None
+    """``build(path, builder, *, min_games, min_score, only, uniform) -> report``: write a book built from games."""
     build_needs_boards: bool = True
     """Whether ``build`` needs the positions (boards) of the builder, or keys and counts only (Polyglot)."""
     inspect_options: tuple[str, ...] = ("record", "count", "offset", "length", "fen")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from chessformats import kvetka
 from chessformats.books.stats import BookStats
+from chessformats.contract import WriteReport
 from chessformats.schemas import kvetka as schema
 from kvetka_examples import board_after, games_stats, many_games, positions, write_small_book
 
@@ -26,6 +28,11 @@ from kvetka_examples import board_after, games_stats, many_games, positions, wri
 @pytest.fixture
 def small_book(tmp_path: Path) -> Path:
     return write_small_book(tmp_path)
+
+
+def _kobs(report: Any) -> list[str]:
+    """The ``.kob`` files a write produced (the report's files, in order)."""
+    return [name for name in report.files if name.endswith(".kob")]
 
 
 def test_read_write_same_bytes(small_book: Path, tmp_path: Path) -> None:
@@ -38,22 +45,22 @@ def test_read_write_same_bytes(small_book: Path, tmp_path: Path) -> None:
 def test_blocks_and_files_split(tmp_path: Path) -> None:
     stats = many_games(300, 1)
     one = kvetka.write_book(tmp_path / "one", stats)
-    assert one.blocks > 8 and len(one.kob_paths) == 1
+    assert one.counts['blocks'] > 8 and len(_kobs(one)) == 1
     limit = 5 * schema.BLOCK_SIZE
     split = kvetka.write_book(tmp_path / "split.kob", stats, file_limit=limit)
-    assert len(split.kob_paths) > 2 and split.blocks == one.blocks
-    sizes = [os.path.getsize(p) for p in split.kob_paths]
+    assert len(_kobs(split)) > 2 and split.counts['blocks'] == one.counts['blocks']
+    sizes = [os.path.getsize(p) for p in _kobs(split)]
     assert all(size <= limit for size in sizes)
-    header = len(schema.HEADER.build(schema.HEADER.parse(Path(split.kob_paths[0]).read_bytes())))
+    header = len(schema.HEADER.build(schema.HEADER.parse(Path(_kobs(split)[0]).read_bytes())))
     assert (sizes[0] - header) % schema.BLOCK_SIZE == 0  # the header in _0.kob only, files end on blocks
     assert all(size % schema.BLOCK_SIZE == 0 for size in sizes[1:])
     # together the files are byte for byte the single-file book
-    joined = b"".join(Path(p).read_bytes() for p in split.kob_paths)
-    assert joined == Path(one.kob_paths[0]).read_bytes()
+    joined = b"".join(Path(p).read_bytes() for p in _kobs(split))
+    assert joined == Path(_kobs(one)[0]).read_bytes()
     assert (tmp_path / "split.kin").read_bytes() == (tmp_path / "one.kin").read_bytes()
     # every block is full up to the next element (greedy fill) and no element passes 682 bytes
     with kvetka.open_book(tmp_path / "split") as book:
-        assert book.blocks == one.blocks and len(book) == one.elements
+        assert book.blocks == one.counts['blocks'] and len(book) == one.elements
         for block in range(book.blocks):
             data = book.block_bytes(block)
             used = int.from_bytes(data[:2], "big")
@@ -68,7 +75,7 @@ def test_blocks_and_files_split(tmp_path: Path) -> None:
 def test_concatenating_consecutive_kob_files_keeps_the_book(tmp_path: Path) -> None:
     stats = many_games(200, 2)
     result = kvetka.write_book(tmp_path / "cat", stats, file_limit=4 * schema.BLOCK_SIZE)
-    paths = [Path(p) for p in result.kob_paths]
+    paths = [Path(p) for p in _kobs(result)]
     assert len(paths) >= 3
     with kvetka.open_book(tmp_path / "cat") as book:
         before = [(e.key, e.codes, e.wins, e.draws, e.losses) for e in book]
@@ -91,7 +98,7 @@ def test_stale_files_are_removed(tmp_path: Path) -> None:
     stats = many_games(200, 3)
     big = kvetka.write_book(tmp_path / "b", stats, file_limit=4 * schema.BLOCK_SIZE,
                             sources=[kvetka.KvetkaSource(1, "x.pgn")])
-    assert len(big.kob_paths) > 1 and (tmp_path / "b.ksf").exists()
+    assert len(_kobs(big)) > 1 and (tmp_path / "b.ksf").exists()
     kvetka.write_book(tmp_path / "b", stats)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.kin", "b_0.kob"]
 
@@ -134,7 +141,7 @@ def test_writing_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_empty_book(tmp_path: Path) -> None:
     result = kvetka.write_book(tmp_path / "e", BookStats())
-    assert result.blocks == 0
+    assert result.counts['blocks'] == 0
     with kvetka.open_book(tmp_path / "e") as book:
         assert len(book) == 0 and book.probe(chess.Board()) is None
 
@@ -151,7 +158,7 @@ def test_sources_resolved_through_ksf(tmp_path: Path) -> None:
     ]
     references = {chess.STARTING_FEN: (0, 1), board_after("e4").fen(): (1, 0)}
     result = kvetka.write_book(tmp_path / "s", games_stats(), sources=sources, references=references)
-    assert result.ksf_path == str(tmp_path / "s.ksf")
+    assert result.files[-1] == str(tmp_path / "s.ksf")
     data = (tmp_path / "s.ksf").read_bytes()
     parsed = schema.KSF.parse(data)
     assert parsed.toc.addresses[0] == 512 and parsed.sources[0].games[0].white == "Карпов, А"
@@ -197,7 +204,8 @@ def test_write_read_round_trip(tmp_path_factory: pytest.TempPathFactory, items: 
         for board, element in elements.values():
             found = book.probe(board, legal_only=False)
             assert found is not None and found.element == element
-            assert [kvetka.encode_move(board, m) for m in found.moves] == list(element.codes)
+            assert [kvetka.encode_move(board, m.move) for m in found.moves] == list(element.codes)
+            assert [m.code for m in found.moves] == list(element.codes)
             assert (found.wins, found.draws, found.losses) == (element.wins, element.draws, element.losses)
         kvetka.write_book(folder / "again", book, file_limit=3 * schema.BLOCK_SIZE)
     for name in os.listdir(folder):
@@ -219,3 +227,19 @@ def test_docs_examples_are_bytes_we_write(tmp_path: Path) -> None:
         assert found is not None and found.element.to_bytes() == element
         assert found.source is not None and found.source.game.white == "White"
     assert (tmp_path / "ex.ksf").read_bytes()[512:] == source
+
+
+def test_old_result_names_warn_and_agree(tmp_path: Path) -> None:
+    """``WriteResult``'s names from before the contract keep working for a deprecation period."""
+    report = kvetka.write_book(tmp_path / "old", many_games(10, 4))
+    assert isinstance(report, WriteReport) and report.unit == "elements"
+    with pytest.warns(DeprecationWarning, match="elements is deprecated"):
+        assert report.elements == report.written > 0
+    with pytest.warns(DeprecationWarning):
+        assert report.blocks == report.counts["blocks"] >= 1
+    with pytest.warns(DeprecationWarning):
+        assert report.kob_paths == _kobs(report) == [str(tmp_path / "old_0.kob")]
+    with pytest.warns(DeprecationWarning):
+        assert report.kin_path == str(tmp_path / "old.kin")
+    with pytest.warns(DeprecationWarning):
+        assert report.ksf_path is None

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write_set
 from ...schemas import ctg as schema
 from .model import PAGE_CAPACITY, PAGE_HEADER, PAGE_HEADER_SIZE, PositionRecord
@@ -70,8 +71,10 @@ def _layout(records: Sequence[tuple[bytes, bytes]]) -> _Layout:
     return _Layout(pages, directory, lower, upper)
 
 
-def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], *, games: int | None = None) -> int:
-    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, as one; return the number of records.
+def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], *,
+               games: int | None = None) -> WriteReport:
+    """Write a CTG book: ``path`` (``.ctg``) and its ``.cto`` and ``.ctb``, as one; return the
+    :class:`~chessformats.contract.WriteReport` (``written``: the records; ``counts["pages"]``).
 
     ``records``: from a book's :meth:`~.read.CtgBook.records`, :func:`~.model.make_record`, ... Records of
     the same position are merged (the first one wins). ``games`` goes into the header (default: the
@@ -99,4 +102,5 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
             body = b"".join(page)
             ctg.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body
                       + bytes(PAGE_CAPACITY - len(body)))
-    return len(unique)
+    return WriteReport(os.fspath(path), len(unique), "records", [os.fspath(path), stem + ".cto", stem + ".ctb"],
+                       counts={"pages": len(layout.pages)})

@@ -16,7 +16,7 @@ to and from other formats are in :mod:`chessformats.books` (and the public :mod:
 """
 
 from .key import KEY_SIZE, KeyOverflowError, decode_key, decode_move, encode_move, position_key
-from .model import Element, Opening, ProbeResult, parse_opening
+from .model import Element, KvetkaMove, Opening, ProbeResult, parse_opening
 from .read import BLOCK_SIZE, KvetkaBook, book_files, header_size, open_book
 from .sources import KsfFile, KvetkaGame, KvetkaSource, SourceGame, ksf_bytes, toc_count, toc_size
 from .write import ALL_PLIES, DEFAULT_FILE_LIMIT, WriteResult, write_book
@@ -31,6 +31,7 @@ __all__ = [
     "KsfFile",
     "KvetkaBook",
     "KvetkaGame",
+    "KvetkaMove",
     "KvetkaSource",
     "Opening",
     "ProbeResult",

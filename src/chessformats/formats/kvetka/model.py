@@ -16,7 +16,7 @@ from .fields import Record
 from .key import MOVES, decode_key
 from .sources import SourceGame
 
-__all__ = ["Element", "Opening", "ProbeResult", "parse_opening"]
+__all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "parse_opening"]
 
 LENGTH = Record(schema.ELEMENT, stop_at="body")
 """The element's length field (the body's bytes, itself not included)."""
@@ -128,12 +128,25 @@ def fit(element: Element, keeps_games: bool) -> tuple[Element, bytes]:
     return element, data
 
 
+class KvetkaMove(NamedTuple):
+    """A book move of a probed position."""
+
+    move: chess.Move
+    """The move, as a move of the probed board (of the stored normalised board when probed by key)."""
+    code: int
+    """The move code as stored."""
+    weight: int | None = None
+    """The Polyglot weight of the move, ``2 * wins + draws`` of the side that plays it (the results stored for
+    the position it leads to; 1 when that position is not stored); given by
+    :meth:`~chessformats.kvetka.KvetkaBook.find_all` and the choices, ``None`` in probes (it takes a lookup)."""
+
+
 @dataclass(frozen=True)
 class ProbeResult:
     """What the book knows about a position: its moves and the side to move's results."""
 
     board: chess.Board
-    moves: tuple[chess.Move, ...]
+    moves: tuple[KvetkaMove, ...]
     """The book moves in stored order, as moves of ``board``."""
     wins: int
     draws: int
@@ -149,3 +162,8 @@ class ProbeResult:
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+    @property
+    def key(self) -> bytes:
+        """The book's key of the position (:meth:`KvetkaBook.key`), as stored."""
+        return self.element.key

@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import bisect
 import collections
+import itertools
 import operator
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import Any
 
 import chess
 
 from ...engine.codec import codec
+from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
 from .fields import FieldError, Record, member
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
-from .model import BODY, FIELDS, LENGTH, Element, ProbeResult
+from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult
 from .sources import KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
@@ -89,8 +91,14 @@ def _sibling(stem: str, extension: str) -> str | None:
     return None
 
 
-class KvetkaBook(MappedFile):
-    """A Kvetka book: the ``.kob`` files as one stream, the ``.kin`` index, the ``.ksf`` sources (:func:`open_book`)."""
+class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
+    """A Kvetka book: the ``.kob`` files as one stream, the ``.kin`` index, the ``.ksf`` sources (:func:`open_book`).
+
+    It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`): ``probe`` (a board or the
+    book's key, :meth:`key`), iteration, ``len`` and ``[i]`` over the elements in stored (key) order, python-chess's
+    ``find_all``/``find``/``get``/``choice``/``weighted_choice`` with each move's weight (``2 * wins + draws`` of
+    the side that plays it, from the position it leads to).
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.stem, self.kob_paths, self.kin_path, self.ksf_path = book_files(path)
@@ -151,6 +159,7 @@ class KvetkaBook(MappedFile):
             self.findings_list.append(f"the header says {self.header.block_number} blocks, the .kob files hold "
                                       f"{self.blocks}")
         self._cache: collections.OrderedDict[int, list[Element]] = collections.OrderedDict()
+        self._starts: list[int] | None = None
         self.kin_keys = False
         """The index is the ``.kin``'s: each block's first key is checked against it when the block is read."""
         self.index = self._read_index()
@@ -298,18 +307,61 @@ class KvetkaBook(MappedFile):
 
     # -- lookup
 
+    def _block_count(self, block: int) -> int:
+        """The elements of a block, counted through their length fields alone (no body decoded)."""
+        cached = self._cache.get(block)
+        if cached is not None:
+            return len(cached)
+        data = self.block_bytes(block)
+        (used,), _ = USED.read(data, 0, BLOCK_SIZE)
+        if not USED_SIZE <= used <= BLOCK_SIZE:
+            return len(self.block_elements(block))  # raises the located error
+        count, at = 0, USED_SIZE
+        read = LENGTH.read
+        try:
+            while at < used:
+                (length,), at = read(data, at, used)
+                at += length
+                count += 1
+        except FieldError:
+            return len(self.block_elements(block))  # raises the located error
+        if at > used:
+            return len(self.block_elements(block))
+        return count
+
+    def _element_starts(self) -> list[int]:
+        """The number of the first element of each block, and the total last."""
+        if self._starts is None:
+            self._starts = [0, *itertools.accumulate(self._block_count(block) for block in range(self.blocks))]
+        return self._starts
+
     def __len__(self) -> int:
-        return sum(len(self.block_elements(block)) for block in range(self.blocks))
+        """The elements of the book (counted through their length fields: no element is decoded)."""
+        self._check_open()
+        return self._element_starts()[-1]
+
+    def __getitem__(self, index: int) -> Element:
+        """Element ``index`` in stored (key) order, as iteration gives them; decodes its block only."""
+        self._check_open()
+        starts = self._element_starts()
+        if index < 0:
+            index += starts[-1]
+        if not 0 <= index < starts[-1]:
+            raise IndexError(f"{os.path.basename(self.path)}: no element {index} (elements are 0..{starts[-1] - 1})")
+        block = bisect.bisect_right(starts, index) - 1
+        return self.block_elements(block)[index - starts[block]]
 
     def elements(self) -> Iterator[Element]:
         """Every element, in stored (key) order."""
+        self._check_open()
         for block in range(self.blocks):
             yield from self.block_elements(block)
 
     __iter__ = elements
 
-    def find(self, key: bytes, bits: int = KEY_BITS) -> Element | None:
+    def find_element(self, key: bytes, bits: int = KEY_BITS) -> Element | None:
         """The element of a key (only its first ``bits`` bits compared: stored padding may be anything)."""
+        self._check_open()
         block = bisect.bisect_right(self.index, key) - 1
         for candidate in (block, block + 1) if bits < KEY_BITS else (block,):
             if 0 <= candidate < self.blocks:
@@ -318,16 +370,33 @@ class KvetkaBook(MappedFile):
                         return element
         return None
 
-    def probe(self, board: chess.Board, *, legal_only: bool = True) -> ProbeResult | None:
-        """The book's knowledge of ``board`` (``None``: not in book); moves as moves of ``board``.
+    def key(self, board: chess.Board) -> bytes:
+        """The book's key of a board: the 22-byte key of its normalised position (:class:`KeyOverflowError` for a
+        position no key can hold)."""
+        return encode(board).key
 
-        With ``legal_only``, moves that are not legal in ``board`` are left out.
+    def probe(self, position: chess.Board | bytes, *, legal_only: bool = True) -> ProbeResult | None:
+        """The book's knowledge of a position (``None``: not in book): a board, its moves as moves of that board;
+        or the book's key of it (:meth:`key`), its moves as moves of the key's normalised board (white to move).
+
+        With ``legal_only``, moves that are not legal in the board are left out.
         """
+        self._check_open()
+        if isinstance(position, (bytes, bytearray)):
+            try:
+                board = decode_key(bytes(position))[0]
+            except ValueError:
+                return None  # not a key of any position
+        elif isinstance(position, chess.Board):
+            board = position
+        else:
+            raise TypeError(f"a Kvetka book is probed with a chess.Board or its key (bytes: book.key(board)), not "
+                            f"{type(position).__name__}")
         try:
             found = encode(board)
         except KeyOverflowError:
             return None
-        element = self.find(found.key, found.bits)
+        element = self.find_element(found.key, found.bits)
         if element is None:
             return None
         moves = []
@@ -339,20 +408,41 @@ class KvetkaBook(MappedFile):
                                  element.offset or 0, f"{where}.elements[?].body.moves[{number}]")
             if legal_only and not board.is_legal(move):
                 continue
-            moves.append(move)
+            moves.append(KvetkaMove(move, code))
         source = None
         if element.source is not None and self.sources is not None:
             source = self.sources.resolve(element.source, where)
         return ProbeResult(board.copy(stack=False), tuple(moves), element.wins, element.draws, element.losses,
                            element.comment, element.opening, source, element, found.norm.flipped, found.norm.mirrored)
 
-    def __contains__(self, board: object) -> bool:
-        return isinstance(board, chess.Board) and self.probe(board, legal_only=False) is not None
+    def find_all(self, position: chess.Board | bytes, *, minimum_weight: int = 1,
+                 exclude_moves: Container[chess.Move] = (), legal_only: bool = True) -> Iterator[KvetkaMove]:
+        """The moves of a position (board or key) with their weights (see :class:`KvetkaMove`), those of weight
+        >= ``minimum_weight``, in stored order."""
+        result = self.probe(position, legal_only=legal_only)
+        if result is None:
+            return iter(())
+        found = []
+        for move in result.moves:
+            if exclude_moves and move.move in exclude_moves:
+                continue
+            child = result.board.copy(stack=False)
+            child.push(move.move)
+            after = self.probe(child, legal_only=False)
+            weight = 1 if after is None else 2 * after.losses + after.draws
+            if weight >= minimum_weight:
+                found.append(move._replace(weight=weight))
+        return iter(found)
+
+    def __contains__(self, position: object) -> bool:
+        if isinstance(position, bytearray):
+            position = bytes(position)
+        return isinstance(position, (chess.Board, bytes)) and self.probe(position, legal_only=False) is not None
 
     def located(self, board: chess.Board) -> tuple[int, int, Element] | None:
         """(block, number in the block, element) of ``board``."""
         found = encode(board)
-        element = self.find(found.key, found.bits)
+        element = self.find_element(found.key, found.bits)
         if element is None or element.block is None:
             return None
         return element.block, self.block_elements(element.block).index(element), element

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from ...engine.codec import codec
+from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write_set
 from ...schemas import kvetka as schema
 from .model import Element, fit
@@ -30,16 +31,38 @@ DEFAULT_FILE_LIMIT = 20 * 1024 * 1024
 _BLOCK_ROOM = BLOCK_SIZE - USED_SIZE
 
 
-@dataclass
-class WriteResult:
-    """What :func:`write_book` wrote."""
+class WriteResult(WriteReport):
+    """What :func:`write_book` wrote: the contract's :class:`~chessformats.contract.WriteReport` (``written``: the
+    elements; ``counts["blocks"]``; ``files``: the ``.kob`` files, the ``.kin``, the ``.ksf``), with the names it
+    had before the contract kept for a deprecation period."""
 
-    elements: int
-    blocks: int
-    kob_paths: list[str]
-    kin_path: str
-    ksf_path: str | None
-    skipped: int = 0
+    def _old(self, name: str, new: str) -> None:
+        warnings.warn(f"WriteResult.{name} is deprecated: use {new}", DeprecationWarning, stacklevel=3)
+
+    @property
+    def elements(self) -> int:
+        self._old("elements", "written")
+        return self.written
+
+    @property
+    def blocks(self) -> int:
+        self._old("blocks", "counts['blocks']")
+        return self.counts["blocks"]
+
+    @property
+    def kob_paths(self) -> list[str]:
+        self._old("kob_paths", "files")
+        return [name for name in self.files if name.lower().endswith(".kob")]
+
+    @property
+    def kin_path(self) -> str:
+        self._old("kin_path", "files")
+        return next(name for name in self.files if name.lower().endswith(".kin"))
+
+    @property
+    def ksf_path(self) -> str | None:
+        self._old("ksf_path", "files")
+        return next((name for name in self.files if name.lower().endswith(".ksf")), None)
 
 
 def _blocks(encoded: Sequence[bytes]) -> list[list[int]]:
@@ -138,7 +161,9 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
         stale += 1
     if ksf_path is None and os.path.exists(stem + ".ksf"):
         os.unlink(stem + ".ksf")
-    return WriteResult(len(encoded), len(block_data), kob_paths, kin_path, ksf_path)
+    return WriteResult(kob_paths[0], len(encoded), "elements",
+                       [*kob_paths, kin_path, *([ksf_path] if ksf_path is not None else [])],
+                       counts={"blocks": len(block_data)})
 
 
 def _output_stem(path: str | os.PathLike[str]) -> str:

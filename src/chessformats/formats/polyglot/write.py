@@ -12,6 +12,7 @@ import chess
 import numpy as np
 
 from ...engine.codec import codec
+from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write
 from ...schemas import polyglot as schema
 from ..zobrist import zobrist_hash
@@ -108,8 +109,9 @@ def write_book(
     *,
     merge: str | None = "sum",
     sort: bool = True,
-) -> int:
-    """Write a sorted Polyglot book atomically; return the number of entries written.
+) -> WriteReport:
+    """Write a sorted Polyglot book atomically; return the :class:`~chessformats.contract.WriteReport` (its
+    ``written``: the entries).
 
     ``book`` is either an iterable of :class:`Entry` / ``(key, raw_move, weight, learn)`` tuples, or a
     mapping ``position -> {move: weight | (weight, learn)}`` where a position is a FEN (castling moves
@@ -127,10 +129,11 @@ def write_book(
     records = build_records(book, merge=merge, sort=sort)
     with atomic_write(path) as handle:
         handle.write(records.tobytes())
-    return len(records)
+    return WriteReport(os.fspath(path), len(records), "entries", [os.fspath(path)])
 
 
-def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str], out: str | os.PathLike[str]) -> int:
+def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str],
+                out: str | os.PathLike[str]) -> WriteReport:
     """``polyglot merge-book``: both books in one, as polyglot 2.0.4 merges them; returns the entry count.
 
     Read off the real program (Debian's polyglot 2.0.4; its behaviour differs from older published
@@ -139,7 +142,7 @@ def merge_books(first: str | os.PathLike[str], second: str | os.PathLike[str], o
     first book's run is written with each of the second book's moves either added to the first book's
     entry with the same move (weights summed modulo 65536, as polyglot's 16-bit counter wraps; the first
     book's learn kept) or appended after it. Nothing is re-sorted: unsorted input gives what polyglot
-    gives for it.
+    gives for it. Returns the :class:`~chessformats.contract.WriteReport` (``written``: the entries).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsortedBookWarning)  # polyglot merges in file order regardless
