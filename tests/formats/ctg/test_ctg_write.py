@@ -42,7 +42,7 @@ def test_rewrite_the_corpus_book(tmp_path: Path, book_path: Path, expected: dict
         records = list(book.records())
         games = book.header_games
     out = tmp_path / "copy.ctg"
-    assert ctg.write_book(out, records, games=games) == 13305
+    assert ctg.write_book(out, records, games=games).written == 13305
     with ctg.open_book(out) as copy:
         assert copy.header_games == 499 and not copy.findings()
         assert {r.signature: r.to_bytes() for r in copy.records()} == {r.signature: r.to_bytes() for r in records}
@@ -85,7 +85,7 @@ def test_directory_rule(tmp_path: Path, book_path: Path) -> None:
 
 
 def test_empty_book(tmp_path: Path) -> None:
-    assert ctg.write_book(tmp_path / "empty.ctg", []) == 0
+    assert ctg.write_book(tmp_path / "empty.ctg", []).written == 0
     with ctg.open_book(tmp_path / "empty.ctg") as book:
         assert len(book) == 0 and book.probe(chess.Board()) is None
 

@@ -60,7 +60,7 @@ def test_blocks_and_files_split(tmp_path: Path) -> None:
     assert (tmp_path / "split.kin").read_bytes() == (tmp_path / "one.kin").read_bytes()
     # every block is full up to the next element (greedy fill) and no element passes 682 bytes
     with kvetka.open_book(tmp_path / "split") as book:
-        assert book.blocks == one.counts['blocks'] and len(book) == one.elements
+        assert book.blocks == one.counts['blocks'] and len(book) == one.written
         for block in range(book.blocks):
             data = book.block_bytes(block)
             used = int.from_bytes(data[:2], "big")

@@ -66,7 +66,7 @@ def test_merged_entries_keep_the_first_non_zero_learn(tmp_path: Path) -> None:
     e2e4 = 0x031C  # to e4 (4 | 3 << 3), from e2 (4 << 6 | 1 << 9)
     rows = [(5, e2e4, 10, 0), (5, e2e4, 20, 7), (5, e2e4, 30, 9)]
     for merge, weight in (("sum", 60), ("max", 30), ("first", 10)):
-        assert write_book(path, rows, merge=merge) == 1
+        assert write_book(path, rows, merge=merge).written == 1
         with open_book(path) as book:
             assert [(e.weight, e.learn) for e in book] == [(weight, 7)]
 

@@ -48,7 +48,7 @@ def _sample_mapping() -> dict[Any, dict[Any, Any]]:
 
 def test_write_mapping(tmp_path: Path) -> None:
     path = tmp_path / "out.bin"
-    assert write_book(path, _sample_mapping()) == 3 + 2 + 1 + 4 + 2
+    assert write_book(path, _sample_mapping()).written == 3 + 2 + 1 + 4 + 2
     rows = _read_rows(path)
     keys = [row[0] for row in rows]
     assert keys == sorted(keys)
