@@ -282,18 +282,19 @@ def check_probes(book: PolyglotBook, reader: chess.polyglot.MemoryMappedReader, 
     """Assert ours and python-chess find the same entries; return (hits, extra entries with legal_only off)."""
     hits = extra = 0
     for board in boards:
-        ours = [(entry.move, entry.weight, entry.learn) for entry in book.probe(board)]
+        ours = [(entry.move, entry.weight, entry.learn) for entry in book.find_all(board, minimum_weight=0)]
         reference = [(entry.move, entry.weight, entry.learn)
                      for entry in reader.find_all(board, minimum_weight=0)]
         if ours != reference:
             raise AssertionError(f"{label}: probe differs on {board.fen()}: {ours} != {reference}")
         hits += bool(ours)
-        unchecked = [(entry.move, entry.weight, entry.learn) for entry in book.probe(board, legal_only=False)]
+        unchecked = [(entry.move, entry.weight, entry.learn)
+                     for entry in book.find_all(board, minimum_weight=0, legal_only=False)]
         if not set(reference) <= set(unchecked):
             raise AssertionError(f"{label}: probe(legal_only=False) lost entries on {board.fen()}")
         extra += len(unchecked) - len(reference)
         key = zobrist_hash(board)
-        by_key = [(entry.raw_move, entry.weight, entry.learn) for entry in book.probe(key)]
+        by_key = [(entry.raw_move, entry.weight, entry.learn) for entry in book.find_all(key, minimum_weight=0)]
         reference_by_key = [(entry.raw_move, entry.weight, entry.learn)
                             for entry in reader.find_all(key, minimum_weight=0) if entry.raw_move]
         if by_key != reference_by_key:
@@ -305,15 +306,15 @@ def bench_probes(book: PolyglotBook, reader: chess.polyglot.MemoryMappedReader, 
                  label: str, repeat: int) -> tuple[list[Row], str]:
     hits, extra = check_probes(book, reader, boards, label)
     keys = [zobrist_hash(board) for board in boards]
-    probe, find_all = book.probe, reader.find_all
+    ours_find_all, find_all = book.find_all, reader.find_all
 
     def ours_board() -> None:
         for board in boards:
-            probe(board)
+            list(ours_find_all(board, minimum_weight=0))
 
     def ours_board_unchecked() -> None:
         for board in boards:
-            probe(board, legal_only=False)
+            list(ours_find_all(board, minimum_weight=0, legal_only=False))
 
     def reference_board() -> None:
         for board in boards:
@@ -321,7 +322,7 @@ def bench_probes(book: PolyglotBook, reader: chess.polyglot.MemoryMappedReader, 
 
     def ours_key() -> None:
         for key in keys:
-            probe(key)
+            list(ours_find_all(key, minimum_weight=0))
 
     def reference_key() -> None:
         for key in keys:
@@ -397,15 +398,15 @@ def bench_bulk(path: Path, repeat: int) -> tuple[list[Row], str]:
 
 def profile_probe(book: PolyglotBook, boards: list[chess.Board], label: str, top: int = 15) -> str:
     profiler = cProfile.Profile()
-    probe = book.probe
+    find_all = book.find_all
     profiler.enable()
     for board in boards:
-        probe(board)
+        list(find_all(board, minimum_weight=0))
     profiler.disable()
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
     stats.sort_stats("tottime").print_stats(top)
-    return f"cProfile of probe(board) on {label} ({len(boards):,} positions), top {top} by own time\n" \
+    return f"cProfile of find_all(board) on {label} ({len(boards):,} positions), top {top} by own time\n" \
         + out.getvalue()
 
 
@@ -472,10 +473,9 @@ def docs_section(rows: Sequence[Row], notes: Sequence[str], info: dict[str, str]
         f"plies of random games (seed {SEED_OPENINGS}).",
         f"- *in book*: {BOOK_WALK_POSITIONS:,} positions per book met on random walks from the start position "
         f"along the book's moves (uniform choice, seed {SEED_BOOK_WALKS}) until out of book.",
-        "- Probe by board: `book.probe(board)` (hashing and legality checks included, like python-chess's "
-        "`find_all`) and `book.probe(board, legal_only=False)` against "
-        "`list(reader.find_all(board, minimum_weight=0))`. Probe by key: `book.probe(key)` against "
-        "`list(reader.find_all(key, minimum_weight=0))`. Both libraries' answers are checked to be equal "
+        "- Probe by board: the same call in both libraries, `list(book.find_all(board, minimum_weight=0))` "
+        "(hashing and legality checks included; ours also with `legal_only=False`). Probe by key: "
+        "`list(book.find_all(key, minimum_weight=0))` in both. Both libraries' answers are checked to be equal "
         "before timing.",
         *[f"- {note}" for note in notes],
         "",

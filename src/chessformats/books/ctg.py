@@ -35,7 +35,7 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookSta
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book.probe, _moves, start):
+    for board, record, children in walk(book, start):
         reached.add(record.signature)
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
         for move in record.moves:
@@ -46,9 +46,6 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookSta
     stats.unreached = len(book) - len(reached)
     return stats
 
-
-def _moves(record: PositionRecord) -> list[chess.Move]:
-    return [move.move for move in record.moves]
 
 
 def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:

@@ -49,7 +49,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> B
     """
     stats = BookStats()
     reached: set[bytes] = set()
-    for board, found, children in walk(book.probe, _moves, start):
+    for board, found, children in walk(book, start):
         reached.add(found.key)
         if not found.moves:
             continue
@@ -64,9 +64,6 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> B
     stats.unreached = len(book) - len(reached)
     return stats
 
-
-def _moves(found: kvetka.ProbeResult) -> tuple[chess.Move, ...]:
-    return tuple(move.move for move in found.moves)
 
 
 def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka.Opening] | None = None,

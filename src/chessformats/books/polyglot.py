@@ -18,7 +18,7 @@ from ..schemas import polyglot_facts as facts  # the entry's dtype without the d
 if TYPE_CHECKING:
     import chess
 
-    from ..formats.polyglot.read import PolyglotBook, PolyglotPosition
+    from ..formats.polyglot.read import PolyglotBook
     from .build import BookBuilder
     from .stats import BookStats
 
@@ -70,7 +70,7 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
 
     stats = BookStats()
     reached = 0
-    for board, found, _ in walk(book.probe, _moves, start):
+    for board, found, _ in walk(book, start):
         reached += len(book.entry_numbers(found.key))
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
         for entry in found.moves:
@@ -81,9 +81,6 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     stats.unreached = len(book) - reached
     return stats
 
-
-def _moves(found: PolyglotPosition) -> list[chess.Move]:
-    return [entry.move for entry in found.moves]
 
 
 def _start() -> chess.Board:

@@ -9,16 +9,18 @@ are legal, each position probed once.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import chess
 
 from .stats import BookStats, PositionStats
 
+if TYPE_CHECKING:
+    from ..engine.contract import OpeningBook
+
 __all__ = ["fen_key", "filter_stats", "position_stats", "walk"]
 
-_Found = TypeVar("_Found")
 
 
 def fen_key(board: chess.Board) -> str:
@@ -31,20 +33,21 @@ def position_stats(board: chess.Board) -> PositionStats:
     return PositionStats(board.fen(en_passant="legal"))
 
 
-def walk(probe: Callable[[chess.Board], _Found | None], moves: Callable[[_Found], Iterable[chess.Move]],
-         start: chess.Board | None = None) -> Iterator[tuple[chess.Board, _Found, dict[chess.Move, _Found | None]]]:
+def walk(book: OpeningBook,
+         start: chess.Board | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
     """Breadth first from ``start`` (default: the start position) along the book moves: every position the
-    book knows, as ``(board, what probe found, what probe finds for the position each move leads to)``.
+    book knows, as ``(board, what book.probe found, what it finds for the position each move leads to)``.
 
-    ``probe(board)`` is a book's probe (``None``: not in book), ``moves(found)`` the moves it found (legal
-    moves of ``board``). Each position is probed once.
+    ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
+    ``moves`` are legal moves of the board, or ``None``. Each position is probed once.
     """
+    probe = book.probe
     first = (start or chess.Board()).copy(stack=False)
     queue = collections.deque([first])
     seen = {fen_key(first)}
-    found: dict[str, _Found | None] = {}
+    found: dict[str, Any] = {}
 
-    def lookup(board: chess.Board) -> _Found | None:
+    def lookup(board: chess.Board) -> Any:
         key = fen_key(board)
         if key not in found:
             found[key] = probe(board)
@@ -55,8 +58,8 @@ def walk(probe: Callable[[chess.Board], _Found | None], moves: Callable[[_Found]
         here = lookup(board)
         if here is None:
             continue
-        children: dict[chess.Move, _Found | None] = {}
-        for move in moves(here):
+        children: dict[chess.Move, Any] = {}
+        for move in (book_move.move for book_move in here.moves):
             child = board.copy(stack=False)
             child.push(move)
             children[move] = lookup(child)

@@ -189,7 +189,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
     with resources.as_file(resources.files("chessformats.data") / EXAMPLE_GAMES) as games_path:
         builder.add_pgn(games_path)
     book_path = out / "example.bin"
-    count = make_book(book_path, builder, min_games=1).written  # polyglot make-book -min-game 1: every move with a point
+    # polyglot make-book -min-game 1: every move with a point
+    count = make_book(book_path, builder, min_games=1).written
     console.rule("1. build")
     console.print(f"{builder.games} bundled games, first {args.max_ply} plies -> {len(builder.to_stats())} positions, "
                   f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")

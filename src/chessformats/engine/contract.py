@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     import chess
 
 __all__ = [
@@ -105,7 +107,8 @@ class OpeningBook(Protocol):
 
     def __enter__(self) -> Any: ...
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None, /) -> None: ...
 
     def close(self) -> None: ...
 
