@@ -82,7 +82,7 @@ def ours(cbh: Path, repeat: int) -> dict[str, tuple[float, int, int]]:
     def decode() -> tuple[int, int]:
         plies = 0
         with chessbase.open_database(cbh) as db:
-            for number in range(1, len(db) + 1):
+            for number in range(1, db.record_count + 1):
                 plies += sum(1 for token in db.decode(number).tokens if isinstance(token, DecodedMove))
             return len(db), plies
 
@@ -91,7 +91,7 @@ def ours(cbh: Path, repeat: int) -> dict[str, tuple[float, int, int]]:
 
     def batch() -> tuple[int, int]:
         with chessbase.open_database(cbh) as db:
-            numbers = np.arange(1, len(db) + 1)
+            numbers = np.arange(1, db.record_count + 1)
             count = 0
             for start in range(0, len(numbers), 8192):
                 arrays = db.decode_batch(numbers[start:start + 8192])
@@ -120,7 +120,7 @@ def ours(cbh: Path, repeat: int) -> dict[str, tuple[float, int, int]]:
         def one_by_one() -> int:
             written = 0
             with chessbase.open_database(cbh) as db, open(Path(folder) / "old.pgn", "wb") as handle:
-                for number in range(1, len(db) + 1):
+                for number in range(1, db.record_count + 1):
                     if int(db.records["kind"][number - 1]) & _SKIPPED:
                         continue
                     text = _pgn_one(db, number, bool(db.records["cba_offset"][number - 1]))

@@ -61,7 +61,7 @@ def _files(stem: Path) -> dict[str, bytes]:
 
 
 def _report(report: WriteReport) -> tuple[Any, ...]:
-    return report.games, report.skipped, report.lines, report.warnings
+    return report.written, report.skipped, report.warnings
 
 
 def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False) -> tuple[WriteReport, dict[str, int]]:
@@ -82,7 +82,7 @@ def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False) -> tuple[Write
 def test_twic1134_same_bytes_as_python_chess(tmp_path: Path) -> None:
     pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
     report, kinds = _assert_same(pgn, tmp_path, kinds=True)
-    assert report.games == 6097 and not report.skipped
+    assert report.written == 6097 and not report.skipped
     assert kinds == {"PreparedGame": 6097}  # every game through the fast path
 
 
@@ -226,10 +226,10 @@ def test_appending_and_several_files(tmp_path: Path) -> None:
     append_games(tmp_path / "slow.cbh", _reference_items(second))
     write_database_from_pgn(tmp_path / "fast.cbh", first)
     report = chessbase.write_database_from_pgn(tmp_path / "fast.cbh", [second], append=True)
-    assert report.games == 2 and not report.skipped
+    assert report.written == 2 and not report.skipped
     assert _files(tmp_path / "fast.cbh") == _files(tmp_path / "slow.cbh")
     both = write_database_from_pgn(tmp_path / "both.cbh", [first, second], progress=lambda games: None)
-    assert both.games == 3 and [position for position, _ in both.skipped] == [2] and both.lines == {2: 14}
+    assert both.written == 3 and [(left.item, left.line) for left in both.skipped] == [(2, 14)]
 
 
 def _random_game(rng: random.Random) -> chess.pgn.Game:

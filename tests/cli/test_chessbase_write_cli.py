@@ -81,7 +81,7 @@ def test_append_and_base_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[s
     with open_database(source) as original, open_database(tmp_path / "copy.cbh") as copy:
         assert len(copy) == 30
         for number in range(1, 29):
-            ours, theirs = copy[number].to_pgn(), original[number].to_pgn()  # type: ignore[union-attr]
+            ours, theirs = copy.record(number).to_pgn(), original.record(number).to_pgn()  # type: ignore[union-attr]
             assert tree_of(ours) == tree_of(theirs)
             assert str(ours) == str(theirs)  # the whole PGN: tags, moves, comments, NAGs
         for entities in (copy.players, copy.tournaments, copy.annotators, copy.sources, copy.teams):

@@ -402,9 +402,9 @@ def mt_read(ctx: Context) -> None:
     from chessformats import monty
 
     kind = monty.detect_format(ctx.path)
-    games = _consume(monty.read_games(ctx.path, kind))
+    games = _consume(monty.read_games(ctx.path, format=kind))
     monty.write_games(ctx.output("copy"), games, format=kind)
-    _consume(monty.read_games(ctx.output("copy"), kind))
+    _consume(monty.read_games(ctx.output("copy"), format=kind))
 
 
 def mt_other(ctx: Context) -> None:
@@ -413,7 +413,7 @@ def mt_other(ctx: Context) -> None:
     data = Path(ctx.path).read_bytes()
     for kind in monty.FORMATS:
         with contextlib.suppress(FormatError):
-            _consume(monty.read_games(io.BytesIO(data), kind))
+            _consume(monty.read_games(io.BytesIO(data), format=kind))
 
 
 def mt_cli(ctx: Context) -> None:
@@ -435,7 +435,7 @@ def _game_numbers(ctx: Context, db: Any) -> list[int]:
     """Games around the mutations: by record for ``.cbh``/``.cbj``, by data offset for ``.cbg``/``.cba``."""
     import numpy as np
 
-    count = len(db)
+    count = db.record_count
     chosen = {1, count}
     chosen |= {at // 46 + d for at in ctx.spots(".cbh") for d in (0, 1)}
     chosen |= {at // max(db.extended.record_size, 1) + d for at in ctx.spots(".cbj") for d in (0, 1)}
@@ -458,7 +458,7 @@ _SMALL_BASE = 40
 def _read_game(db: Any, number: int) -> None:
     from chessformats import chessbase
 
-    item = db[number]
+    item = db.record(number)
     if isinstance(item, chessbase.GameHeader):
         item.extended  # noqa: B018
         item.decode()
@@ -476,12 +476,12 @@ def cb_open(ctx: Context) -> None:
         db.header_arrays()
         db.encoding_modes()
         for number in _game_numbers(ctx, db):
-            db[number]
+            db.record(number)
 
 
 def cb_games(ctx: Context) -> None:
     with _open_db(ctx) as db:
-        numbers = _game_numbers(ctx, db) if len(db) > _SMALL_BASE else range(1, len(db) + 1)
+        numbers = _game_numbers(ctx, db) if db.record_count > _SMALL_BASE else range(1, db.record_count + 1)
         for number in numbers:
             if not db.records["kind"][number - 1] & 0x80:
                 _read_game(db, number)
@@ -509,10 +509,10 @@ def cb_export(ctx: Context) -> None:
     from chessformats.books.build import BookBuilder
 
     with _open_db(ctx) as db:
-        small = len(db) <= _SMALL_BASE
+        small = db.record_count <= _SMALL_BASE
         if not small:  # the games around the mutations only
             for number in _game_numbers(ctx, db):
-                item = db[number]
+                item = db.record(number)
                 if isinstance(item, chessbase.GameHeader):
                     str(item.to_pgn())
     if not small:

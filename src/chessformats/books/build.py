@@ -225,7 +225,7 @@ class BookBuilder:
             arrays = db.header_arrays()
             batch: list[Game] = []
             skipped: list[SkippedGame] = []
-            records = len(db)
+            records = db.record_count
             for index in np.flatnonzero(~arrays["deleted"] & ~arrays["guiding_text"]).tolist():
                 number, offset = first + index + 1, int(arrays["cbg_offset"][index])
                 try:

@@ -31,12 +31,12 @@ from typing import IO, Any, NamedTuple, TextIO, cast
 import chess.pgn
 import numpy as np
 
+from ..engine.contract import WriteReport
 from ..formats.chessbase.batch_encoder import encode_main_lines
 from ..formats.chessbase.write import (
     GameItem,
     PreparedGame,
     UnreadableGame,
-    WriteReport,
     append_games,
     write_database,
 )
@@ -289,8 +289,9 @@ def write_database_from_pgn(path: str | os.PathLike[str],
     base ``path`` (``append``: add them to it), streamed; the same base as
     :func:`~chessformats.formats.chessbase.write.write_database` of python-chess's games, several times faster.
 
-    Games are numbered across the files in order; a game python-chess cannot read is in the report's ``skipped``
-    with its number, and ``lines`` gives the line of its file it starts on. ``encoding``: the names' code page
+    Returns the writer's :class:`~chessformats.engine.contract.WriteReport` (unit ``games``). Games are numbered
+    across the files in order; a game python-chess cannot read is in the report's ``skipped`` with its number
+    (``item``) and the line of its file it starts on (``line``). ``encoding``: the names' code page
     (see ``write_database``). ``progress(games)``: called with the games read so far, after each batch.
     """
     paths = [pgn] if isinstance(pgn, (str, os.PathLike)) else list(pgn)

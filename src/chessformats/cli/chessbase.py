@@ -46,8 +46,8 @@ def _info(path: str) -> dict[str, Any]:
         return {
             "format": "chessbase",
             "variant": str(db.header.header_variant),
-            "records": len(db),
-            "games": len(db) - texts - deleted,
+            "records": db.record_count,
+            "games": len(db),
             "guiding_texts": texts,
             "deleted": deleted,
             "players": db.players.header.existing if db.players.header else 0,
@@ -76,7 +76,7 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
         numbers = range(first, first + (count or 1))
         targets = []
         for number in numbers:
-            header = db[number]
+            header = db.record(number)
             at = schema.CBH_HEADER_SIZE * number
             label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
                 if isinstance(header, GameHeader) else "guiding text"

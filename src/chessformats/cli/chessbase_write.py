@@ -74,11 +74,11 @@ def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> 
 def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator[chess.pgn.Game]:
     with open_database(path, encoding=encoding) as db:
         deleted = db.header_arrays()["deleted"]
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             if deleted[number - 1]:
                 continue
             try:
-                record = db[number]
+                record = db.record(number)
                 if not isinstance(record, GameHeader):
                     skipped.append(f"record {number}: a guiding text (not copied yet)")
                     continue
@@ -94,9 +94,9 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     started = time.perf_counter()
     if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
         copied = copy_database(source, target)
-        console.print(f"{copied.games:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
-        for number, reason in copied.skipped[:20]:
-            console.print(f"  record {number} left out: {reason}")
+        console.print(f"{copied.written:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
+        for left in copied.skipped[:20]:
+            console.print(f"  record {left.item} left out: {left.reason}")
         return 0
     size = os.path.getsize(source)
 
@@ -118,11 +118,11 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     else:
         report = run(None)
     elapsed = time.perf_counter() - started
-    console.print(f"{report.games:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
-                  f"({report.games / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
-    problems = skipped + [f"game {position}" + (f" (from line {report.lines[position]})" if position in report.lines
-                                                else "") + f": {reason}" for position, reason in report.skipped]
-    problems += report.warnings
+    console.print(f"{report.written:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
+                  f"({report.written / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
+    problems = skipped + [f"game {left.item}" + (f" (from line {left.line})" if left.line is not None else "")
+                          + f": {left.reason}" for left in report.skipped]
+    problems += [warning.message for warning in report.warnings]
     for problem in problems[:20]:
         console.print(f"  {problem}")
     if len(problems) > 20:

@@ -54,7 +54,7 @@ def _info(path: str) -> dict[str, Any]:
     format = detect_format(path)
     games = plies = with_visits = chess960 = 0
     results = {"1-0": 0, "1/2-1/2": 0, "0-1": 0}
-    for game in read_games(path, format):
+    for game in read_games(path, format=format):
         games += 1
         plies += len(game.plies)
         with_visits += sum(1 for ply in game.plies if ply.visits is not None)

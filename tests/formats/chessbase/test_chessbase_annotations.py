@@ -162,7 +162,7 @@ def test_training() -> None:
 def test_training_items_of_the_corpus() -> None:
     # morphy_mate2_veryold: 15 training items; each one's size field counts from itself to the item's end
     with chessbase.open_database(cbh_path("morphy_mate2_veryold")) as db:
-        items = [item for number in range(1, len(db) + 1) for item in db.annotations(number)]
+        items = [item for number in range(1, db.record_count + 1) for item in db.annotations(number)]
         game = db[1]
         assert isinstance(game, chessbase.GameHeader)
         extras = game.to_pgn().chessbase_extras.items  # type: ignore[attr-defined]
@@ -228,7 +228,7 @@ def test_a_record_of_every_new_item_round_trips() -> None:
 
 def _texts(name: str, encoding: str | None = None) -> list[GuidingText]:
     with chessbase.open_database(cbh_path(name), encoding=encoding) as db:
-        return [g for g in db.games() if isinstance(g, GuidingText)]
+        return list(db.guiding_texts())
 
 
 def _visible(html: str) -> str:
@@ -309,7 +309,7 @@ def test_an_item_running_past_its_record_is_a_located_error(tmp_path: Any, item:
         path.chmod(0o644)
     cbh = next(folder.glob("*.cbh"))
     with chessbase.open_database(cbh) as db:
-        number = next(n for n in range(1, len(db) + 1) if len(db.annotations(n)) > item)
+        number = next(n for n in range(1, db.record_count + 1) if len(db.annotations(n)) > item)
         start, data = db.annotation_data(number)  # type: ignore[misc]
         cba = db.companion(".cba")
     size = codec(schema.ANNOTATION_ITEM_HEAD).field("size")

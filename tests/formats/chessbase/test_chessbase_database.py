@@ -38,10 +38,10 @@ def test_player_names_agree_with_the_independent_reader(name: str) -> None:
         assert rows
         for row in rows:
             number = int(row[0][1:])
-            game = db[number]
+            game = db.record(number)
             if isinstance(game, chessbase.GuidingText):
                 continue  # the tsv prints an empty line for guiding texts (README: it skips them)
-            for column, player in ((2, game.record.body.white), (3, game.record.body.black)):
+            for column, player in ((2, game.fields.white), (3, game.fields.black)):
                 record = db.players[player].record
                 expected = decode_name(row[column])
                 assert f"{decode_name(record.last_name)}, {decode_name(record.first_name)}" == expected
@@ -50,7 +50,7 @@ def test_player_names_agree_with_the_independent_reader(name: str) -> None:
 def test_old_base_names_are_cp1252() -> None:
     # linares: "Lékó, Péter" stored as cp1252 bytes 4c e9 6b f3 (the tsv holds the same raw bytes)
     with chessbase.open_database(cbh_path("morphy_linares_old")) as db:
-        names = {game.headers["White"] for game in db.games() if isinstance(game, chessbase.GameHeader)}
+        names = {game.headers["White"] for game in db}
         assert "Lékó, Péter" in names
         assert db.players.find("Lékó, Péter") is not None
     with chessbase.open_database(cbh_path("morphy_linares_old"), encoding="latin-1") as db:
@@ -63,16 +63,16 @@ def test_headers_agree_with_the_source_pgn() -> None:
     cbh = cbh_path("libcbh_NormalGames")
     pgn = io.StringIO(cbh.with_name("BielMTO.pgn").read_text(encoding="utf-8", errors="replace"))
     with chessbase.open_database(cbh) as db:
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             source = chess.pgn.read_headers(pgn)
             assert source is not None
-            game = db[number]
+            game = db.record(number)
             assert isinstance(game, chessbase.GameHeader)
             assert game.headers["White"].split(",")[0] == source["White"].split(",")[0]
             for tag in ("Result", "Date", "WhiteElo", "BlackElo"):
                 ours, theirs = game.headers.get(tag, "?"), source.get(tag, "?")
                 if tag == "Result" and theirs == "1/2-0":  # stored as result 3 (the spec's "line"): PGN "*"
-                    assert int(game.record.body.result) == 3 and ours == "*"
+                    assert game.fields.result == 3 and ours == "*"
                     continue
                 assert ours == theirs or (tag.endswith("Elo") and theirs in ("?", "0", "") and ours == "?"), (
                     number, tag, ours, theirs)
@@ -90,9 +90,9 @@ def test_open_by_any_companion_and_count() -> None:
 def test_fast_header_scan_matches_the_records() -> None:
     with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
         arrays = db.header_arrays()
-        assert len(arrays["year"]) == len(db)
+        assert len(arrays["year"]) == db.record_count == len(db)
         for number in (1, 2, 1000, 6117):
-            record = db[number].record
+            record = db._record(number)
             body = record.body
             index = number - 1
             assert arrays["cbg_offset"][index] == record.cbg_offset
@@ -120,13 +120,14 @@ def test_entities_sorted_and_found_by_tree() -> None:
 
 def test_guiding_texts() -> None:
     with chessbase.open_database(cbh_path("morphy_text")) as db:
-        text = db[1]
+        text = db.record(1)
         assert isinstance(text, chessbase.GuidingText)
         assert text.titles == {"english": "My first text"}  # bytes at .cbg offset 34: "My first text"
         assert b"<html>" in text.body
     with chessbase.open_database(cbh_path("morphy_hedgehog")) as db:
-        kinds = [isinstance(g, chessbase.GuidingText) for g in db.games()]
-        assert sum(kinds) == 27  # corpus README: 27 guiding texts
+        texts = list(db.guiding_texts())
+        assert len(texts) == 27  # corpus README: 27 guiding texts
+        assert all(isinstance(text, chessbase.GuidingText) for text in texts)
 
 
 def test_info_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -148,7 +149,8 @@ def test_inspect_game_and_player(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_empty_database() -> None:
     with chessbase.open_database(cbh_path("uncbv_small")) as db:
-        assert len(db) == 0 and list(db.games()) == [] and list(db.players.sorted()) == []
+        assert len(db) == 0 and db.record_count == 0 and list(db) == [] and list(db.guiding_texts()) == []
+        assert list(db.players.sorted()) == []
 
 
 # --- robustness ---------------------------------------------------------------------------------------
@@ -246,9 +248,9 @@ def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -
         except FormatError:
             continue
         with db:
-            for number in range(1, len(db) + 1):
+            for number in range(1, db.record_count + 1):
                 try:
-                    game = db[number]
+                    game = db.record(number)
                     if isinstance(game, chessbase.GameHeader):
                         str(game.to_pgn())
                 except FormatError:
@@ -263,3 +265,114 @@ def test_damaged_databases_only_raise_format_errors(tmp_path: Path, seed: int) -
             HANDLER.info(str(cbh))
         except FormatError:
             pass
+
+
+# --- the base as a collection of games (engine.contract.GameCollection) ---------------------------------------
+
+def test_iterating_a_base_gives_its_games() -> None:
+    """twic1134 (6,117 games, no guiding text): ``list(db)`` is every game, numbered 1..6117 as ChessBase numbers
+    them, each equal (number and headers) to the game ``db[n]`` and ``db.record(n)`` read."""
+    from chessformats.engine.contract import GameCollection
+
+    with chessbase.open_database(cbh_path("uncbv_twic1134")) as db:
+        assert isinstance(db, GameCollection)
+        games = list(db)
+        assert len(games) == len(db) == db.record_count == 6117  # corpus README: 6,117 games
+        assert all(isinstance(game, chessbase.GameHeader) for game in games)
+        assert [game.number for game in games] == list(range(1, 6118)) == db.numbers().tolist()
+        for game in games:
+            for other in (db[game.number], db.record(game.number)):
+                assert (other.number, other.headers) == (game.number, game.headers)
+                assert other == game
+        assert games[0].headers["White"] == "Vachier Lagrave, M"  # TWIC 1134's first game (its .cbp record)
+
+
+@pytest.mark.parametrize("name", ["morphy_hedgehog", "morphy_text"])
+def test_guiding_texts_are_not_games(name: str) -> None:
+    """Hedgehog: the independent reader fails on 27 records (err=406, its code for a guiding text: it skips
+    them), reads the 204 others; iteration gives those 204 games by their ChessBase numbers, guiding_texts() the
+    27 texts, and ``db[n]`` refuses a text's number."""
+    with chessbase.open_database(cbh_path(name)) as db:
+        texts = list(db.guiding_texts())
+        games = list(db)
+        assert len(games) == len(db) == db.record_count - len(texts)
+        assert sorted([g.number for g in games] + [t.number for t in texts]) == list(range(1, db.record_count + 1))
+        assert all(isinstance(text, chessbase.GuidingText) for text in texts) and texts
+        for game in games:
+            assert db[game.number] == game
+        for text in texts:
+            assert db.record(text.number) == text
+            with pytest.raises(IndexError, match="guiding text"):
+                db[text.number]
+        if name == "morphy_hedgehog":
+            rows = _tsv(name)
+            assert [t.number for t in texts] == [int(r[0][1:]) for r in rows if r[1] == b"err=406"]
+            assert [g.number for g in games] == [int(r[0][1:]) for r in rows if r[1] == b"err=0"]
+        with pytest.raises(IndexError):
+            db[0]
+        with pytest.raises(IndexError):
+            db[db.record_count + 1]
+
+
+def test_deprecated_names_still_work() -> None:
+    with chessbase.open_database(cbh_path("morphy_hedgehog")) as db:
+        with pytest.deprecated_call():
+            records = list(db.games())  # the old meaning: games and guiding texts, in record order
+        assert records == [db.record(n) for n in range(1, db.record_count + 1)]
+        game = next(iter(db))
+        with pytest.deprecated_call():
+            moves = game.moves()
+        assert str(moves) == str(game.to_pgn(annotations=False))
+        with pytest.deprecated_call():
+            record = game.record
+        assert int(record.body.white) == game.fields.white and int(record.body.result) == game.fields.result
+        text = next(db.guiding_texts())
+        with pytest.deprecated_call():
+            assert text.record.kind.guiding_text
+
+
+def test_a_game_header_is_a_frozen_record() -> None:
+    with chessbase.open_database(cbh_path("libcbh_NormalGames")) as db:
+        game = db[1]
+        with pytest.raises(AttributeError):
+            game.number = 2  # type: ignore[misc]
+        assert "record" not in repr(game) and game.fields.white_elo == int(game.headers.get("WhiteElo", 0))
+
+
+def test_a_closed_base_refuses_use() -> None:
+    from chessformats.engine.contract import ClosedError
+
+    db = chessbase.open_database(cbh_path("morphy_hedgehog"))
+    game = db[5]
+    db.close()
+    db.close()  # harmless twice
+    uses = (len, list, lambda d: d[5], lambda d: d.record(1), lambda d: list(d.guiding_texts()),
+            lambda d: d.decode(5), lambda d: d.header_arrays(), lambda d: d.annotations(5), lambda d: d.extended,
+            lambda d: d.record_count)
+    for use in uses:
+        with pytest.raises(ClosedError, match=r"Hedgehog\.cbh"):
+            use(db)
+    with pytest.raises(ClosedError):
+        game.to_pgn()
+
+
+def test_a_failed_open_releases_what_it_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessformats.formats.chessbase import database
+
+    target = copy_base("libcbh_Annotation", tmp_path)
+    opened: list[database.EntityFile] = []
+    real = database.EntityFile
+
+    class Failing(real):  # type: ignore[misc, valid-type]
+        def __init__(self, path: str, **options: object) -> None:
+            if path.lower().endswith(".cbs"):
+                raise OSError("the .cbs file cannot be read")
+            super().__init__(path, **options)  # type: ignore[arg-type]
+            opened.append(self)
+
+    closed: list[object] = []
+    monkeypatch.setattr(database, "EntityFile", Failing)
+    monkeypatch.setattr(Failing, "close", lambda self: closed.append(self), raising=False)
+    with pytest.raises(OSError, match="cbs"):
+        chessbase.open_database(target)
+    assert len(opened) == 3 and all(entity in closed for entity in opened)

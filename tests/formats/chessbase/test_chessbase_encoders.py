@@ -78,7 +78,7 @@ def test_every_corpus_move_is_rebuilt_from_its_decoding(cbh: Any) -> None:
     through the cipher with the move counter the decoder used); one-byte moves: the byte re-enciphered."""
     checked = 0
     with open_database(cbh) as db:
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             if int(db.records["kind"][number - 1]) & 0x82:
                 continue
             try:
@@ -137,7 +137,7 @@ def _setups() -> list[tuple[str, int, bytes, bool]]:
     found = []
     for cbh in _bases():
         with open_database(cbh) as db:
-            for number in range(1, len(db) + 1):
+            for number in range(1, db.record_count + 1):
                 try:
                     _, data = db.game_data(number)
                 except Exception:

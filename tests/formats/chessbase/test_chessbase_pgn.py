@@ -22,10 +22,10 @@ def _with_source(name: str, pgn_name: str) -> Iterator[tuple[chessbase.GameHeade
     cbh = cbh_path(name)
     source = io.StringIO(cbh.with_name(pgn_name).read_text(encoding="utf-8", errors="replace"))
     with chessbase.open_database(cbh) as db:
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             expected = chess.pgn.read_game(source)
             assert expected is not None
-            game = db[number]
+            game = db.record(number)
             assert isinstance(game, chessbase.GameHeader)
             yield game, expected
 
@@ -142,8 +142,8 @@ def test_fast_writers_write_what_python_chess_writes(name: str) -> None:
         return text.split()
 
     with chessbase.open_database(cbh_path(name)) as db:
-        for number in range(1, min(len(db), 400) + 1):
-            game = db[number]
+        for number in range(1, min(db.record_count, 400) + 1):
+            game = db.record(number)
             if not isinstance(game, chessbase.GameHeader):
                 continue
             annotated = game.to_pgn()

@@ -39,11 +39,11 @@ def _bases() -> list[Path]:
 def _corpus_games(cbh: Path) -> Iterator[tuple[int, Any, Any, bytes]]:
     """(number, decoded stream, python-chess game, ChessBase's data) of every readable game of a base."""
     with open_database(cbh) as db:
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             if int(db.records["kind"][number - 1]) & _KINDS_SKIPPED:
                 continue
             try:
-                header = db[number]
+                header = db.record(number)
                 decoded = db.decode(number)
                 game = header.to_pgn()  # type: ignore[union-attr]
             except Exception:  # damaged corpus games (Chess960Corrupt) are the reader tests' business
@@ -119,7 +119,7 @@ def _same(source: chess.pgn.Game, back: chess.pgn.Game, *, ignore: tuple[str, ..
 def _written(tmp_path: Path, games: list[chess.pgn.Game], **options: Any) -> Path:
     target = tmp_path / "out.cbh"
     report = write_database(target, games, **options)
-    assert report.skipped == [] and report.games == len(games)
+    assert report.skipped == [] and report.written == len(games) and report.unit == "games"
     with open_database(target) as db:
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             assert entities.check() == []
@@ -136,7 +136,7 @@ def test_twic1134_pgn_to_base_and_back(tmp_path: Path) -> None:
         assert len(db) == len(games)
         assert len(db.players) == len({name for g in games for name in (g.headers["White"], g.headers["Black"])})
         for number, game in enumerate(games, 1):
-            _same(game, db[number].moves())  # type: ignore[union-attr]
+            _same(game, db.record(number).to_pgn(annotations=False))  # type: ignore[union-attr]
     # the same games written by ChessBase (uncbv_twic1134): our move streams are its bytes
     with open_database(target) as ours, open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) \
             as theirs:
@@ -150,7 +150,7 @@ def test_corpus_base_read_write_read(tmp_path: Path, cbh: Path) -> None:
     with open_database(target) as db:
         assert len(db) == len(games)
         for number, game in enumerate(games, 1):
-            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
+            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
 
 
 _HAND_MADE = """
@@ -239,9 +239,9 @@ def test_hand_made_games(tmp_path: Path) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         for number, game in enumerate(games, 1):
-            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
+            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
         first = db[1]
-        assert first.record.body.round == 3 and first.record.body.subround == 2  # type: ignore[union-attr]
+        assert first.fields.round == 3 and first.fields.subround == 2
         assert first.flags == ["variations"]  # type: ignore[union-attr]
         assert db[2].flags == ["variations", "setup"]  # type: ignore[union-attr]
         assert set(db[4].flags) == {"arrows", "squares", "symbols", "comments", "variations"}  # type: ignore[union-attr]
@@ -257,9 +257,10 @@ def test_unreadable_games_and_long_names_are_reported(tmp_path: Path) -> None:
     good.variations[0].nags = {16, 18}  # two evaluations: the symbols item holds one
     target = tmp_path / "out.cbh"
     report = write_database(target, [bad, good])
-    assert report.games == 1 and [position for position, _ in report.skipped] == [1]
+    assert report.written == 1 and [left.item for left in report.skipped] == [1]
     assert len(report.warnings) == 3  # last name and first name cut, a NAG left out
-    assert sum("$18" in warning for warning in report.warnings) == 1
+    assert sum("$18" in warning.message for warning in report.warnings) == 1
+    assert all(warning.item == 2 for warning in report.warnings)
     with open_database(target) as db:
         assert db[1].headers["White"] == "A" * 30 + ", " + "é" * 20  # a full field has no terminator
 
@@ -269,11 +270,11 @@ def test_twic1134_records_are_chessbases(tmp_path: Path) -> None:
     for two fields (ChessBase keeps a deleted empty source as record 0, so its games name source 1; the .cbj
     creation time), and every player, tournament and team has ChessBase's record number and game counts."""
     with open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) as theirs:
-        games = [theirs[number].to_pgn() for number in range(1, len(theirs) + 1)]  # type: ignore[union-attr]
+        games = [theirs.record(number).to_pgn() for number in range(1, theirs.record_count + 1)]  # type: ignore[union-attr]
         target = _written(tmp_path, games)
         record, extended = codec(schema.GAME_RECORD), codec(schema.CBJ_RECORD)
         with open_database(target) as ours:
-            for number in range(1, len(theirs) + 1):
+            for number in range(1, theirs.record_count + 1):
                 at = schema.CBH_HEADER_SIZE + (number - 1) * schema.CBH_RECORD_SIZE
                 mine, chessbase = (record.decode(bytes(db._cbh[at:at + schema.CBH_RECORD_SIZE]))._asdict()
                                    for db in (ours, theirs))
@@ -303,8 +304,8 @@ def test_annotation_records_are_chessbases_bytes(name: str) -> None:
     equal = 0
     with open_database(find_corpus("chessbase", name, next(
             p.name for p in find_corpus("chessbase", name).glob("*.cbh")))) as db:
-        for number in range(1, len(db) + 1):
-            game = db[number].to_pgn()  # type: ignore[union-attr]
+        for number in range(1, db.record_count + 1):
+            game = db.record(number).to_pgn()  # type: ignore[union-attr]
             if any(game.chessbase_extras.items.values()):  # type: ignore[attr-defined]
                 continue
             ours = encode_annotations(game, encode_game(game, number=number), number=number)
@@ -350,9 +351,9 @@ def test_appending_gives_the_bytes_of_one_write(tmp_path: Path) -> None:
     (tmp_path / "one").mkdir()
     (tmp_path / "parts").mkdir()
     write_database(tmp_path / "one" / "base.cbh", games)
-    assert append_games(tmp_path / "parts" / "base.cbh", games[:100]).games == 100  # no base yet: created
-    assert append_games(tmp_path / "parts" / "base", games[100:250]).games == 150
-    assert append_games(tmp_path / "parts" / "base.cbh", games[250:]).games == len(games) - 250
+    assert append_games(tmp_path / "parts" / "base.cbh", games[:100]).written == 100  # no base yet: created
+    assert append_games(tmp_path / "parts" / "base", games[100:250]).written == 150
+    assert append_games(tmp_path / "parts" / "base.cbh", games[250:]).written == len(games) - 250
     files = sorted(path.name for path in (tmp_path / "one").iterdir())
     assert files == sorted(path.name for path in (tmp_path / "parts").iterdir())
     assert len(files) == 9
@@ -369,24 +370,24 @@ def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
     for path in tmp_path.iterdir():
         path.chmod(0o644)  # the corpus files are read-only
     with open_database(target) as db:
-        count = len(db)
-        old = [db[number] for number in range(1, count + 1)]
+        count = db.record_count
+        old = [db.record(number) for number in range(1, count + 1)]
         before = {number: (db._record(number), db.game_data(number)[1], db.annotation_data(number))
                   for number in range(1, count + 1) if hasattr(old[number - 1], "to_pgn")}
-        old_games = {number: db[number].to_pgn() for number in before}  # type: ignore[union-attr]
+        old_games = {number: db.record(number).to_pgn() for number in before}  # type: ignore[union-attr]
     new = [*_twic(30), *_hand_made()]
     report = append_games(target, new)
-    assert report.games == len(new) and not report.skipped
+    assert report.written == len(new) and not report.skipped
     with open_database(target) as db:
-        assert len(db) == count + len(new)
+        assert db.record_count == count + len(new)
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             assert entities.check() == []
         for number, (record, data, annotations) in before.items():
             assert (db._record(number), db.game_data(number)[1], db.annotation_data(number)) == (
                 record, data, annotations)
-            _same(old_games[number], db[number].to_pgn())  # type: ignore[union-attr]
+            _same(old_games[number], db.record(number).to_pgn())  # type: ignore[union-attr]
         for offset, game in enumerate(new, count + 1):
-            _same(game, db[offset].to_pgn())  # type: ignore[union-attr]
+            _same(game, db.record(offset).to_pgn())  # type: ignore[union-attr]
 
 
 def test_a_failed_append_leaves_the_base(tmp_path: Path) -> None:
@@ -439,7 +440,7 @@ def test_random_games_round_trip(tmp_path: Path, seed: int) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         for number, game in enumerate(games, 1):
-            _same(game, db[number].to_pgn())  # type: ignore[union-attr]
+            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
 
 
 def test_games_the_format_cannot_hold_are_skipped(tmp_path: Path) -> None:
@@ -448,9 +449,9 @@ def test_games_the_format_cannot_hold_are_skipped(tmp_path: Path) -> None:
     illegal = chess.pgn.Game()
     illegal.add_variation(chess.Move.from_uci("e2e4")).add_variation(chess.Move.from_uci("e2e4"))  # no piece
     report = write_database(tmp_path / "out.cbh", [crazyhouse, _hand_made()[0], illegal])
-    assert report.games == 1
-    assert [position for position, _ in report.skipped] == [1, 3]
-    assert "crazyhouse" in report.skipped[0][1] and "e2" in report.skipped[1][1]
+    assert report.written == 1
+    assert [left.item for left in report.skipped] == [1, 3]
+    assert "crazyhouse" in report.skipped[0].reason and "e2" in report.skipped[1].reason
 
 
 _MOVED = ("cbg_offset", "cba_offset", "white", "black", "tournament", "annotator", "source")
@@ -468,10 +469,12 @@ def test_copying_a_base_keeps_every_record(tmp_path: Path, cbh: Path) -> None:
     record = codec(schema.GAME_RECORD)
     node = ("left", "right", "balance")
     with open_database(cbh) as old, open_database(target) as new:
-        assert len(new) == len(old) == report.games
+        assert new.record_count == old.record_count == report.written and len(new) == len(old)
+        assert report.unit == "records" and report.counts == {"games": len(old), "guiding texts": len(list(
+            old.guiding_texts()))}
         for kind in ("players", "tournaments", "annotators", "sources", "teams"):
             assert getattr(new, kind).check() == []
-        for number in range(1, len(old) + 1):
+        for number in range(1, old.record_count + 1):
             assert new.game_data(number)[1] == old.game_data(number)[1]
             ours, theirs = new.annotation_data(number), old.annotation_data(number)
             assert (ours is None) == (theirs is None)
@@ -491,7 +494,7 @@ def test_copying_a_base_keeps_every_record(tmp_path: Path, cbh: Path) -> None:
             for name in _MOVED:
                 del mine[name], original[name]
             assert mine == original
-            game, copied = old[number], new[number]
+            game, copied = old.record(number), new.record(number)
             if isinstance(game, GuidingText):
                 assert isinstance(copied, GuidingText)
                 assert (copied.titles, copied.texts, copied.tournament) == (game.titles, game.texts, game.tournament)
@@ -519,11 +522,11 @@ def test_many_comments_rule_on_the_corpus() -> None:
     checked = flagged = 0
     for cbh in _bases():
         with open_database(cbh) as db:
-            for number in range(1, len(db) + 1):
+            for number in range(1, db.record_count + 1):
                 if int(db.records["kind"][number - 1]) & _KINDS_SKIPPED:
                     continue
                 try:
-                    record = db[number].record.body  # type: ignore[union-attr]
+                    record = db._record(number).body
                     size = _comment_bytes(db, number)
                 except FormatError:
                     continue
@@ -548,5 +551,5 @@ def test_many_comments_is_written_by_that_rule(tmp_path: Path) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         assert [_comment_bytes(db, number) for number in range(1, 5)] == [199, 200, 201, 450]
-        assert [bool(db[number].record.body.annotation_sizes.many_comments)  # type: ignore[union-attr]
+        assert [bool(db._record(number).body.annotation_sizes.many_comments)
                 for number in range(1, 5)] == [False, False, True, True]

@@ -158,10 +158,10 @@ def test_value_file_has_the_same_games(games: list[monty.Game], value_games: lis
 def test_lossless_round_trip(games: list[monty.Game], value_games: list[monty.Game], policy_path: Path,
                              value_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "copy.montyformat"
-    assert monty.write_games(out, games) == 5
+    assert monty.write_games(out, games).written == 5
     assert out.read_bytes() == policy_path.read_bytes()
     buffer = io.BytesIO()
-    assert monty.write_games(buffer, value_games, format="value") == 5
+    assert monty.write_games(buffer, value_games, format="value").written == 5
     assert buffer.getvalue() == value_path.read_bytes()
     # also with the older rounding asked for: stored visit bytes are written as they are
     buffer = io.BytesIO()
@@ -292,11 +292,11 @@ def test_value_null_move_with_a_score(value_path: Path, tmp_path: Path) -> None:
 def test_truncation_anywhere(policy_path: Path, value_path: Path) -> None:
     for path, format in ((policy_path, "policy"), (value_path, "value")):
         data = path.read_bytes()
-        boundaries = [game.offset for game in monty.read_games(path, format)] + [len(data)]
+        boundaries = [game.offset for game in monty.read_games(path, format=format)] + [len(data)]
         cuts = sorted(set(range(0, len(data), 13)) | set(range(40, 50)) | {b - 1 for b in boundaries[1:]})
         for cut in cuts:
             try:
-                games = list(monty.read_games(io.BytesIO(data[:cut]), format))
+                games = list(monty.read_games(io.BytesIO(data[:cut]), format=format))
             except TruncatedError as error:
                 assert error.offset is not None and error.offset <= cut
                 assert error.path is not None and error.path.startswith("games[")
@@ -329,7 +329,7 @@ def test_games_are_streamed(policy_path: Path, games: list[monty.Game], monkeypa
     monkeypatch.setattr(structure, "_CHUNK", 64)
     data = policy_path.read_bytes()
     source = CountingReader(data)
-    reader = monty.read_games(source)
+    reader = monty.read_games(source, format="policy")  # named: finding the format reads the file's first 8 KiB
     next(reader)
     # game 0 ends where game 1 starts; the reader keeps a whole ply record (5 + 255 bytes) or a header ahead,
     # read in chunks of 64 bytes
@@ -341,3 +341,107 @@ def test_games_are_streamed(policy_path: Path, games: list[monty.Game], monkeypa
 def test_unknown_format_name(policy_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown Monty format"):
         list(monty.read_games(policy_path, format="binpack"))
+
+
+# --- the format found from the bytes; the games as a collection ----------------------------------------------
+
+class Unseekable(io.RawIOBase):
+    """A pipe-like stream: it reads, it cannot seek."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__()
+        self.data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self.data.read(-1 if size is None else size)
+
+
+def test_a_value_file_reads_without_its_format(value_path: Path, value_games: list[monty.Game],
+                                               tmp_path: Path) -> None:
+    assert list(monty.read_games(value_path)) == value_games
+    # the content decides, not the name: the value file under a policy name, and under none
+    for name in ("misnamed.montyformat", "unnamed.bin"):
+        copy = tmp_path / name
+        copy.write_bytes(value_path.read_bytes())
+        assert monty.detect_format(copy) == "value"
+        assert list(monty.read_games(copy)) == value_games
+
+
+def test_the_format_is_found_from_streams_without_losing_bytes(policy_path: Path, value_path: Path,
+                                                                games: list[monty.Game],
+                                                                value_games: list[monty.Game]) -> None:
+    for path, format, expected in ((policy_path, "policy", games), (value_path, "value", value_games)):
+        data = path.read_bytes()
+        handle = io.BytesIO(data)
+        assert monty.detect_format(handle) == format and handle.tell() == 0  # sought back
+        assert list(monty.read_games(handle)) == expected
+        assert list(monty.read_games(Unseekable(data))) == expected  # the bytes peeked at are given back
+
+
+def test_format_by_position_is_deprecated(value_path: Path, value_games: list[monty.Game]) -> None:
+    with pytest.deprecated_call():
+        assert list(monty.read_games(value_path, "value")) == value_games
+    with pytest.raises(TypeError):
+        list(monty.read_games(value_path, "value", format="value"))
+
+
+def test_neither_reading_holds(tmp_path: Path) -> None:
+    path = tmp_path / "noise.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(FormatError):
+        monty.detect_format(path)
+    named = tmp_path / "noise.montyvalue"  # damaged, but named: reading it reports its fault
+    named.write_bytes(path.read_bytes())
+    assert monty.detect_format(named) == "value"
+    with pytest.raises(FormatError):
+        list(monty.read_games(named))
+    empty = tmp_path / "empty.montyvalue"
+    empty.write_bytes(b"")
+    assert monty.detect_format(empty) == "value" and list(monty.read_games(empty)) == []  # no bytes: the name
+
+
+@pytest.mark.parametrize("which", ["policy", "value"])
+def test_open_games_is_a_game_collection(which: str, policy_path: Path, value_path: Path,
+                                         games: list[monty.Game], value_games: list[monty.Game]) -> None:
+    from chessformats.engine.contract import ClosedError, GameCollection
+
+    path, expected = (policy_path, games) if which == "policy" else (value_path, value_games)
+    with monty.open_games(path) as collection:
+        assert isinstance(collection, GameCollection) and collection.format == which
+        assert len(collection) == len(expected) == 5
+        assert list(collection) == expected
+        assert [collection[n] for n in range(len(collection))] == expected  # numbered from 0, as Game.number
+        assert [game.number for game in collection] == list(range(5))
+        assert collection[-1] == expected[-1]
+        iterator = iter(collection)
+        assert next(iterator) == expected[0] and collection[3] == expected[3] and next(iterator) == expected[1]
+        with pytest.raises(IndexError):
+            collection[5]
+    for use in (len, list, lambda c: c[0]):
+        with pytest.raises(ClosedError, match="closed"):
+            use(collection)
+    with open(path, "rb") as handle:  # a file object given is read, and left open
+        with monty.open_games(handle, format=which) as collection:
+            assert list(collection) == expected
+        assert not handle.closed
+    with pytest.raises(ValueError, match="seek"):
+        monty.open_games(Unseekable(path.read_bytes()))
+
+
+def test_len_does_not_read_the_plies_as_chess(policy_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessformats.formats.monty import read as reader
+
+    with monty.open_games(policy_path, format="policy") as collection:
+        monkeypatch.setattr(reader, "game_from_raw", lambda *args: pytest.fail("a game was read as chess"))
+        assert len(collection) == 5
+
+
+def test_write_games_reports(value_games: list[monty.Game], tmp_path: Path) -> None:
+    from chessformats.engine.contract import WriteReport
+
+    report = monty.write_games(tmp_path / "out.montyvalue", value_games, format="value")
+    assert isinstance(report, WriteReport) and int(report) == report.written == 5 and report.unit == "games"
+    assert report.files == [str(tmp_path / "out.montyvalue")] and not report.skipped

@@ -126,7 +126,8 @@ def test_random_games_round_trip(tmp_path: Path, seed: int, chess960: bool, form
             board.push(move)
         written.append(monty.Game(start, game_plies, rng.choice(["1-0", "0-1", "1/2-1/2"])))
     path = tmp_path / "random.monty"
-    assert monty.write_games(path, written, format=format) == len(written)
+    report = monty.write_games(path, written, format=format)
+    assert (report.written, report.unit, report.path, report.files) == (len(written), "games", str(path), [str(path)])
     read = list(monty.read_games(path, format=format))
     for game, again in zip(written, read, strict=True):
         assert again.board == game.board and again.result == game.result

@@ -3,8 +3,15 @@
 >>> from chessformats import chessbase
 >>> with chessbase.open_database("twic1134.cbh") as db:        # doctest: +SKIP
 ...     print(len(db), db[1].headers["White"])
+...     for game in db:                                          # the games (GameHeader), guiding texts apart
+...         pgn = game.to_pgn()
 ...     for player in db.players.sorted():
 ...         print(player.name)
+
+A base is a collection of games: iteration gives its games in record order (guiding texts and deleted games
+left out: :meth:`~.database.Database.guiding_texts`, :meth:`~.database.Database.record`), ``len`` counts them,
+and ``db[n]`` is the game ChessBase numbers ``n`` (its record number, from 1). Writers return
+:class:`~chessformats.engine.contract.WriteReport` (``WriteReport`` here is that class).
 
 The byte layouts live in :mod:`chessformats.schemas.chessbase`; this package adds the meaning. Files are
 memory-mapped and records are read when asked for, so memory does not grow with the number of games.

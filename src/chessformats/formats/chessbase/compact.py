@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from ...engine.codec import codec
+from ...engine.contract import Skipped, WriteReport
 from ...engine.errors import FormatError
 from ...engine.fileio import atomic_write_set
 from ...schemas import chessbase as schema
@@ -18,7 +19,7 @@ from .database import Database, open_database
 from .entities import EntityFile
 from .entity_writer import EntityTable
 from .extended_writer import NO_TEAM, cbj_header, cbj_record, check_summed
-from .write import WriteReport, _cbh_header, _stem, _store_header
+from .write import _cbh_header, _stem, _store_header, new_report
 
 __all__ = ["copy_database"]
 
@@ -39,10 +40,16 @@ def _entity_file(db: Database, extension: str) -> EntityFile:
 
 
 def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> WriteReport:
-    """Copy the base ``source`` to ``target`` record by record (atomically); returns what was copied and the
-    records left out (a record whose data cannot be read, or that names an entity its file does not hold)."""
-    report = WriteReport()
+    """Copy the base ``source`` to ``target`` record by record (atomically).
+
+    Returns a :class:`~chessformats.engine.contract.WriteReport` whose unit is ``records``: ``written`` counts the
+    records copied (games and guiding texts; ``counts`` has ``games`` and ``guiding texts``), ``skipped`` the
+    records left out by their number in ``source`` (a record whose data cannot be read, or that names an entity
+    its file does not hold)."""
     stem = _stem(target)
+    report = new_report(stem)
+    report.unit = "records"
+    texts = 0
     with open_database(source) as db, atomic_write_set() as open_file:
         files = {extension: open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba", ".cbj")}
         tables = {extension: EntityTable(extension) for extension in (".cbp", ".cbt", ".cbc", ".cbs", ".cbe")}
@@ -52,7 +59,7 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
         files[".cba"].write(bytes(_STORE_HEADER_SIZE))
         files[".cbj"].write(cbj_header(0))
         count = 0
-        for number in range(1, len(db) + 1):
+        for number in range(1, db.record_count + 1):
             kind = int(db.records["kind"][number - 1])
             if kind >> _KIND_BITS["deleted"].shift & 1:
                 continue
@@ -60,7 +67,7 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
             try:
                 copied = _copy_record(db, number, text, count + 1, cbg_size, cba_size, tables)
             except (FormatError, _Missing) as error:
-                report.skipped.append((number, str(error)))
+                report.skipped.append(Skipped(number, str(error)))
                 continue
             record, data, annotations, extended = copied
             files[".cbh"].write(record)
@@ -70,6 +77,7 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
             cbg_size += len(data)
             cba_size += len(annotations)
             count += 1
+            texts += text
         files[".cbh"].seek(0)
         files[".cbh"].write(_cbh_header(None, count))
         for extension, size in ((".cbg", cbg_size), (".cba", cba_size)):
@@ -81,7 +89,8 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
             handle = open_file(stem + extension)
             for chunk in table.file_bytes():
                 handle.write(chunk)
-    report.games = count
+    report.written = count
+    report.counts.update({"games": count - texts, "guiding texts": texts})
     return report
 
 

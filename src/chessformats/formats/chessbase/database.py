@@ -1,16 +1,29 @@
 """ChessBase databases: the ``.cbh`` file and its companions, opened together; games by number, a fast header
-scan of every record, PGN export."""
+scan of every record, PGN export.
+
+A :class:`Database` is a collection of games (:class:`~chessformats.engine.contract.GameCollection`):
+
+- ``for game in db``: every game (:class:`~.games.GameHeader`) in record order; guiding texts and games marked
+  deleted are left out (:meth:`Database.guiding_texts` gives the texts, :meth:`Database.record` any record);
+- ``len(db)``: the number of those games (:attr:`Database.record_count` counts every record);
+- ``db[n]``: the game ChessBase numbers ``n`` -- its record number, from 1, as ChessBase shows it, guiding
+  texts and deleted games taking numbers too -- so ``db[game.number] == game`` for every game iterated. A
+  number that is a guiding text or a deleted game raises :class:`IndexError` (``db.record(n)`` reads it). In a
+  base with neither (most bases), the games are ``db[1]`` ... ``db[len(db)]``.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ...engine.codec import codec
+from ...engine.contract import ClosedError
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, atomic_write
 from ...engine.layout import bit_fields, numpy_dtype
@@ -128,6 +141,18 @@ class Database(MappedFile):
         self.cbh_path = self.companion(".cbh")
         if not os.path.exists(self.cbh_path):
             raise FormatError("no .cbh file beside it: not a ChessBase database", file=name)
+        self._closed = False
+        self._numbers: np.ndarray[Any, Any] | None = None  # the game numbers, found when first needed
+        self._extended: ExtendedHeaders | None = None  # the .cbj file, opened when first needed
+        self._stores: tuple[_Companion, ...] = ()
+        self._entities: list[EntityFile] = []
+        try:
+            self._open(encoding)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, encoding: str | None) -> None:
         self._cbh = self._map(self.cbh_path)
         if len(self._cbh) < schema.CBH_HEADER_SIZE:
             raise TruncatedError("truncated .cbh header", needed=schema.CBH_HEADER_SIZE, available=len(self._cbh),
@@ -137,16 +162,35 @@ class Database(MappedFile):
                                     label="record", path="records")
         self._stores = (_Companion(self.companion(".cbg")), _Companion(self.companion(".cba")))
         self._cbg, self._cba = (store.data for store in self._stores)
-        self.players = EntityFile(self.companion(".cbp"), encoding=encoding)
-        self.tournaments = EntityFile(self.companion(".cbt"), encoding=encoding)
-        self.annotators = EntityFile(self.companion(".cbc"), encoding=encoding)
-        self.sources = EntityFile(self.companion(".cbs"), encoding=encoding)
-        self.teams = EntityFile(self.companion(".cbe"), encoding=encoding)
-        self._extended: ExtendedHeaders | None = None  # the .cbj file, opened when first needed
+
+        def entity(extension: str) -> EntityFile:
+            opened = EntityFile(self.companion(extension), encoding=encoding)
+            self._entities.append(opened)
+            return opened
+
+        self.players = entity(".cbp")
+        self.tournaments = entity(".cbt")
+        self.annotators = entity(".cbc")
+        self.sources = entity(".cbs")
+        self.teams = entity(".cbe")
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when the attribute is missing: the record array dropped by close()
+        if name == "records" and self.__dict__.get("_closed"):
+            raise self._closed_error()
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _closed_error(self) -> ClosedError:
+        return ClosedError(f"{self.cbh_path}: the database is closed")
+
+    def _check(self) -> None:
+        if self._closed:
+            raise self._closed_error()
 
     @property
     def extended(self) -> ExtendedHeaders:
         """The ``.cbj`` file (extended game headers), opened on first use; empty when the base has none."""
+        self._check()
         if self._extended is None:
             self._extended = ExtendedHeaders(self.companion(".cbj"))
         return self._extended
@@ -175,6 +219,7 @@ class Database(MappedFile):
     def team_name(self, number: int) -> str:
         """Team ``number``'s name as ChessBase shows it: the title, then the team number (if any) in Roman
         numerals ("Eppingen" with number 2 is "Eppingen II", as UnusualStart.pgn has it). "" when out of range."""
+        self._check()
         if not 0 <= number < len(self.teams):
             return ""
         team = self.teams[number]
@@ -189,37 +234,87 @@ class Database(MappedFile):
         return self.base + extension
 
     def close(self) -> None:
-        """Release every file of the base (arrays taken from them must not be used afterwards)."""
+        """Release every file of the base (arrays taken from them must not be used afterwards); the base refuses
+        use afterwards (:class:`~chessformats.engine.contract.ClosedError`). Closing twice is harmless."""
+        self._closed = True
         super().close()  # the record array, then the .cbh map
-        for part in (*self._stores, self.players, self.tournaments, self.annotators, self.sources, self.teams):
+        for part in (*self._stores, *self._entities):
             part.close()
         if self._extended is not None:
             self._extended.close()
 
-    def __len__(self) -> int:
-        """Records (games and guiding texts) in the ``.cbh`` file."""
+    # --- the games -------------------------------------------------------------------------------------
+
+    @property
+    def record_count(self) -> int:
+        """Records in the ``.cbh`` file: games, guiding texts and deleted games (ChessBase numbers 1..this)."""
         return len(self.records)
 
+    def numbers(self) -> np.ndarray[Any, Any]:
+        """The numbers of the games iteration gives (every record but guiding texts and deleted games), in
+        order."""
+        self._check()
+        if self._numbers is None:
+            self._numbers = np.flatnonzero((self.records["kind"] & _SKIPPED) == 0) + 1
+        return self._numbers
+
+    def __len__(self) -> int:
+        """The games (guiding texts and deleted games not counted): as many as iteration gives."""
+        return len(self.numbers())
+
+    def __iter__(self) -> Iterator[GameHeader]:
+        """Every game in record order (guiding texts and deleted games left out)."""
+        for number in self.numbers().tolist():
+            yield game_header(self, number, self._record(number))
+
     def _record(self, number: int) -> Any:
-        if not 1 <= number <= len(self):
-            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        count = self.record_count
+        if not 1 <= number <= count:
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = schema.CBH_HEADER_SIZE * number
         return parse(schema.CBH_RECORD, bytes(self._cbh[start:start + schema.CBH_RECORD_SIZE]), file=self.cbh_path,
                      offset=start, path=f"records[{number}]")
 
-    def __getitem__(self, number: int) -> GameHeader | GuidingText:
-        """Game (or guiding text) ``number``, counted from 1 as ChessBase does."""
+    def __getitem__(self, number: int) -> GameHeader:
+        """Game ``number``, numbered from 1 as ChessBase does (its record number). :class:`IndexError` when the
+        base has no such record, or when record ``number`` is a guiding text or a deleted game (which
+        :meth:`record` reads)."""
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+            raise TypeError(f"games are numbered by int (ChessBase's game number), not {type(number).__name__}")
+        record = self._record(int(number))
+        kind = "a guiding text" if record.kind.guiding_text else "a deleted game" if record.kind.deleted else None
+        if kind is not None:
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: record {number} is {kind}, not a game of the "
+                             f"collection: read it with db.record({number})")
+        return game_header(self, int(number), record)
+
+    def record(self, number: int) -> GameHeader | GuidingText:
+        """Record ``number`` (from 1, as ChessBase numbers them), whatever it is: a game (deleted ones too,
+        ``deleted`` set) or a guiding text."""
         record = self._record(number)
         if record.kind.guiding_text:
             return self._text(number, record)
         return game_header(self, number, record)
 
+    def guiding_texts(self) -> Iterator[GuidingText]:
+        """Every guiding text in record order (deleted ones left out)."""
+        kinds = self.records["kind"]
+        wanted = (kinds >> _KIND_BITS["guiding_text"].shift & 1) & ~(kinds >> _KIND_BITS["deleted"].shift) & 1
+        for number in (np.flatnonzero(wanted) + 1).tolist():
+            yield self._text(number, self._record(number))
+
     def games(self) -> Iterator[GameHeader | GuidingText]:
-        """Every record in order (games and guiding texts; deleted ones skipped)."""
-        for number in range(1, len(self) + 1):
+        """Deprecated: every record in order, games and guiding texts (deleted ones skipped). Iterate the base for
+        its games, :meth:`guiding_texts` for the texts."""
+        warnings.warn("Database.games() is deprecated: iterate the database for its games (db.guiding_texts() for "
+                      "the guiding texts, db.record(n) for any record)", DeprecationWarning, stacklevel=2)
+        return self._records()
+
+    def _records(self) -> Iterator[GameHeader | GuidingText]:
+        for number in range(1, self.record_count + 1):
             if self.records["kind"][number - 1] >> _KIND_BITS["deleted"].shift & 1:
                 continue
-            yield self[number]
+            yield self.record(number)
 
     def _text(self, number: int, record: Any) -> GuidingText:
         start = int(record.cbg_offset)
@@ -238,9 +333,10 @@ class Database(MappedFile):
         texts = {str(t.language): decode_bytes(t.text, self.encoding) for t in data.body.texts}
         formatting = {str(t.language): bytes(t.formatting) for t in data.body.texts if t.formatting}
         body = record.body
-        return GuidingText(number, record, titles, raw, self.tournaments.name_of(body.tournament),
+        return GuidingText(number, titles, raw, self.tournaments.name_of(body.tournament),
                            self.annotators.name_of(body.annotator), self.sources.name_of(body.source),
-                           str(data.text_format), texts, formatting)
+                           str(data.text_format), texts, formatting, deleted=bool(record.kind.deleted),
+                           _record=record)
 
     def decode(self, number: int) -> DecodedGame:
         """Game ``number``'s move stream, decoded (without reading its header's names)."""
@@ -260,7 +356,7 @@ class Database(MappedFile):
 
     def _chunks(self, numbers: Iterable[int] | None, chunk: int) -> Iterator[np.ndarray[Any, Any]]:
         if numbers is None:
-            wanted = np.flatnonzero((self.records["kind"] & _SKIPPED) == 0) + 1
+            wanted = self.numbers()
         else:
             wanted = np.fromiter(numbers, dtype=np.int64)
         for start in range(0, len(wanted), max(chunk, 1)):
@@ -270,7 +366,7 @@ class Database(MappedFile):
         """The move streams of games ``numbers`` decoded at once, as token arrays (:class:`.batch.MoveBatch`);
         the games it leaves to the scalar decoder are marked in ``fallback``."""
         numbers = np.asarray(numbers, dtype=np.int64)
-        outside = (numbers < 1) | (numbers > len(self))
+        outside = (numbers < 1) | (numbers > self.record_count)
         if outside.any():
             self.game_data(int(numbers[np.argmax(outside)]))  # the IndexError decode gives
         offsets = self.records["cbg_offset"][numbers - 1].astype(np.int64)
@@ -297,8 +393,9 @@ class Database(MappedFile):
 
     def game_data(self, number: int) -> tuple[int, bytes]:
         """(offset, bytes) of game ``number``'s data in the ``.cbg`` file, its size checked against the file."""
-        if not 1 <= number <= len(self):
-            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        count = self.record_count
+        if not 1 <= number <= count:
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = int(self.records["cbg_offset"][number - 1])
         return start, _sized_record(self._cbg, start, _WORD_SIZE, _DATA_SIZE, self.companion(".cbg"), number,
                                     "game {number}: data offset {start} beyond the end of the .cbg file",
@@ -306,8 +403,9 @@ class Database(MappedFile):
 
     def annotation_data(self, number: int) -> tuple[int, bytes] | None:
         """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none)."""
-        if not 1 <= number <= len(self):
-            raise IndexError(f"{os.path.basename(self.cbh_path)}: no game {number} (games are 1..{len(self)})")
+        count = self.record_count
+        if not 1 <= number <= count:
+            raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = int(self.records["cba_offset"][number - 1])
         if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start:
             return None
@@ -376,7 +474,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     failed: list[FormatError] = []
     written = 0
     with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
-        total = len(db)
+        total = db.record_count
         fields = record_fields(db.records, db.header_arrays())
         annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)
         for part in db._chunks(None, chunk):
@@ -400,7 +498,6 @@ def _pgn_one(db: Database, number: int, annotated: bool) -> str | FormatError:
     """Game ``number`` as PGN text the one-by-one way (or the error that stops it)."""
     try:
         game = db[number]
-        assert isinstance(game, GameHeader)
         if annotated:
             return pgn_text(game.to_pgn())
         return stream_pgn_text(game.decode(), game.headers)  # no annotations: no chess.pgn.Game built

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -72,14 +73,27 @@ class GameSource(Protocol):
     def annotations(self, number: int) -> list[Any]: ...
 
 
-@dataclass
+def _deprecated_record(owner: str) -> None:
+    warnings.warn(f"{owner}.record (a construct container) is deprecated: use the typed fields "
+                  f"({'fields, headers, deleted' if owner == 'GameHeader' else 'titles, texts, tournament'} ...)",
+                  DeprecationWarning, stacklevel=3)
+
+
+@dataclass(frozen=True)
 class GameHeader:
-    """A game: its ``.cbh`` record with the names resolved; :meth:`moves` decodes its move stream."""
+    """A game: its ``.cbh`` record with the names resolved; :meth:`to_pgn` builds its moves as a
+    :class:`chess.pgn.Game`.
+
+    ``number`` is the game's number in its base as ChessBase shows it (its record number, from 1: guiding
+    texts and deleted games take numbers too); ``db[game.number] == game``.
+    """
 
     number: int
-    record: Any = field(repr=False)
     headers: dict[str, str]
     """PGN-style tags: Event, Site, Date, Round, White, Black, Result, WhiteElo, BlackElo, ECO, Annotator..."""
+    fields: RecordFields
+    """The record's values the tags come from, as numbers: entity record numbers (``white``, ``black``,
+    ``tournament``, ``annotator``, ``source``), date parts, round, result code, ratings, ECO code."""
     chess960_position: int | None = None
     medals: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
@@ -87,6 +101,16 @@ class GameHeader:
     white_team: str | None = None
     """White's team (from the ``.cbj`` and ``.cbe`` files; ``None``: not given)."""
     black_team: str | None = None
+    deleted: bool = False
+    """Marked deleted (ChessBase keeps it, and its number, until the base is compacted): iterating a base
+    leaves it out, :meth:`~.database.Database.record` reaches it."""
+    _record: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def record(self) -> Any:
+        """Deprecated: the parsed ``.cbh`` record (a construct container); use :attr:`fields`, :attr:`headers`."""
+        _deprecated_record("GameHeader")
+        return self._record
 
     @property
     def extended(self) -> ExtendedHeader | None:
@@ -99,32 +123,37 @@ class GameHeader:
             raise ValueError("the game is not attached to an open database")
         return self.database.decode(self.number)
 
-    def moves(self) -> chess.pgn.Game:
-        """The game with its variation tree, setup position and Chess960 castling (no annotations)."""
-        return build_game(self.decode(), self.headers)
-
     def to_pgn(self, *, annotations: bool = True) -> chess.pgn.Game:
-        """The game as ``moves()``, with its annotations as comments, NAGs and ``[%...]`` commands."""
+        """The game as a :class:`chess.pgn.Game`: its tags, variation tree, setup position and Chess960 castling,
+        and (``annotations``) its annotations as comments, NAGs and ``[%...]`` commands (the items without a PGN
+        form in the game's ``chessbase_extras``)."""
         if not annotations or self.database is None:
-            return self.moves()
+            return build_game(self.decode(), self.headers)
         annotator = Annotator(self.database.annotations(self.number), self.database.encoding)
         game = build_game(self.decode(), self.headers, annotator)
         annotator.finish(game)
         game.chessbase_extras = annotator.extras  # type: ignore[attr-defined]
         return game
 
+    def moves(self) -> chess.pgn.Game:
+        """Deprecated: ``to_pgn(annotations=False)``, which it returns."""
+        warnings.warn("GameHeader.moves() is deprecated: use GameHeader.to_pgn(annotations=False)",
+                      DeprecationWarning, stacklevel=2)
+        return self.to_pgn(annotations=False)
 
-@dataclass
+
+@dataclass(frozen=True)
 class GuidingText:
     """A guiding-text record: its titles and texts per language, and its body (raw bytes, for a byte-exact copy).
 
     ``texts`` maps a language (``english``, ``german``, ... ``unknown``) to its text: HTML when
     ``text_format`` is ``"html"`` (ChessBase 16), else plain text with CR line ends whose formatting runs
-    are in ``formatting``. The body's layout is ``schema.TEXT_CONTENTS``.
+    are in ``formatting``. The body's layout is ``schema.TEXT_CONTENTS``. ``number``: its record number, as
+    ChessBase shows it (:meth:`~.database.Database.record` reaches it; :meth:`~.database.Database.guiding_texts`
+    gives them all).
     """
 
     number: int
-    record: Any = field(repr=False)
     titles: dict[str, str]
     body: bytes = field(repr=False)
     tournament: str = ""
@@ -133,6 +162,14 @@ class GuidingText:
     text_format: str = ""
     texts: dict[str, str] = field(default_factory=dict, repr=False)
     formatting: dict[str, bytes] = field(default_factory=dict, repr=False)
+    deleted: bool = False
+    _record: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def record(self) -> Any:
+        """Deprecated: the parsed ``.cbh`` record (a construct container)."""
+        _deprecated_record("GuidingText")
+        return self._record
 
     @property
     def html(self) -> dict[str, str]:
@@ -144,17 +181,18 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
     """Game ``number``'s header from its parsed ``.cbh`` record: the PGN tags with the names of its players,
     tournament, annotator, source and teams, its medals and flags."""
     body = record.body
-    headers, teams = pgn_headers(database, number, RecordFields(
-        body.tournament, body.date.year, body.date.month, body.date.day, body.round, body.subround, body.white,
-        body.black, int(body.result), body.white_elo, body.black_elo, body.eco.code, body.eco.subcode,
-        body.annotator, body.source))
+    fields = RecordFields(
+        int(body.tournament), int(body.date.year), int(body.date.month), int(body.date.day), int(body.round),
+        int(body.subround), int(body.white), int(body.black), int(body.result), int(body.white_elo),
+        int(body.black_elo), int(body.eco.code), int(body.eco.subcode), int(body.annotator), int(body.source))
+    headers, teams = pgn_headers(database, number, fields)
     _, chess960 = _eco(body.eco.code, body.eco.subcode)
     medals = [name for name, value in body.medals.items() if value is True]
     flags = [name for name, value in body.flags.items() if value is True]
     if body.flags.chess960 and chess960 is None:
         chess960 = -1
-    return GameHeader(number, record, headers, chess960, medals, flags, database, white_team=teams[0],
-                      black_team=teams[1])
+    return GameHeader(number, headers, fields, chess960, medals, flags, database, white_team=teams[0],
+                      black_team=teams[1], deleted=bool(record.kind.deleted), _record=record)
 
 
 class RecordFields(NamedTuple):

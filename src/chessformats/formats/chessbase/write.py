@@ -25,12 +25,13 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any
 
 import chess.pgn
 
 from ...engine.codec import codec
+from ...engine.contract import Skipped, WriteReport, WriteWarning
 from ...engine.errors import FormatError, UnsupportedError
 from ...engine.fileio import atomic_write_set
 from ...engine.layout import describe
@@ -64,19 +65,13 @@ _NO_MEDALS = {path.split(".", 1)[1]: False for path in _RECORD.fields if path.st
 _DATE_FIELDS = ("year", "month", "day")
 
 
-@dataclass
-class WriteReport:
-    """What :func:`write_database` (or :func:`append_games`) did: games written, games skipped (with why), values
-    it had to change."""
+_FILES = (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe")
+"""The files a writer writes, the ``.cbh`` first."""
 
-    games: int = 0
-    skipped: list[tuple[int, str]] = field(default_factory=list)
-    """(position of the game in the input, from 1; the reason) of each game left out."""
-    warnings: list[str] = field(default_factory=list)
-    """Names cut to their field, tags the record cannot hold."""
-    lines: dict[int, int] = field(default_factory=dict)
-    """By position of a skipped game: the line of its text it starts on, when the reader gave one
-    (:class:`UnreadableGame`)."""
+
+def new_report(stem: str) -> WriteReport:
+    """An empty report of a base written at ``stem`` (unit ``games``, its files listed)."""
+    return WriteReport(stem + ".cbh", unit="games", files=[stem + extension for extension in _FILES])
 
 
 @dataclass(frozen=True)
@@ -134,12 +129,15 @@ class _Base:
         self.cbg_size = self.cba_size = _STORE_HEADER_SIZE
         self.cbj_size = CBJ_RECORD_SIZE
         self.count = 0
+        self.position: int | None = None
+        """The position (from 1) in the writer's input of the game being added: the ``item`` of its warnings."""
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
         size = _NAME_SIZES[extension, field_name]
         raw, cut = encode_name(text, size, self.encoding)
         if cut:
-            self.report.warnings.append(f"game {number}: {field_name} {text!r} cut to {size} bytes")
+            self.report.warnings.append(WriteWarning(f"game {number}: {field_name} {text!r} cut to {size} bytes",
+                                                     item=self.position))
         return raw
 
     def player(self, text: str, number: int) -> int:
@@ -189,7 +187,8 @@ class _Base:
     def _add(self, tags: Mapping[str, str], encoded: EncodedGame, annotations: EncodedAnnotations,
              number: int) -> None:
         values = header_values(tags)
-        self.report.warnings.extend(f"game {number}: {problem}" for problem in values.problems + annotations.problems)
+        self.report.warnings.extend(WriteWarning(f"game {number}: {problem}", item=self.position)
+                                    for problem in values.problems + annotations.problems)
         record = {
             "kind": {"deleted": False, "reserved": 0, "guiding_text": False, "present": True},
             "cbg_offset": self.cbg_size, "cba_offset": self.cba_size if annotations.data else 0,
@@ -271,7 +270,11 @@ def _main_moves(encoded: EncodedGame) -> int:
 def write_database(path: str | os.PathLike[str], games: Iterable[GameItem], *,
                    encoding: str | None = None) -> WriteReport:
     """Write ``games`` as a new ChessBase base at ``path`` (the ``.cbh`` file; its companions beside it), replacing
-    a base of that name atomically. Returns a :class:`WriteReport`.
+    a base of that name atomically. Returns a :class:`~chessformats.engine.contract.WriteReport` (unit ``games``;
+    ``skipped``: each game left out, by its position in ``games`` from 1, with the reason and, for an
+    :class:`UnreadableGame`, the line of its text; ``warnings``: names cut to their field, tags the record cannot
+    hold, as :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in
+    ``games`` and whose message names its number in the base).
 
     A game python-chess could not read completely (``game.errors``), an :class:`UnreadableGame`, or a game the
     format cannot hold is skipped and reported; the others are written (a :class:`PreparedGame` as it is).
@@ -286,7 +289,8 @@ def append_games(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     """Add ``games`` to the base at ``path`` (atomically: its files are written anew beside it and renamed over
     it only when every game is in). Existing games, records and entity record numbers stay as they are (bytes
     included); new players, tournaments ... are added to the entity files, game counts updated, and each
-    entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created."""
+    entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created. Returns the
+    :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added)."""
     stem = _stem(path)
     if not os.path.exists(stem + ".cbh"):
         return _write(stem, games, encoding, append=False)
@@ -331,7 +335,7 @@ def _old_extended(old: Database, handle: IO[bytes]) -> int:
         _copy(path, handle)
         return size
     handle.write(cbj_header(0))
-    for number in range(1, len(old) + 1):
+    for number in range(1, old.record_count + 1):
         handle.write(cbj_record(NO_TEAM, NO_TEAM, int(old.records["cbg_offset"][number - 1]),
                                 int(old.records["cba_offset"][number - 1]), white_rated=False, black_rated=False))
     return CBJ_RECORD_SIZE
@@ -358,7 +362,7 @@ def _read(path: str) -> bytes:
 
 
 def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
-    report = WriteReport()
+    report = new_report(stem)
     old = open_database(stem + ".cbh") if append else None
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
         if old is not None:
@@ -374,7 +378,7 @@ def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append
             cba.write(bytes(_STORE_HEADER_SIZE))
             cbj.write(cbj_header(0))
         else:
-            base.count = len(old)
+            base.count = old.record_count
             _copy(old.cbh_path, cbh)
             base.cbg_size = _copy(old.companion(".cbg"), cbg) or _new_store(cbg)
             base.cba_size = _copy(old.companion(".cba"), cba) or _new_store(cba)
@@ -383,24 +387,23 @@ def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append
                 table.load(_read(old.companion(extension)))
         start = base.count
         for position, game in enumerate(games, 1):
+            base.position = position
             if isinstance(game, UnreadableGame):
-                report.skipped.append((position, game.reason))
-                if game.line is not None:
-                    report.lines[position] = game.line
+                report.skipped.append(Skipped(position, game.reason, game.line))
                 continue
             if isinstance(game, PreparedGame):
                 try:
                     base.add_prepared(game)
                 except FormatError as error:
-                    report.skipped.append((position, str(error)))
+                    report.skipped.append(Skipped(position, str(error)))
                 continue
             if game.errors:
-                report.skipped.append((position, f"python-chess could not read it: {game.errors[0]}"))
+                report.skipped.append(Skipped(position, f"python-chess could not read it: {game.errors[0]}"))
                 continue
             try:
                 base.add(game)
             except FormatError as error:
-                report.skipped.append((position, str(error)))
+                report.skipped.append(Skipped(position, str(error)))
         cbh.seek(0)
         cbh.write(_cbh_header(old, base.count))
         for extension, handle, size in ((".cbg", cbg, base.cbg_size), (".cba", cba, base.cba_size)):
@@ -412,5 +415,5 @@ def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append
             with_handle = open_file(stem + extension)
             for chunk in table.file_bytes():
                 with_handle.write(chunk)
-    report.games = base.count - start
+    report.written = base.count - start
     return report

@@ -4,6 +4,10 @@
 >>> for game in monty.read_games("data.montyformat"):           # doctest: +SKIP
 ...     for ply in game.plies:
 ...         print(ply.board.fen(), ply.move, ply.score, ply.visits)
+>>> with monty.open_games("data.montyvalue") as games:          # doctest: +SKIP
+...     print(len(games), games[0].result)
+
+The format (policy or value) is found from the bytes unless ``format=`` names it (:func:`detect_format`).
 
 The byte layout lives in :mod:`chessformats.schemas.monty`; the modules here add the chess meaning:
 :mod:`.moves` (the u16 move codes), :mod:`.movegen` (legal moves generated directly as codes: the visit
@@ -16,18 +20,20 @@ from __future__ import annotations
 from .model import FORMATS, ROUNDINGS, Game, Ply
 from .movegen import encode_move, legal_codes
 from .moves import decode_move
-from .read import detect_format, read_games
+from .read import GameFile, detect_format, open_games, read_games
 from .write import visit_bytes, write_games
 
 __all__ = [
     "FORMATS",
     "ROUNDINGS",
     "Game",
+    "GameFile",
     "Ply",
     "decode_move",
     "detect_format",
     "encode_move",
     "legal_codes",
+    "open_games",
     "read_games",
     "visit_bytes",
     "write_games",

@@ -29,11 +29,13 @@ _FLAGS = frozenset(schema.FLAG.meanings)
 _FLAG_TEXT = ", ".join(map(str, sorted(_FLAGS)))
 
 
-def raw_games(handle: IO[bytes], file: str | None, format: str, *, partial: bool = False) -> Iterator[RawGame]:
+def raw_games(handle: IO[bytes], file: str | None, format: str, *, partial: bool = False, offset: int = 0,
+              number: int = 0) -> Iterator[RawGame]:
     """Games from a binary stream, read in chunks; any structural fault is a located :class:`FormatError`.
 
     With ``partial`` a game cut off by the end of the data is given with the plies read so far, and ends
-    the games (the sniffer sees only the head of a file).
+    the games (the sniffer sees only the head of a file). ``offset``: the file offset of the stream's first byte;
+    ``number``: the number of the game found there (offsets and numbers in games and errors count from them).
     """
     value = format == "value"
     ply_struct = VALUE_PLY_STRUCT if value else PLY_HEAD_STRUCT
@@ -45,9 +47,8 @@ def raw_games(handle: IO[bytes], file: str | None, format: str, *, partial: bool
     read = handle.read
     buffer = b""
     position = 0   # in buffer
-    base = 0       # file offset of buffer[0]
+    base = offset  # file offset of buffer[0]
     eof = False
-    number = 0
     while True:
         while len(buffer) - position < keep and not eof:
             chunk = read(_CHUNK)

@@ -10,6 +10,7 @@ from typing import IO
 import chess
 import numpy as np
 
+from ...engine.contract import WriteReport
 from ...engine.errors import FormatError
 from ...engine.fileio import atomic_write
 from ...schemas import monty as schema
@@ -188,8 +189,9 @@ def _game_bytes(game: Game, number: int, format: str, rounding: str) -> bytes:
 
 
 def write_games(target: str | os.PathLike[str] | IO[bytes], games: Iterable[Game], *, format: str = "policy",
-                rounding: str = "round") -> int:
-    """Write games in the policy or value format; return the number of games written.
+                rounding: str = "round") -> WriteReport:
+    """Write games in the policy or value format; return a :class:`~chessformats.engine.contract.WriteReport`
+    (unit ``games``; ``path``: the path written, or the file object's name).
 
     Each game is a :class:`Game`: start board, plies (move, score and, policy format, visit counts or
     fractions by move, or ``None`` for no distribution) and result. The games :func:`read_games` gives
@@ -201,9 +203,13 @@ def write_games(target: str | os.PathLike[str] | IO[bytes], games: Iterable[Game
     if rounding not in ROUNDINGS:
         raise ValueError(f"unknown rounding {rounding!r} (known: {', '.join(ROUNDINGS)})")
     if isinstance(target, (str, os.PathLike)):
+        path = os.fspath(target)
         with atomic_write(target) as handle:
-            return _write(handle, games, format, rounding)
-    return _write(target, games, format, rounding)
+            written = _write(handle, games, format, rounding)
+        return WriteReport(path, written, "games", files=[path])
+    name = getattr(target, "name", None)
+    written = _write(target, games, format, rounding)
+    return WriteReport(name if isinstance(name, str) else "<stream>", written, "games")
 
 
 def _write(handle: IO[bytes], games: Iterable[Game], format: str, rounding: str) -> int:
