@@ -6,6 +6,9 @@ board or of the book's key answers a :class:`~chessformats.contract.BookPosition
 ``find_all``/``find``/``get``/``choice``/``weighted_choice`` keep python-chess's meanings (checked against
 ``chess.polyglot`` itself on the Polyglot corpus); a closed book refuses use with ``ClosedError``. Every writer
 returns the :class:`~chessformats.contract.WriteReport`.
+
+Game collections (ChessBase bases, Monty files): ``list`` and ``len`` agree, ``[n]`` (ChessBase's game numbers
+from 1, Monty's from 0) gives the game iteration gives, a closed collection refuses use.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import chess
 import chess.polyglot
 import pytest
 
-from chessformats import ctg, kvetka, polyglot
+from chessbase_corpus import cbh_path
+from chessformats import chessbase, ctg, kvetka, monty, polyglot
 from chessformats.books.convert import convert_book
-from chessformats.contract import BookMove, BookPosition, ClosedError, OpeningBook, WriteReport
+from chessformats.contract import BookMove, BookPosition, ClosedError, GameCollection, OpeningBook, WriteReport
 from conftest import find_corpus
 from ctg_oracles import BOOK
 from kvetka_examples import games_stats, many_games, write_small_book
@@ -201,3 +205,62 @@ def test_every_book_writer_returns_the_report(tmp_path: Path) -> None:
         with openers[report.unit](report.path) as written:
             assert len(written) == report.written > 0, writer
         assert str(report.written) in report.summary().replace(",", "")
+
+
+CHESSBASE_BASES = ["libcbh_Annotation", "libcbh_Chess960Biel", "libcbh_Chess960Corrupt", "libcbh_Chess960NonStandard",
+                   "libcbh_ManyPromotions", "libcbh_NonStandard", "libcbh_NormalGames", "libcbh_NormalNoPop",
+                   "libcbh_UnusualStart", "libcbh_WithVariations", "morphy_hedgehog", "morphy_linares_old",
+                   "morphy_mate2_veryold", "morphy_test_annotations", "morphy_text", "uncbv_small",
+                   "uncbv_twic1134"]
+MONTY_FILES = ["reference_generated_policy.montyformat", "reference_generated_value.montyvalue"]
+COLLECTIONS = ([pytest.param(lambda name: chessbase.open_database(cbh_path(name)), name, id=f"chessbase-{name}")
+                for name in CHESSBASE_BASES]
+               + [pytest.param(lambda name: monty.open_games(find_corpus("monty", name)), name, id=f"monty-{name}")
+                  for name in MONTY_FILES])
+
+
+@pytest.mark.parametrize(("opener", "name"), COLLECTIONS)
+def test_game_collection_keeps_the_contract(opener: Callable[[str], Any], name: str) -> None:
+    with opener(name) as games:
+        assert isinstance(games, GameCollection)
+        items = list(games)
+        assert len(items) == len(games)
+        if name in CHESSBASE_BASES:  # the records hold the games, the guiding texts and deleted games
+            assert len(items) + len(list(games.guiding_texts())) <= games.record_count
+        else:
+            assert items
+        for index, game in enumerate(items):
+            number = game.number if name in CHESSBASE_BASES else index  # ChessBase's numbers; Monty's from 0
+            assert games[number] == game, number
+        if name in MONTY_FILES:
+            assert games[-1] == items[-1]
+            with pytest.raises(IndexError):
+                games[len(items)]
+        else:
+            assert [game.number for game in items] == sorted(game.number for game in items)
+            with pytest.raises(IndexError):
+                games[0]  # ChessBase numbers from 1
+    first = 1 if name in CHESSBASE_BASES else 0
+    for use in (lambda: len(games), lambda: list(games), lambda: games[first]):
+        with pytest.raises(ClosedError, match="closed"):
+            use()
+
+
+def test_game_writers_return_the_report(tmp_path: Path) -> None:
+    with chessbase.open_database(cbh_path("morphy_linares_old")) as db:
+        games = [game.to_pgn() for game in db]
+    reports = {
+        "chessbase.write_database": chessbase.write_database(tmp_path / "a.cbh", games),
+        "chessbase.copy_database": chessbase.copy_database(cbh_path("morphy_linares_old"), tmp_path / "b.cbh"),
+    }
+    with monty.open_games(find_corpus("monty", MONTY_FILES[0])) as source:
+        plays = list(source)
+    reports["monty.write_games"] = monty.write_games(tmp_path / "c.montyformat", plays)
+    for writer, report in reports.items():
+        assert isinstance(report, WriteReport) and report.files[0] == report.path, writer
+        assert all(Path(name).exists() for name in report.files), writer
+    assert reports["chessbase.write_database"].written == len(games) == reports["chessbase.copy_database"].written
+    with chessbase.open_database(tmp_path / "a.cbh") as written:
+        assert len(written) == len(games)
+    assert reports["monty.write_games"].written == len(plays)
+    assert (tmp_path / "c.montyformat").read_bytes() == find_corpus("monty", MONTY_FILES[0]).read_bytes()
