@@ -184,6 +184,38 @@ def test_polyglot_answers_as_python_chess(name: str) -> None:
                     assert ours.weighted_choice(board, random=a)[:5] == tuple(expected)
 
 
+SNIPPET = """
+import random
+import chess
+from {module} import open_reader
+
+answers = []
+with open_reader(PATH) as reader:
+    board = chess.Board()
+    for ply in range(12):
+        entries = [(entry.move.uci(), entry.weight) for entry in reader.find_all(board)]
+        main = reader.get(board)
+        if main is None:
+            break
+        pick = reader.weighted_choice(board, random=random.Random(ply))
+        uniform = reader.choice(board, random=random.Random(ply))
+        answers.append((entries, main.move.uci(), pick.move.uci(), uniform.move.uci(), reader.find(board).weight))
+        board.push(pick.move)
+"""
+
+
+@pytest.mark.parametrize("name", ["gm2001.bin", "performance.bin", "rodent3_cs.bin"])
+def test_a_chess_polyglot_snippet_runs_unchanged(name: str) -> None:
+    """A snippet written for ``chess.polyglot`` gives the same answers with only its import changed."""
+    path = str(find_corpus("polyglot", name))
+    answers = []
+    for module in ("chess.polyglot", "chessformats.polyglot"):
+        scope: dict[str, Any] = {"PATH": path}
+        exec(SNIPPET.format(module=module), scope)
+        answers.append(scope["answers"])
+    assert answers[0] == answers[1] and len(answers[0]) >= 3
+
+
 def test_every_book_writer_returns_the_report(tmp_path: Path) -> None:
     stats = games_stats()
     reports: dict[str, WriteReport] = {

@@ -44,6 +44,7 @@ __all__ = [
     "encode_move",
     "merge_books",
     "open_book",
+    "open_reader",
     "reachable_positions",
     "write_book",
     "zobrist_hash",
@@ -54,6 +55,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "..zobrist": ("zobrist_hash",),
     "moves": ("decode_move", "encode_move"),
     "read": ("ENTRY_DTYPE", "Entry", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning", "open_book",
-             "reachable_positions"),
+             "open_reader", "reachable_positions"),
     "write": ("build_records", "merge_books", "write_book"),
 })

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning", "open_book",
-           "reachable_positions"]
+           "open_reader", "reachable_positions"]
 
 # single entries: the struct format and offsets derived from the declaration (schemas.polyglot.ENTRY) into the
 # generated polyglot_facts, so that a quick probe imports no declaration
@@ -428,6 +428,12 @@ def open_book(path: str | os.PathLike[str], *, strict: bool = True, scan: bool =
     then, with the checks above.
     """
     return PolyglotBook(path, strict=strict, scan=scan)
+
+
+def open_reader(path: str | os.PathLike[str]) -> PolyglotBook:
+    """python-chess's name (``chess.polyglot.open_reader``): :func:`open_book` with its defaults, so that code
+    written for ``chess.polyglot`` runs with ``from chessformats.polyglot import open_reader``."""
+    return PolyglotBook(path)
 
 
 def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[Entry]]]:
