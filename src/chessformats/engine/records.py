@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import TruncatedError
@@ -11,7 +13,7 @@ if TYPE_CHECKING:
     import construct as cs
     import numpy as np
 
-__all__ = ["record_array", "record_count"]
+__all__ = ["locate_item", "record_array", "record_count"]
 
 
 def record_array(
@@ -54,3 +56,18 @@ def record_count(
         raise TruncatedError(f"truncated {label} {count}", needed=record_size, available=rest,
                              file=file, offset=at, path=f"{path}[{count}]", show_path=False)
     return count
+
+
+def locate_item(starts: Sequence[int], index: int, *, file: str, label: str) -> tuple[int, int]:
+    """``(part, number in the part)`` of item ``index`` of a file stored in parts (pages, blocks) whose first items
+    are numbered ``starts`` (the total last); a negative ``index`` counts from the end, as a list's.
+
+    Raises :class:`IndexError` naming the file and the valid range.
+    """
+    total = starts[-1]
+    if index < 0:
+        index += total
+    if not 0 <= index < total:
+        raise IndexError(f"{os.path.basename(file)}: no {label} {index} ({label}s are 0..{total - 1})")
+    part = bisect.bisect_right(starts, index) - 1
+    return part, index - starts[part]

@@ -7,7 +7,6 @@ corpus.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
 import struct
@@ -21,6 +20,7 @@ from ...engine.codec import codec
 from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
+from ...engine.records import locate_item
 from ...schemas import ctg as schema
 from ..normalised import white_pieces
 from .model import (
@@ -234,13 +234,7 @@ class CtgBook(BookMethods[BookMove], MappedFile):
     def __getitem__(self, index: int) -> PositionRecord:
         """Record ``index`` in stored order (as iteration gives them), decoding its page only."""
         self._check_open()
-        starts = self._record_starts()
-        if index < 0:
-            index += starts[-1]
-        if not 0 <= index < starts[-1]:
-            raise IndexError(f"{os.path.basename(self.path)}: no record {index} (records are 0..{starts[-1] - 1})")
-        page = bisect.bisect_right(starts, index) - 1
-        number = index - starts[page]
+        page, number = locate_item(self._record_starts(), index, file=self.path, label="record")
         offsets = self._page(page).offsets
         if number >= len(offsets):  # the header's count and the page disagree: _page raised already otherwise
             raise IndexError(index)  # pragma: no cover

@@ -22,6 +22,7 @@ from ...engine.codec import codec
 from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
+from ...engine.records import locate_item
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
 from .fields import FieldError, Record, member
@@ -343,13 +344,8 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
     def __getitem__(self, index: int) -> Element:
         """Element ``index`` in stored (key) order, as iteration gives them; decodes its block only."""
         self._check_open()
-        starts = self._element_starts()
-        if index < 0:
-            index += starts[-1]
-        if not 0 <= index < starts[-1]:
-            raise IndexError(f"{os.path.basename(self.path)}: no element {index} (elements are 0..{starts[-1] - 1})")
-        block = bisect.bisect_right(starts, index) - 1
-        return self.block_elements(block)[index - starts[block]]
+        block, number = locate_item(self._element_starts(), index, file=self.path, label="element")
+        return self.block_elements(block)[number]
 
     def elements(self) -> Iterator[Element]:
         """Every element, in stored (key) order."""
