@@ -177,6 +177,24 @@ class BookMethods(Generic[_Move]):
                  exclude_moves: Container[chess.Move] = ()) -> Iterator[_Move]:
         raise NotImplementedError  # pragma: no cover - every book defines it
 
+    def _weighed(self, found: Any, weight: Callable[[Any, Any], int], minimum_weight: int,
+                 exclude_moves: Container[chess.Move]) -> Iterator[_Move]:
+        """``find_all`` of a format whose moves are weighed by the position they lead to: each move of ``found`` (a
+        probe's answer, or ``None``) with ``weight(move, probe of the position after it)``, those of weight >=
+        ``minimum_weight`` and not in ``exclude_moves``, in stored order."""
+        if found is None:
+            return iter(())
+        kept = []
+        for move in found.moves:
+            if exclude_moves and move.move in exclude_moves:
+                continue
+            child = found.board.copy(stack=False)
+            child.push(move.move)
+            value = weight(move, getattr(self, "probe")(child, legal_only=False))  # noqa: B009 - every book has one
+            if value >= minimum_weight:
+                kept.append(move._replace(weight=value))
+        return iter(kept)
+
     def find(self, position: Any, *, minimum_weight: int = 1, exclude_moves: Container[chess.Move] = ()) -> _Move:
         best: _Move | None = None
         for move in self.find_all(position, minimum_weight=minimum_weight, exclude_moves=exclude_moves):

@@ -311,19 +311,7 @@ class CtgBook(BookMethods[BookMove], MappedFile):
                  exclude_moves: Container[chess.Move] = (), legal_only: bool = True) -> Iterator[BookMove]:
         """The moves of a position (board or key) with their Polyglot weights (:func:`polyglot_weight`: the
         position each move leads to is looked up), those of weight >= ``minimum_weight``, in stored order."""
-        record = self.probe(position, legal_only=legal_only)
-        if record is None:
-            return iter(())
-        found = []
-        for move in record.moves:
-            if exclude_moves and move.move in exclude_moves:
-                continue
-            child = record.board.copy(stack=False)
-            child.push(move.move)
-            weight = polyglot_weight(self.probe(child, legal_only=False), move.annotation)
-            if weight >= minimum_weight:
-                found.append(move._replace(weight=weight))
-        return iter(found)
+        return self._weighed(self.probe(position, legal_only=legal_only), _move_weight, minimum_weight, exclude_moves)
 
     def _moves(self, page: int, number: int | None, at: int, own: Sequence[int], flipped: bool = False,
                mirrored: bool = False) -> list[BookMove]:
@@ -407,6 +395,10 @@ class CtgBook(BookMethods[BookMove], MappedFile):
             return None
         page, offset = found
         return page, self._page(page).offsets.index(offset), offset
+
+
+def _move_weight(move: BookMove, child: PositionRecord | None) -> int:
+    return polyglot_weight(child, move.annotation)
 
 
 def open_book(path: str | os.PathLike[str]) -> CtgBook:

@@ -415,20 +415,7 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
                  exclude_moves: Container[chess.Move] = (), legal_only: bool = True) -> Iterator[KvetkaMove]:
         """The moves of a position (board or key) with their weights (see :class:`KvetkaMove`), those of weight
         >= ``minimum_weight``, in stored order."""
-        result = self.probe(position, legal_only=legal_only)
-        if result is None:
-            return iter(())
-        found = []
-        for move in result.moves:
-            if exclude_moves and move.move in exclude_moves:
-                continue
-            child = result.board.copy(stack=False)
-            child.push(move.move)
-            after = self.probe(child, legal_only=False)
-            weight = 1 if after is None else 2 * after.losses + after.draws
-            if weight >= minimum_weight:
-                found.append(move._replace(weight=weight))
-        return iter(found)
+        return self._weighed(self.probe(position, legal_only=legal_only), _move_weight, minimum_weight, exclude_moves)
 
     def __contains__(self, position: object) -> bool:
         if isinstance(position, bytearray):
@@ -491,6 +478,12 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
         if oversize:
             notes.append(f"{oversize} elements are longer than {schema.MAX_ELEMENT} bytes")
         return notes
+
+
+def _move_weight(move: KvetkaMove, child: ProbeResult | None) -> int:
+    """``2 * wins + draws`` of the side that plays the move (the losses and draws stored for the position it leads
+    to); 1 when that position is not stored, as CTG's rule."""
+    return 1 if child is None else 2 * child.losses + child.draws
 
 
 def open_book(path: str | os.PathLike[str]) -> KvetkaBook:
