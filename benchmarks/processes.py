@@ -1,4 +1,5 @@
-"""Timing whole processes, shared by the benchmark scripts that compare command lines (wall time, peak memory)."""
+"""Timing whole processes, shared by the benchmark scripts that compare command lines (wall time, CPU time, peak
+memory)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,36 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
+class Timing(NamedTuple):
+    """One run of a command, as a whole process."""
+
+    wall: float
+    """seconds from its start to its exit"""
+    cpu: float
+    """user + system seconds of the process and of the children it waited for (a forked reader)"""
+    peak: int
+    """peak resident memory, KiB"""
+
+
 def run(command: list[str], env: Mapping[str, str] | None = None) -> tuple[float, int]:
-    """Wall seconds and peak resident memory (KiB) of one run of ``command``.
+    """Wall seconds and peak resident memory (KiB) of one run of ``command`` (see :func:`measure`)."""
+    timing = measure(command, env)
+    return timing.wall, timing.peak
+
+
+def measure(command: list[str], env: Mapping[str, str] | None = None) -> Timing:
+    """Wall time, CPU time and peak memory of one run of ``command``.
 
     Peak memory comes from GNU ``time`` when installed: a process started straight from this (large)
     Python process would inherit its resident size in ``ru_maxrss`` (Linux keeps the larger of the sizes
-    before and after ``exec``). Without GNU ``time`` that inflated figure is reported.
+    before and after ``exec``). Without GNU ``time`` that inflated figure is reported. The CPU time is
+    ``wait4``'s: the command's and its waited-for children's (GNU ``time``'s own, about a millisecond, with it).
     """
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as report:
         wrapped = [GNU_TIME, "-f", "%M", "-o", report.name, *command] if GNU_TIME else command
@@ -31,13 +51,25 @@ def run(command: list[str], env: Mapping[str, str] | None = None) -> tuple[float
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             raise RuntimeError(f"{command[0]} failed: {process.stderr.read().decode() if process.stderr else ''}")
-        return elapsed, int(report.read().split()[-1]) if GNU_TIME else usage.ru_maxrss
+        return Timing(elapsed, usage.ru_utime + usage.ru_stime,
+                      int(report.read().split()[-1]) if GNU_TIME else usage.ru_maxrss)
 
 
 def best(command: list[str], repeat: int, env: Mapping[str, str] | None = None) -> tuple[float, int]:
     """Best wall time and largest peak memory of ``repeat`` runs."""
     runs = [run(command, env) for _ in range(repeat)]
     return min(t for t, _ in runs), max(m for _, m in runs)
+
+
+def in_turn(commands: Mapping[str, list[str]], rounds: int, env: Mapping[str, str] | None = None
+            ) -> dict[str, list[Timing]]:
+    """``rounds`` runs of each command, in turn (A B C A B C ...): the runs of one round are paired, so a ratio
+    taken round by round holds when the machine's speed drifts during the measurement."""
+    timings: dict[str, list[Timing]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            timings[name].append(measure(command, env))
+    return timings
 
 
 def compiled_env(cache: str) -> dict[str, str]:
