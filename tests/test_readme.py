@@ -93,6 +93,7 @@ def _same(line: str) -> str:
 PRINTS = {
     "print(move.move, move.nag, move.symbol) # e2e4 None ''": "e2e4 None ",
     "print(position.games, position.wins, position.draws, position.losses) # 499 176 116 201": "499 176 116 201",
+    "print(report.summary()) # 2 entries written to mine.bin": "2 entries written to mine.bin",
 }
 VALUES = {
     "polyglot.zobrist_hash(chess.Board()) # 0x463b96181691fc9c": 0x463B96181691FC9C,
@@ -114,7 +115,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "twic.pgn.gz").write_bytes(gzip.compress(pgn.read_bytes(), compresslevel=1))
     builder = BookBuilder(max_ply=30)
     builder.add_pgn(pgn)
-    assert kvetka.make_book(folder / "mybook", builder, sources=[pgn]) > 0
+    assert kvetka.make_book(folder / "mybook", builder, sources=[pgn]).written > 0
     return folder
 
 
