@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -132,6 +133,24 @@ def test_build_and_merge_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert merged == {"e2e4": 2, "d2d4": 1, "g1f3": 2, "d7d5": 2}
     code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "x.txt"))
     assert code == 2 and "no format writes files with this extension" in err
+
+
+def test_build_gives_the_garbage_collector_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``build`` turns the cyclic garbage collector off for the build and on again after it, also when the build
+    fails: ``main`` left it off once, and every reference cycle the test suite made afterwards stayed (10 GB)."""
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n')
+    assert gc.isenabled()
+    assert run(capsys, "build", str(pgn), "-o", str(tmp_path / "a.bin"), "--min-games", "1", "--no-parallel")[0] == 0
+    assert gc.isenabled()
+    assert run(capsys, "build", str(pgn), "-o", str(tmp_path / "missing" / "a.bin"))[0] == 2
+    assert gc.isenabled()
+    gc.disable()  # a caller that keeps it off gets it back off
+    try:
+        assert run(capsys, "build", str(pgn), "-o", str(tmp_path / "b.bin"), "--min-games", "1")[0] == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_build_kvetka_with_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

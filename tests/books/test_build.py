@@ -380,6 +380,18 @@ def test_to_stats_finds_positions_deeper_than_the_memo(jobs: int) -> None:
         board.push(move)
 
 
+def test_to_stats_boards_are_the_builders_boards() -> None:
+    # to_stats makes a deep position's board from its parent's: it must be board(key)'s, FEN counters included,
+    # also in Chess960 games and in games from a FEN
+    builder = BookBuilder(max_ply=60)
+    for name in ("libcbh_NormalGames/BielMTO.pgn", "libcbh_Chess960Biel/Chess960.pgn",
+                 "libcbh_UnusualStart/UnusualStart.pgn"):
+        builder.add_pgn(find_corpus("chessbase", *name.split("/")))
+    keys = list(dict.fromkeys(entry.key for entry in builder.entries()))
+    assert [position.fen for position in builder.to_stats()] == [builder.board(key).fen() for key in keys]
+    assert len(builder._links[0]) > 5_000  # positions past the memo's depth, made from their parent's board
+
+
 def test_python_chess_games_count_like_their_pgn() -> None:
     text = ('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0\n\n[Result "1/2-1/2"]\n\n1. d4 d5 2. c4 1/2-1/2\n\n'
             '[Variant "Chess960"]\n[FEN "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"]\n'

@@ -503,6 +503,12 @@ class BookBuilder:
 
     def board(self, key: int) -> chess.Board:
         """The position of a key met in the build."""
+        return self._board(key, {})
+
+    def _board(self, key: int, known: dict[int, chess.Board]) -> chess.Board:
+        """:meth:`board`, taking the positions on the way up from ``known`` (boards this method gave) instead of
+        going up to a stored position: ``to_stats`` meets a deep position's parent first, so each of its boards
+        costs one move, and is the same board (the walk up is the same; a board made from a FEN is not taken)."""
         import chess
 
         from ..formats.polyglot.moves import decode_move
@@ -514,7 +520,15 @@ class BookBuilder:
             return chess.Board(fen, chess960=chess.Board(fen).has_chess960_castling_rights())
         moves: list[int] = []
         link_keys, parents, raws = self._links
-        while (board := self._stored(key)) is None:
+        while True:
+            parent = known.get(key)
+            if parent is not None and key not in self._fens:
+                board = parent.copy(stack=False)
+                break
+            stored = self._stored(key)
+            if stored is not None:
+                board = stored
+                break
             at = int(np.searchsorted(link_keys, np.uint64(key)))
             if at == len(link_keys) or int(link_keys[at]) != key:
                 raise KeyError(f"position {key:#018x} not met in this build")
@@ -552,7 +566,7 @@ class BookBuilder:
         for entry in self.entries():
             board = boards.get(entry.key)
             if board is None:
-                board = boards[entry.key] = self.board(entry.key)
+                board = boards[entry.key] = self._board(entry.key, boards)
             fen = board.fen()
             name = fen.rsplit(" ", 2)[0]
             position = stats.positions.get(name)

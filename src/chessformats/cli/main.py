@@ -222,18 +222,32 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o)."""
-    from ..books.build import BookBuilder, table_rows
-
     handler = registry.for_output(args.output, args.format)
     if handler.build is None:
         raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
     console = _console(stderr=True) if sys.stderr.isatty() else None
     say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
-    # the build keeps millions of small objects alive to the end and makes no reference cycles: the
-    # cyclic garbage collector would only rescan them (a full pass costs more than writing the book)
-    gc.disable()
     if args.memory < 0:
         raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
+    # the build keeps millions of small objects alive to the end and makes no reference cycles: the
+    # cyclic garbage collector would only rescan them (a full pass costs more than writing the book).
+    # It is switched on again afterwards: `main` also runs inside other programs (and the tests), where a
+    # collector left off keeps every reference cycle made later (the test suite grew to 10 GB)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(args, handler, console, say)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | None, say: Any) -> int:
+    """The build of ``cmd_build``, with the cyclic garbage collector off."""
+    from ..books.build import BookBuilder, table_rows
+
+    assert handler.build is not None
+
     builder = BookBuilder(max_ply=args.max_ply, game_filter=_game_filter(args), boards=handler.build_needs_boards,
                           table_rows=None if args.memory == 0 else table_rows(args.memory),
                           spill_dir=args.spill_dir)
