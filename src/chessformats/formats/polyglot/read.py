@@ -287,7 +287,8 @@ class PolyglotBook(BookMethods[Entry], MappedFile):
         that are not legal in the position are dropped (key collisions, damaged entries). ``a1a1``
         entries are always left out; weight-0 entries only when ``minimum_weight`` > 0.
         """
-        entries = self._entries(position, minimum_weight, exclude_moves, legal_only)
+        entries = list(self.find_all(position, minimum_weight=minimum_weight, exclude_moves=exclude_moves,
+                                     legal_only=legal_only))
         if not entries:
             return None
         board = position if isinstance(position, chess.Board) else None
@@ -298,22 +299,20 @@ class PolyglotBook(BookMethods[Entry], MappedFile):
         """The entries of a position (board or key) in file order, as python-chess's ``find_all``: weight-0
         entries left out unless ``minimum_weight=0``; with a board, castling as standard castling and only
         legal moves (``legal_only``); ``a1a1`` entries never."""
-        return iter(self._entries(position, minimum_weight, exclude_moves, legal_only))
-
-    def _entries(self, position: BoardOrKey, minimum_weight: int, exclude_moves: Container[chess.Move],
-                 legal_only: bool) -> list[Entry]:
-        self._check_open()
-        if isinstance(position, chess.Board):
-            board: chess.Board | None = position
-            key = zobrist_hash(position)
-        elif isinstance(position, int):
+        if self.closed:
+            self._check_open()
+        board: chess.Board | None
+        if isinstance(position, int):
             board, key = None, position
+        elif isinstance(position, chess.Board):
+            board = position
+            key = zobrist_hash(position)
         else:
             raise TypeError(f"a Polyglot book is probed with a chess.Board or a Zobrist key (int), not "
                             f"{type(position).__name__}")
         indices = self._indices(key)
         if not indices:
-            return []
+            return iter(())
         legal = legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
@@ -331,11 +330,11 @@ class PolyglotBook(BookMethods[Entry], MappedFile):
             if legal is not None and not legal(move):
                 continue
             result.append(_new_entry((key, raw, weight, learn, move, index)))
-        return result
+        return iter(result)
 
     def __contains__(self, position: object) -> bool:
         if isinstance(position, (chess.Board, int)):
-            return bool(self._entries(position, 0, (), True))
+            return next(self.find_all(position, minimum_weight=0), None) is not None
         return False
 
     def arrays(self) -> dict[str, np.ndarray[Any, Any]]:
