@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -117,6 +118,31 @@ def parse(
         raise FormatError(_construct_message(exc), file=file, offset=offset, path=path or None) from exc
 
 
+_RENAMED, _STRUCT, _ARRAY, _LEAF, _OTHER = "renamed", "struct", "array", "leaf", "other"
+
+
+def _kind(con: cs.Construct) -> str:
+    """How :meth:`_Tracer.walk` takes ``con``: ``_LEAF`` for a node that none of its other cases takes."""
+    if isinstance(con, cs.Renamed):
+        return _RENAMED
+    if isinstance(con, cs.Struct):
+        return _STRUCT
+    if isinstance(con, (cs.Array, cs.GreedyRange)):
+        return _ARRAY
+    if bit_run(con) is not None or isinstance(con, (cs.FixedSized, cs.IfThenElse)) or (
+            isinstance(con, cs.Adapter) and isinstance(unwrap(con.subcon), _CONTAINERS)):
+        return _OTHER
+    return _LEAF
+
+
+def _type_and_enum(con: cs.Construct) -> tuple[str, dict[int, tuple[str, str]] | None]:
+    return type_name(con), enum_meanings(con)
+
+
+def _trace_spans(con: cs.Construct) -> Any:
+    return getattr(unwrap(con, keep_enum=True), "trace_spans", None)
+
+
 def _construct_message(exc: BaseException) -> str:
     text = str(exc)
     # construct prefixes messages with its own path, e.g. "Error in path (parsing) -> key\n..."
@@ -129,6 +155,15 @@ class _Tracer:
         self.file = file
         self.length = length
         self.out: list[TracedField] = []
+        # what a declaration node says of itself (names, type, enum, bit run), worked out once per node and trace
+        # rather than once per record; by id, the node kept beside its answer (an id is not reused while it lives)
+        self._known: dict[tuple[int, str], tuple[cs.Construct, Any]] = {}
+
+    def _once(self, kind: str, con: cs.Construct, derive: Callable[[cs.Construct], Any]) -> Any:
+        known = self._known.get((id(con), kind))
+        if known is None:
+            known = self._known[id(con), kind] = (con, derive(con))
+        return known[1]
 
     # bitrun: (absolute byte offset of the run, run width in bits, little-endian) when the stream is a bit stream
     def walk(
@@ -142,15 +177,18 @@ class _Tracer:
         depth: int,
         bitrun: tuple[int, int, bool] | None,
     ) -> Any:
-        if isinstance(con, cs.Renamed):
-            inner, sub_name, sub_meaning = strip_renamed(con)
+        kind = self._once("kind", con, _kind)
+        if kind is _RENAMED:
+            inner, sub_name, sub_meaning = self._once("renamed", con, strip_renamed)
             return self.walk(inner, stream, context, join_path(path, sub_name), sub_name or name,
                              sub_meaning or meaning, depth, bitrun)
-        if isinstance(con, cs.Struct):
+        if kind is _STRUCT:
             return self._struct(con, stream, context, path, name, meaning, depth, bitrun)
-        if isinstance(con, (cs.Array, cs.GreedyRange)):
+        if kind is _ARRAY:
             return self._array(con, stream, context, path, name, meaning, depth, bitrun)
-        run = bit_run(con) if bitrun is None else None
+        if kind is _LEAF:
+            return self._leaf(con, stream, context, path, name, meaning, depth, bitrun)
+        run = self._once("run", con, bit_run) if bitrun is None else None
         if run is not None and run.size is None and not run.little_endian:
             return self._variable_run(con, run.fields, stream, context, path, name, meaning, depth)
         if run is not None and run.size is not None:
@@ -189,8 +227,9 @@ class _Tracer:
         bitrun: tuple[int, int, bool] | None,
     ) -> TracedField:
         if bitrun is None:
-            field = TracedField(path, name, self.base + start, self.base + end, value, meaning, type_name(con),
-                                depth, leaf, enum=enum_meanings(con))
+            type_, enum = self._once("type", con, _type_and_enum)
+            field = TracedField(path, name, self.base + start, self.base + end, value, meaning, type_, depth, leaf,
+                                enum=enum)
         else:
             run_start, width, little = bitrun
             high = width - 1 - start
@@ -198,9 +237,9 @@ class _Tracer:
                 first, last = run_start + (width - end) // 8, run_start + high // 8 + 1
             else:
                 first, last = run_start + start // 8, run_start + (end + 7) // 8
-            field = TracedField(path, name, first, last, value, meaning, type_name(con), depth, leaf,
-                                8 * run_start + start, 8 * run_start + end, (width - end, high), enum_meanings(con),
-                                little)
+            type_, enum = self._once("type", con, _type_and_enum)
+            field = TracedField(path, name, first, last, value, meaning, type_, depth, leaf, 8 * run_start + start,
+                                8 * run_start + end, (width - end, high), enum, little)
         return field
 
     def _struct(self, con: cs.Struct, stream: io.BytesIO, context: Any, path: str, name: str, meaning: str,
@@ -269,7 +308,7 @@ class _Tracer:
         end = stream.tell()
         field = self._record(con, start, end, value, path, name, meaning, depth, True, bitrun)
         self.out.append(field)
-        spans = getattr(unwrap(con, keep_enum=True), "trace_spans", None)
+        spans = self._once("spans", con, _trace_spans)
         if spans is not None:
             origin = 8 * field.start if bitrun is None else (field.bit_start or 0)
             raw = bytes(stream.getbuffer()[start:end]) if bitrun is None else None
