@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -285,3 +286,61 @@ def test_reads_like_python_chess_from_a_stream() -> None:
     assert isinstance(items[0], PreparedGame) and isinstance(items[1], chess.pgn.Game)
     assert str(items[1]) == str(chess.pgn.read_game(io.StringIO(_TRICKY[17])))  # the comment's blank line kept
     assert "with a blank line" in str(items[1])
+
+
+def _long_annotated_game(plies: int) -> str:
+    """A legal game of ``plies`` moves (knights out and back) with a clock, an evaluation, coloured squares and
+    arrows on every move: four annotation items a move, far past the 255 a one-byte count could hold."""
+    tours = ["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8"]
+    moves = []
+    for ply in range(plies):
+        number = f"{ply // 2 + 1}. " if ply % 2 == 0 else ""
+        seconds = 5400 - ply * 7
+        clock = f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+        moves.append(f"{number}{tours[ply % 8]} {{ [%clk {clock}] [%eval {(ply % 50 - 25) / 10:.2f}] "
+                     f"[%csl Gd4,Re5] [%cal Ge2e4,Rd7d5] }}")
+    tags = "".join(f'[{name} "{value}"]\n' for name, value in (
+        ("Event", "Long"), ("Site", "?"), ("Date", "2026.11.27"), ("Round", "1"), ("White", "A"), ("Black", "B"),
+        ("Result", "1/2-1/2")))
+    return f"{tags}\n{' '.join(moves)} 1/2-1/2\n"
+
+
+def _marks(node: chess.pgn.ChildNode) -> tuple[Any, ...]:
+    score = node.eval()
+    return (node.clock(), None if score is None else score.white(),
+            sorted((arrow.tail, arrow.head, arrow.color) for arrow in node.arrows()))
+
+
+def test_a_game_with_thousands_of_annotation_items_round_trips(tmp_path: Path) -> None:
+    # the annotation record counts its items in 24 bits (issue 22): 400 plies x 4 items + the start's
+    pgn = tmp_path / "long.pgn"
+    pgn.write_text(_long_annotated_game(400) * 2, encoding="utf-8")
+    report, _ = _assert_same(pgn, tmp_path)
+    assert report.written == 2 and not report.skipped
+    reference = list(_reference_items(pgn))
+    with chessbase.open_database(tmp_path / "fast.cbh") as db:
+        for number, game in enumerate(reference, 1):
+            assert isinstance(game, chess.pgn.Game)
+            items = db.annotations(number)
+            assert len(items) >= 4 * 400
+            back = db[number].to_pgn()
+            assert [node.move for node in back.mainline()] == [node.move for node in game.mainline()]
+            assert [_marks(node) for node in back.mainline()] == [_marks(node) for node in game.mainline()]
+            assert [re.sub(r"\[%[^\]]*\]", "", node.comment).split() for node in back.mainline()] == \
+                [[] for _ in game.mainline()]  # nothing but the commands read back as their annotations
+
+
+def test_the_annotation_count_is_checked_against_the_items(tmp_path: Path) -> None:
+    pgn = tmp_path / "long.pgn"
+    pgn.write_text(_long_annotated_game(80), encoding="utf-8")
+    write_database_from_pgn(tmp_path / "base.cbh", pgn)
+    cba = tmp_path / "base.cba"
+    data = bytearray(cba.read_bytes())
+    with chessbase.open_database(tmp_path / "base.cbh") as db:
+        offset, record = db.annotation_data(1)  # type: ignore[misc]
+        assert int.from_bytes(record[7:10], "big") == len(db.annotations(1)) + 1
+    data[offset + 9] ^= 1
+    cba.write_bytes(bytes(data))
+    with chessbase.open_database(tmp_path / "base.cbh") as db, pytest.raises(FormatError) as raised:
+        db.annotations(1)
+    assert raised.value.offset == offset + 7 and "count" in str(raised.value)

@@ -58,6 +58,8 @@ _DATA_SIZE = _WORD.field("size")
 _WORD_SIZE: int = schema.DATA_WORD.sizeof()
 _ANNOTATION_HEAD_SIZE: int = schema.ANNOTATION_RECORD_HEAD.sizeof()
 _ANNOTATION_SIZE = codec(schema.ANNOTATION_RECORD_HEAD).field("size")
+_ANNOTATION_COUNT_AT: int = schema.ANNOTATION_RECORD_HEAD.subcons[0].sizeof() + \
+    schema.ANNOTATION_RECORD_HEAD.subcons[1].sizeof()
 
 
 _GAME = codec(schema.GAME_RECORD)
@@ -389,6 +391,10 @@ class Database(MappedFile):
             parse(schema.ANNOTATION_ITEM, data[used:], file=cba, offset=offset + used, path=path)
             raise InvalidValueError(f"game {number}: annotation item {len(items)} does not fit its record",
                                     file=cba, offset=offset + used, path=path)
+        if record.count != len(items) + 1:
+            raise InvalidValueError(f"game {number}: the annotation record counts {record.count - 1} items but "
+                                    f"holds {len(items)}", expected=len(items) + 1, actual=record.count, file=cba,
+                                    offset=offset + _ANNOTATION_COUNT_AT, path=f"annotations[{number}].count")
         return items
 
     def game_data(self, number: int) -> tuple[int, bytes]:

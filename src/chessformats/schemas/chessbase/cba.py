@@ -289,12 +289,12 @@ ANNOTATION_ITEM_HEAD = cs.Struct(*ANNOTATION_ITEM.subcons[:3])
 
 ANNOTATION_RECORD_HEAD = cs.Struct(
     "game" / U24 * "the record's game number (its .cbh record, from 1); 0 in files of some other writers",
-    "fixed" / cs.Bytes(6) * "01 00 0E 0E 00 00 in every corpus record (meaning unknown)",
-    "count" / cs.Int8ub * "number of items + 1 (seen on every corpus record)",
+    "fixed" / cs.Bytes(4) * "01 00 0E 0E in every corpus record (meaning unknown)",
+    "count" / U24 * "number of items + 1 (24-bit big-endian, as morphy writes it; checked against the items)",
     "size" / cs.Int32ub * "size of the record in bytes, this head included",
 )
 
-ANNOTATION_FIXED = bytes.fromhex("01000e0e0000")
+ANNOTATION_FIXED = bytes.fromhex("01000e0e")
 """The value of ``ANNOTATION_RECORD_HEAD.fixed`` in every corpus record (what a writer stores)."""
 
 ANNOTATION_RECORD = cs.Struct(
