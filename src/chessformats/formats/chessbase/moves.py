@@ -105,15 +105,20 @@ class DecodedMove(NamedTuple):
     """Offset in the ``.cbg`` file of the move's first byte."""
     byte_count: int
 
-    def uci(self, *, chess960: bool = False) -> str:
-        """UCI text ("0000" for a null move); castling as the king's move (or onto the rook in Chess960)."""
+    def move(self, *, chess960: bool = False) -> chess.Move:
+        """The python-chess move (``Move.null()`` for a null move); castling as the king's move (or onto the rook
+        in Chess960)."""
         if self.null:
-            return "0000"
+            return chess.Move.null()
         to_square = self.to_square
         if self.castling and not chess960:
             to_square = chess.square(6 if chess.square_file(to_square) > chess.square_file(self.from_square) else 2,
                                      chess.square_rank(self.from_square))
-        return chess.Move(self.from_square, to_square, self.promotion).uci()
+        return chess.Move(self.from_square, to_square, self.promotion)
+
+    def uci(self, *, chess960: bool = False) -> str:
+        """UCI text ("0000" for a null move); castling as the king's move (or onto the rook in Chess960)."""
+        return self.move(chess960=chess960).uci()
 
 
 @dataclass

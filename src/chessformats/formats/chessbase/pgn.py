@@ -32,8 +32,7 @@ def build_game(decoded: DecodedGame, headers: Mapping[str, str],
     count = [0]
 
     def add(node: chess.pgn.GameNode, token: DecodedMove) -> chess.pgn.GameNode:
-        move = chess.Move.null() if token.null else chess.Move.from_uci(token.uci(chess960=chess960))
-        child = node.add_variation(move)
+        child = node.add_variation(token.move(chess960=chess960))
         count[0] += 1
         if annotate is not None:
             annotate(child, count[0])
