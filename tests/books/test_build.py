@@ -8,6 +8,7 @@ import io
 import itertools
 import lzma
 import random
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chessformats import FormatError, TruncatedError
-from chessformats.books import batchplay
+from chessformats.books import batches, batchplay
 from chessformats.books import build as bookbuild
 from chessformats.books.batches import read_batch as _read_batch
 from chessformats.books.build import COUNT_MAX, BookBuilder
@@ -390,6 +391,33 @@ def test_to_stats_boards_are_the_builders_boards() -> None:
     keys = list(dict.fromkeys(entry.key for entry in builder.entries()))
     assert [position.fen for position in builder.to_stats()] == [builder.board(key).fen() for key in keys]
     assert len(builder._links[0]) > 5_000  # positions past the memo's depth, made from their parent's board
+
+
+_SAN_WORD = re.compile(r"(?<![\w.])([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?[+#]?|O-O(?:-O)?[+#]?)(?=\s)")
+
+
+def test_lichess_comments_read_in_the_batch_and_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every move of twic1134 followed by lichess's { [%eval ...] [%clk ...] } (and a NAG now and then): the same
+    # book as the plain games, every game read by the batch scan (the tokenizer reads none)
+    text = find_corpus("pgn", "twic1134-mainlines.pgn").read_text(encoding="utf-8")
+    rng = random.Random(28)
+
+    def comment(match: re.Match[str]) -> str:
+        nag = " $6" if rng.random() < 0.05 else ""
+        return (f"{match.group(1)}{nag} {{ [%eval {rng.uniform(-3, 3):.2f}] "
+                f"[%clk 0:{rng.randint(0, 9):02d}:{rng.randint(10, 59)}] }}")
+
+    commented = "\n".join(line if line.startswith("[") else _SAN_WORD.sub(comment, line)
+                          for line in text.split("\n"))
+    assert commented.count("[%clk") > 400_000
+    plain = BookBuilder(max_ply=30)
+    plain.add_pgn_text(text)
+    tokenized = []
+    monkeypatch.setattr(batches, "parse_game", lambda *args: tokenized.append(args) or parse_game(*args))
+    lichess = BookBuilder(max_ply=30)
+    lichess.add_pgn_text(commented)
+    assert not tokenized
+    assert lichess.games == plain.games and list(lichess.entries()) == list(plain.entries())
 
 
 def test_python_chess_games_count_like_their_pgn() -> None:

@@ -7,9 +7,11 @@ import itertools
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chessformats.books import batches
 from chessformats.books.batches import Batch, read_batch
 from chessformats.books.pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
 from conftest import find_corpus
@@ -77,7 +79,11 @@ def test_header_fields_of_corpus_games() -> None:
 _PLAIN_MOVETEXT = ["1.", "12.", "3...", "e4", "Nf3", "exd5", "O-O", "O-O-O", "0-0", "e8=Q", "Qxe5+", "Nf3#", "e4!",
                    "e4?!", "1-0", "0-1", "1/2-1/2", "*", "1-0+", "e5+", "12a", "+e5", "-", "Nf3xe5xd6xc7", " ", "  ",
                    "\n", "\t", "\r\n", ".", "!"]
-_ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)"]
+_ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)",
+                 # comments and NAGs the scan blanks out, glued to what is around them or not, and what makes it
+                 # hand the game over: a ';' or '%' line that may hide a brace, a brace unclosed or unopened
+                 "{ [%eval 0.17] [%clk 0:04:31] }", "{c}+", "e4{c}e5", "{a;b}", "{a\n%b}", "{(}", "{x\n\ny}",
+                 "$12+", "e4$3", "{$1}", "{", "}", "{" + "long " * 30 + "}", "\n%esc\n", ";{\n", "{;}\n"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -111,3 +117,29 @@ def _compare(games: list[str], max_ply: int) -> Batch:
     assert [batch.sans(index) for index in range(len(batch.numbers))] == [
         sans for _, sans, error in expected if error is None]
     return batch
+
+
+def test_batch_reading_of_commented_movetext(monkeypatch: pytest.MonkeyPatch) -> None:
+    # brace comments and NAGs are blanked out before the scan; what could read otherwise goes to the tokenizer
+    handed = [
+        "1. e4 ;{ a brace in a line comment\n e5 } 2. Nf3 *",  # the '}' closes nothing: e5 is a move
+        "1. e4 {a\n%b} e5 *",  # an escape line inside a comment
+        "1. e4 {a ; b} e5 *",  # a semicolon inside a comment
+        "1. e4 { [%clk 0:01:00] }+ e5 *",  # a check mark after a comment
+        "1. e4 {unterminated e5 2. Nf3 *",
+        "1. e4 } e5 *",
+        "1. e4 {x} (1. d4 {y}) e5 *",
+        "1. e4 {" + "x" * 2000 + "} e5 2. Nf3 *",  # longer than the window
+    ]
+    read = [
+        "1. e4{c}e5 2. Nf3$1 Nc6 *",
+        "1. e4 $14 {a (b) c} e5 2. Nf3 {[%eval 0.3]} {two} Nc6 1-0",
+        " ".join(f"{n}. e4 {{ [%eval 0.17] [%clk 0:04:31] }} e5 {{ [%eval -0.2] [%clk 0:04:30] }}"
+                 for n in range(1, 40)) + " *",
+    ]
+    calls = []
+    monkeypatch.setattr(batches, "parse_game", lambda *args: calls.append(args) or parse_game(*args))
+    batch = _compare([f'[Result "*"]\n\n{body}\n\n' for body in read], 12)
+    assert not calls and [len(batch.sans(index)) for index in range(3)] == [4, 4, 12]
+    _compare([f'[Result "*"]\n\n{body}\n\n' for body in handed], 12)
+    assert len(calls) == len(handed)

@@ -1,7 +1,9 @@
 """Reading games in batches for the book builder: a batch of PGN games -> the events its plies add.
 
 A batch (:data:`CHUNK_GAMES` games) is read with :mod:`~chessformats.books.pgnscan` (plain movetext, whole
-batch at once) or :func:`~chessformats.books.pgnread.parse_game` (the rest), replayed by
+batch at once; brace comments and NAGs -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }`` after every move -- are
+blanked out first, so commented games are read with the plain ones) or
+:func:`~chessformats.books.pgnread.parse_game` (the rest: variations, ``;`` comments, escapes), replayed by
 :mod:`~chessformats.books.batchplay` (python-chess for what it does not play), and turned into a
 :class:`Chunk`: one event (game, ply, key, move, outcome) per ply, the positions to find boards again, and
 the games skipped with their reason. :class:`~chessformats.books.build.BookBuilder` aggregates chunks.
@@ -9,6 +11,7 @@ the games skipped with their reason. :class:`~chessformats.books.build.BookBuild
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -268,11 +271,44 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
 
 def _scan_heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int,
                 max_ply: int) -> pgnscan.Scan:
-    """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``)."""
-    ends = [end for _, end in spans]
-    heads = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
-    return pgnscan.scan(heads, [position + limit < end for position, end in zip(positions, ends, strict=True)],
-                        max_ply)
+    """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``), its
+    brace comments and NAGs blanked out first (:func:`_uncommented`)."""
+    heads: list[str] = []
+    cut: list[bool] = []
+    for position, (_, end) in zip(positions, spans, strict=True):
+        head = text[position:min(position + limit, end)]
+        if "{" in head or "$" in head:
+            head, truncated = _uncommented(text, position, end, limit)
+        else:
+            truncated = position + limit < end
+        heads.append(head)
+        cut.append(truncated)
+    return pgnscan.scan(heads, cut, max_ply)
+
+
+_COMMENT = re.compile(r"\{[^}]*\}")
+_NAG = re.compile(r"\$\d+")
+"""A brace comment, a NAG: polyglot's lexer (and :func:`parse_game`) reads each as one token that separates the
+symbols around it and adds no move, so each reads the same as one blank (and where what follows reads otherwise
+after a blank -- a ``+`` -- pgnscan refuses the game: :func:`parse_game` reads it)."""
+_WINDOW = 6
+"""Characters of movetext looked at per character of head: comments up to 5 times as long as the moves (a
+lichess ``{ [%eval 0.17] [%clk 0:04:31] }`` after every move is ~4 times) are blanked out in one pass."""
+
+
+def _uncommented(text: str, position: int, end: int, limit: int) -> tuple[str, bool]:
+    """The first ``limit`` characters of the movetext at ``position`` with its brace comments and NAGs each
+    replaced by a blank, and whether the movetext goes on after them. Movetext with a ``;`` comment or a ``%``
+    escape line (which may hold braces) is left as it is, and so is a comment the window cuts: pgnscan refuses
+    the game, and :func:`parse_game` reads it."""
+    stop = min(position + _WINDOW * limit, end)
+    raw = text[position:stop]
+    if ";" in raw or "\n%" in raw:
+        return raw[:limit], position + limit < end
+    head = _COMMENT.sub(" ", raw) if "{" in raw else raw
+    if "$" in head:
+        head = _NAG.sub(" ", head)
+    return head[:limit], stop < end or len(head) > limit
 
 
 _RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}
