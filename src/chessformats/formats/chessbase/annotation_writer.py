@@ -51,6 +51,8 @@ _REST_MOVES = 1000
 _PERIODS = 3
 """Periods of a time control item (33 bytes, morphy's TimeControlAnnotation; the reader's test record)."""
 _MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
+_BODIES = {type_: codec(case.declaration) for type_, case in schema.ANNOTATION_CASES.items()}
+"""Each item type's body codec (generated functions for the fixed bodies: clocks, evaluations, symbols ...)."""
 
 
 @dataclass
@@ -93,7 +95,7 @@ class _Items:
 
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
         type_ = _TYPES[kind]
-        data = schema.ANNOTATION_CASES[type_].declaration.build(body)
+        data = _BODIES[type_].encode(body)
         if _ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
             self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
             return
@@ -122,12 +124,11 @@ class _Items:
             self.add(position, "symbols", {name: values[i] if i < used else None
                                            for i, (name, _) in enumerate(_SYMBOL_FIELDS)})
 
-    def clock(self, position: int, node: chess.pgn.ChildNode, clock: float) -> None:
-        mover = node.parent.turn() if node.parent is not None else chess.WHITE
+    def clock(self, position: int, mover: chess.Color, clock: float) -> None:
         self.add(position, "white_clock" if mover == chess.WHITE else "black_clock",
                  {"centiseconds": round(clock * 100)})
 
-    def commands(self, position: int, node: chess.pgn.ChildNode, *, clock: bool = True) -> None:
+    def commands(self, position: int, node: chess.pgn.ChildNode, mover: chess.Color, *, clock: bool = True) -> None:
         squares, arrows = [], []
         for arrow in node.arrows():
             colour = _COLOURS.get(arrow.color)
@@ -144,7 +145,7 @@ class _Items:
             self.add(position, "arrows", {"arrows": arrows})
         seconds = node.clock() if clock else None
         if seconds is not None:
-            self.clock(position, node, seconds)
+            self.clock(position, mover, seconds)
         emt = node.emt()
         if emt is not None:
             hours, rest = divmod(round(emt), 3600)
@@ -153,7 +154,7 @@ class _Items:
             else:
                 self.add(position, "time_spent", {"hours": hours, "minutes": rest // 60, "seconds": rest % 60,
                                                   "unknown": 0})
-        score = node.eval()
+        score = chess.pgn.GameNode.eval(_Turned(node.comment, not mover))  # type: ignore[arg-type]
         if score is not None:
             white = score.white()
             mate = white.mate()
@@ -198,7 +199,22 @@ class _Items:
         return bytes(head) + body
 
 
-def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode]) -> list[chess.pgn.ChildNode]:
+class _Turned:
+    """A node's comment and the side to move after it, for python-chess's own ``GameNode.eval`` (whose
+    ``self.turn()`` walks up to the game from the node)."""
+
+    __slots__ = ("_turn", "comment")
+
+    def __init__(self, comment: str, turn: chess.Color) -> None:
+        self.comment = comment
+        self._turn = turn
+
+    def turn(self) -> chess.Color:
+        return self._turn
+
+
+def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode],
+                  movers: dict[int, chess.Color]) -> list[chess.pgn.ChildNode]:
     """The nodes whose clocks are the game's final clocks: when only the last main-line move of each side has
     a clock, ChessBase stores them on the game (position -1, white's first; BielMTO, Chess960Biel), and the
     reader puts them back on those moves. Empty otherwise."""
@@ -210,9 +226,18 @@ def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode]) -> lis
     while node.variations:
         node = node.variations[0]
         assert isinstance(node, chess.pgn.ChildNode)
-        last[node.parent.turn()] = node
+        last[movers[id(node)]] = node
     finals = [last[side] for side in (chess.WHITE, chess.BLACK) if side in last]
     return [node for node in finals if node in clocked] if all(node in finals for node in clocked) else []
+
+
+def _movers(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode]) -> dict[int, chess.Color]:
+    """By ``id``: the side that made each node's move (``node.parent.turn()``, which walks up to the game from
+    every node: quadratic in the game's length), in one pass over the nodes, parents first (stream order)."""
+    movers: dict[int, chess.Color] = {id(game): not game.turn()}
+    for node in nodes:
+        movers[id(node)] = not movers[id(node.parent)]
+    return movers
 
 
 def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: int,
@@ -221,18 +246,19 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
     items = _Items(encoding)
     items.text(-1, "text_after", game.comment)
     items.time_control(game.headers.get("TimeControl", ""))
-    finals = _final_clocks(game, encoded.nodes)
+    movers = _movers(game, encoded.nodes)
+    finals = _final_clocks(game, encoded.nodes, movers)
     for node in finals:
         seconds = node.clock()
         assert seconds is not None
-        items.clock(-1, node, seconds)
+        items.clock(-1, movers[id(node)], seconds)
     for position, node in enumerate(encoded.nodes):
         if node.starting_comment:
             items.text(position, "text_before", node.starting_comment)
         if node.nags:
             items.nags(position, set(node.nags))
         if node.comment:
-            items.commands(position, node, clock=node not in finals)
+            items.commands(position, node, movers[id(node)], clock=node not in finals)
             items.text(position, "text_after", node.comment)
     return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
 
