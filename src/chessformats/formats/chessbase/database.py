@@ -128,6 +128,10 @@ class Database(MappedFile):
     """
 
     _views = ("records",)
+    archive_path: str | None = None
+    """The ``.cbv``/``.cbz`` the base was opened from (its files are then in a temporary folder), else ``None``."""
+    archive_cleanup: Any = None
+    """Removes that temporary folder (run by :meth:`close`)."""
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
         name = os.fspath(path)
@@ -242,6 +246,8 @@ class Database(MappedFile):
             part.close()
         if self._extended is not None:
             self._extended.close()
+        if self.archive_cleanup is not None:  # opened from an archive: its temporary folder goes
+            self.archive_cleanup()
 
     # --- the games -------------------------------------------------------------------------------------
 
@@ -505,6 +511,14 @@ def _pgn_one(db: Database, number: int, annotated: bool) -> str | FormatError:
         return error
 
 
-def open_database(path: str | os.PathLike[str], *, encoding: str | None = None) -> Database:
-    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page)."""
+def open_database(path: str | os.PathLike[str], *, encoding: str | None = None,
+                  password: str | bytes | None = None) -> Database:
+    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page), or the
+    base a ChessBase archive carries (``.cbv``; ``.cbz`` with its ``password``), through a temporary folder that
+    :meth:`Database.close` removes (:func:`~.archive.open_archived_database`)."""
+    from .archive import is_archive, open_archived_database
+
+    if is_archive(path):
+        database: Database = open_archived_database(path, password=password, encoding=encoding)
+        return database
     return Database(path, encoding=encoding)

@@ -1,0 +1,390 @@
+"""ChessBase archives (``.cbv``, and ``.cbz``: the same enciphered with a password): list, read, extract.
+
+>>> from chessformats.formats.chessbase.archive import open_archive
+>>> with open_archive("twic1134.cbv") as archive:                     # doctest: +SKIP
+...     for member in archive.members:
+...         print(member.name, member.size)
+...     archive.extract("twic1134")
+
+The layout is declared in :mod:`chessformats.schemas.chessbase.cbv`; the decoding stages are the engine's
+(:mod:`~chessformats.engine.huffman`, :mod:`~chessformats.engine.lzrle`, :mod:`~chessformats.engine.des`).
+A file is read block by block (:meth:`Archive.blocks`), each block decoded whole and checked (checksum, coding,
+sizes), so memory holds one block at a time when extracting. :func:`~.database.open_database` opens a
+``.cbv``/``.cbz`` through :func:`open_archived_database`: the files go to a temporary folder that is removed
+when the base is closed (or fails to open).
+
+Names in the file table are checked before anything is written (:func:`safe_name`): only plain relative names
+are accepted; ``..``, absolute paths, drives, control characters and Windows device names are refused.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ...engine import des, huffman, lzrle
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.fileio import atomic_write_set, map_file
+from ...engine.trace import parse
+from ...schemas.chessbase import cbv as schema
+
+__all__ = [
+    "ARCHIVE_EXTENSIONS",
+    "MAX_BLOCK_OUTPUT",
+    "Archive",
+    "ArchiveMember",
+    "PasswordError",
+    "is_archive",
+    "open_archive",
+    "open_archived_database",
+    "safe_name",
+]
+
+ARCHIVE_EXTENSIONS = (".cbv", ".cbz")
+
+MAX_BLOCK_OUTPUT = 1 << 18
+"""The most bytes one block may decode to: ChessBase puts 61,440 bytes of a file in a block; a block that claims
+more than four times that is refused before its output is made (memory stays bounded whatever the sizes say)."""
+
+_HUFFMAN_TABLE_BYTES = (256 * (4 + huffman.MAX_LENGTH) + 7) // 8
+_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)(\..*)?$", re.IGNORECASE)
+
+
+class PasswordError(FormatError):
+    """A ``.cbz`` opened without its password, or with a wrong one (``needed``: no password was given)."""
+
+    def __init__(self, reason: str, *, needed: bool, **location: Any) -> None:
+        self.needed = needed
+        super().__init__(reason, **location)
+
+
+class ArchiveMember(NamedTuple):
+    """One file of an archive, as its file-table entry describes it."""
+
+    index: int
+    """Its entry number (from 0)."""
+    name: str
+    """Its name as stored, decoded (backslashes kept)."""
+    path: str
+    """Where it goes below an output folder: :func:`safe_name` of ``name`` (``/`` between folders)."""
+    size: int
+    """Bytes once decoded."""
+    compressed_size: int
+    """Bytes of its blocks in the archive."""
+    offset: int
+    """Offset of its first block in the (deciphered) archive."""
+    date: int
+    """The entry's date as YYYYMMDD."""
+    time: int
+    """The entry's time as hhmmsscc."""
+
+
+def safe_name(name: str) -> str | None:
+    """The relative path a stored name may be written to (``/`` between folders), or ``None`` when it must not
+    be written: empty, absolute (``/x``, ``\\x``), with a drive or a stream (``C:``, ``a:b``), a ``.`` or
+    ``..`` part, a control character, a Windows device name (``CON``, ``nul.txt``, ``COM1``), or a part
+    ending in a dot or space (Windows drops them)."""
+    if not name or any(ord(char) < 32 or char == "\x7f" for char in name):
+        return None
+    parts = name.replace("\\", "/").split("/")
+    if parts[0] == "":
+        return None  # absolute
+    for part in parts:
+        if part in ("", ".", "..") or ":" in part or _DEVICES.match(part) or part[-1] in ". " \
+                or any(char in part for char in '<>"|?*'):
+            return None
+    return "/".join(parts)
+
+
+def _decode_name(raw: bytes) -> str:
+    try:
+        return raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+class Archive:
+    """An opened archive: its :attr:`members`, their bytes (:meth:`read`, :meth:`blocks`), :meth:`extract`."""
+
+    def __init__(self, path: str | os.PathLike[str], *, password: str | bytes | None = None) -> None:
+        self.path = os.fspath(path)
+        self.data: Any = map_file(self.path)
+        self._map = self.data if isinstance(self.data, mmap.mmap) else None
+        self.encrypted = False
+        try:
+            self._open(password)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, password: str | bytes | None) -> None:
+        head = bytes(self.data[:schema.ARCHIVE_HEADER_SIZE])
+        plain = len(head) >= 2 and int.from_bytes(head[:2], "little") == schema.ARCHIVE_MAGIC
+        if not plain or password is not None:
+            if password is None:
+                if self.path.lower().endswith(".cbz"):
+                    raise PasswordError("an enciphered archive (.cbz): give its password", needed=True,
+                                        file=self.path, offset=0)
+                raise InvalidValueError("not a ChessBase archive", expected=schema.ARCHIVE_MAGIC,
+                                        actual=int.from_bytes(head[:2], "little") if len(head) >= 2 else head,
+                                        file=self.path, offset=0, path="header.magic")
+            self._decipher(password)
+        self.header, self.members = self._table()
+
+    def _decipher(self, password: str | bytes) -> None:
+        try:
+            key = des.password_key(password)
+        except ValueError as error:
+            raise PasswordError(str(error), needed=True, file=self.path) from None
+        whole = len(self.data) // 8 * 8
+        first = des.decrypt(bytes(self.data[:8]), key) if whole else b""
+        if int.from_bytes(first[:2], "little") != schema.ARCHIVE_MAGIC:
+            raise PasswordError("wrong password (the deciphered header is not an archive's)", needed=False,
+                                file=self.path, offset=0)
+        plain = des.decrypt(memoryview(self.data)[:whole] if self._map is None else self.data[:whole], key)
+        self._release_map()
+        self.data = plain
+        self.encrypted = True
+
+    def _release_map(self) -> None:
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+
+    def _table(self) -> tuple[Any, list[ArchiveMember]]:
+        size = len(self.data)
+        if size < schema.ARCHIVE_HEADER_SIZE:
+            raise TruncatedError("truncated archive header", needed=schema.ARCHIVE_HEADER_SIZE, available=size,
+                                 file=self.path, offset=0)
+        header = parse(schema.ARCHIVE_HEADER, bytes(self.data[:schema.ARCHIVE_HEADER_SIZE]), file=self.path,
+                       path="header")
+        if header.entry_size < schema.ARCHIVE_ENTRY_SIZE:
+            raise UnsupportedError(f"file-table entries of {header.entry_size} bytes (known: "
+                                   f"{schema.ARCHIVE_ENTRY_SIZE})", file=self.path, offset=4, path="header.entry_size")
+        table_end = schema.ARCHIVE_HEADER_SIZE + header.files * header.entry_size
+        if table_end > size:
+            raise TruncatedError(f"the file table of {header.files} entries ends past the end of the file",
+                                 needed=table_end, available=size, file=self.path, offset=schema.ARCHIVE_HEADER_SIZE,
+                                 path="files")
+        members: list[ArchiveMember] = []
+        taken: set[str] = set()
+        position = table_end
+        for index in range(header.files):
+            at = schema.ARCHIVE_HEADER_SIZE + index * header.entry_size
+            entry = parse(schema.ARCHIVE_ENTRY, bytes(self.data[at:at + schema.ARCHIVE_ENTRY_SIZE]), file=self.path,
+                          offset=at, path=f"files[{index}]")
+            name = _decode_name(bytes(entry.name).split(b"\0", 1)[0])
+            target = safe_name(name)
+            if target is None:
+                raise InvalidValueError("a member name that may not be written (absolute, '..', a drive, a device "
+                                        "or a control character)", actual=name, file=self.path, offset=at,
+                                        path=f"files[{index}].name")
+            if target.lower() in taken:
+                raise InvalidValueError("two members with one name", actual=name, file=self.path, offset=at,
+                                        path=f"files[{index}].name")
+            taken.add(target.lower())
+            for field, value in (("compressed_size", entry.compressed_size), ("size", entry.size)):
+                if value < 0:
+                    raise InvalidValueError("a negative size", actual=value, file=self.path,
+                                            offset=at + (132 if field == "compressed_size" else 136),
+                                            path=f"files[{index}].{field}")
+            if position + entry.compressed_size > size:
+                raise TruncatedError(f"member {name}'s blocks end past the end of the archive",
+                                     needed=position + entry.compressed_size, available=size, file=self.path,
+                                     offset=at + 132, path=f"files[{index}].compressed_size")
+            members.append(ArchiveMember(index, name, target, entry.size, entry.compressed_size, position,
+                                         entry.date, entry.time))
+            position += entry.compressed_size
+        return header, members
+
+    # --- reading ----------------------------------------------------------------------------------------
+
+    def member(self, name: str) -> ArchiveMember:
+        """The member of this name (compared without case, ``\\`` and ``/`` alike); ``KeyError`` if none."""
+        wanted = name.replace("\\", "/").lower()
+        for found in self.members:
+            if found.path.lower() == wanted:
+                return found
+        raise KeyError(f"{os.path.basename(self.path)} has no member {name!r}")
+
+    def blocks(self, member: ArchiveMember) -> Iterator[bytes]:
+        """The decoded bytes of ``member``, block after block; raises :class:`FormatError` at the first block
+        that is damaged, and when the blocks give another size than the entry says."""
+        position, end, made = member.offset, member.offset + member.compressed_size, 0
+        number = 0
+        while position < end:
+            chunk = self._block(position, end, member.size - made, f"files[{member.index}].blocks[{number}]")
+            made += len(chunk)
+            position += schema.BLOCK_HEAD_SIZE + int.from_bytes(self.data[position:position + 2], "little")
+            number += 1
+            yield chunk
+        if made != member.size:
+            raise InvalidValueError(f"member {member.name}: its blocks give {made} bytes", expected=member.size,
+                                    actual=made, file=self.path, offset=member.offset,
+                                    path=f"files[{member.index}].size")
+
+    def read(self, member: ArchiveMember | str) -> bytes:
+        """The decoded bytes of a member (or of the member of that name)."""
+        found = self.member(member) if isinstance(member, str) else member
+        return b"".join(self.blocks(found))
+
+    def _block(self, at: int, end: int, left: int, path: str) -> bytes:
+        if at + schema.BLOCK_HEAD_SIZE > end:
+            raise TruncatedError("a block head cut short", needed=schema.BLOCK_HEAD_SIZE, available=end - at,
+                                 file=self.path, offset=at, path=path)
+        size, checksum = (int.from_bytes(self.data[at + i:at + i + 2], "little") for i in (0, 2))
+        start = at + schema.BLOCK_HEAD_SIZE
+        if size == 0 or start + size > end:
+            raise TruncatedError("a block that ends past its member", needed=size, available=end - start,
+                                 file=self.path, offset=at, path=f"{path}.head.size")
+        payload = bytes(self.data[start:start + size])
+        found = int(np.frombuffer(payload, "<u2", count=size // 2).sum(dtype=np.uint64)) & 0xFFFF
+        if found != checksum:
+            raise InvalidValueError("a damaged block (its checksum does not match)", expected=checksum, actual=found,
+                                    file=self.path, offset=at + 2, path=f"{path}.head.checksum")
+        coding = payload[0]
+        if coding > 3:
+            raise InvalidValueError("an unknown block coding", expected="0-3", actual=coding, file=self.path,
+                                    offset=start, path=f"{path}.coding")
+        limit = min(left, MAX_BLOCK_OUTPUT)
+        body = payload[1:]
+        if coding & 2:
+            body = self._huffman(body, start + 1, limit, path)
+        if coding & 1:
+            try:
+                body = lzrle.decode(body, limit)
+            except lzrle.LzError as error:
+                where = start + 1 if coding & 2 else start + 1 + error.at
+                raise InvalidValueError(f"LZ/RLE data: {error} (item at {error.at} of the coded bytes)",
+                                        file=self.path, offset=where, path=f"{path}.data") from None
+        if len(body) > limit:
+            raise InvalidValueError(f"a block gives {len(body)} bytes, more than the {limit} it may",
+                                    file=self.path, offset=at, path=path)
+        return body
+
+    def _huffman(self, body: bytes, at: int, limit: int, path: str) -> bytes:
+        if len(body) < 2:
+            raise TruncatedError("a Huffman head cut short", needed=2, available=len(body), file=self.path,
+                                 offset=at, path=f"{path}.data.count")
+        count = int.from_bytes(body[:2], "big")
+        if count > limit:
+            raise InvalidValueError(f"a block that claims {count} bytes, more than the {limit} left of its member",
+                                    file=self.path, offset=at, path=f"{path}.data.count")
+        coded = body[2:]
+        head = coded[:_HUFFMAN_TABLE_BYTES]
+        bits, available = int.from_bytes(head, "big"), len(head) * 8
+        lengths, codes, used = [0] * 256, [0] * 256, 0
+        for value in range(256):
+            if used + 4 > available:
+                raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
+                                     path=f"{path}.data.table[{value}]")
+            length = (bits >> (available - used - 4)) & 15
+            used += 4
+            if used + length > available:
+                raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
+                                     path=f"{path}.data.table[{value}]")
+            lengths[value] = length
+            codes[value] = (bits >> (available - used - length)) & ((1 << length) - 1)
+            used += length
+        try:
+            return huffman.decode(coded, used, huffman.decode_table(lengths, codes), count)
+        except huffman.BitStreamError as error:
+            kind = TruncatedError if error.truncated else InvalidValueError
+            raise kind(f"Huffman code words: {error}", file=self.path, offset=at + 2 + error.bit // 8,
+                       path=f"{path}.data.words") from None
+
+    # --- writing files out ------------------------------------------------------------------------------
+
+    def extract(self, folder: str | os.PathLike[str], members: list[ArchiveMember] | None = None) -> list[str]:
+        """Write the members (all by default) below ``folder`` (made if missing): the paths written. Nothing is
+        written unless every member decodes: files are written to temporary files that are renamed at the end,
+        and a folder this call made is removed again when it fails."""
+        root = os.path.abspath(os.fspath(folder))
+        made: list[str] = []
+        chosen = self.members if members is None else members
+        try:
+            written = []
+            with atomic_write_set() as open_file:
+                for member in chosen:
+                    target = os.path.join(root, *member.path.split("/"))
+                    _make_folders(os.path.dirname(target), made)
+                    real = os.path.realpath(os.path.dirname(target))
+                    if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
+                        raise InvalidValueError("a member that would be written outside the folder",
+                                                actual=member.name, file=self.path, path=f"files[{member.index}].name")
+                    handle = open_file(target)
+                    for chunk in self.blocks(member):
+                        handle.write(chunk)
+                    written.append(target)
+            return written
+        except BaseException:
+            for path in reversed(made):
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+            raise
+
+    def close(self) -> None:
+        """Release the archive's file (closing twice is harmless)."""
+        self._release_map()
+        self.data = b""
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+
+def _make_folders(folder: str, made: list[str]) -> None:
+    missing = []
+    while not os.path.isdir(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for path in reversed(missing):
+        os.mkdir(path)
+        made.append(path)
+
+
+def open_archive(path: str | os.PathLike[str], *, password: str | bytes | None = None) -> Archive:
+    """Open a ``.cbv`` (or a ``.cbz`` with its ``password``)."""
+    return Archive(path, password=password)
+
+
+def is_archive(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names an archive (``.cbv``/``.cbz``, by its name)."""
+    return os.fspath(path).lower().endswith(ARCHIVE_EXTENSIONS)
+
+
+def open_archived_database(path: str | os.PathLike[str], *, password: str | bytes | None = None,
+                           encoding: str | None = None) -> Any:
+    """The base an archive carries, opened from a temporary folder that is removed when the base is closed,
+    when opening fails, or at the latest when the base is garbage-collected. The archive must hold one ``.cbh``."""
+    from .database import Database
+
+    folder = tempfile.mkdtemp(prefix="chessformats-cbv-")
+    try:
+        with open_archive(path, password=password) as archive:
+            bases = [member for member in archive.members if member.path.lower().endswith(".cbh")]
+            if len(bases) != 1:
+                raise UnsupportedError(f"the archive holds {len(bases)} .cbh files (one base is needed to open it "
+                                       "as a base; extract it instead)", file=archive.path)
+            archive.extract(folder)
+        database = Database(os.path.join(folder, *bases[0].path.split("/")), encoding=encoding)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    database.archive_path = os.fspath(path)
+    database.archive_cleanup = weakref.finalize(database, shutil.rmtree, folder, True)
+    return database
