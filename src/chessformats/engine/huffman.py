@@ -26,7 +26,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["LANE_BITS", "MAX_LENGTH", "BitStreamError", "build_code", "decode", "decode_table", "encode"]
+__all__ = [
+    "LANE_BITS",
+    "MAX_LENGTH",
+    "BitStreamError",
+    "Stream",
+    "build_code",
+    "decode",
+    "decode_many",
+    "decode_table",
+    "encode",
+]
 
 MAX_LENGTH = 15
 """The longest code word (its length is a 4-bit field in ChessBase's code table)."""
@@ -47,12 +57,15 @@ class BitStreamError(ValueError):
     def __init__(self, reason: str, *, bit: int, truncated: bool) -> None:
         self.bit = bit
         self.truncated = truncated
+        self.stream = 0
+        """Which stream of :func:`decode_many` (0 for :func:`decode`)."""
         super().__init__(reason)
 
 
 def decode_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarray[Any, Any]:
-    """The lookup table: for each 16-bit window, ``length << 8 | byte`` of the word it starts with (0: none)."""
-    table = np.zeros(1 << _WINDOW, np.uint16)
+    """The lookup table: for each 16-bit window, ``length << 8 | byte`` of the word it starts with; a window that
+    starts no word holds ``NO_WORD << 8`` (a length that leads past the end of any stream)."""
+    table = np.full(1 << _WINDOW, _NO_WORD << 8, np.int32)
     order = sorted((-length, byte) for byte, length in enumerate(lengths) if length)
     for negative, byte in order:  # longest first: a shorter word that is a prefix of a longer one wins
         length = -negative
@@ -63,142 +76,229 @@ def decode_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarray[Any
     return table
 
 
+_NO_WORD = 1 << 20
+"""The length given to a window that starts no word: any position it leads to is past the end of its stream (a
+stream is at most 65,535 bytes), and a walk of ``LANE_BITS + 16`` such steps stays within 32 bits."""
+
+_GAP = 4
+"""Zero bytes after each stream when several are decoded together."""
+
+
 def _triples(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """For every byte of ``data``, it and the two after it as one 24-bit integer (zeros past the end; a few
-    more entries than bytes, so that a position just past the end can still be looked up)."""
-    padded = np.zeros(len(data) + 4, np.int32)
+    """For every byte of ``data``, it and the two after it as one 24-bit integer (zeros past the end)."""
+    padded = np.zeros(len(data) + 2, np.int32)
     padded[:len(data)] = data
     return (padded[:-2] << 16) | (padded[1:-1] << 8) | padded[2:]
 
 
-_NO_WORD = 1 << 24
-"""The length given to a window that starts no word: any position it leads to is past the end."""
+class Stream(NamedTuple):
+    """One coded stream for :func:`decode_many`."""
+
+    data: bytes | memoryview
+    start_bit: int
+    """Where the first code word starts."""
+    table: np.ndarray[Any, Any]
+    """:func:`decode_table`'s table."""
+    count: int
+    """Bytes to decode."""
 
 
-def decode(data: bytes | memoryview | np.ndarray[Any, Any], start_bit: int, table: np.ndarray[Any, Any],
-           count: int) -> bytes:
+def decode(data: bytes | memoryview, start_bit: int, table: np.ndarray[Any, Any], count: int) -> bytes:
     """``count`` bytes decoded from the code words of ``data`` starting at bit ``start_bit``, with the table of
     :func:`decode_table`. Bits after the last word are ignored. Raises :class:`BitStreamError`."""
-    buffer = np.frombuffer(data, np.uint8) if not isinstance(data, np.ndarray) else data
-    total = len(buffer) * 8
-    if count == 0:
-        return b""
-    if start_bit >= total:
-        raise BitStreamError("no bits left for the coded bytes", bit=start_bit, truncated=True)
-    triples = _triples(buffer)
-    lengths = (table >> 8).astype(np.int32)
-    lengths[lengths == 0] = _NO_WORD
-    positions = _walk(_Stream(triples, lengths, total), start_bit, count)
-    words = table[(triples[positions >> 3] >> (8 - (positions & 7))) & 0xFFFF]
-    after = positions + (words >> 8)
-    broken = (after > total) | (words == 0)
-    if broken.any():
-        first = int(np.argmax(broken))
-        at, truncated = int(positions[first]), bool(words[first] != 0)
-        raise BitStreamError("the bits end inside a code word" if truncated else "bits that start no code word",
-                             bit=at, truncated=truncated)
-    if len(positions) < count:
-        raise BitStreamError(f"the bits end after {len(positions)} of {count} code words", bit=total,
-                             truncated=True)
-    return (words & 0xFF).astype(np.uint8).tobytes()
+    return decode_many([Stream(data, start_bit, table, count)])[0]
 
 
-class _Stream(NamedTuple):
+class _Joined(NamedTuple):
+    """Several streams side by side: one bit numbering, one table per stream."""
+
     triples: np.ndarray[Any, Any]
-    lengths: np.ndarray[Any, Any]
-    total: int
+    table: np.ndarray[Any, Any]
+    """The streams' tables, 65,536 entries each, one after the other."""
+    limit: int
+    """The last bit."""
 
-    def following(self, position: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """Where the word after the one at each position starts (past ``total`` when there is none)."""
-        at = np.minimum(position, self.total)
-        return position + self.lengths[(self.triples[at >> 3] >> (8 - (at & 7))) & 0xFFFF]
+    def word(self, position: np.ndarray[Any, Any], table: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The table entry of the word at each position (``table``: its stream's table offset)."""
+        at = np.minimum(position, self.limit)
+        return self.table[table + ((self.triples[at >> 3] >> (8 - (at & 7))) & 0xFFFF)]
 
 
-def _walk(stream: _Stream, start: int, count: int) -> np.ndarray[Any, Any]:
-    """The positions of the first ``count`` words of the chain from ``start`` (fewer when it ends or breaks)."""
-    total = stream.total
-    starts = np.arange(start, total, LANE_BITS, dtype=np.int32)
-    bounds = np.minimum(starts + LANE_BITS, total).astype(np.int32)
-    guessed, guessed_exits = _lanes(stream, starts, bounds)
-    seen = np.zeros(total + 1, bool)
-    seen[guessed[guessed >= 0]] = True
-    lanes = len(starts)
-    prefix = np.full((1, lanes), -1, np.int32)  # the true walk in each lane until it meets the lane's guess
-    meet = np.full(lanes, -1, np.int32)  # where it meets it (-1: it leaves the lane first)
+class _Lanes(NamedTuple):
+    starts: np.ndarray[Any, Any]
+    bounds: np.ndarray[Any, Any]
+    table: np.ndarray[Any, Any]
+    """The lane's stream's table offset."""
+    chain: np.ndarray[Any, Any]
+    """Where the lane's stream's first word starts."""
+    first: np.ndarray[Any, Any]
+    """Whether the lane is its stream's first."""
+    stream: np.ndarray[Any, Any]
+
+
+def decode_many(streams: list[Stream]) -> list[bytes]:
+    """:func:`decode` of several streams at once (one walk for all: the numpy steps are shared). Raises
+    :class:`BitStreamError` for the first stream that fails, its index as ``stream`` and ``bit`` counted from
+    that stream's first bit."""
+    sizes = [len(item.data) for item in streams]
+    bases = [0]
+    for size in sizes:
+        bases.append(bases[-1] + size + _GAP)
+    joined = np.zeros(bases[-1], np.uint8)
+    for item, base, size in zip(streams, bases, sizes, strict=False):
+        joined[base:base + size] = np.frombuffer(item.data, np.uint8)
+    tables = np.concatenate([item.table for item in streams]) if streams else np.zeros(0, np.int32)
+    source = _Joined(_triples(joined), tables, len(joined) * 8 - 1)
+    ends = [8 * (base + size) for base, size in zip(bases, sizes, strict=False)]
+    parts = []
+    for index, item in enumerate(streams):
+        first = 8 * bases[index] + item.start_bit
+        if item.count and first >= ends[index]:
+            raise _error(index, "no bits left for the coded bytes", item.start_bit, True)
+        if item.count:
+            starts = np.arange(first, ends[index], LANE_BITS, dtype=np.int32)
+            parts.append((starts, np.minimum(starts + LANE_BITS, ends[index]), index, first))
+    if not parts:
+        return [b""] * len(streams)
+    lanes = _Lanes(
+        np.concatenate([part[0] for part in parts]),
+        np.concatenate([part[1] for part in parts]).astype(np.int32),
+        np.concatenate([np.full(len(part[0]), part[2] << _WINDOW, np.int32) for part in parts]),
+        np.concatenate([np.full(len(part[0]), part[3], np.int32) for part in parts]),
+        np.concatenate([np.arange(len(part[0])) == 0 for part in parts]),
+        np.concatenate([np.full(len(part[0]), part[2], np.int32) for part in parts]),
+    )
+    positions, words, slow = _walk(source, lanes)
+    cuts = np.searchsorted(positions, np.array(bases) * 8).tolist()
+    results = []
+    for index, item in enumerate(streams):
+        if not item.count:
+            results.append(b"")
+            continue
+        if index in slow:
+            found = _sequential(source, index << _WINDOW, 8 * bases[index] + item.start_bit, ends[index],
+                                item.count)
+            entries = source.word(found, np.full(len(found), index << _WINDOW, np.int32))
+        else:
+            stop = min(cuts[index + 1], cuts[index] + item.count)
+            found, entries = positions[cuts[index]:stop], words[cuts[index]:stop]
+        origin = 8 * bases[index]
+        invalid = entries >= _NO_WORD << 8
+        if invalid.any():
+            at = int(np.argmax(invalid))
+            raise _error(index, "bits that start no code word", int(found[at]) - origin, False)
+        if len(found) and int(found[-1]) + (int(entries[-1]) >> 8) > ends[index]:
+            raise _error(index, "the bits end inside a code word", int(found[-1]) - origin, True)
+        if len(found) < item.count:
+            raise _error(index, f"the bits end after {len(found)} of {item.count} code words", ends[index] - origin,
+                         True)
+        results.append(entries.astype(np.uint8).tobytes())
+    return results
+
+
+def _error(stream: int, reason: str, bit: int, truncated: bool) -> BitStreamError:
+    error = BitStreamError(reason, bit=bit, truncated=truncated)
+    error.stream = stream
+    return error
+
+
+def _walk(source: _Joined, lanes: _Lanes) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], set[int]]:
+    """Every stream's chain of word positions and their table entries, lane after lane (each stream's words in
+    order; a stream's chain goes on past its count, to the end of its lanes or where it breaks), and the streams
+    left to walk one word at a time (their lanes did not fall into step)."""
+    guessed, guessed_words, guessed_exits = _guess(source, lanes)
+    inside = guessed < lanes.bounds[:, None]
+    seen = np.zeros(source.limit + 2, bool)
+    seen[guessed[inside]] = True
+    count = len(lanes.starts)
+    version = np.zeros(count, np.int32)  # which catch-up round's walk holds for each lane
+    walks: list[tuple[np.ndarray[Any, Any], ...]] = []
+    meet = np.full(count, -1, np.int32)  # where the true walk meets the lane's guess (-1: it leaves the lane first)
     exits = guessed_exits.copy()
-    pending = np.arange(lanes)
+    pending = np.arange(count)
+    slow: set[int] = set()
     rounds = 0
     while pending.size:
         rounds += 1
         if rounds > _ROUNDS:
-            first = int(pending[0])
-            done = _gather(prefix[:, :first], guessed[:, :first], meet[:first], count)
-            entry = start if first == 0 else int(exits[first - 1])
-            return np.concatenate((done, _sequential(stream, entry, count - len(done))))
-        entries = np.where(pending == 0, start, exits[pending - 1]).astype(np.int32)
-        rows, final, met = _catch_up(stream, entries, bounds[pending], seen)
-        if len(rows) > len(prefix):
-            prefix = np.vstack((prefix, np.full((len(rows) - len(prefix), lanes), -1, np.int32)))
-        prefix[:, pending] = -1
-        prefix[:len(rows), pending] = rows
+            slow = set(lanes.stream[pending].tolist())
+            break
+        entries = np.where(lanes.first[pending], lanes.chain[pending], exits[np.maximum(pending - 1, 0)])
+        which, where, what, final, met = _catch_up(source, entries, lanes.bounds[pending], lanes.table[pending],
+                                                   seen)
+        version[pending] = rounds
+        walks.append((pending[which], where, what, np.full(len(which), rounds, np.int32)))
         meet[pending] = np.where(met, final, -1)
         leaving = np.where(met, guessed_exits[pending], final)
-        changed = pending[leaving != exits[pending]]
+        changed = pending[leaving != exits[pending]] + 1
         exits[pending] = leaving
-        pending = changed[changed + 1 < lanes] + 1
-    return _gather(prefix, guessed, meet, count)
+        changed = changed[changed < count]
+        pending = changed[~lanes.first[changed]]
+    # each lane's guess from where the true walk meets it, lane after lane (positions rise along a lane)
+    first = np.where(meet >= 0, (guessed < meet[:, None]).sum(axis=1), guessed.shape[1])
+    keep = (np.arange(guessed.shape[1])[None, :] >= first[:, None]) & inside
+    chain, words = guessed[keep], guessed_words[keep]
+    if not walks:
+        return chain, words, slow
+    # and in front of each lane's part, the lane's own walk before it met the guess
+    lane, where, what, current = (np.concatenate([walk[part] for walk in walks]) for part in range(4))
+    valid = current == version[lane]
+    order = np.argsort(lane[valid], kind="stable")
+    lane, where, what = lane[valid][order], where[valid][order], what[valid][order]
+    lane_start = np.concatenate(([0], np.cumsum(keep.sum(axis=1))[:-1]))[lane]
+    return np.insert(chain, lane_start, where), np.insert(words, lane_start, what), slow
 
 
-def _lanes(stream: _Stream, starts: np.ndarray[Any, Any],
-           bounds: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Walk every lane at once from its start until it passes its bound: (positions visited, one row a step,
-    -1 where a lane had already passed its bound; where each lane left)."""
-    rows = []
-    position = starts.copy()
-    inside = position < bounds
-    while inside.any():
-        rows.append(np.where(inside, position, -1))
-        position = np.where(inside, stream.following(position), position)
-        inside = position < bounds
-    visited = np.array(rows, np.int32) if rows else np.full((1, len(starts)), -1, np.int32)
-    return visited, position
+def _guess(source: _Joined, lanes: _Lanes) -> tuple[np.ndarray[Any, Any], ...]:
+    """Walk every lane at once from its first bit until it leaves the lane: (the positions, one row a lane; a
+    lane that left goes on walking, its positions past its bound are not its; their table entries; where each
+    lane left)."""
+    positions, words = [], []
+    position = lanes.starts
+    bounds = lanes.bounds
+    while True:
+        word = source.word(position, lanes.table)
+        positions.append(position)
+        words.append(word)
+        if not (position < bounds).any():
+            break
+        position = position + (word >> 8)
+    visited = np.stack(positions, axis=1)
+    leaving = visited[np.arange(len(bounds)), (visited < bounds[:, None]).sum(axis=1)]
+    return visited, np.stack(words, axis=1), leaving
 
 
-def _catch_up(stream: _Stream, entries: np.ndarray[Any, Any], bounds: np.ndarray[Any, Any],
-              seen: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Walk each lane from its true entry until the walk meets a position the lane's guess visited, or leaves
-    the lane: (positions before that, one row a step; where each walk stopped; whether it met the guess)."""
-    rows = []
-    position = entries.copy()
-    limit = stream.total
-    active = (position < bounds) & ~seen[np.minimum(position, limit)]
-    while active.any():
-        rows.append(np.where(active, position, -1))
-        position = np.where(active, stream.following(position), position)
-        active = (position < bounds) & ~seen[np.minimum(position, limit)]
-    met = (position < bounds) & seen[np.minimum(position, limit)]
-    found = np.array(rows, np.int32) if rows else np.empty((0, len(entries)), np.int32)
-    return found, position, met
+def _catch_up(source: _Joined, entries: np.ndarray[Any, Any], bounds: np.ndarray[Any, Any], table: np.ndarray[Any, Any],
+              seen: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
+    """Walk each lane from its true entry until the walk meets a position its guess visited, or leaves the lane;
+    only the lanes still walking are stepped. (Lane, position and table entry of every step, step after step;
+    where each stopped; whether it met the guess.)"""
+    limit = source.limit
+    position = entries.astype(np.int32)
+    final = position.copy()
+    walking = np.flatnonzero((position < bounds) & ~seen[np.minimum(position, limit)])
+    position = position[walking]
+    lanes, steps, words = [], [], []
+    while walking.size:
+        word = source.word(position, table[walking])
+        lanes.append(walking)
+        steps.append(position)
+        words.append(word)
+        position = position + (word >> 8)
+        final[walking] = position
+        going = (position < bounds[walking]) & ~seen[np.minimum(position, limit)]
+        walking, position = walking[going], position[going]
+    met = (final < bounds) & seen[np.minimum(final, limit)]
+    empty = np.empty(0, np.int32)
+    return (*(np.concatenate(found) if found else empty for found in (lanes, steps, words)), final, met)
 
 
-def _gather(prefix: np.ndarray[Any, Any], guessed: np.ndarray[Any, Any], meet: np.ndarray[Any, Any],
-            count: int) -> np.ndarray[Any, Any]:
-    """The true positions, lane after lane: each lane's own walk, then its guess from where the two meet."""
-    found = guessed == meet[None, :]
-    first = np.where(meet >= 0, found.argmax(axis=0), len(guessed))
-    keep_guess = (np.arange(len(guessed))[:, None] >= first[None, :]) & (guessed >= 0)
-    combined = np.vstack((prefix, guessed))
-    keep = np.vstack((prefix >= 0, keep_guess))
-    return combined.T[keep.T][:count]
-
-
-def _sequential(stream: _Stream, position: int, count: int) -> np.ndarray[Any, Any]:
+def _sequential(source: _Joined, table: int, position: int, end: int, count: int) -> np.ndarray[Any, Any]:
     """Up to ``count`` positions from ``position`` on, one word at a time (when lanes do not fall into step)."""
-    triples = stream.triples.tolist()
-    lengths = stream.lengths.tolist()
-    total = stream.total
+    triples = source.triples.tolist()
+    lengths = (source.table[table:table + (1 << _WINDOW)] >> 8).tolist()
     found: list[int] = []
-    while position < total and len(found) < count:
+    while position < end and len(found) < count:
         found.append(position)
         position += lengths[(triples[position >> 3] >> (8 - (position & 7))) & 0xFFFF]
     return np.array(found, np.int32)

@@ -44,19 +44,17 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     size = len(coded)
     if size == 0:
         return b""
-    padded = np.zeros(size + 4, np.int64)
+    padded = np.zeros(size + 64, np.int32)  # room for the positions a group's walk can reach past the end
     padded[:size] = coded
     high = padded >> 4
-    coded_length = np.where((high == 1) | (high == 2), 3, 2)
-    starts = np.arange(size, dtype=np.int64)
-    control = padded[:size] | (padded[1:size + 1] << 8)
-    position = np.minimum(starts + 2, size)
-    items = np.empty((16, size), np.int64)
-    flags = np.empty((16, size), np.int64)
+    extra = np.where((high == 1) | (high == 2), 2, 1).astype(np.int32)  # a coded item's bytes after its first
+    flags = np.unpackbits(np.concatenate((coded, np.zeros(2, np.uint8)))).reshape(-1, 8)
+    # the group that would start at every position: its control word's bit k is bit k of the byte after (k < 8)
+    # or of the byte itself (k >= 8), most significant first
+    position = np.arange(2, size + 2, dtype=np.int32)
     for bit in range(16):
-        items[bit] = position
-        flags[bit] = (control >> (15 - bit)) & 1
-        position = np.minimum(position + np.where(flags[bit] == 1, coded_length[position], 1), size)
+        flag = flags[1:size + 1, bit] if bit < 8 else flags[:size, bit - 8]
+        position += 1 + flag * extra[position]
     following = position.tolist()
     groups = []
     group = 0
@@ -65,42 +63,45 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
             raise LzError("a control word cut short", at=group)
         groups.append(group)
         group = following[group]
-    chosen = np.array(groups, np.int64)
-    where = items[:, chosen].T.ravel()
-    coded_flag = flags[:, chosen].T.ravel()
+    chosen = np.array(groups, np.int32)
+    group_flags = np.unpackbits(np.stack((coded[chosen + 1] if size > 1 else coded[chosen], coded[chosen]),
+                                         axis=1), axis=1).astype(np.int32)
+    where = np.empty((len(chosen), 16), np.int32)
+    position = chosen + 2
+    for bit in range(16):
+        where[:, bit] = position
+        position = position + 1 + group_flags[:, bit] * extra[position]
+    where, coded_flag = where.ravel(), group_flags.ravel()
     keep = where < size
     where, coded_flag = where[keep], coded_flag[keep]
-    need = np.where(coded_flag == 1, coded_length[where], 1)
-    cut = where + need > size
+    cut = where + np.where(coded_flag == 1, extra[where], 0) >= size
     if cut.any():
         raise LzError("an item cut short", at=int(where[int(np.argmax(cut))]))
     first, second, third = padded[where], padded[where + 1], padded[where + 2]
     nibble_high, nibble_low = first >> 4, first & 15
     is_copy = (coded_flag == 1) & (nibble_high >= 2)
+    literal = coded_flag == 0
     lengths = np.select(
-        [coded_flag == 0, nibble_high == 0, nibble_high == 1, nibble_high == 2],
+        [literal, nibble_high == 0, nibble_high == 1, nibble_high == 2],
         [np.ones_like(first), nibble_low + 3, nibble_low + (second << 4) + 19, third + 16],
         nibble_high)
-    values = np.select([coded_flag == 0, nibble_high == 0], [first, second], third)
-    distance = (second << 4) + nibble_low + 3
-    ends = np.cumsum(lengths)
+    ends = np.cumsum(lengths, dtype=np.int64)
     total = int(ends[-1])
     if total > limit:
         over = int(np.argmax(ends > limit))
         raise LzError(f"the output passes the {limit} bytes it may have", at=int(where[over]))
-    item_of = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    output_at = np.arange(total, dtype=np.int64)
-    copies = is_copy[item_of]
-    source = np.where(copies, output_at - distance[item_of], output_at)
-    if (source < 0).any():
-        bad = int(item_of[int(np.argmax(source < 0))])
-        raise LzError("a copy from before the start of the block", at=int(where[bad]))
-    base = np.where(copies, 0, values[item_of]).astype(np.uint8)
-    while True:
-        further = source[source]
-        if np.array_equal(further, source):
-            break
-        source = further
+    distance = np.where(is_copy, (second << 4) + nibble_low + 3, 0)
+    too_far = is_copy & (ends - lengths < distance)
+    if too_far.any():
+        raise LzError("a copy from before the start of the block", at=int(where[int(np.argmax(too_far))]))
+    values = np.select([literal, nibble_high == 0], [first, second], third)
+    base = np.repeat(np.where(is_copy, 0, values).astype(np.uint8), lengths)
+    source = np.arange(total, dtype=np.int32) - np.repeat(distance, lengths)
+    pending = np.flatnonzero(np.repeat(is_copy, lengths))
+    while pending.size:  # each copied byte follows its source back until a literal or a run
+        further = source[source[pending]]
+        source[pending] = further
+        pending = pending[source[further] != further]
     return base[source].tobytes()
 
 

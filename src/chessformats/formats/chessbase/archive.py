@@ -112,6 +112,27 @@ def _decode_name(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
+class _Block(NamedTuple):
+    """A block whose head was read and checked, waiting to be decoded."""
+
+    member: ArchiveMember
+    at: int
+    """Offset of its head."""
+    path: str
+    coding: int
+    """Its coding byte (-1: the place of a member that has no block)."""
+    payload: bytes
+    """Its bytes after the head (the coding byte first)."""
+    limit: int
+    """The most bytes it may decode to."""
+    last: bool
+    """Whether it is its member's last block."""
+
+
+_BATCH = 32
+"""Blocks decoded together (at most 32 * MAX_BLOCK_OUTPUT bytes of output held at once)."""
+
+
 class Archive:
     """An opened archive: its :attr:`members`, their bytes (:meth:`read`, :meth:`blocks`), :meth:`extract`."""
 
@@ -120,6 +141,7 @@ class Archive:
         self.data: Any = map_file(self.path)
         self._map = self.data if isinstance(self.data, mmap.mmap) else None
         self.encrypted = False
+        self._made: dict[int, int] = {}
         try:
             self._open(password)
         except BaseException:
@@ -219,25 +241,35 @@ class Archive:
     def blocks(self, member: ArchiveMember) -> Iterator[bytes]:
         """The decoded bytes of ``member``, block after block; raises :class:`FormatError` at the first block
         that is damaged, and when the blocks give another size than the entry says."""
-        position, end, made = member.offset, member.offset + member.compressed_size, 0
-        number = 0
-        while position < end:
-            chunk = self._block(position, end, member.size - made, f"files[{member.index}].blocks[{number}]")
-            made += len(chunk)
-            position += schema.BLOCK_HEAD_SIZE + int.from_bytes(self.data[position:position + 2], "little")
-            number += 1
+        for _, chunk in self.decoded([member]):
             yield chunk
-        if made != member.size:
-            raise InvalidValueError(f"member {member.name}: its blocks give {made} bytes", expected=member.size,
-                                    actual=made, file=self.path, offset=member.offset,
-                                    path=f"files[{member.index}].size")
 
     def read(self, member: ArchiveMember | str) -> bytes:
         """The decoded bytes of a member (or of the member of that name)."""
         found = self.member(member) if isinstance(member, str) else member
         return b"".join(self.blocks(found))
 
-    def _block(self, at: int, end: int, left: int, path: str) -> bytes:
+    def decoded(self, members: list[ArchiveMember] | None = None) -> Iterator[tuple[ArchiveMember, bytes]]:
+        """(member, decoded block) for every block of the members (all by default), in order. Blocks are
+        decoded in batches of up to :data:`_BATCH` (the Huffman stage of a batch is one numpy walk); each
+        member's size is checked when its last block is given."""
+        batch: list[_Block] = []
+        for member in self.members if members is None else members:
+            position, end, number = member.offset, member.offset + member.compressed_size, 0
+            while position < end:
+                batch.append(self._prepare(member, position, end, number))
+                position += schema.BLOCK_HEAD_SIZE + len(batch[-1].payload)
+                number += 1
+                if len(batch) == _BATCH:
+                    yield from self._finish(batch)
+                    batch = []
+            if member.compressed_size == 0:
+                batch.append(_Block(member, position, f"files[{member.index}]", -1, b"", 0, True))
+        yield from self._finish(batch)
+
+    def _prepare(self, member: ArchiveMember, at: int, end: int, number: int) -> _Block:
+        """A block's head read and checked (size, checksum, coding)."""
+        path = f"files[{member.index}].blocks[{number}]"
         if at + schema.BLOCK_HEAD_SIZE > end:
             raise TruncatedError("a block head cut short", needed=schema.BLOCK_HEAD_SIZE, available=end - at,
                                  file=self.path, offset=at, path=path)
@@ -255,52 +287,65 @@ class Archive:
         if coding > 3:
             raise InvalidValueError("an unknown block coding", expected="0-3", actual=coding, file=self.path,
                                     offset=start, path=f"{path}.coding")
-        limit = min(left, MAX_BLOCK_OUTPUT)
-        body = payload[1:]
-        if coding & 2:
-            body = self._huffman(body, start + 1, limit, path)
-        if coding & 1:
-            try:
-                body = lzrle.decode(body, limit)
-            except lzrle.LzError as error:
-                where = start + 1 if coding & 2 else start + 1 + error.at
-                raise InvalidValueError(f"LZ/RLE data: {error} (item at {error.at} of the coded bytes)",
-                                        file=self.path, offset=where, path=f"{path}.data") from None
-        if len(body) > limit:
-            raise InvalidValueError(f"a block gives {len(body)} bytes, more than the {limit} it may",
-                                    file=self.path, offset=at, path=path)
-        return body
+        return _Block(member, at, path, coding, payload, min(member.size, MAX_BLOCK_OUTPUT), start + size >= end)
 
-    def _huffman(self, body: bytes, at: int, limit: int, path: str) -> bytes:
+    def _finish(self, batch: list[_Block]) -> Iterator[tuple[ArchiveMember, bytes]]:
+        streams = [self._huffman_stream(block) for block in batch if block.coding > 0 and block.coding & 2]
+        try:
+            decoded = iter(huffman.decode_many(streams))
+        except huffman.BitStreamError as error:
+            block = [block for block in batch if block.coding > 0 and block.coding & 2][error.stream]
+            kind = TruncatedError if error.truncated else InvalidValueError
+            raise kind(f"Huffman code words: {error}", file=self.path,
+                       offset=block.at + schema.BLOCK_HEAD_SIZE + 3 + error.bit // 8,
+                       path=f"{block.path}.data.words") from None
+        made = self._made
+        for block in batch:
+            if block.coding < 0:  # a member without blocks
+                body = b""
+            else:
+                body = next(decoded) if block.coding & 2 else block.payload[1:]
+                if block.coding & 1:
+                    try:
+                        body = lzrle.decode(body, block.limit)
+                    except lzrle.LzError as error:
+                        where = 0 if block.coding & 2 else 1 + error.at
+                        raise InvalidValueError(f"LZ/RLE data: {error} (item at {error.at} of the coded bytes)",
+                                                file=self.path, offset=block.at + schema.BLOCK_HEAD_SIZE + where,
+                                                path=f"{block.path}.data") from None
+            made[block.member.index] = made.get(block.member.index, 0) + len(body)
+            member = block.member
+            if made[member.index] > member.size or (block.last and made[member.index] != member.size):
+                raise InvalidValueError(f"member {member.name}: its blocks give {made.pop(member.index)} bytes or "
+                                        "more", expected=member.size, file=self.path, offset=block.at,
+                                        path=f"files[{member.index}].size")
+            if block.last:
+                del made[member.index]
+            yield member, body
+
+    def _huffman_stream(self, block: _Block) -> huffman.Stream:
+        body, at, path = block.payload[1:], block.at + schema.BLOCK_HEAD_SIZE + 1, block.path
         if len(body) < 2:
             raise TruncatedError("a Huffman head cut short", needed=2, available=len(body), file=self.path,
                                  offset=at, path=f"{path}.data.count")
         count = int.from_bytes(body[:2], "big")
-        if count > limit:
-            raise InvalidValueError(f"a block that claims {count} bytes, more than the {limit} left of its member",
+        if count > block.limit:
+            raise InvalidValueError(f"a block that claims {count} bytes, more than the {block.limit} it may",
                                     file=self.path, offset=at, path=f"{path}.data.count")
         coded = body[2:]
         head = coded[:_HUFFMAN_TABLE_BYTES]
         bits, available = int.from_bytes(head, "big"), len(head) * 8
         lengths, codes, used = [0] * 256, [0] * 256, 0
         for value in range(256):
-            if used + 4 > available:
+            length = (bits >> (available - used - 4)) & 15 if used + 4 <= available else -1
+            if length < 0 or used + 4 + length > available:
                 raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
                                      path=f"{path}.data.table[{value}]")
-            length = (bits >> (available - used - 4)) & 15
             used += 4
-            if used + length > available:
-                raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
-                                     path=f"{path}.data.table[{value}]")
             lengths[value] = length
             codes[value] = (bits >> (available - used - length)) & ((1 << length) - 1)
             used += length
-        try:
-            return huffman.decode(coded, used, huffman.decode_table(lengths, codes), count)
-        except huffman.BitStreamError as error:
-            kind = TruncatedError if error.truncated else InvalidValueError
-            raise kind(f"Huffman code words: {error}", file=self.path, offset=at + 2 + error.bit // 8,
-                       path=f"{path}.data.words") from None
+        return huffman.Stream(coded, used, huffman.decode_table(lengths, codes), count)
 
     # --- writing files out ------------------------------------------------------------------------------
 
