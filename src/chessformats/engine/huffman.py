@@ -99,7 +99,7 @@ class Stream(NamedTuple):
     """Where the first code word starts."""
     table: np.ndarray[Any, Any]
     """:func:`decode_table`'s table."""
-    count: int
+    size: int
     """Bytes to decode."""
 
 
@@ -121,7 +121,8 @@ class _Joined(NamedTuple):
     def word(self, position: np.ndarray[Any, Any], table: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The table entry of the word at each position (``table``: its stream's table offset)."""
         at = np.minimum(position, self.limit)
-        return self.table[table + ((self.triples[at >> 3] >> (8 - (at & 7))) & 0xFFFF)]
+        found: np.ndarray[Any, Any] = self.table[table + ((self.triples[at >> 3] >> (8 - (at & 7))) & 0xFFFF)]
+        return found
 
 
 class _Lanes(NamedTuple):
@@ -153,9 +154,9 @@ def decode_many(streams: list[Stream]) -> list[bytes]:
     parts = []
     for index, item in enumerate(streams):
         first = 8 * bases[index] + item.start_bit
-        if item.count and first >= ends[index]:
+        if item.size and first >= ends[index]:
             raise _error(index, "no bits left for the coded bytes", item.start_bit, True)
-        if item.count:
+        if item.size:
             starts = np.arange(first, ends[index], LANE_BITS, dtype=np.int32)
             parts.append((starts, np.minimum(starts + LANE_BITS, ends[index]), index, first))
     if not parts:
@@ -172,15 +173,15 @@ def decode_many(streams: list[Stream]) -> list[bytes]:
     cuts = np.searchsorted(positions, np.array(bases) * 8).tolist()
     results = []
     for index, item in enumerate(streams):
-        if not item.count:
+        if not item.size:
             results.append(b"")
             continue
         if index in slow:
             found = _sequential(source, index << _WINDOW, 8 * bases[index] + item.start_bit, ends[index],
-                                item.count)
+                                item.size)
             entries = source.word(found, np.full(len(found), index << _WINDOW, np.int32))
         else:
-            stop = min(cuts[index + 1], cuts[index] + item.count)
+            stop = min(cuts[index + 1], cuts[index] + item.size)
             found, entries = positions[cuts[index]:stop], words[cuts[index]:stop]
         origin = 8 * bases[index]
         invalid = entries >= _NO_WORD << 8
@@ -189,8 +190,8 @@ def decode_many(streams: list[Stream]) -> list[bytes]:
             raise _error(index, "bits that start no code word", int(found[at]) - origin, False)
         if len(found) and int(found[-1]) + (int(entries[-1]) >> 8) > ends[index]:
             raise _error(index, "the bits end inside a code word", int(found[-1]) - origin, True)
-        if len(found) < item.count:
-            raise _error(index, f"the bits end after {len(found)} of {item.count} code words", ends[index] - origin,
+        if len(found) < item.size:
+            raise _error(index, f"the bits end after {len(found)} of {item.size} code words", ends[index] - origin,
                          True)
         results.append(entries.astype(np.uint8).tobytes())
     return results

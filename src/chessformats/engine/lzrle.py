@@ -24,6 +24,8 @@ and each copied byte follows its source back (pointer doubling) until it reaches
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["LzError", "decode", "store"]
@@ -66,14 +68,14 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     chosen = np.array(groups, np.int32)
     group_flags = np.unpackbits(np.stack((coded[chosen + 1] if size > 1 else coded[chosen], coded[chosen]),
                                          axis=1), axis=1).astype(np.int32)
-    where = np.empty((len(chosen), 16), np.int32)
+    where: np.ndarray[Any, Any] = np.empty((len(chosen), 16), np.int32)
     position = chosen + 2
     for bit in range(16):
         where[:, bit] = position
         position = position + 1 + group_flags[:, bit] * extra[position]
-    where, coded_flag = where.ravel(), group_flags.ravel()
-    keep = where < size
-    where, coded_flag = where[keep], coded_flag[keep]
+    flat, flat_flags = where.ravel(), group_flags.ravel()
+    keep = flat < size
+    where, coded_flag = flat[keep], flat_flags[keep]
     cut = where + np.where(coded_flag == 1, extra[where], 0) >= size
     if cut.any():
         raise LzError("an item cut short", at=int(where[int(np.argmax(cut))]))
@@ -102,7 +104,7 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
         further = source[source[pending]]
         source[pending] = further
         pending = pending[source[further] != further]
-    return base[source].tobytes()
+    return bytes(base[source].tobytes())
 
 
 def store(data: bytes) -> bytes:

@@ -70,8 +70,8 @@ class PasswordError(FormatError):
 class ArchiveMember(NamedTuple):
     """One file of an archive, as its file-table entry describes it."""
 
-    index: int
-    """Its entry number (from 0)."""
+    entry: int
+    """Its entry number in the file table (from 0)."""
     name: str
     """Its name as stored, decoded (backslashes kept)."""
     path: str
@@ -264,12 +264,12 @@ class Archive:
                     yield from self._finish(batch)
                     batch = []
             if member.compressed_size == 0:
-                batch.append(_Block(member, position, f"files[{member.index}]", -1, b"", 0, True))
+                batch.append(_Block(member, position, f"files[{member.entry}]", -1, b"", 0, True))
         yield from self._finish(batch)
 
     def _prepare(self, member: ArchiveMember, at: int, end: int, number: int) -> _Block:
         """A block's head read and checked (size, checksum, coding)."""
-        path = f"files[{member.index}].blocks[{number}]"
+        path = f"files[{member.entry}].blocks[{number}]"
         if at + schema.BLOCK_HEAD_SIZE > end:
             raise TruncatedError("a block head cut short", needed=schema.BLOCK_HEAD_SIZE, available=end - at,
                                  file=self.path, offset=at, path=path)
@@ -313,14 +313,14 @@ class Archive:
                         raise InvalidValueError(f"LZ/RLE data: {error} (item at {error.at} of the coded bytes)",
                                                 file=self.path, offset=block.at + schema.BLOCK_HEAD_SIZE + where,
                                                 path=f"{block.path}.data") from None
-            made[block.member.index] = made.get(block.member.index, 0) + len(body)
+            made[block.member.entry] = made.get(block.member.entry, 0) + len(body)
             member = block.member
-            if made[member.index] > member.size or (block.last and made[member.index] != member.size):
-                raise InvalidValueError(f"member {member.name}: its blocks give {made.pop(member.index)} bytes or "
+            if made[member.entry] > member.size or (block.last and made[member.entry] != member.size):
+                raise InvalidValueError(f"member {member.name}: its blocks give {made.pop(member.entry)} bytes or "
                                         "more", expected=member.size, file=self.path, offset=block.at,
-                                        path=f"files[{member.index}].size")
+                                        path=f"files[{member.entry}].size")
             if block.last:
-                del made[member.index]
+                del made[member.entry]
             yield member, body
 
     def _huffman_stream(self, block: _Block) -> huffman.Stream:
@@ -365,7 +365,7 @@ class Archive:
                     real = os.path.realpath(os.path.dirname(target))
                     if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
                         raise InvalidValueError("a member that would be written outside the folder",
-                                                actual=member.name, file=self.path, path=f"files[{member.index}].name")
+                                                actual=member.name, file=self.path, path=f"files[{member.entry}].name")
                     handle = open_file(target)
                     for chunk in self.blocks(member):
                         handle.write(chunk)

@@ -469,8 +469,9 @@ class Database(MappedFile):
 
 def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
                encoding: str | None = None, progress: Callable[[int, int], None] | None = None,
-               chunk: int = 8192) -> tuple[int, list[FormatError]]:
+               chunk: int = 8192, password: str | bytes | None = None) -> tuple[int, list[FormatError]]:
     """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
+    ``source`` may be an archive (``password``: a ``.cbz``'s).
 
     A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
     others are written. Guiding texts have no PGN form and are left out. Games without annotations are
@@ -479,7 +480,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     """
     failed: list[FormatError] = []
     written = 0
-    with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
+    with open_database(source, encoding=encoding, password=password) as db, atomic_write(target) as handle:
         total = db.record_count
         fields = record_fields(db.records, db.header_arrays())
         annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)

@@ -31,7 +31,7 @@ def _move_table_note() -> str:
 FORMAT = FormatDoc(
     key="chessbase",
     title="ChessBase game database",
-    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj"),
+    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbv", ".cbz"),
     summary=(
         "A ChessBase database is a family of files with one name. The `.cbh` file has a 46-byte header and "
         "one 46-byte record per game or guiding text (game number n, counted from 1, is record n); each record "
