@@ -10,7 +10,7 @@ The layout is declared in :mod:`chessformats.schemas.chessbase.cbv`; the decodin
 (:mod:`~chessformats.engine.huffman`, :mod:`~chessformats.engine.lzrle`, :mod:`~chessformats.engine.des`).
 A file is read block by block (:meth:`Archive.blocks`), each block decoded whole and checked (checksum, coding,
 sizes), so memory holds one block at a time when extracting. :func:`~.database.open_database` opens a
-``.cbv``/``.cbz`` through :func:`open_archived_database`: the files go to a temporary folder that is removed
+``.cbv``/``.cbz`` through :func:`extract_to_temporary`: the files go to a temporary folder that is removed
 when the base is closed (or fails to open).
 
 Names in the file table are checked before anything is written (:func:`safe_name`): only plain relative names
@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import tempfile
-import weakref
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, NamedTuple
@@ -43,9 +42,9 @@ __all__ = [
     "Archive",
     "ArchiveMember",
     "PasswordError",
+    "extract_to_temporary",
     "is_archive",
     "open_archive",
-    "open_archived_database",
     "safe_name",
 ]
 
@@ -412,12 +411,10 @@ def is_archive(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path).lower().endswith(ARCHIVE_EXTENSIONS)
 
 
-def open_archived_database(path: str | os.PathLike[str], *, password: str | bytes | None = None,
-                           encoding: str | None = None) -> Any:
-    """The base an archive carries, opened from a temporary folder that is removed when the base is closed,
-    when opening fails, or at the latest when the base is garbage-collected. The archive must hold one ``.cbh``."""
-    from .database import Database
-
+def extract_to_temporary(path: str | os.PathLike[str], *, password: str | bytes | None = None) -> tuple[str, str]:
+    """The files of an archive that carries one base, written to a new temporary folder: (the folder, the base's
+    ``.cbh``). The folder is removed again when this fails; removing it afterwards is the caller's
+    (:func:`~.database.open_database` does it when the base is closed)."""
     folder = tempfile.mkdtemp(prefix="chessformats-cbv-")
     try:
         with open_archive(path, password=password) as archive:
@@ -426,10 +423,7 @@ def open_archived_database(path: str | os.PathLike[str], *, password: str | byte
                 raise UnsupportedError(f"the archive holds {len(bases)} .cbh files (one base is needed to open it "
                                        "as a base; extract it instead)", file=archive.path)
             archive.extract(folder)
-        database = Database(os.path.join(folder, *bases[0].path.split("/")), encoding=encoding)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    database.archive_path = os.fspath(path)
-    database.archive_cleanup = weakref.finalize(database, shutil.rmtree, folder, True)
-    return database
+    return folder, os.path.join(folder, *bases[0].path.split("/"))

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -516,10 +518,18 @@ def open_database(path: str | os.PathLike[str], *, encoding: str | None = None,
                   password: str | bytes | None = None) -> Database:
     """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page), or the
     base a ChessBase archive carries (``.cbv``; ``.cbz`` with its ``password``), through a temporary folder that
-    :meth:`Database.close` removes (:func:`~.archive.open_archived_database`)."""
-    from .archive import is_archive, open_archived_database
+    :meth:`Database.close` removes, or at the latest the garbage collector (:func:`~.archive.extract_to_temporary`).
+    """
+    from .archive import extract_to_temporary, is_archive
 
-    if is_archive(path):
-        database: Database = open_archived_database(path, password=password, encoding=encoding)
-        return database
-    return Database(path, encoding=encoding)
+    if not is_archive(path):
+        return Database(path, encoding=encoding)
+    folder, cbh = extract_to_temporary(path, password=password)
+    try:
+        database = Database(cbh, encoding=encoding)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    database.archive_path = os.fspath(path)
+    database.archive_cleanup = weakref.finalize(database, shutil.rmtree, folder, True)
+    return database
