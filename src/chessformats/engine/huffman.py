@@ -41,7 +41,7 @@ __all__ = [
 MAX_LENGTH = 15
 """The longest code word (its length is a 4-bit field in ChessBase's code table)."""
 
-LANE_BITS = 512
+LANE_BITS = 1024
 """Bits per lane of the parallel walk (a multiple of 8, so that a code of 8-bit words is in step at once)."""
 
 _WINDOW = 16
@@ -65,12 +65,31 @@ class BitStreamError(ValueError):
 def decode_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarray[Any, Any]:
     """The lookup table: for each 16-bit window, ``length << 8 | byte`` of the word it starts with; a window that
     starts no word holds ``NO_WORD << 8`` (a length that leads past the end of any stream)."""
+    length = np.asarray(lengths, np.int64)
+    if length.max(initial=0) > MAX_LENGTH:
+        byte = int(np.argmax(length))
+        raise ValueError(f"code word of byte {byte} has {length[byte]} bits (at most {MAX_LENGTH})")
+    byte = np.flatnonzero(length)
+    width = 1 << (_WINDOW - length[byte])
+    start = (np.asarray(codes, np.int64)[byte] & (1 << length[byte]) - 1) * width
+    order = np.argsort(start, kind="stable")
+    start, width, value = start[order], width[order], (length[byte] << 8 | byte)[order]
+    end = start + width
+    if len(start) and (end[:-1] > start[1:]).any():
+        return _overlapping_table(lengths, codes)
+    gaps = start - np.concatenate(([0], end[:-1]))  # windows that start no word, before each word's windows
+    sizes = np.stack((gaps, width), axis=1).ravel()
+    values = np.stack((np.full(len(value), _NO_WORD << 8), value), axis=1).ravel()
+    tail = (1 << _WINDOW) - (int(end[-1]) if len(end) else 0)
+    return np.repeat(np.append(values, _NO_WORD << 8), np.append(sizes, tail)).astype(np.int32)
+
+
+def _overlapping_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarray[Any, Any]:
+    """:func:`decode_table` when a word is a prefix of another (or two are equal): filled word by word."""
     table = np.full(1 << _WINDOW, _NO_WORD << 8, np.int32)
     order = sorted((-length, byte) for byte, length in enumerate(lengths) if length)
     for negative, byte in order:  # longest first: a shorter word that is a prefix of a longer one wins
         length = -negative
-        if length > MAX_LENGTH:
-            raise ValueError(f"code word of byte {byte} has {length} bits (at most {MAX_LENGTH})")
         low = (codes[byte] & ((1 << length) - 1)) << (_WINDOW - length)
         table[low:low + (1 << (_WINDOW - length))] = (length << 8) | byte
     return table
@@ -257,11 +276,13 @@ def _guess(source: _Joined, lanes: _Lanes) -> tuple[np.ndarray[Any, Any], ...]:
     positions, words = [], []
     position = lanes.starts
     bounds = lanes.bounds
+    step = 0
     while True:
         word = source.word(position, lanes.table)
         positions.append(position)
         words.append(word)
-        if not (position < bounds).any():
+        step += 1
+        if step % 4 == 0 and not (position < bounds).any():  # checked every 4 steps: a few steps more, fewer calls
             break
         position = position + (word >> 8)
     visited = np.stack(positions, axis=1)

@@ -50,21 +50,29 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     padded[:size] = coded
     high = padded >> 4
     extra = np.where((high == 1) | (high == 2), 2, 1).astype(np.int32)  # a coded item's bytes after its first
-    flags = np.unpackbits(np.concatenate((coded, np.zeros(2, np.uint8)))).reshape(-1, 8)
+    bits = np.unpackbits(np.concatenate((coded, np.zeros(2, np.uint8)))).reshape(-1, 8)
     # the group that would start at every position: its control word's bit k is bit k of the byte after (k < 8)
-    # or of the byte itself (k >= 8), most significant first
-    position = np.arange(2, size + 2, dtype=np.int32)
+    # or of the byte itself (k >= 8), most significant first; ``position`` is one past each item's first byte
+    flags = np.empty((16, size), np.int32)
+    flags[:8] = bits[1:size + 1].T
+    flags[8:] = bits[:size].T
+    after = np.concatenate(([0], extra))  # extra, one position later
+    position = np.arange(3, size + 3, dtype=np.int32)
+    step = np.empty(size, np.int32)
     for bit in range(16):
-        flag = flags[1:size + 1, bit] if bit < 8 else flags[:size, bit - 8]
-        position += 1 + flag * extra[position]
-    following = position.tolist()
+        np.take(after, position, out=step)
+        step *= flags[bit]
+        position += step
+        position += 1
+    position -= 1
+    following = position.item  # a group's successor, one at a time (cheaper than a list of every position)
     groups = []
     group = 0
     while group < size:
         if group + 2 > size:
             raise LzError("a control word cut short", at=group)
         groups.append(group)
-        group = following[group]
+        group = following(group)
     chosen = np.array(groups, np.int32)
     group_flags = np.unpackbits(np.stack((coded[chosen + 1] if size > 1 else coded[chosen], coded[chosen]),
                                          axis=1), axis=1).astype(np.int32)
@@ -99,11 +107,12 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     values = np.select([literal, nibble_high == 0], [first, second], third)
     base = np.repeat(np.where(is_copy, 0, values).astype(np.uint8), lengths)
     source = np.arange(total, dtype=np.int32) - np.repeat(distance, lengths)
-    pending = np.flatnonzero(np.repeat(is_copy, lengths))
+    copied = np.repeat(is_copy, lengths)
+    pending = np.flatnonzero(copied)
     while pending.size:  # each copied byte follows its source back until a literal or a run
         further = source[source[pending]]
         source[pending] = further
-        pending = pending[source[further] != further]
+        pending = pending[copied[further]]
     return bytes(base[source].tobytes())
 
 
