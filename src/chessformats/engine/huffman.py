@@ -67,8 +67,8 @@ def decode_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarray[Any
     starts no word holds ``NO_WORD << 8`` (a length that leads past the end of any stream)."""
     length = np.asarray(lengths, np.int64)
     if length.max(initial=0) > MAX_LENGTH:
-        byte = int(np.argmax(length))
-        raise ValueError(f"code word of byte {byte} has {length[byte]} bits (at most {MAX_LENGTH})")
+        worst = int(np.argmax(length))
+        raise ValueError(f"code word of byte {worst} has {length[worst]} bits (at most {MAX_LENGTH})")
     byte = np.flatnonzero(length)
     width = 1 << (_WINDOW - length[byte])
     start = (np.asarray(codes, np.int64)[byte] & (1 << length[byte]) - 1) * width
