@@ -3,16 +3,17 @@
 A code is given as two 256-entry lists, ``lengths`` (bits of each byte's code word, 0: the byte has none) and
 ``codes`` (the code word, as an integer of that many bits). Bits are read most significant first.
 
-Decoding is a chain: where a code word starts depends on every word before it. :func:`decode` breaks the chain
-the way parallel Huffman decoders do. First, for *every* bit position, the word that would start there is
-looked up in one 65,536-entry table indexed by the next 16 bits (one numpy gather over the whole stream), which
-gives the position of the following word. Then the stream is cut into lanes of :data:`LANE_BITS` bits, and
-every lane is walked at once (one numpy step per word, all lanes together) from the lane's first bit, as if a
-word started there. A lane whose guess was wrong falls into step with the true word boundaries after a few
-words (a prefix code resynchronises): the true walk, coming from the lane before, meets a position the lane
-visited, and from there the lane's positions are the true ones. Lanes that never meet the true walk are walked
-again from the true position, and past a few such rounds the rest is walked one word at a time. The result is
-the same as reading the words one by one; only the order of the work differs.
+Decoding is a chain: where a code word starts depends on every word before it. :func:`decode_many` breaks the
+chain the way parallel Huffman decoders do. Each stream is cut into lanes of about :data:`LANE_WORDS` words, and
+every lane of every stream is walked at once, one numpy step per word for all lanes together, from the lane's
+first bit as if a word started there (each step looks the next 16 bits up in the stream's 65,536-entry table:
+the word's byte and length). That guess is wrong at first, but a prefix code falls back into step after a few
+words. Then, from each lane's true start (where the lane before it left), the true walk is followed, again all
+lanes at once and only those still walking, until it meets a position the lane's guess visited: from there the
+guess is the truth. A lane that the true walk leaves without meeting its guess moves the next lane's start, and
+that lane is walked again; after :data:`_ROUNDS` such rounds the rest of a stream is walked word by word. The
+result is what reading the words one by one gives; only the order of the work differs. The blocks of an archive
+are decoded together, so that the numpy calls are shared.
 
 When several code words are declared for one prefix, the shortest wins, and of equal words the later byte
 (as a tree built word after word decodes).
@@ -28,6 +29,7 @@ import numpy as np
 
 __all__ = [
     "LANE_BITS",
+    "LANE_WORDS",
     "MAX_LENGTH",
     "BitStreamError",
     "Stream",
@@ -41,8 +43,13 @@ __all__ = [
 MAX_LENGTH = 15
 """The longest code word (its length is a 4-bit field in ChessBase's code table)."""
 
-LANE_BITS = 1024
-"""Bits per lane of the parallel walk (a multiple of 8, so that a code of 8-bit words is in step at once)."""
+LANE_WORDS = 384
+"""About how many words a lane holds: a stream's lanes are this many times its mean word length wide (a multiple
+of 8, so that a code of 8-bit words is in step at once; at least 64 bits, at most :data:`LANE_BITS`), so that
+the lanes of every stream end after about as many steps."""
+
+LANE_BITS = 8192
+"""The widest lane."""
 
 _WINDOW = 16
 _ROUNDS = 4
@@ -95,9 +102,10 @@ def _overlapping_table(lengths: Sequence[int], codes: Sequence[int]) -> np.ndarr
     return table
 
 
-_NO_WORD = 1 << 20
-"""The length given to a window that starts no word: any position it leads to is past the end of its stream (a
-stream is at most 65,535 bytes), and a walk of ``LANE_BITS + 16`` such steps stays within 32 bits."""
+_NO_WORD = 1 << 12
+"""The length given to a window that starts no word: longer than any word, so that its table entry tells it (the
+walk goes on from there: a lane of at most ``LANE_BITS`` words plus the steps past its bound stays within 32
+bits)."""
 
 _GAP = 4
 """Zero bytes after each stream when several are decoded together."""
@@ -176,8 +184,10 @@ def decode_many(streams: list[Stream]) -> list[bytes]:
         if item.size and first >= ends[index]:
             raise _error(index, "no bits left for the coded bytes", item.start_bit, True)
         if item.size:
-            starts = np.arange(first, ends[index], LANE_BITS, dtype=np.int32)
-            parts.append((starts, np.minimum(starts + LANE_BITS, ends[index]), index, first))
+            mean = (ends[index] - first) / item.size
+            width = min(LANE_BITS, max(64, 8 * round(LANE_WORDS * mean / 8)))
+            starts = np.arange(first, ends[index], width, dtype=np.int32)
+            parts.append((starts, np.minimum(starts + width, ends[index]), index, first))
     if not parts:
         return [b""] * len(streams)
     lanes = _Lanes(
