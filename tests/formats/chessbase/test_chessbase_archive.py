@@ -298,6 +298,11 @@ def test_a_4_gb_size_claim_costs_no_memory(tmp_path: Path, private_tmp: Path) ->
         tracemalloc.stop()
     assert found.value.path == "files[2].size" and found.value.expected == 0x7FFFFFFF
     assert peak < 64 << 20
+    with open_archive(crafted) as archive:
+        for _ in range(2):  # the same answer each time
+            with pytest.raises(InvalidValueError) as again:
+                archive.read(archive.members[2])
+            assert again.value.path == "files[2].size" and again.value.offset == found.value.offset
     assert not (tmp_path / "out").exists()
     with pytest.raises(InvalidValueError):
         chessbase.open_database(crafted)

@@ -140,7 +140,6 @@ class Archive:
         self.data: Any = map_file(self.path)
         self._map = self.data if isinstance(self.data, mmap.mmap) else None
         self.encrypted = False
-        self._made: dict[int, int] = {}
         try:
             self._open(password)
         except BaseException:
@@ -253,6 +252,7 @@ class Archive:
         decoded in batches of up to :data:`_BATCH` (the Huffman stage of a batch is one numpy walk); each
         member's size is checked when its last block is given."""
         batch: list[_Block] = []
+        made: dict[int, int] = {}  # bytes given so far of each member being read
         for member in self.members if members is None else members:
             position, end, number = member.offset, member.offset + member.compressed_size, 0
             while position < end:
@@ -260,11 +260,11 @@ class Archive:
                 position += schema.BLOCK_HEAD_SIZE + len(batch[-1].payload)
                 number += 1
                 if len(batch) == _BATCH:
-                    yield from self._finish(batch)
+                    yield from self._finish(batch, made)
                     batch = []
             if member.compressed_size == 0:
                 batch.append(_Block(member, position, f"files[{member.entry}]", -1, b"", 0, True))
-        yield from self._finish(batch)
+        yield from self._finish(batch, made)
 
     def _prepare(self, member: ArchiveMember, at: int, end: int, number: int) -> _Block:
         """A block's head read and checked (size, checksum, coding)."""
@@ -288,7 +288,7 @@ class Archive:
                                     offset=start, path=f"{path}.coding")
         return _Block(member, at, path, coding, payload, min(member.size, MAX_BLOCK_OUTPUT), start + size >= end)
 
-    def _finish(self, batch: list[_Block]) -> Iterator[tuple[ArchiveMember, bytes]]:
+    def _finish(self, batch: list[_Block], made: dict[int, int]) -> Iterator[tuple[ArchiveMember, bytes]]:
         streams = [self._huffman_stream(block) for block in batch if block.coding > 0 and block.coding & 2]
         try:
             decoded = iter(huffman.decode_many(streams))
@@ -298,7 +298,6 @@ class Archive:
             raise kind(f"Huffman code words: {error}", file=self.path,
                        offset=block.at + schema.BLOCK_HEAD_SIZE + 3 + error.bit // 8,
                        path=f"{block.path}.data.words") from None
-        made = self._made
         for block in batch:
             if block.coding < 0:  # a member without blocks
                 body = b""
@@ -315,11 +314,14 @@ class Archive:
             made[block.member.entry] = made.get(block.member.entry, 0) + len(body)
             member = block.member
             if made[member.entry] > member.size or (block.last and made[member.entry] != member.size):
-                raise InvalidValueError(f"member {member.name}: its blocks give {made.pop(member.entry)} bytes or "
-                                        "more", expected=member.size, file=self.path, offset=block.at,
+                given = made.pop(member.entry)
+                raise InvalidValueError(f"member {member.name}: its blocks give "
+                                        + (f"{given} bytes" if block.last and given < member.size else
+                                           f"more than the {member.size} bytes of its entry"),
+                                        expected=member.size, file=self.path, offset=block.at,
                                         path=f"files[{member.entry}].size")
             if block.last:
-                del made[member.entry]
+                made.pop(member.entry, None)
             yield member, body
 
     def _huffman_stream(self, block: _Block) -> huffman.Stream:
