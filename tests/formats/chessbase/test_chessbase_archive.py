@@ -338,3 +338,11 @@ def test_not_an_archive(tmp_path: Path) -> None:
     with pytest.raises(InvalidValueError) as found:
         open_archive(other)
     assert found.value.path == "header.magic" and found.value.offset == 0
+
+
+def test_a_book_built_from_the_archive_equals_one_built_from_the_base(tmp_path: Path, private_tmp: Path) -> None:
+    extracted = find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")
+    for source, book in ((_archive("twic1134.cbv"), "archive.bin"), (extracted, "base.bin")):
+        assert main(["build", str(source), "-o", str(tmp_path / book), "--max-ply", "8", "--jobs", "1"]) == 0
+    assert (tmp_path / "archive.bin").read_bytes() == (tmp_path / "base.bin").read_bytes()
+    assert list(private_tmp.iterdir()) == []
