@@ -197,7 +197,7 @@ def _move_targets(db: Database, number: int) -> list[Any]:
 
 
 HANDLER = FormatHandler(
-    key="chessbase", status="read, write (from PGN or a base), PGN export, inspect",
+    key="chessbase", status="read, write (from PGN or a base), PGN export, inspect; archives (.cbv, .cbz)",
     sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "record", "count", "player"),
 )
