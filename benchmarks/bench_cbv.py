@@ -41,14 +41,20 @@ START_MARKER = "<!-- cbv-bench:start -->"
 END_MARKER = "<!-- cbv-bench:end -->"
 
 
+CPU: dict[str, float] = {}
+"""The CPU time (this process) of the run with the best wall time, per measured function: the machine is shared,
+and CPU time is what the code costs whatever else runs."""
+
+
 def best(function: Callable[[], Any], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         gc.collect()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         function()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
+    wall, CPU[getattr(function, "__name__", "")] = min(times)
+    return wall
 
 
 def stages(archive_path: Path, repeat: int) -> tuple[float, float]:
@@ -117,7 +123,8 @@ def main() -> int:
         ("PGN export from twic1134.cbv (extraction included)", f"{from_archive:.3f} s",
          f"{from_archive / from_base:.2f}x the extracted base's (target <= 1.5x); PGN identical: {same}"),
         ("extraction of twic1134.cbv (13 files)", f"{extraction * 1000:.0f} ms",
-         f"{output / extraction / 1e6:.1f} MB/s of output (target >= 20)"),
+         f"{output / extraction / 1e6:.1f} MB/s of output (target >= 20); CPU time {CPU['extract'] * 1000:.0f} ms: "
+         f"{output / CPU['extract'] / 1e6:.1f} MB/s"),
         ("  of which the Huffman stage (31 blocks)", f"{huffman_seconds * 1000:.0f} ms", ""),
         ("  of which the LZ/RLE stage (26 blocks)", f"{lz_seconds * 1000:.0f} ms", ""),
         ("writing the base as a .cbv", f"{writing * 1000:.0f} ms",

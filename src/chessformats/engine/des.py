@@ -5,11 +5,12 @@ ChessBase's encrypted archives (``.cbz``) are a ``.cbv`` enciphered with single 
 weak and ECB weaker: this module reads what ChessBase wrote, it protects nothing.
 
 The tables are the standard's. A round is done for all blocks together with the usual combined S-box and
-permutation tables (``_SP``): eight 64-entry lookups and a few shifts per round, on arrays of 32-bit halves.
+permutation tables (:func:`_sp_tables`): eight 64-entry lookups and a few shifts per round, on arrays of 32-bit halves.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,9 @@ def _permute(value: int, table: tuple[int, ...], width: int) -> int:
     return out
 
 
+@functools.cache
 def _sp_tables() -> np.ndarray[Any, Any]:
+    """The eight S-boxes with the permutation P applied to their output, 64 entries each (made on first use)."""
     tables = np.zeros((8, 64), np.uint32)
     for box in range(8):
         for six in range(64):
@@ -64,9 +67,6 @@ def _sp_tables() -> np.ndarray[Any, Any]:
             column = (six >> 1) & 15
             tables[box, six] = _permute(_S[box][row * 16 + column] << (28 - 4 * box), _P, 32)
     return tables
-
-
-_SP = _sp_tables()
 
 
 def _subkeys(key: bytes) -> list[list[int]]:
@@ -95,6 +95,7 @@ def _crypt(data: bytes | memoryview, key: bytes, keys_in_order: bool) -> bytes:
     if len(data) % 8:
         raise ValueError("DES works on whole 8-byte blocks")
     round_keys = _subkeys(key)
+    sp = _sp_tables()
     if not keys_in_order:
         round_keys.reverse()
     blocks = _bit_permute(np.frombuffer(data, ">u8").astype(np.uint64), _IP)
@@ -106,7 +107,7 @@ def _crypt(data: bytes | memoryview, key: bytes, keys_in_order: bool) -> bytes:
         mixed = np.zeros_like(right)
         for box in range(8):
             six = ((expanded >> np.uint64(28 - 4 * box)) & np.uint64(0x3F)).astype(np.intp) ^ pieces[box]
-            mixed |= _SP[box][six]
+            mixed |= sp[box][six]
         left, right = right, left ^ mixed
     joined = (right.astype(np.uint64) << np.uint64(32)) | left.astype(np.uint64)
     return _bit_permute(joined, _FP).astype(">u8").tobytes()
