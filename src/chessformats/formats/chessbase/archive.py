@@ -350,16 +350,18 @@ class Archive:
 
     # --- writing files out ------------------------------------------------------------------------------
 
-    def extract(self, folder: str | os.PathLike[str], members: list[ArchiveMember] | None = None) -> list[str]:
+    def extract(self, folder: str | os.PathLike[str], members: list[ArchiveMember] | None = None, *,
+                durable: bool = False) -> list[str]:
         """Write the members (all by default) below ``folder`` (made if missing): the paths written. Nothing is
         written unless every member decodes: files are written to temporary files that are renamed at the end,
-        and a folder this call made is removed again when it fails."""
+        and a folder this call made is removed again when it fails. The files are not flushed to the disk
+        (``fsync``) unless ``durable`` (as ``tar`` and ``unzip`` do: they can be extracted again)."""
         root = os.path.abspath(os.fspath(folder))
         made: list[str] = []
         chosen = self.members if members is None else members
         try:
             written = []
-            with atomic_write_set() as open_file:
+            with atomic_write_set(durable=durable) as open_file:
                 for member in chosen:
                     target = os.path.join(root, *member.path.split("/"))
                     _make_folders(os.path.dirname(target), made)
