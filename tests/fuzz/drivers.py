@@ -81,7 +81,8 @@ def preload() -> None:
     tree changed meanwhile on disk would mix versions)."""
     for name in ("chessformats.polyglot", "chessformats.ctg", "chessformats.kvetka", "chessformats.monty",
                  "chessformats.chessbase", "chessformats.books.build", "chessformats.cli.main",
-                 "chessformats.cli.registry", "chessformats.codegen.hexview", "rich.console", "chess.pgn"):
+                 "chessformats.cli.registry", "chessformats.codegen.hexview", "rich.console", "chess.pgn",
+                 "chessformats.formats.chessbase.archive"):
         importlib.import_module(name)
     registry = importlib.import_module("chessformats.cli.registry")
     registry.all_formats()
@@ -604,6 +605,59 @@ def pgn_cli(ctx: Context) -> None:
     run_cli("build", ctx.path, "-o", ctx.output("book.bin"), "--min-games", "1", "--jobs", "1")
 
 
+ARCHIVE_PASSWORDS = {"small.cbz": "password", "small2.cbz": "pass", "small3.cbz": "my long password"}
+"""The corpus .cbz files' passwords (their SOURCES.txt)."""
+
+
+def _password(ctx: Context) -> str | None:
+    return ARCHIVE_PASSWORDS.get(ctx.primary) if ctx.primary.lower().endswith(".cbz") else None
+
+
+def ar_list(ctx: Context) -> None:
+    """The file table, and the members around the damage read whole."""
+    from chessformats.formats.chessbase.archive import open_archive
+
+    with open_archive(ctx.path, password=_password(ctx)) as archive:
+        spots = ctx.spots(".cbv", ".cbz")
+        for member in archive.members:
+            end = member.offset + member.compressed_size
+            if not ctx.big or any(member.offset - 512 <= at < end for at in spots):
+                archive.read(member)
+
+
+def ar_extract(ctx: Context) -> None:
+    """Extraction into a folder: whole or nothing, nothing outside it."""
+    from chessformats.formats.chessbase.archive import open_archive
+
+    folder = Path(ctx.output("extracted"))
+    try:
+        with open_archive(ctx.path, password=_password(ctx)) as archive:
+            archive.extract(folder)
+    except FormatError:
+        if folder.exists() and any(folder.iterdir()):
+            raise AssertionError("a failed extraction left files behind") from None
+        raise
+    outside = sorted(p.name for p in ctx.folder.iterdir() if p.name not in (ctx.primary, "out"))
+    if outside:
+        raise AssertionError(f"files written outside the output folder: {outside}")
+
+
+def ar_open(ctx: Context) -> None:
+    """The archived base opened as a base: its games (the first ones; all for a small archive)."""
+    from chessformats import chessbase
+
+    with chessbase.open_database(ctx.path, password=_password(ctx)) as db:
+        for number in list(db.numbers()[:20 if ctx.big else None]):
+            _read_game(db, int(number))
+
+
+def ar_cli(ctx: Context) -> None:
+    password = _password(ctx)
+    extra = ("--password", password) if password else ()
+    run_cli("list", ctx.path, *extra)
+    run_cli("extract", ctx.path, "-o", ctx.output("cli"), *extra)
+
+
 PATHS: dict[str, dict[str, Callable[[Context], None]]] = {
     "polyglot": {"open": pg_open, "lenient": pg_lenient, "reachable": pg_reachable, "convert": pg_convert,
                  "cli": pg_cli},
@@ -614,6 +668,7 @@ PATHS: dict[str, dict[str, Callable[[Context], None]]] = {
     "monty": {"read": mt_read, "other": mt_other, "cli": mt_cli},
     "chessbase": {"open": cb_open, "games": cb_games, "entities": cb_entities, "export": cb_export,
                   "companions": cb_companions, "cli": cb_cli},
+    "archive": {"list": ar_list, "extract": ar_extract, "open": ar_open, "cli": ar_cli},
     "pgn": {"build": pgn_build, "text": pgn_text, "books": pgn_books, "gzip": pgn_gzip,
             "gzip-damaged": pgn_gzip_damaged, "cli": pgn_cli},
 }

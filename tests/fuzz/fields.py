@@ -84,7 +84,7 @@ def _ending(files: dict[str, bytes], *extensions: str) -> list[str]:
 
 def locate(reader: str, files: dict[str, bytes]) -> list[Field]:
     """Every count, length and pointer field the declarations find in ``files`` (a seed's original bytes)."""
-    finder = {"ctg": _ctg, "kvetka": _kvetka, "chessbase": _chessbase}.get(reader)
+    finder = {"ctg": _ctg, "kvetka": _kvetka, "chessbase": _chessbase, "archive": _archive}.get(reader)
     return list(finder(files)) if finder is not None else []
 
 
@@ -150,3 +150,21 @@ def _chessbase(files: dict[str, bytes]) -> Iterable[Field]:
             if at and at + 14 <= len(cba):
                 size = int.from_bytes(cba[at + 10:at + 14], "big")
                 yield from _fields(stem + ".cba", schema.ANNOTATION_RECORD, cba[at:at + size], at)
+
+
+def _archive(files: dict[str, bytes]) -> Iterable[Field]:
+    """A ``.cbv``'s header, file table and each file's first block head (a ``.cbz`` is enciphered: none)."""
+    from chessformats.schemas.chessbase import cbv
+
+    for name in _ending(files, ".cbv"):
+        data = files[name]
+        yield from _fields(name, cbv.ARCHIVE_HEADER, data[:cbv.ARCHIVE_HEADER_SIZE], 0)
+        count = int.from_bytes(data[2:4], "little")
+        position = cbv.ARCHIVE_HEADER_SIZE + count * cbv.ARCHIVE_ENTRY_SIZE
+        for number in range(count):
+            start = cbv.ARCHIVE_HEADER_SIZE + number * cbv.ARCHIVE_ENTRY_SIZE
+            traced = _fields(name, cbv.ARCHIVE_ENTRY, data[start:start + cbv.ARCHIVE_ENTRY_SIZE], start)
+            yield from traced
+            if position + cbv.BLOCK_HEAD_SIZE <= len(data):
+                yield from _fields(name, cbv.BLOCK_HEAD, data[position:position + cbv.BLOCK_HEAD_SIZE], position)
+            position += next((f.value for f in traced if f.path == "compressed_size"), 0)

@@ -29,7 +29,7 @@ from typing import Any
 from .seeds import READERS, Seed, all_seeds
 
 QUICK_PATHS = {"polyglot": ("open", "lenient"), "ctg": ("probe", "pages", "records"), "kvetka": ("probe", "blocks"),
-               "monty": ("read",), "chessbase": ("open", "games", "entities"), "pgn": ("build",)}
+               "monty": ("read",), "chessbase": ("open", "games", "entities"), "archive": ("list",), "pgn": ("build",)}
 """The drivers an input goes through in guided mode (the quick ones: thousands of inputs a minute)."""
 
 GUIDED_FILE = {"chessbase": ".cbg"}

@@ -21,8 +21,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-READERS = ("polyglot", "ctg", "kvetka", "monty", "chessbase", "pgn")
-"""The readers the fuzzer drives; ``pgn`` is book building from games (:class:`BookBuilder`)."""
+READERS = ("polyglot", "ctg", "kvetka", "monty", "chessbase", "archive", "pgn")
+"""The readers the fuzzer drives; ``pgn`` is book building from games (:class:`BookBuilder`), ``archive`` the
+ChessBase archives (``.cbv``, ``.cbz``)."""
 
 _CHESSBASE_SKIP = (".pgn", ".tsv", ".txt", ".md", ".json", ".html")
 
@@ -81,6 +82,8 @@ def corpus_seeds(root: Path | None = None) -> list[Seed]:
             files = {p.name: p for p in sorted(folder.glob(cbh.stem + ".*"))
                      if p.is_file() and not p.name.lower().endswith(_CHESSBASE_SKIP)}
             seeds.append(Seed(f"chessbase/{folder.name}", "chessbase", cbh.name, files))
+    for path in sorted((root / "chessbase").glob("*/*.cb[vz]")):
+        seeds.append(_single("archive", path, "archive"))
     for path in sorted(root.glob("**/*.pgn")):
         seeds.append(_single("pgn", path, "pgn/" + path.parent.name))
     return seeds

@@ -33,13 +33,14 @@ SEEDS = {
     "chessbase/morphy_text": ("open", "games", "entities"),
     "chessbase/morphy_linares_old": ("open", "games", "entities"),
     "kvetka/games": ("probe", "elements", "blocks"),
+    "archive/twic1134.cbv": ("list", "extract"),
 }
 
 ALLOCATING = re.compile(r"^(?:cto:header\.entries|cba:(?:size|entries\[\]\.size)|cbg:(?:word\.size|title_count|"
                         r"titles\[\]\.length|body\.count|body\.texts\[\]\.length|body\.texts\[\]\.formatting_length)|"
                         r"cb[ptcse]:(?:records|record_data_size)|cbj:record_size|kob:caption\.length|"
                         r"ksf:(?:toc\.source_number|.*address\.length|.*games_number|.*white\.length|"
-                        r".*black\.length))$")
+                        r".*black\.length)|cbv:(?:entry_size|compressed_size|size))$")
 """``extension:path`` of the fields that size what a reader reads or builds: a FormatError is required."""
 
 HOSTILE = 2**31 - 1

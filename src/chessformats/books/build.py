@@ -52,7 +52,15 @@ from .batches import (
 )
 from .filters import GameFilter
 from .pgnread import game_spans, open_text, split_games
-from .pieces import CHESSBASE_FILES, LOCAL_PIECE_BYTES, LocalPool, merge_pieces, piece_size, read_forked
+from .pieces import (  # CHESSBASE_FILES: the names read as a database, kept importable from here
+    CHESSBASE_FILES,  # noqa: F401
+    DATABASE_NAMES,
+    LOCAL_PIECE_BYTES,
+    LocalPool,
+    merge_pieces,
+    piece_size,
+    read_forked,
+)
 from .runs import group_starts, in_order, sort_order
 from .spill import SPILL_LIMIT, combine_rows
 
@@ -200,8 +208,9 @@ class BookBuilder:
     def add_file(self, path: str | os.PathLike[str], *, jobs: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> None:
         """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, ``.zst``, or any other name that is not a
-        ChessBase file) or of a ChessBase database (any of its files: see :meth:`add_database`)."""
-        if os.fspath(path).lower().endswith(CHESSBASE_FILES):
+        ChessBase file) or of a ChessBase database (any of its files, or a ``.cbv`` archive: see
+        :meth:`add_database`)."""
+        if os.fspath(path).lower().endswith(DATABASE_NAMES):
             self.add_database(path, progress=progress)
         else:
             self.add_pgn(path, jobs=jobs, progress=progress)

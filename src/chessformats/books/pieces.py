@@ -28,14 +28,17 @@ from .runs import sort_order, union_order
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["CHESSBASE_FILES", "PIECE_BYTES", "LocalPool", "Piece", "combine", "merge_pieces", "plan_pieces",
-           "read_piece"]
+__all__ = ["CHESSBASE_ARCHIVES", "CHESSBASE_FILES", "DATABASE_NAMES", "PIECE_BYTES", "LocalPool", "Piece", "combine",
+           "merge_pieces", "plan_pieces", "read_piece"]
 
 # a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
 # imported, for the start-up time of PGN builds); other names are read as PGN
 CHESSBASE_FILES = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbm", ".cbl", ".cbtt",
                    ".cib", ".cib2", ".cit", ".cit2", ".cbb", ".cbgi", ".flags", ".ini", ".cko", ".ckn", ".cpo", ".cpn",
                    ".pgi")
+CHESSBASE_ARCHIVES = (".cbv", ".cbz")
+"""A ChessBase archive holds a base: read as the base it holds."""
+DATABASE_NAMES = CHESSBASE_FILES + CHESSBASE_ARCHIVES
 
 PIECE_BYTES = 1 << 25
 """Bytes of a plain file (characters of decompressed text) given to one task (32 MiB: about 20,000 games)."""
@@ -97,7 +100,7 @@ def plan_pieces(paths: Sequence[str | os.PathLike[str]], *, piece_bytes: int = P
         path = os.fspath(item)
         size = os.path.getsize(path)
         lower = path.lower()
-        if lower.endswith(CHESSBASE_FILES):
+        if lower.endswith(DATABASE_NAMES):
             yield path
         elif lower.endswith(COMPRESSED_SUFFIXES):
             yield from _compressed_pieces(path, done, piece_bytes)

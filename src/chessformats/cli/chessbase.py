@@ -21,18 +21,23 @@ from chessformats.formats.chessbase import (
 )
 from chessformats.schemas import chessbase as schema
 
+from .archive import password_for
 from .registry import FormatHandler
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
     extension = os.path.splitext(path)[1].lower()
+    if extension == ".cbv":
+        return 3 if head[:2] == b"\x08\x00" else 1
+    if extension == ".cbz":
+        return 2
     if extension == ".cbh":
         return 3 if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" else 2
     return 2 if extension in COMPANIONS[1:9] else 0
 
 
 def _info(path: str) -> dict[str, Any]:
-    with open_database(path) as db:
+    with open_database(path, password=password_for(path)) as db:
         arrays = db.header_arrays()
         texts = int(np.count_nonzero(arrays["guiding_text"]))
         deleted = int(np.count_nonzero(arrays["deleted"]))
@@ -64,6 +69,8 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
              player: str | None = None) -> list[Any]:
     from .registry import InspectTarget
 
+    if path.lower().endswith((".cbv", ".cbz")):
+        return _archive_targets(path, record, count)
     with open_database(path) as db:
         if player is not None:
             found = db.players.find(player)
@@ -88,6 +95,32 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
             targets += _move_targets(db, number)
             targets += _annotation_targets(db, number)
             targets += _cbj_targets(db, header)
+        return targets
+
+
+def _archive_targets(path: str, record: int | None, count: int | None) -> list[Any]:
+    """An archive's header, then file-table entries (``--record`` from 0, ``--count``) each with its first
+    block's head (``.cbv`` only: a ``.cbz`` is enciphered on disk)."""
+    from chessformats.formats.chessbase.archive import open_archive
+    from chessformats.schemas.chessbase import cbv
+
+    from .registry import InspectTarget
+
+    if path.lower().endswith(".cbz"):
+        raise FormatError("inspect shows the bytes on disk, and a .cbz is enciphered: convert it to a .cbv first",
+                          file=path)
+    with open_archive(path) as archive:
+        size = archive.header.entry_size
+        targets = [InspectTarget(cbv.ARCHIVE_HEADER, 0, cbv.ARCHIVE_HEADER_SIZE, "header",
+                                 {"header.files": f"{len(archive.members)} files"})]
+        first = record or 0
+        for member in archive.members[first:first + (count or len(archive.members))]:
+            at = cbv.ARCHIVE_HEADER_SIZE + member.entry * size
+            targets.append(InspectTarget(cbv.ARCHIVE_ENTRY, at, cbv.ARCHIVE_ENTRY_SIZE, f"files[{member.entry}]",
+                                         {f"files[{member.entry}].name": member.path}))
+            if member.compressed_size:
+                targets.append(InspectTarget(cbv.BLOCK_HEAD, member.offset, cbv.BLOCK_HEAD_SIZE,
+                                             f"files[{member.entry}].blocks[0].head", {}))
         return targets
 
 
@@ -164,7 +197,7 @@ def _move_targets(db: Database, number: int) -> list[Any]:
 
 
 HANDLER = FormatHandler(
-    key="chessbase", status="read, write (from PGN or a base), PGN export, inspect",
+    key="chessbase", status="read, write (from PGN or a base), PGN export, inspect; archives (.cbv, .cbz)",
     sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "record", "count", "player"),
 )

@@ -61,6 +61,9 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from .archive import set_password
+
+    set_password(args.password)
     handler = registry.detect(args.file, args.format)
     report = handler.info(args.file)
     if args.json:
@@ -311,6 +314,17 @@ def cmd_convert(args: argparse.Namespace) -> int:
         args.target = args.output
     if args.target is None:
         raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
+    from .archive import convert_to_archive, is_archive_name, set_password
+
+    set_password(args.password)
+    if is_archive_name(args.target):
+        from .chessbase_write import is_pgn
+
+        pgn = is_pgn(args.source) and args.source_format in (None, "pgn")
+        if not pgn and registry.detect(args.source, args.source_format).key != "chessbase":
+            raise FormatError("an archive is written from a ChessBase base or from PGN", file=args.source)
+        return convert_to_archive(args.source, args.target, encoding=args.encoding, console=_console(stderr=True),
+                                  source_is_pgn=pgn)
     if args.target.lower().endswith(".cbh") or args.target_format == "chessbase":
         from .chessbase_write import convert_to_chessbase, is_pgn
 
@@ -333,8 +347,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def _convert_chessbase(args: argparse.Namespace) -> int:
     """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
     from ..formats.chessbase import export_pgn
+    from .archive import password_for
 
     console = _console(stderr=True)
+    password = password_for(args.source)
     started = time.perf_counter()
     if console.is_terminal:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -347,16 +363,29 @@ def _convert_chessbase(args: argparse.Namespace) -> int:
                 progress.update(task, completed=done, total=total)
 
             written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                         encoding=args.encoding, progress=report)
+                                         encoding=args.encoding, progress=report, password=password)
     else:
         written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                     encoding=args.encoding)
+                                     encoding=args.encoding, password=password)
     console.print(f"{written:,} games written to {args.target} in {time.perf_counter() - started:.2f} s")
     for error in failed[:20]:
         console.print(f"  skipped: {error}")
     if len(failed) > 20:
         console.print(f"  ... and {len(failed) - 20} more")
     return 0
+
+
+_PASSWORD_HELP = "the password of a .cbz archive (else asked on the terminal)"
+
+
+def _archive_command(name: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        from . import archive
+
+        result: int = getattr(archive, name)(args)
+        return result
+
+    return run
 
 
 class _Skipped:
@@ -405,6 +434,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="format, counts and sanity findings of a file")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--password", help=_PASSWORD_HELP)
     add_format(p)
     p.set_defaults(func=cmd_info)
 
@@ -489,7 +519,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "writing: cp1252 where it holds the text, else UTF-8)")
     p.add_argument("--from", dest="source_format", help="force the format of SOURCE")
     p.add_argument("--to", dest="target_format", help="force the format of TARGET")
+    p.add_argument("--password", help=_PASSWORD_HELP)
     p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("extract", help="the files of a ChessBase archive (.cbv, .cbz) into a folder")
+    p.add_argument("archive", help="the .cbv or .cbz file")
+    p.add_argument("members", nargs="*", help="only these members (default: all)")
+    p.add_argument("-o", "--output", help="the folder to write into (made if missing; default: .)")
+    p.add_argument("--password", help=_PASSWORD_HELP)
+    p.set_defaults(func=_archive_command("cmd_extract"))
+
+    p = sub.add_parser("list", help="the files of a ChessBase archive (.cbv, .cbz) with their sizes")
+    p.add_argument("archive", help="the .cbv or .cbz file")
+    p.add_argument("--json", action="store_true", help="as JSON")
+    p.add_argument("--password", help=_PASSWORD_HELP)
+    p.set_defaults(func=_archive_command("cmd_list"))
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
     p.add_argument("--out", required=True, help="folder to write one page per format into")

@@ -101,7 +101,7 @@ class _Entry(NamedTuple):
 
 FORMATS: dict[str, _Entry] = {
     "chessbase": _Entry("chessformats.schemas.chessbase", "chessformats.cli.chessbase",
-                        (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")),
+                        (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbv", ".cbz")),
     "ctg": _Entry("chessformats.schemas.ctg", "chessformats.cli.ctg", (".ctg", ".cto", ".ctb")),
     "kvetka": _Entry("chessformats.schemas.kvetka", "chessformats.cli.kvetka", (".kob", ".kin", ".ksf")),
     "monty": _Entry("chessformats.schemas.monty", "chessformats.cli.monty", (".montyformat", ".montyvalue")),

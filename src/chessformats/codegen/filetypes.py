@@ -9,6 +9,7 @@ the Kaitai test checks every pairing on real files through Kaitai's own parser.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -129,6 +130,17 @@ def _chessbase() -> tuple[FileType, ...]:
                               * "one record per game (game n is record n); each holds the fields that fit its size",
                           ),
                           "The `.cbj` file: a 32-byte little-endian header, then one big-endian record per game."))
+    a = importlib.import_module("chessformats.schemas.chessbase.cbv")
+    types.append(FileType("chessbase_cbv", "chessbase", "ChessBase archive (.cbv): header and file table", (".cbv",),
+                          cs.Struct(
+                              "header" / a.ARCHIVE_HEADER * "the archive header",
+                              "files" / cs.Array(cs.this.header.files,
+                                                 cs.FixedSized(cs.this.header.entry_size, a.ARCHIVE_ENTRY))
+                              * "the file table, one entry per file",
+                          ),
+                          "The header and file table of a `.cbv` archive. The blocks that follow (each file's, in "
+                          "entry order) are not exported: their Huffman code tables are bit-packed with lengths "
+                          "read from the stream, and the code words and LZ/RLE items need the decoders."))
     return tuple(types)
 
 

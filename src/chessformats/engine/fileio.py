@@ -48,10 +48,11 @@ class _Temp:
         self.lock = _lock(fd)  # a duplicate descriptor: the lock outlives the handle until the rename is done
         self.handle: IO[bytes] = os.fdopen(fd, "wb")
 
-    def finish(self) -> None:
-        """Flush the data to the disk (before any rename)."""
+    def finish(self, durable: bool = True) -> None:
+        """Flush the data to the disk (before any rename); ``durable=False``: to the operating system only."""
         self.handle.flush()
-        os.fsync(self.handle.fileno())
+        if durable:
+            os.fsync(self.handle.fileno())
         self.handle.close()
 
     def release(self, *, keep: bool) -> None:
@@ -82,7 +83,7 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
 
 
 @contextlib.contextmanager
-def atomic_write_set() -> Iterator[Callable[[str | os.PathLike[str]], IO[bytes]]]:
+def atomic_write_set(*, durable: bool = True) -> Iterator[Callable[[str | os.PathLike[str]], IO[bytes]]]:
     """Write several files (a book and its companions) as one: ``open_file(path)`` gives a handle on a
     temporary file beside ``path``; when the block ends without an error, every file is flushed to the disk
     first, and only then renamed over its target, one after the other.
@@ -90,6 +91,8 @@ def atomic_write_set() -> Iterator[Callable[[str | os.PathLike[str]], IO[bytes]]
     A writer killed while it writes leaves every old file as it was (and temporary files that the next write
     removes, as :func:`atomic_write`'s); only a kill between the renames, which take microseconds, can leave
     new files beside old ones. If the block raises, every temporary file is removed and nothing is replaced.
+    ``durable=False`` leaves out the flush to the disk (``fsync``) for files that can be made again (extracted
+    from an archive, or temporary): all or nothing still holds for errors, not for a power loss.
     """
     temps: list[_Temp] = []
 
@@ -100,7 +103,7 @@ def atomic_write_set() -> Iterator[Callable[[str | os.PathLike[str]], IO[bytes]]
     try:
         yield open_file
         for temp in temps:
-            temp.finish()
+            temp.finish(durable)
     except BaseException:
         for temp in temps:
             temp.release(keep=False)

@@ -22,12 +22,16 @@ header and guiding texts), :mod:`.entities` (players, tournaments, annotators, s
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
 PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
 (the move stream), :mod:`.batch_encoder` (many main lines' move streams at once), :mod:`.tags` (PGN tags to
-header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record).
+header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record);
+archives: :mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_database`` opens the base one holds),
+:mod:`.archive_write` (a base packed into an archive).
 """
 
 from __future__ import annotations
 
 from .annotations import decode_text
+from .archive import Archive, ArchiveMember, PasswordError, open_archive
+from .archive_write import base_files, write_archive
 from .compact import copy_database
 from .database import COMPANIONS, GAME_DTYPE, Database, export_pgn, open_database
 from .entities import Entity, EntityFile, SortKey, decode_name
@@ -41,6 +45,8 @@ __all__ = [
     "COMPANIONS",
     "GAME_DTYPE",
     "RESULT_TAGS",
+    "Archive",
+    "ArchiveMember",
     "Database",
     "DecodedGame",
     "DecodedMove",
@@ -51,16 +57,20 @@ __all__ = [
     "GameHeader",
     "GameItem",
     "GuidingText",
+    "PasswordError",
     "PreparedGame",
     "SortKey",
     "UnreadableGame",
     "WriteReport",
     "append_games",
+    "base_files",
     "build_game",
     "copy_database",
     "decode_name",
     "decode_text",
     "export_pgn",
+    "open_archive",
     "open_database",
+    "write_archive",
     "write_database",
 ]

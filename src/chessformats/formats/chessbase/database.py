@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -130,6 +132,10 @@ class Database(MappedFile):
     """
 
     _views = ("records",)
+    archive_path: str | None = None
+    """The ``.cbv``/``.cbz`` the base was opened from (its files are then in a temporary folder), else ``None``."""
+    archive_cleanup: Any = None
+    """Removes that temporary folder (run by :meth:`close`)."""
 
     def __init__(self, path: str | os.PathLike[str], *, encoding: str | None = None) -> None:
         name = os.fspath(path)
@@ -244,6 +250,8 @@ class Database(MappedFile):
             part.close()
         if self._extended is not None:
             self._extended.close()
+        if self.archive_cleanup is not None:  # opened from an archive: its temporary folder goes
+            self.archive_cleanup()
 
     # --- the games -------------------------------------------------------------------------------------
 
@@ -469,8 +477,9 @@ class Database(MappedFile):
 
 def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *, annotations: bool = True,
                encoding: str | None = None, progress: Callable[[int, int], None] | None = None,
-               chunk: int = 8192) -> tuple[int, list[FormatError]]:
+               chunk: int = 8192, password: str | bytes | None = None) -> tuple[int, list[FormatError]]:
     """Write every game of a database as PGN (atomically); returns (games written, errors of skipped games).
+    ``source`` may be an archive (``password``: a ``.cbz``'s).
 
     A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
     others are written. Guiding texts have no PGN form and are left out. Games without annotations are
@@ -479,7 +488,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     """
     failed: list[FormatError] = []
     written = 0
-    with open_database(source, encoding=encoding) as db, atomic_write(target) as handle:
+    with open_database(source, encoding=encoding, password=password) as db, atomic_write(target) as handle:
         total = db.record_count
         fields = record_fields(db.records, db.header_arrays())
         annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)
@@ -511,6 +520,22 @@ def _pgn_one(db: Database, number: int, annotated: bool) -> str | FormatError:
         return error
 
 
-def open_database(path: str | os.PathLike[str], *, encoding: str | None = None) -> Database:
-    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page)."""
-    return Database(path, encoding=encoding)
+def open_database(path: str | os.PathLike[str], *, encoding: str | None = None,
+                  password: str | bytes | None = None) -> Database:
+    """Open a ChessBase database by its ``.cbh`` or any companion file (``encoding``: names' code page), or the
+    base a ChessBase archive carries (``.cbv``; ``.cbz`` with its ``password``), through a temporary folder that
+    :meth:`Database.close` removes, or at the latest the garbage collector (:func:`~.archive.extract_to_temporary`).
+    """
+    from .archive import extract_to_temporary, is_archive
+
+    if not is_archive(path):
+        return Database(path, encoding=encoding)
+    folder, cbh = extract_to_temporary(path, password=password)
+    try:
+        database = Database(cbh, encoding=encoding)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    database.archive_path = os.fspath(path)
+    database.archive_cleanup = weakref.finalize(database, shutil.rmtree, folder, True)
+    return database

@@ -7,6 +7,7 @@ from .cba import ANNOTATION_BODY, ANNOTATION_ITEM, ANNOTATION_RECORD
 from .cbg import CHESS960_SETUP, GAME_DATA, GAME_DATA_HEAD, SETUP, TEXT_DATA
 from .cbh import CBH_HEADER, CBH_RECORD, GAME_RECORD, TEXT_RECORD
 from .cbj import CBJ_HEADER, CBJ_RECORD, ENDGAME, MATERIAL, RATING_TYPE
+from .cbv import ARCHIVE_ENTRY, ARCHIVE_HEADER, BLOCK, BLOCK_HEAD, HUFFMAN_CODE, HUFFMAN_HEAD, LZ_CONTROL, LZ_ITEM
 from .common import STORE_HEADER
 from .entities import ANNOTATOR, ENTITY_HEADER, PLAYER, SOURCE, TEAM, TOURNAMENT
 from .moves import MOVE_CODES, SIMPLE_MOVE, TWO_BYTE_MOVE
@@ -31,7 +32,7 @@ def _move_table_note() -> str:
 FORMAT = FormatDoc(
     key="chessbase",
     title="ChessBase game database",
-    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj"),
+    extensions=(".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj", ".cbv", ".cbz"),
     summary=(
         "A ChessBase database is a family of files with one name. The `.cbh` file has a 46-byte header and "
         "one 46-byte record per game or guiding text (game number n, counted from 1, is record n); each record "
@@ -41,7 +42,8 @@ FORMAT = FormatDoc(
         "big-endian; the entity files are little-endian. The optional `.cbj` file (the extended game header) "
         "adds per game the teams (record numbers in `.cbe`), rating types, final material and timestamps. "
         "Other companions (`.cbm .cbl .cbtt .cib .cit .cbb .ini` ...) are indexes and settings that a reader "
-        "does not need."
+        "does not need. A base travels as an archive: `.cbv` (its files, compressed) or `.cbz` (the same "
+        "enciphered with a password), read and written here too (the last structures below)."
     ),
     structures=(
         Structure(".cbh header", CBH_HEADER, "The first 46 bytes of the `.cbh` file. Old bases differ only in "
@@ -82,6 +84,19 @@ FORMAT = FormatDoc(
         Structure("Final material", MATERIAL, "`material_1` and `material_2` of a `.cbj` record (a big-endian "
                   "16-bit integer)."),
         Structure("Endgame classification", ENDGAME, "`endgame` of a `.cbj` record."),
+        Structure(".cbv archive header", ARCHIVE_HEADER, "The first 8 bytes of an archive (little-endian, like the "
+                  "whole container). The file table follows: `files` entries, `entry_size` bytes apart."),
+        Structure(".cbv file-table entry", ARCHIVE_ENTRY, "One per file. The files' blocks follow the table in "
+                  "entry order, each file's taking `compressed_size` bytes."),
+        Structure(".cbv block", BLOCK, "A file is a run of blocks, each holding up to 61,440 bytes of it. The "
+                  "decoding stages and their order are in the notes."),
+        Structure(".cbv block head", BLOCK_HEAD, "The first 4 bytes of a block."),
+        Structure("Huffman head", HUFFMAN_HEAD, "The first bytes of a Huffman-coded block's `data`; the code "
+                  "table follows (256 `Huffman code word`s, bit-packed), then the code words."),
+        Structure("Huffman code word", HUFFMAN_CODE, "The code word of one byte value, in the code table: 4 + "
+                  "`length` bits, most significant first, not byte-aligned."),
+        Structure("LZ/RLE control word", LZ_CONTROL, "Starts every group of 16 items of LZ/RLE-coded bytes."),
+        Structure("LZ/RLE coded item", LZ_ITEM, "The first two bytes of an item whose control bit is 1."),
     ),
     notes=(
         "**Byte order.** `.cbh .cbg .cba` are big-endian, except the guiding-text title fields; the entity "
@@ -165,6 +180,27 @@ FORMAT = FormatDoc(
         "(both sides, larger first) except in 14 of morphy_hedgehog's games. `created` is in ChessBase's "
         "unit only in bases ChessBase wrote (twic1134: 2016-08-01, the issue's date); other writers store "
         "larger values in another unit.",
+        "**Archives (.cbv): decoding a block.** The coding byte says which stages to undo, in this order: "
+        "Huffman (bit 1), then LZ/RLE (bit 0); 0 is stored. *Huffman*: a big-endian count of output bytes, then "
+        "for each byte value 0-255 a 4-bit length and that many bits of code word, then the code words, most "
+        "significant bit first, from the bit after the table; decoding stops after `count` bytes (the rest is "
+        "padding). The code is explicit, not canonical: where one word is a prefix of another the shorter wins. "
+        "*LZ/RLE*: groups of a little-endian 16-bit control word and 16 items, one per bit, most significant "
+        "first: 0 a literal byte; 1 a coded item `b0 [b1 [b2]]` with `h = b0 >> 4`, `l = b0 & 15`: h 0, a run "
+        "of l + 3 copies of b1; h 1, a run of l + 16 b1 + 19 copies of b2; h 2, a copy of b2 + 16 bytes from "
+        "16 b1 + l + 3 back; h 3-15, a copy of h bytes from that distance. Copies read the block's own output "
+        "only; the coded bytes may end after any item.",
+        "**Archives: the block checksum** (`head.checksum`, called unknown by uncbv) is the sum of the block's "
+        "complete little-endian 16-bit words after the head, mod 65536, an odd last byte left out: it holds for "
+        "all 50 corpus blocks, so a damaged block is recognised before it is decoded.",
+        "**Enciphered archives (.cbz)** are the whole `.cbv` enciphered with single DES in ECB mode (8-byte blocks "
+        "on their own; the file padded to a multiple of 8), the key made from the password's bytes: 8 bytes as "
+        "they are, shorter ones repeated to 8, longer ones folded (`key[i mod 8] = 2 key[i mod 8] xor byte i`, "
+        "mod 256). A wrong password shows in the first 8 bytes: the deciphered magic is not 8.",
+        "**Archives: names.** A name is the file's name as stored (a Windows name; the corpus has bare names). "
+        "This library writes nothing for a name that is absolute, has a drive, a `..` or `.` part, a control "
+        "character or a Windows device name (`CON`, `NUL.txt`, `COM1`, ...): the whole archive is refused, "
+        "before anything is written (uncbv joins the name to the output folder as it is).",
     ),
     examples=(
         Example(CBH_RECORD, bytes.fromhex(
@@ -182,6 +218,11 @@ FORMAT = FormatDoc(
                 "libcbh_NonStandard/NonStandardStart.cbg, game 1: a setup position, black to move, move 9"),
     ),
     references=(
+        "uncbv (Antoni Boucher, Rust, GPL-3.0), https://github.com/antoyo/uncbv at 3322f69, `src/cbv.rs`, "
+        "`src/decrypt.rs` and the crates it uses (`huffman`, `des`): the archive header, the name and sizes of a "
+        "file-table entry, the block layout, the Huffman and LZ/RLE stages and the password's DES key (facts "
+        "only). The entry's other fields and the block checksum were found on the corpus "
+        "(`corpus/chessbase/uncbv_archives`).",
         "*Описание формата баз партий от Chessbase* (the Kvetka project's translation of the CBH format "
         "description), `specs/chessbase.ru.txt`.",
         "`notes/chessbase.md` and `notes/chessbase-mode-tables.json` (corrections and the twelve mode tables).",

@@ -1,0 +1,104 @@
+"""The command line's ChessBase archives: ``extract``, ``list``, ``convert`` into ``.cbv``/``.cbz``, and the
+password of a ``.cbz`` (``--password``, else asked on the terminal)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+import tempfile
+import time
+from typing import Any
+
+from chessformats.engine.errors import FormatError
+
+__all__ = ["cmd_extract", "cmd_list", "convert_to_archive", "is_archive_name", "password_for", "set_password"]
+
+_given: dict[str, str | None] = {"password": None}
+
+
+def set_password(password: str | None) -> None:
+    """The password given on the command line (``--password``), for every ``.cbz`` this run opens."""
+    _given["password"] = password
+
+
+def is_archive_name(path: str) -> bool:
+    return path.lower().endswith((".cbv", ".cbz"))
+
+
+def password_for(path: str) -> str | None:
+    """The password to open ``path`` with: ``None`` for anything but a ``.cbz``; ``--password`` if given; else
+    asked on the terminal (without echo); with no terminal, an error that says to give ``--password``."""
+    if not path.lower().endswith(".cbz"):
+        return None
+    if _given["password"] is not None:
+        return _given["password"]
+    if sys.stdin.isatty():
+        _given["password"] = getpass.getpass(f"password for {os.path.basename(path)}: ")
+        return _given["password"]
+    raise FormatError("an enciphered archive (.cbz): give its password with --password", file=path)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """The members of an archive: name and size, one a line (``--json``: a list of objects)."""
+    from chessformats.formats.chessbase.archive import open_archive
+
+    set_password(args.password)
+    with open_archive(args.archive, password=password_for(args.archive)) as archive:
+        rows = [{"name": member.path, "size": member.size, "compressed_size": member.compressed_size,
+                 "date": member.date, "time": member.time} for member in archive.members]
+    if args.json:
+        import json
+
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        print(f"{row['size']:>12,}  {row['name']}")
+    return 0
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    """Write the members of an archive into a folder (``-o``; default: the current folder)."""
+    from chessformats.formats.chessbase.archive import open_archive
+
+    set_password(args.password)
+    started = time.perf_counter()
+    folder = args.output or "."
+    with open_archive(args.archive, password=password_for(args.archive)) as archive:
+        chosen = [archive.member(name) for name in args.members] if args.members else None
+        written = archive.extract(folder, chosen)
+    size = sum(os.path.getsize(path) for path in written)
+    print(f"{len(written)} files ({size:,} bytes) extracted to {folder} in {time.perf_counter() - started:.2f} s",
+          file=sys.stderr)
+    return 0
+
+
+def convert_to_archive(source: str, target: str, *, encoding: str | None, console: Any,
+                       source_is_pgn: bool) -> int:
+    """A base (its ``.cbh`` or an archive) or a PGN file into the archive ``target`` (``.cbz``: enciphered with
+    the password)."""
+    from chessformats.formats.chessbase.archive_write import base_files, write_archive
+
+    from .chessbase_write import convert_to_chessbase
+
+    password = password_for(target) if target.lower().endswith(".cbz") else None
+    started = time.perf_counter()
+    if not source_is_pgn and not is_archive_name(source):
+        report = write_archive(target, base_files(source), password=password)
+    else:
+        with tempfile.TemporaryDirectory(prefix="chessformats-cbv-") as folder:
+            stem = os.path.splitext(os.path.basename(target))[0]
+            base = os.path.join(folder, stem + ".cbh")
+            if source_is_pgn:
+                convert_to_chessbase(source, base, append=False, encoding=encoding, console=console, from_base=False)
+            else:
+                from chessformats.formats.chessbase.archive import open_archive
+
+                with open_archive(source, password=password_for(source)) as archive:
+                    archive.extract(folder)
+                base = next(os.path.join(folder, name) for name in sorted(os.listdir(folder))
+                            if name.lower().endswith(".cbh"))
+            report = write_archive(target, base_files(base), password=password)
+    console.print(f"{report.summary()} in {time.perf_counter() - started:.2f} s")
+    return 0
