@@ -20,7 +20,7 @@ from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode
 from ..formats.normalised import Normalised
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, position_stats, walk
+from .tree import fen_key, filter_stats, legal_key, position_stats, walk
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
@@ -60,16 +60,24 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
     incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
     skipped = 0
+    # the moves already taken from a position as the rules of chess see it: the model tells apart positions
+    # that differ only by an en-passant capture that is not legal (Polyglot's keys do), CTG does not; such
+    # twins carry the same moves (a book read from CTG) or the moves of one position under two keys, taken once
+    taken: dict[str, set[int]] = {}
     for position in stats:
         board = position.board()
         encoded, norm = encode(board)
         boards.setdefault(encoded, board)
         codes = moves.setdefault(encoded, {})
+        twin = taken.setdefault(legal_key(board), set())
         for move, move_stats in position.moves.items():
             code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
             if code is None or not board.is_legal(move):
                 skipped += 1
                 continue
+            if code in twin and code in codes:
+                continue
+            twin.add(code)
             totals = codes.setdefault(code, [0, 0, 0, 0])
             for index, value in enumerate((move_stats.games, move_stats.wins, move_stats.draws, move_stats.losses)):
                 totals[index] += value

@@ -24,7 +24,7 @@ from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
 from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, position_stats, walk
+from .tree import fen_key, filter_stats, legal_key, position_stats, walk
 
 __all__ = ["elements_from_stats", "from_bookstats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
@@ -129,7 +129,7 @@ def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka
         ordered = tuple(sorted(codes, key=lambda code: (-codes[code], code)))
         note = keyed_notes.get(key)
         comment = note.comment() if isinstance(note, kvetka.Opening) else note
-        elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(fen_key(boards[key])),
+        elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(legal_key(boards[key])),
                                        comment))
     return elements, skipped
 
@@ -207,9 +207,9 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetk
                 for ply, move in enumerate(game.mainline_moves()):
                     if ply >= max_ply:
                         break
-                    references.setdefault(fen_key(board), (number, len(games) - 1))
+                    references.setdefault(legal_key(board), (number, len(games) - 1))
                     board.push(move)
-                references.setdefault(fen_key(board), (number, len(games) - 1))
+                references.setdefault(legal_key(board), (number, len(games) - 1))
             except (ValueError, AssertionError):
                 continue
         sources.append(kvetka.KvetkaSource(1, os.path.abspath(os.fspath(path)), tuple(games)))

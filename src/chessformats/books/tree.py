@@ -19,18 +19,29 @@ from .stats import BookStats, PositionStats
 if TYPE_CHECKING:
     from ..engine.contract import OpeningBook
 
-__all__ = ["fen_key", "filter_stats", "position_stats", "walk"]
+__all__ = ["fen_key", "filter_stats", "legal_key", "position_stats", "walk"]
 
 
 
 def fen_key(board: chess.Board) -> str:
-    """A position without move counters, en passant only when a capture is legal (the BookStats key)."""
+    """A position without move counters (the BookStats key), its en-passant square kept by Polyglot's rule:
+    whenever a pawn of the side to move stands beside the pawn that just made a double step, whether or not
+    the capture is legal (X-FEN's rule, ``board.has_pseudo_legal_en_passant()``). Polyglot's and Kvetka's keys
+    tell such positions apart (a pinned pawn's capture still changes the key), so the model does too; CTG,
+    which keeps the file only for a legal capture, merges them again when it writes
+    (:func:`.ctg.records_from_stats`)."""
+    return board.fen(en_passant="xfen").rsplit(" ", 2)[0]
+
+
+def legal_key(board: chess.Board) -> str:
+    """A position without move counters, en passant only when a capture is legal (the position as the rules
+    of chess and CTG see it; python-chess's default FEN)."""
     return board.fen(en_passant="legal").rsplit(" ", 2)[0]
 
 
 def position_stats(board: chess.Board) -> PositionStats:
-    """An empty entry of the model for ``board``."""
-    return PositionStats(board.fen(en_passant="legal"))
+    """An empty entry of the model for ``board`` (its FEN keeps the en-passant square as :func:`fen_key`)."""
+    return PositionStats(board.fen(en_passant="xfen"))
 
 
 def walk(book: OpeningBook,
