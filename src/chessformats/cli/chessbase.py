@@ -25,10 +25,17 @@ from .registry import FormatHandler
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
-    extension = os.path.splitext(path)[1].lower()
-    if extension == ".cbh":
-        return 3 if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" else 2
-    return 2 if extension in COMPANIONS[1:9] else 0
+    """3: a ``.cbh`` with the header's fixed bytes; 1: a file of whole 46-byte records named ``.cbh`` (damaged);
+    2: a companion file (``.cbg``, ``.cbp``, ...) by its name, when its ``.cbh`` is beside it."""
+    stem, extension = os.path.splitext(path)
+    extension = extension.lower()
+    if extension == ".cbh" or (len(head) >= 6 and head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01"):
+        if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" and size % schema.CBH_RECORD_SIZE == 0:
+            return 3
+        return 1 if extension == ".cbh" and size and size % schema.CBH_RECORD_SIZE == 0 else 0
+    if extension in COMPANIONS[1:9]:
+        return 2 if any(os.path.exists(stem + cbh) for cbh in (".cbh", ".CBH")) else 1
+    return 0
 
 
 def _info(path: str) -> dict[str, Any]:
@@ -168,3 +175,30 @@ HANDLER = FormatHandler(
     sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "record", "count", "player"),
 )
+
+
+_LOST = {
+    ".cbg": "the games' moves are in it (no game can be read)",
+    ".cba": "annotations (comments, symbols, arrows) unknown",
+    ".cbp": "player names unknown",
+    ".cbt": "tournaments unknown",
+    ".cbc": "annotators unknown",
+    ".cbs": "sources unknown",
+}
+"""What a base loses without each of its companion files (teams, ``.cbe``, are optional: old bases have none)."""
+
+
+def missing_companions(path: str) -> list[tuple[str, str]]:
+    """The companion files missing beside a base's ``.cbh``: (extension, what is lost without it). A ``.cba`` is
+    missing only when a game has annotations (a base without any has none)."""
+    stem = os.path.splitext(path)[0] if os.path.splitext(path)[1].lower() in COMPANIONS else path
+
+    def there(extension: str) -> bool:
+        return any(os.path.exists(stem + name) for name in (extension, extension.upper()))
+
+    missing = [(extension, lost) for extension, lost in _LOST.items() if extension != ".cba" and not there(extension)]
+    if not there(".cba"):
+        with open_database(path) as db:
+            if bool(np.any(db.records["cba_offset"] != 0)):
+                missing.insert(1, (".cba", _LOST[".cba"]))
+    return missing

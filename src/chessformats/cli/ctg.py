@@ -31,14 +31,21 @@ def _open(path: str) -> CtgBook:
         return open_book(path)
 
 
+_FILLED = bytes.fromhex("ffffffff")
+
+
 def _sniff(path: str, head: bytes, size: int) -> int:
+    """3: a ``.ctg`` header page (its fixed bytes) with as many data pages as the file holds; 1: such a header in
+    a file of another size (a damaged book: the reader says what is wrong); ``.cto``/``.ctb``: by their name."""
     lower = path.lower()
-    score = 1 if lower.endswith((".ctg", ".cto", ".ctb")) else 0
+    if lower.endswith((".cto", ".ctb")):
+        return 2 if size > 0 else 0
     numbers = header_numbers(head)
-    if not lower.endswith(".ctg") or size < 2 * PAGE_SIZE or size % PAGE_SIZE or numbers is None:
-        return score
-    pages_ok = numbers["data_pages"] == size // PAGE_SIZE - 1
-    return score + (2 if pages_ok else 1)
+    if numbers is None or len(head) < 1024 or head[20:24] != _FILLED or any(head[32:1024]):
+        return 0
+    if size >= 2 * PAGE_SIZE and size % PAGE_SIZE == 0 and numbers["data_pages"] == size // PAGE_SIZE - 1:
+        return 3
+    return 1
 
 
 def _info(path: str) -> dict[str, Any]:
