@@ -401,9 +401,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None,
                    force: bool = True) -> None:
-        p.add_argument("-o", "--output", required=required, help=what)
+        # with an old spelling, argparse cannot require one of the two: main() says it is missing
+        p.add_argument("-o", "--output", required=required and old is None, help=what)
         if old is not None:  # the spelling before -o/--output: kept working, not shown
             p.add_argument(old, dest="output", action=Deprecated, help=argparse.SUPPRESS)
+            p.set_defaults(output_required=required)
         if force:
             p.add_argument("--force", action="store_true", help="replace the output if it exists")
 
@@ -547,7 +549,10 @@ def _end_process(code: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = end_moves(list(sys.argv[1:] if argv is None else argv))
     command = arguments[0] if arguments and not arguments[0].startswith("-") else None
-    args = build_parser(command).parse_args(arguments)
+    parser = build_parser(command)
+    args = parser.parse_args(arguments)
+    if getattr(args, "output_required", False) and args.output is None:
+        parser.error(f"{args.command}: the following arguments are required: -o/--output")
     warnings.showwarning = _show_warning
     try:
         result: Any = args.func(args)

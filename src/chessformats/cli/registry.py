@@ -213,7 +213,7 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
         return get(override)
     found = recognise(path)
     if found.handler is None:
-        raise FormatError(f"{found.what}, not a file of any known format (use --format to force one)",
+        raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
                           file=os.fspath(path))
     return found.handler
 
