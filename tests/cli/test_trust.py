@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import stat
 import struct
 import subprocess
@@ -411,3 +412,19 @@ def test_concurrent_library_appends_lose_no_game(tmp_path: Path) -> None:
         thread.join()
     with chessbase.open_database(base) as db:
         assert len(db) == 120
+
+
+def test_inspect_record_shows_count_records_default_one(capsys: pytest.CaptureFixture[str],
+                                                        inputs: dict[str, Path]) -> None:
+    """``inspect FILE.cto --record N`` showed every entry from N on (8,134 lines) where --count says 1."""
+    index = inputs["ctg"].with_suffix(".cto")
+    code, out, _ = run(capsys, "inspect", index, "--record", "1")
+    assert code == 0 and re.findall(r"pages\[\d+\]", out) == ["pages[1]"]
+    code, out, _ = run(capsys, "inspect", index, "--record", "0", "--count", "2")
+    assert code == 0 and re.findall(r"pages\[\d+\]", out) == ["pages[0]", "pages[1]"]
+
+
+def test_info_names_missing_companions(capsys: pytest.CaptureFixture[str], inputs: dict[str, Path]) -> None:
+    os.unlink(inputs["chessbase"].with_suffix(".cbt"))
+    code, out, _ = run(capsys, "info", inputs["chessbase"], "--json")
+    assert code == 0 and "no .cbt: tournaments unknown" in out

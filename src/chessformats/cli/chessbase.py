@@ -46,6 +46,7 @@ def _info(path: str) -> dict[str, Any]:
         findings: list[str] = []
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             findings += entities.check()
+        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(path)]
         modes = db.encoding_modes()
         unknown = sorted(mode for mode in modes if mode > 11)
         if unknown:

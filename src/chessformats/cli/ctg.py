@@ -90,9 +90,11 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
         if lower.endswith(".ctb"):
             return [InspectTarget(schema.CTB, 0, size, "ctb", {})]
         header, entry = schema.CTO_HEADER.sizeof(), schema.CTO_ENTRY.sizeof()
+        # --record N: entry N and --count entries from it (default 1, as everywhere); neither: the header
         first = record or 0
-        last = min(first + (count or (size - header) // entry), (size - header) // entry)
-        targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if not record else []
+        shown = count if count is not None else (1 if record is not None else 0)
+        last = min(first + shown, (size - header) // entry)
+        targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if record is None else []
         return targets + [InspectTarget(schema.CTO_ENTRY, header + entry * n, entry, f"pages[{n}]", {})
                           for n in range(first, last)]
     with _open(path) as book:

@@ -416,20 +416,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_tour)
 
     p = sub.add_parser("info", help="format, counts and sanity findings of a file")
-    p.add_argument("file")
+    p.add_argument("file", help="the file (a base or a book: any of its files)")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_format(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("probe", help="the book moves of a position")
-    p.add_argument("book")
+    p.add_argument("book", help="the book (Polyglot, CTG, Kvetka)")
     add_position(p)
     p.add_argument("--json", action="store_true", help="print a JSON list (uci, san, weight, share, learn...)")
     add_format(p)
     p.set_defaults(func=cmd_probe)
 
     p = sub.add_parser("inspect", help="annotated hex dump: every field with its path, value and meaning")
-    p.add_argument("file")
+    p.add_argument("file", help="the file (any format: see `chessformats formats`)")
     p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number)")
     p.add_argument("--count", type=int, help="how many records from --record (default 1)")
     p.add_argument("--offset", type=lambda s: int(s, 0), help="byte offset (records overlapping it)")
@@ -494,8 +494,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_output(p, "the merged book (.bin)")
     p.set_defaults(func=cmd_merge)
 
-    p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG; "
-                       "a ChessBase database -> PGN; PGN (.pgn, .pgn.gz/.bz2/.xz) or a base -> a ChessBase base")
+    p = sub.add_parser("convert", help="convert a book between CTG, Kvetka and Polyglot (every direction), a "
+                       "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base")
     p.add_argument("source", help="the book or database to read (its format recognised from its content)")
     p.add_argument("target", nargs="?", help="the file to write (same as -o)")
     add_output(p, "the file to write, its format from its extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka) "
