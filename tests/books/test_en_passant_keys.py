@@ -200,3 +200,33 @@ def test_ctg_written_from_twin_positions_counts_their_moves_once() -> None:
     assert not skipped
     (record,) = [r for r in records if r.moves]
     assert (record.games, record.wins, record.draws, record.losses) == (7, 3, 2, 2)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_books_built_from_games_keep_the_pinned_double_step_apart(tmp_path: Path, target: str) -> None:
+    """A Kvetka (or CTG) book built from games: the position after 9.f4 is found for python-chess's board (the
+    builder's model lost the square, and Kvetka's key keeps it)."""
+    from chessformats.books.build import BookBuilder
+
+    pgn = tmp_path / "pinned.pgn"
+    board = chess.Board()
+    sans = []
+    for san in PINNED_LINE:
+        sans.append((f"{board.fullmove_number}. " if board.turn else "") + san)
+        board.push_san(san)
+    pgn.write_text('[Result "0-1"]\n\n' + " ".join(sans) + " 0-1\n")
+    builder = BookBuilder()
+    builder.add_pgn(pgn)
+    module = ctg if target == "ctg" else kvetka
+    module.make_book(tmp_path / f"book.{target}", builder, min_games=1)
+    written = tmp_path / f"book.{target}" if target == "ctg" else tmp_path / "book_0.kob"
+    with module.open_book(written) as book:  # type: ignore[attr-defined]
+        found = book.probe(board_before_last := _board_after(PINNED_LINE[:-1]))
+        assert found is not None and [m.move for m in found.moves] == [board_before_last.parse_san("Qxf4")]
+
+
+def _board_after(line: list[str]) -> chess.Board:
+    board = chess.Board()
+    for san in line:
+        board.push_san(san)
+    return board

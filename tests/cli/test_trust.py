@@ -428,3 +428,22 @@ def test_info_names_missing_companions(capsys: pytest.CaptureFixture[str], input
     os.unlink(inputs["chessbase"].with_suffix(".cbt"))
     code, out, _ = run(capsys, "info", inputs["chessbase"], "--json")
     assert code == 0 and "no .cbt: tournaments unknown" in out
+
+
+def test_inspect_bit_labels_never_run_into_the_bits(capsys: pytest.CaptureFixture[str],
+                                                    inputs: dict[str, Path]) -> None:
+    """A CTG board's bits past 99 were labelled "bits 104-1081010 0..." (the label ran into the picture)."""
+    code, out, _ = run(capsys, "inspect", inputs["ctg"], "--fen", "startpos")
+    labels = re.findall(r"^\S+  (bits? \d+(?:-\d+)?)( +)[01.]", out, flags=re.MULTILINE)
+    assert code == 0 and any(int(label.split()[1].split("-")[0]) >= 100 for label, _ in labels)
+    starts = {len(label) + len(gap) for label, gap in labels}
+    assert len(starts) == 1  # every picture starts in one column
+
+
+def test_build_counts_games_not_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Hedgehog base: 231 records, 27 of them guiding texts (the corpus's README); build said "231 games"."""
+    from conftest import find_corpus
+
+    base = find_corpus("chessbase", "morphy_hedgehog", "Hedgehog.cbh")
+    code, _, err = run(capsys, "build", base, "-o", tmp_path / "h.bin", "--min-games", "1")
+    assert code == 0 and "27 records of the bases are not games" in err and "\n204 games, " in err

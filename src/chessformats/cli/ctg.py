@@ -140,11 +140,15 @@ def _move_row(board: chess.Board, book: CtgBook, move: BookMove) -> dict[str, An
     record = book.probe(child, legal_only=False)
     row: dict[str, Any] = {"uci": move.move.uci(), "san": board.san(move.move), "weight": polyglot_weight(
         record, move.annotation), "annotation": move.annotation, "nag": move.nag, "symbol": move.symbol,
-        "code": move.code}
+        "code": move.code, "symbol_meaning": _MEANINGS.get(move.annotation, "")}
     if record is not None:  # the position the move leads to, seen from the side that plays the move
         row.update(games=record.games, wins=record.losses, draws=record.draws, losses=record.wins,
                    average_rating=_rounded(record.rating2.average), performance=_rounded(_mover_performance(record)))
     return row
+
+
+_MEANINGS = {a.value: a.name.replace("_", " ") for a in schema.ANNOTATIONS}
+_COMMENT_MEANINGS = {a.value: a.name.replace("_", " ") for a in schema.COMMENTS}
 
 
 def _mover_performance(child: PositionRecord) -> float | None:
@@ -178,7 +182,8 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
                 "average_rating": _rounded(record.average_rating), "performance": _rounded(record.performance),
                 "rating1": list(record.rating1), "rating2": list(record.rating2),
                 "recommendation": record.recommendation, "green": record.green, "red": record.red,
-                "comment": record.comment, "comment_symbol": record.comment_symbol, "unknown1": record.unknown1,
+                "comment": record.comment, "comment_symbol": record.comment_symbol,
+                "comment_meaning": _COMMENT_MEANINGS.get(record.comment, ""), "unknown1": record.unknown1,
                 "unknown2": record.unknown2, "page": record.page, "offset": record.offset}
 
 

@@ -103,17 +103,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
         print(json.dumps(shown, indent=2))
         return 0
-    console = _console()
-    console.print(f"[bold]{board.fen()}[/bold]")
-    if position is not None:
-        console.print("  position: " + "  ".join(f"{k}={v}" for k, v in position.items() if v is not None))
+    from .probeview import show_probe
+
+    show_probe(_console(), board.fen(), position, moves, verbose=args.verbose)
     if not moves:  # exit status 1 for every format (grep's "nothing found")
-        console.print("  no book moves" if position is not None else "  not in book")
+        _console().print("  no book moves" if position is not None else "  not in book")
         return 1
-    for move in moves:
-        extra = "".join(f"  {k}={v}" for k, v in move.items() if k not in ("uci", "san", "weight", "share"))
-        console.print(f"  {move['san']:8} {move['uci']:6} weight {move['weight']:6}  {100 * move['share']:5.1f}%"
-                      f"[dim]{extra}[/dim]")
     return 0
 
 
@@ -312,9 +307,12 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     elapsed = time.perf_counter() - started
     rows = len(builder)  # (counted while the book was written)
     builder.close()  # the spilled counts, if any
+    games = builder.games - builder.not_games
+    if builder.not_games:
+        say(f"{builder.not_games:,} records of the bases are not games (guiding texts, deleted games): left out")
     if builder.filtered:
-        say(f"{builder.filtered:,} of the {builder.games:,} games filtered out")
-    say(f"{builder.games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
+        say(f"{builder.filtered:,} of the {games:,} games filtered out")
+    say(f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
         f"{report.path} in {elapsed:.2f} s")
     if builder.skipped:
         say(f"skipped {len(builder.skipped)} games:")
@@ -424,7 +422,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("probe", help="the book moves of a position")
     p.add_argument("book", help="the book (Polyglot, CTG, Kvetka)")
     add_position(p)
-    p.add_argument("--json", action="store_true", help="print a JSON list (uci, san, weight, share, learn...)")
+    p.add_argument("--json", action="store_true", help="print JSON: the moves (uci, san, weight, share, and what the "
+                   "format stores: learn, codes, results...), with the position's facts for CTG and Kvetka")
+    p.add_argument("--verbose", "-v", action="store_true", help="also show how the format stores the answer (raw "
+                   "codes, entry numbers, rating sums, offsets)")
     add_format(p)
     p.set_defaults(func=cmd_probe)
 

@@ -114,10 +114,12 @@ FORMATS: dict[str, _Entry] = {
 
 
 def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Add to each probed move its ``share``: its weight over the position's total weight (4 decimals)."""
-    total = sum(row["weight"] for row in rows) or 1
+    """Add to each probed move its ``share``: its weight over the position's total weight (4 decimals); when every
+    weight is 0 (moves that only lost, in a book of results), its games over the games of all."""
+    key = "weight" if any(row["weight"] for row in rows) or not any(row.get("games") for row in rows) else "games"
+    total = sum(row.get(key) or 0 for row in rows) or 1
     for row in rows:
-        row["share"] = round(row["weight"] / total, 4)
+        row["share"] = round((row.get(key) or 0) / total, 4)
     return rows
 
 
