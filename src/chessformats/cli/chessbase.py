@@ -19,6 +19,7 @@ from chessformats.formats.chessbase import (
     decode_text,
     open_database,
 )
+from chessformats.formats.chessbase.codepage import base_code_page
 from chessformats.schemas import chessbase as schema
 
 from .registry import FormatHandler
@@ -64,6 +65,7 @@ def _info(path: str) -> dict[str, Any]:
             "sources": db.sources.header.existing if db.sources.header else 0,
             "teams": db.teams.header.existing if db.teams.header else 0,
             "encoding_modes": {str(k): v for k, v in modes.items()},
+            "code_page": base_code_page(db) or "UTF-8 or ASCII",
             "findings": findings,
         }
 

@@ -59,6 +59,7 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         pgn = kind == "pgn"
         if not pgn:
             check_companions(args.source)
+            _measure_encoding(args, console)
         planned(args.target, "chessbase", force=args.force, append=args.append)
         with writing(args.target):
             return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
@@ -69,6 +70,7 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
             raise UnsupportedError(f"a ChessBase base converts to .pgn or .cbh, not to {target_key}",
                                    file=args.target)
         check_companions(args.source)
+        _measure_encoding(args, console)
         planned(args.target, None, force=args.force)
         with writing(args.target):
             return _convert_chessbase(args, console)
@@ -119,6 +121,25 @@ def check_companions(path: str) -> None:
         import warnings
 
         warnings.warn(f"{path}: no {extension}: {lost}", stacklevel=2)
+
+
+def _measure_encoding(args: argparse.Namespace, console: Any) -> None:
+    """Without ``--encoding``, the base's texts are read in the code page they measure as (a Russian base's comments
+    in cp1251, not cp1252), and the command says so."""
+    if args.encoding is not None:
+        return
+    from ..formats.chessbase import open_database
+    from ..formats.chessbase.codepage import base_code_page
+
+    with open_database(args.source) as db:
+        measured = base_code_page(db)
+    if measured is not None and measured != "cp1252":  # (cp1252 is how texts that are not UTF-8 are read anyway)
+        args.encoding = measured
+        console.print(f"texts read as {measured}: their bytes measure as {_NAMES.get(measured, measured)} "
+                      "(--encoding overrides)")
+
+
+_NAMES = {"cp1251": "Cyrillic (Windows-1251)"}
 
 
 def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
