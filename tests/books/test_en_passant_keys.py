@@ -230,3 +230,52 @@ def _board_after(line: list[str]) -> chess.Board:
     for san in line:
         board.push_san(san)
     return board
+
+
+# --- positions reached through a move outside the book (issue 25, item 6) ----------------------------------------
+
+REPERTOIRE = {  # white's moves after each line (black's replies are not in the book: a one-sided repertoire)
+    (): "e4",
+    ("e4", "e5"): "Nf3",
+    ("e4", "c5"): "Nc3",
+    ("e4", "e5", "Nf3", "Nc6"): "Bb5",
+    ("e4", "c5", "Nc3", "Nc6"): "g3",
+}
+
+
+def _repertoire_book(path: Path) -> dict[int, tuple[chess.Board, str]]:
+    rows, boards = [], {}
+    for line, san in REPERTOIRE.items():
+        board = _board_after(list(line))
+        move = board.parse_san(san)
+        key = chess.polyglot.zobrist_hash(board)
+        rows.append((key, _raw(move), 1, 0))
+        boards[key] = (board, move.uci())
+    path.write_bytes(b"".join(struct.pack(">QHHI", *row) for row in sorted(rows)))
+    return boards
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_one_sided_repertoire_is_converted_whole(tmp_path: Path, target: str) -> None:
+    """Every position of a white repertoire (black's replies not in the book) is reached through one free ply,
+    in both directions: Polyglot -> CTG/Kvetka -> Polyglot keeps every entry under python-chess's key."""
+    source = tmp_path / "white.bin"
+    boards = _repertoire_book(source)
+    report = convert_book(source, tmp_path / f"white.{target}")
+    assert report.counts["positions"] >= len(REPERTOIRE) and not report.counts.get("not reached")
+    written = tmp_path / f"white.{target}" if target == "ctg" else tmp_path / "white_0.kob"
+    back = tmp_path / "back.bin"
+    report = convert_book(written, back)
+    for board, uci in boards.values():
+        assert _moves_by_python_chess(back, board) == {uci}, board.fen()
+
+
+def test_the_search_through_free_plies_can_be_turned_off(tmp_path: Path) -> None:
+    source = tmp_path / "white.bin"
+    _repertoire_book(source)
+    from chessformats import polyglot
+    from chessformats.books.polyglot import to_bookstats
+
+    with polyglot.open_book(source) as book:
+        assert len(to_bookstats(book, free_plies=0)) == 1 and to_bookstats(book, free_plies=0).unreached == 4
+        assert len(to_bookstats(book)) == len(REPERTOIRE) and to_bookstats(book).unreached == 0

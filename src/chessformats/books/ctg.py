@@ -25,17 +25,19 @@ from .tree import fen_key, filter_stats, legal_key, position_stats, walk
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
 
-def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookStats:
+def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_plies: int = 1) -> BookStats:
     """The positions reached from ``start`` (default: the start position) along book moves, as a BookStats.
 
     A move's statistics are those of the position it leads to, seen from the side that played it
     (its wins are that position's losses); a move whose position is not stored has empty statistics. Its
     ``weight`` is CTG's Polyglot weight (:func:`~chessformats.ctg.polyglot_weight`: annotations applied).
     ``stats.unreached`` counts the stored positions no line from ``start`` reaches (left out).
+    ``free_plies``: moves outside the book the search goes through where a book move leads out of the book (1:
+    the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book, start):
+    for board, record, children in walk(book, start, free_plies=free_plies):
         reached.add(record.signature)
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
         for move in record.moves:

@@ -39,17 +39,19 @@ _PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
 """What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
 
 
-def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> BookStats:
+def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, free_plies: int = 1) -> BookStats:
     """The positions reached from ``start`` along book moves, as the format-neutral model.
 
     A move's statistics are those of the position it leads to, seen from the side that played it (its
     wins are that position's losses); a move whose position is not stored has empty statistics and weight 1
     (as :meth:`~chessformats.kvetka.KvetkaBook.find_all` gives it, and CTG's rule). ``stats.unreached`` counts the
     stored elements no line from ``start`` reaches (left out).
+    ``free_plies``: moves outside the book the search goes
+    through where a book move leads out of the book (see :func:`.tree.walk`).
     """
     stats = BookStats()
     reached: set[bytes] = set()
-    for board, found, children in walk(book, start):
+    for board, found, children in walk(book, start, free_plies=free_plies):
         reached.add(found.key)
         if not found.moves:
             continue

@@ -56,7 +56,8 @@ def make_book(
     return WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
 
 
-def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False) -> BookStats:
+def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False,
+                 free_plies: int = 1) -> BookStats:
     """The positions of a Polyglot book reached from ``start`` (default: the start position) along its moves, as
     the format-neutral model.
 
@@ -64,13 +65,15 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     result); with ``as_draws`` also its draws (for a format that stores results only, so that the book converted
     back gets its weights again: ``2 * wins + draws``). The model's games are those of the start position's moves;
     ``stats.unreached`` counts the entries of positions no line reaches.
+    ``free_plies``: moves outside the book the search goes through where a book move leads out of the book (1:
+    the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     from .stats import BookStats, MoveStats
     from .tree import fen_key, position_stats, walk
 
     stats = BookStats()
     reached = 0
-    for board, found, _ in walk(book, start):
+    for board, found, _ in walk(book, start, free_plies=free_plies):
         reached += len(book.entry_numbers(found.key))
         position = stats.positions.setdefault(fen_key(board), position_stats(board))
         for entry in found.moves:

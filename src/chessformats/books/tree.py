@@ -44,10 +44,14 @@ def position_stats(board: chess.Board) -> PositionStats:
     return PositionStats(board.fen(en_passant="xfen"))
 
 
-def walk(book: OpeningBook,
-         start: chess.Board | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
+def walk(book: OpeningBook, start: chess.Board | None = None, *,
+         free_plies: int = 0) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
     """Breadth first from ``start`` (default: the start position) along the book moves: every position the
     book knows, as ``(board, what book.probe found, what it finds for the position each move leads to)``.
+
+    ``free_plies``: where a book move leads to a position the book does not know or gives no move for (the
+    opponent's reply in a one-sided repertoire), the search goes on through up to that many moves outside the
+    book, and every known position it meets is walked from too (``board in book`` for each: a cheap test).
 
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
     ``moves`` are legal moves of the board, or ``None``. Each position is probed once.
@@ -64,6 +68,21 @@ def walk(book: OpeningBook,
             found[key] = probe(board)
         return found[key]
 
+    def beyond(board: chess.Board) -> Iterator[chess.Board]:
+        """The known positions reached from ``board`` (not known) through up to ``free_plies`` moves."""
+        frontier = [board]
+        for _ in range(free_plies):
+            deeper = []
+            for position in frontier:
+                for move in position.legal_moves:
+                    child = position.copy(stack=False)
+                    child.push(move)
+                    if child in book:
+                        yield child
+                    else:
+                        deeper.append(child)
+            frontier = deeper
+
     while queue:
         board = queue.popleft()
         here = lookup(board)
@@ -77,7 +96,14 @@ def walk(book: OpeningBook,
             key = fen_key(child)
             if key not in seen:
                 seen.add(key)
-                queue.append(child)
+                if children[move] is not None:
+                    queue.append(child)
+                if free_plies and (children[move] is None or not children[move].moves):  # a dead end: search on
+                    for known in beyond(child):
+                        known_key = fen_key(known)
+                        if known_key not in seen:
+                            seen.add(known_key)
+                            queue.append(known)
         yield board, here, children
 
 

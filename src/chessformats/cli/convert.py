@@ -84,6 +84,11 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         report = convert_book(registry.existing(args.source), args.target, source_format=source.key,
                               target_format=target_key)
     print(report.summary())
+    unreached = report.counts.get("not reached", 0)
+    if unreached:
+        stored = {"polyglot": "entries", "ctg": "records", "kvetka": "elements"}[source.key]
+        console.print(f"warning: {unreached:,} {stored} of {args.source} are not reached from the start position, "
+                      "even through a move outside the book between book moves: they are left out")
     if not report.written:
         console.print("nothing written: no position of the source is reached from the start position")
         return 1
