@@ -20,7 +20,7 @@ from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode
 from ..formats.normalised import Normalised
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, legal_key, position_stats, walk
+from .tree import add_position, filter_stats, position_key, walk
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
@@ -39,7 +39,7 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     reached: set[bytes] = set()
     for board, record, children in walk(book, start, free_plies=free_plies):
         reached.add(record.signature)
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for move in record.moves:
             child = children.get(move.move)
             weight = ctg.polyglot_weight(child, move.annotation)
@@ -65,13 +65,13 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     # the moves already taken from a position as the rules of chess see it: the model tells apart positions
     # that differ only by an en-passant capture that is not legal (Polyglot's keys do), CTG does not; such
     # twins carry the same moves (a book read from CTG) or the moves of one position under two keys, taken once
-    taken: dict[str, set[int]] = {}
+    taken: dict[tuple[int, ...], set[int]] = {}
     for position in stats:
         board = position.board()
         encoded, norm = encode(board)
         boards.setdefault(encoded, board)
         codes = moves.setdefault(encoded, {})
-        twin = taken.setdefault(legal_key(board), set())
+        twin = taken.setdefault(position_key(board, legal=True), set())
         for move, move_stats in position.moves.items():
             code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
             if code is None or not board.is_legal(move):

@@ -24,7 +24,7 @@ from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
 from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, legal_key, position_stats, walk
+from .tree import add_position, fen_key, filter_stats, legal_key, walk
 
 __all__ = ["elements_from_stats", "from_bookstats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
@@ -55,7 +55,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
         reached.add(found.key)
         if not found.moves:
             continue
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for book_move in found.moves:
             move = book_move.move
             child = children[move]

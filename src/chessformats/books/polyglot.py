@@ -69,13 +69,13 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     from .stats import BookStats, MoveStats
-    from .tree import fen_key, position_stats, walk
+    from .tree import add_position, fen_key, walk
 
     stats = BookStats()
     reached = 0
     for board, found, _ in walk(book, start, free_plies=free_plies):
         reached += len(book.entry_numbers(found.key))
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for entry in found.moves:
             position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight if as_draws else 0,
                                                    weight=entry.weight)
@@ -108,9 +108,21 @@ def stats_weights(stats: BookStats) -> dict[str, dict[chess.Move, int]]:
 
 def from_bookstats(path: str | os.PathLike[str], stats: BookStats) -> WriteReport:
     """A Polyglot book from the format-neutral model: each move weighed by :func:`stats_weights`."""
+    from ..formats.polyglot.moves import encode_move
     from ..formats.polyglot.write import write_book
+    from ..formats.zobrist import zobrist_hash
 
-    report = write_book(path, stats_weights(stats))
+    # entries made here from the model's boards (write_book's FEN mapping would parse every FEN again): the rows
+    # of a position by descending weight, as write_book orders a mapping's
+    weights = stats_weights(stats)
+    rows: list[tuple[int, int, int, int]] = []
+    for position in stats:
+        board = position.board()
+        key = zobrist_hash(board)
+        moves = weights[position.fen]
+        rows += sorted(((key, encode_move(board, move), weight, 0) for move, weight in moves.items()),
+                       key=lambda row: -row[2])
+    report = write_book(path, rows)
     report.counts["positions"] = len(stats)
     return report
 

@@ -19,7 +19,7 @@ from .stats import BookStats, PositionStats
 if TYPE_CHECKING:
     from ..engine.contract import OpeningBook
 
-__all__ = ["fen_key", "filter_stats", "legal_key", "position_stats", "walk"]
+__all__ = ["add_position", "fen_key", "filter_stats", "legal_key", "position_key", "position_stats", "walk"]
 
 
 
@@ -40,8 +40,29 @@ def legal_key(board: chess.Board) -> str:
 
 
 def position_stats(board: chess.Board) -> PositionStats:
-    """An empty entry of the model for ``board`` (its FEN keeps the en-passant square as :func:`fen_key`)."""
-    return PositionStats(board.fen(en_passant="xfen"))
+    """An empty entry of the model for ``board`` (its FEN keeps the en-passant square as :func:`fen_key`; the
+    board is kept, so that a writer does not parse the FEN again)."""
+    return PositionStats(board.fen(en_passant="xfen"), board=board.copy(stack=False))
+
+
+def add_position(stats: BookStats, board: chess.Board) -> PositionStats:
+    """The model's entry for ``board``, made empty if it has none (one FEN made, not two)."""
+    fen = board.fen(en_passant="xfen")
+    key = fen.rsplit(" ", 2)[0]
+    position = stats.positions.get(key)
+    if position is None:
+        position = stats.positions[key] = PositionStats(fen, board=board.copy(stack=False))
+    return position
+
+
+def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
+    """What tells positions apart as :func:`fen_key` does (``legal``: as :func:`legal_key`), as a tuple of the
+    board's bitboards: cheap to make (a FEN costs 60 times more), for sets and dictionaries that no one reads."""
+    ep = board.ep_square
+    if ep is not None and not (board.has_legal_en_passant() if legal else board.has_pseudo_legal_en_passant()):
+        ep = None
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.turn, board.clean_castling_rights(), -1 if ep is None else ep)
 
 
 def walk(book: OpeningBook, start: chess.Board | None = None, *,
@@ -59,11 +80,11 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *,
     probe = book.probe
     first = (start or chess.Board()).copy(stack=False)
     queue = collections.deque([first])
-    seen = {fen_key(first)}
-    found: dict[str, Any] = {}
+    seen = {position_key(first)}
+    found: dict[tuple[int, ...], Any] = {}
 
     def lookup(board: chess.Board) -> Any:
-        key = fen_key(board)
+        key = position_key(board)
         if key not in found:
             found[key] = probe(board)
         return found[key]
@@ -93,14 +114,14 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *,
             child = board.copy(stack=False)
             child.push(move)
             children[move] = lookup(child)
-            key = fen_key(child)
+            key = position_key(child)
             if key not in seen:
                 seen.add(key)
                 if children[move] is not None:
                     queue.append(child)
                 if free_plies and (children[move] is None or not children[move].moves):  # a dead end: search on
                     for known in beyond(child):
-                        known_key = fen_key(known)
+                        known_key = position_key(known)
                         if known_key not in seen:
                             seen.add(known_key)
                             queue.append(known)
