@@ -447,3 +447,27 @@ def test_build_counts_games_not_records(tmp_path: Path, capsys: pytest.CaptureFi
     base = find_corpus("chessbase", "morphy_hedgehog", "Hedgehog.cbh")
     code, _, err = run(capsys, "build", base, "-o", tmp_path / "h.bin", "--min-games", "1")
     assert code == 0 and "27 records of the bases are not games" in err and "\n204 games, " in err
+
+
+def test_book_conversions_report_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """convert_book(progress=...) is told as the source is walked and as the target is written; the command shows
+    it on a terminal."""
+    import io
+
+    from rich.console import Console
+
+    from chessformats.books.convert import convert_book
+    from conftest import find_corpus
+
+    main_module = sys.modules["chessformats.cli.main"]  # (the package's ``main`` is the function)
+
+    source = find_corpus("polyglot", "picochess_fun.bin")
+    calls: list[tuple[str, int]] = []
+    report = convert_book(source, tmp_path / "a.ctg", progress=lambda stage, count: calls.append((stage, count)))
+    reading = [count for stage, count in calls if stage == "reading"]
+    assert reading and reading == sorted(reading) and calls[-1] == ("writing", report.counts["positions"])
+    screen = io.StringIO()
+    monkeypatch.setattr(main_module, "_console", lambda stderr=False: Console(file=screen, force_terminal=True))
+    assert main(["convert", str(source), "-o", str(tmp_path / "b.ctg")]) == 0
+    assert "reading picochess_fun.bin: " in screen.getvalue() and " positions" in screen.getvalue()

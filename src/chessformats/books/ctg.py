@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import chess
@@ -25,7 +25,8 @@ from .tree import add_position, filter_stats, position_key, walk
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
 
-def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_plies: int = 1) -> BookStats:
+def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions reached from ``start`` (default: the start position) along book moves, as a BookStats.
 
     A move's statistics are those of the position it leads to, seen from the side that played it
@@ -37,7 +38,7 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book, start, free_plies=free_plies):
+    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress):
         reached.add(record.signature)
         position = add_position(stats, board)
         for move in record.moves:

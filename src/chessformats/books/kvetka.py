@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import chess
@@ -39,7 +39,8 @@ _PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
 """What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
 
 
-def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, free_plies: int = 1) -> BookStats:
+def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions reached from ``start`` along book moves, as the format-neutral model.
 
     A move's statistics are those of the position it leads to, seen from the side that played it (its
@@ -51,7 +52,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
     """
     stats = BookStats()
     reached: set[bytes] = set()
-    for board, found, children in walk(book, start, free_plies=free_plies):
+    for board, found, children in walk(book, start, free_plies=free_plies, progress=progress):
         reached.add(found.key)
         if not found.moves:
             continue

@@ -7,6 +7,7 @@ outputs are this function.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,7 +58,8 @@ def make_book(
 
 
 def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False,
-                 free_plies: int = 1) -> BookStats:
+                 free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions of a Polyglot book reached from ``start`` (default: the start position) along its moves, as
     the format-neutral model.
 
@@ -73,7 +75,7 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
 
     stats = BookStats()
     reached = 0
-    for board, found, _ in walk(book, start, free_plies=free_plies):
+    for board, found, _ in walk(book, start, free_plies=free_plies, progress=progress):
         reached += len(book.entry_numbers(found.key))
         position = add_position(stats, board)
         for entry in found.moves:

@@ -9,7 +9,7 @@ are legal, each position probed once.
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -65,8 +65,8 @@ def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
             board.occupied_co[chess.WHITE], board.turn, board.clean_castling_rights(), -1 if ep is None else ep)
 
 
-def walk(book: OpeningBook, start: chess.Board | None = None, *,
-         free_plies: int = 0) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
+def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int = 0,
+         progress: Callable[[int], None] | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
     """Breadth first from ``start`` (default: the start position) along the book moves: every position the
     book knows, as ``(board, what book.probe found, what it finds for the position each move leads to)``.
 
@@ -75,7 +75,8 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *,
     book, and every known position it meets is walked from too (``board in book`` for each: a cheap test).
 
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
-    ``moves`` are legal moves of the board, or ``None``. Each position is probed once.
+    ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
+    called every 1,024 positions walked.
     """
     probe = book.probe
     first = (start or chess.Board()).copy(stack=False)
@@ -104,6 +105,7 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *,
                         deeper.append(child)
             frontier = deeper
 
+    walked = 0
     while queue:
         board = queue.popleft()
         here = lookup(board)
@@ -125,6 +127,9 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *,
                         if known_key not in seen:
                             seen.add(known_key)
                             queue.append(known)
+        walked += 1
+        if progress is not None and walked % 1024 == 0:
+            progress(walked)
         yield board, here, children
 
 

@@ -5,8 +5,10 @@ extension (or ``--to``); an output the command does not write is refused, listin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..engine.errors import FormatError, UnsupportedError
@@ -80,9 +82,9 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
     from ..books.convert import convert_book
 
     planned(args.target, target_key, force=args.force)
-    with writing(args.target):
+    with writing(args.target), _book_progress(console, args.source) as progress:
         report = convert_book(registry.existing(args.source), args.target, source_format=source.key,
-                              target_format=target_key)
+                              target_format=target_key, progress=progress)
     print(report.summary())
     unreached = report.counts.get("not reached", 0)
     if unreached:
@@ -93,6 +95,27 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: no position of the source is reached from the start position")
         return 1
     return 0
+
+
+@contextlib.contextmanager
+def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], None] | None]:
+    """A progress line for a book conversion on a terminal (positions walked, then writing); none elsewhere."""
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        task = bar.add_task(f"reading {os.path.basename(source)}")
+
+        def update(stage: str, count: int) -> None:
+            if stage == "reading":
+                bar.update(task, description=f"reading {os.path.basename(source)}: {count:,} positions")
+            else:
+                bar.update(task, description=f"writing {count:,} positions")
+
+        yield update
 
 
 def games_source(path: str, command: str) -> str:
