@@ -92,17 +92,17 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
 
     def beyond(board: chess.Board) -> Iterator[chess.Board]:
         """The known positions reached from ``board`` (not known) through up to ``free_plies`` moves."""
-        frontier = [board]
-        for _ in range(free_plies):
+        frontier = [board.copy(stack=False)]
+        for depth in range(free_plies, 0, -1):
             deeper = []
-            for position in frontier:
-                for move in position.legal_moves:
-                    child = position.copy(stack=False)
-                    child.push(move)
-                    if child in book:
-                        yield child
-                    else:
-                        deeper.append(child)
+            for position in frontier:  # each move pushed and popped on one board: a copy only for what is kept
+                for move in list(position.legal_moves):
+                    position.push(move)
+                    if position in book:
+                        yield position.copy(stack=False)
+                    elif depth > 1:
+                        deeper.append(position.copy(stack=False))
+                    position.pop()
             frontier = deeper
 
     walked = 0
