@@ -471,3 +471,31 @@ def test_book_conversions_report_progress(tmp_path: Path, capsys: pytest.Capture
     monkeypatch.setattr(main_module, "_console", lambda stderr=False: Console(file=screen, force_terminal=True))
     assert main(["convert", str(source), "-o", str(tmp_path / "b.ctg")]) == 0
     assert "reading picochess_fun.bin: " in screen.getvalue() and " positions" in screen.getvalue()
+
+
+def test_a_command_that_produces_nothing_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 inputs: dict[str, Path]) -> None:
+    code, _, err = run(capsys, "build", inputs["pgn"], "-o", tmp_path / "x.bin", "--min-games", "100")
+    assert code == 1 and "nothing written" in err
+    elsewhere = polyglot_book(tmp_path / "later.bin", ["e4", "e5", "Nf3"])
+    data = elsewhere.read_bytes()
+    elsewhere.write_bytes(b"".join(data[i:i + 16] for i in range(0, len(data), 16)
+                                   if data[i:i + 8] != struct.pack(">Q", chess.polyglot.zobrist_hash(chess.Board()))))
+    code, _, err = run(capsys, "convert", elsewhere, "-o", tmp_path / "x.ctg")  # the start position is not in it
+    assert code == 1 and "nothing written" in err and "2 entries" in err
+
+
+def test_builds_old_format_option_sets_the_output_format(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        inputs: dict[str, Path]) -> None:
+    code, _, err = run(capsys, "build", inputs["pgn"], "-o", tmp_path / "book.dat", "--format", "ctg",
+                       "--min-games", "1")
+    assert code == 0 and "--format is deprecated: use --to" in err
+    assert (tmp_path / "book.dat").exists() and (tmp_path / "book.cto").exists()
+    (tmp_path / "book.dat").unlink()  # its index alone is an output that exists
+    code, _, err = run(capsys, "build", inputs["pgn"], "-o", tmp_path / "book.dat", "--to", "ctg")
+    assert code == 2 and "exists (book.cto, book.ctb)" in err
+    code, _, err = run(capsys, "build", inputs["pgn"], "-o", tmp_path / "other.dat", "--to", "polyglot",
+                       "--min-games", "1")
+    assert code == 0
+    with chess.polyglot.open_reader(tmp_path / "other.dat") as reader:
+        assert len(list(reader.find_all(chess.Board(), minimum_weight=0))) > 0

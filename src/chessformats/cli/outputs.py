@@ -30,13 +30,8 @@ NUMBERING = """numbering: games count from 1 in every format (--game 1 is the fi
   is the first record, as offsets count)."""
 """The one numbering convention of the command line's options, as the ``--help`` epilogue states it."""
 
-_COMPANIONS = {
-    "polyglot": (".bin",),
-    "ctg": (".ctg", ".cto", ".ctb"),
-    "kvetka": ("_0.kob", ".kin", ".ksf"),
-    "chessbase": (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj"),
-}
-"""The files a write of each format makes, by the suffix that replaces the output's extension."""
+_COMPANIONS = {"chessbase": (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")}
+"""The files a ChessBase write makes beside its ``.cbh``."""
 
 
 class OutputError(FormatError):
@@ -44,14 +39,21 @@ class OutputError(FormatError):
 
 
 def files_of(path: str | os.PathLike[str], key: str | None) -> list[str]:
-    """The files written for ``path`` in the format ``key`` (a book's companions; ``None``: ``path`` alone)."""
+    """The files written for ``path`` in the format ``key``, named as each writer names them (a book's companions;
+    ``None``: ``path`` alone)."""
     name = os.fspath(path)
-    if key not in _COMPANIONS or key == "polyglot":
-        return [name]
-    stem, _ = os.path.splitext(name)
-    if key == "kvetka" and stem.endswith("_0"):
-        stem = stem[:-2]
-    return [stem + suffix for suffix in _COMPANIONS[key]]
+    stem, extension = os.path.splitext(name)
+    extension = extension.lower()
+    if key == "ctg":  # the .ctg as named, its index beside it
+        return [name, stem + ".cto", stem + ".ctb"]
+    if key == "kvetka":  # NAME, NAME.kob or NAME_0.kob: NAME_0.kob, NAME.kin, NAME.ksf
+        if extension in (".kob", ".kin", ".ksf"):
+            name = stem[:-2] if extension == ".kob" and stem.endswith("_0") else stem
+        return [name + "_0.kob", name + ".kin", name + ".ksf"]
+    if key == "chessbase":  # NAME, NAME.cbh (or another of its files): NAME.cbh and its companions
+        base = stem if extension in _COMPANIONS["chessbase"] else name
+        return [base + suffix for suffix in _COMPANIONS["chessbase"]]
+    return [name]
 
 
 def planned(path: str | os.PathLike[str], key: str | None = None, *, force: bool = False,
