@@ -499,3 +499,16 @@ def test_builds_old_format_option_sets_the_output_format(tmp_path: Path, capsys:
     assert code == 0
     with chess.polyglot.open_reader(tmp_path / "other.dat") as reader:
         assert len(list(reader.find_all(chess.Board(), minimum_weight=0))) > 0
+
+
+def test_info_says_it_is_reading_on_a_terminal(capsys: pytest.CaptureFixture[str], inputs: dict[str, Path],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    main_module = sys.modules["chessformats.cli.main"]
+    monkeypatch.setattr(main_module, "_console", lambda stderr=False: Console(file=screen, force_terminal=True))
+    assert main(["info", str(inputs["ctg"])]) == 0
+    assert "reading book.ctg" in screen.getvalue() and "data_pages" in screen.getvalue()

@@ -71,7 +71,12 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     handler = registry.detect(args.file, args.format)
-    report = handler.info(args.file)
+    waiting = _console(stderr=True)
+    if waiting.is_terminal:  # info reads every record (a big CTG: seconds): a spinner says it is working
+        with waiting.status(f"reading {os.path.basename(args.file)}"):
+            report = handler.info(registry.existing(args.file))
+    else:
+        report = handler.info(registry.existing(args.file))
     if args.json:
         import json
 
