@@ -43,18 +43,8 @@ class PositionStats:
 
     fen: str
     moves: dict[chess.Move, MoveStats] = field(default_factory=dict)
-    board_: chess.Board | None = field(default=None, repr=False, compare=False, kw_only=True)
-    """The position as a board, when the model was made from one (``board()`` then copies it: no FEN parsed)."""
-
-    def __init__(self, fen: str, moves: dict[chess.Move, MoveStats] | None = None, *,
-                 board: chess.Board | None = None) -> None:
-        self.fen = fen
-        self.moves = {} if moves is None else moves
-        self.board_ = board
 
     def board(self) -> chess.Board:
-        if self.board_ is not None:
-            return self.board_.copy(stack=False)
         import chess
 
         return chess.Board(self.fen)
