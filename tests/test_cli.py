@@ -132,7 +132,8 @@ def test_build_and_merge_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
         merged = {e.move.uci(): e.weight for e in reader}
     assert merged == {"e2e4": 2, "d2d4": 1, "g1f3": 2, "d7d5": 2}
     code, _, err = run(capsys, "build", str(pgn), "-o", str(tmp_path / "x.txt"))
-    assert code == 2 and "no format writes files with this extension" in err
+    assert code == 2 and "build does not write files named like this: it writes .bin, .ctg, .kob" in err
+    assert not (tmp_path / "x.txt").exists()
 
 
 def test_build_gives_the_garbage_collector_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

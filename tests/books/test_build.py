@@ -389,7 +389,9 @@ def test_to_stats_boards_are_the_builders_boards() -> None:
                  "libcbh_UnusualStart/UnusualStart.pgn"):
         builder.add_pgn(find_corpus("chessbase", *name.split("/")))
     keys = list(dict.fromkeys(entry.key for entry in builder.entries()))
-    assert [position.fen for position in builder.to_stats()] == [builder.board(key).fen() for key in keys]
+    # (the model's FENs keep the en-passant square by Polyglot's rule: books.tree.fen_key)
+    assert [position.fen for position in builder.to_stats()] == [builder.board(key).fen(en_passant="xfen")
+                                                                 for key in keys]
     assert len(builder._links[0]) > 5_000  # positions past the memo's depth, made from their parent's board
 
 

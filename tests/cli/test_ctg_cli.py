@@ -42,7 +42,7 @@ def test_cli_probe(capsys: pytest.CaptureFixture[str], book_path: Path) -> None:
     assert result["position"]["games"] == 499 and result["position"]["wins"] == 176
     assert [(m["uci"], m["san"], m["weight"], m["games"]) for m in result["moves"]] == [("e2e4", "e4", 467, 489)]
     code, out, _ = run(capsys, "probe", str(book_path), "--moves", "e4", "c5", "Nc3")
-    assert code == 0 and "g6" in out and "Nc6" in out and "games=440" in out
+    assert code == 0 and "g6" in out and "Nc6" in out and "440 games; black (to move) won 167" in out
     code, out, _ = run(capsys, "probe", str(book_path), "--moves", "d4")
     assert code == 1 and "not in book" in out
 

@@ -72,7 +72,7 @@ def test_sniffing_by_content(capsys: pytest.CaptureFixture[str], policy: Path, v
 
 def test_inspect_labels_every_byte_of_a_ply(capsys: pytest.CaptureFixture[str], policy: Path,
                                             stored: list[Any]) -> None:
-    code, out, _ = run(capsys, "inspect", str(policy), "--game", "3", "--ply", "21")
+    code, out, _ = run(capsys, "inspect", str(policy), "--game", "4", "--ply", "21")
     assert code == 0
     count = stored[3].plies[21].num_moves
     visit_lines = [line for line in out.splitlines() if re.search(r"games\[3\]\.plies\[21\]\.visits\[\d+\] ", line)]
@@ -87,7 +87,7 @@ def test_inspect_labels_every_byte_of_a_ply(capsys: pytest.CaptureFixture[str], 
 
 
 def test_inspect_a_whole_game(capsys: pytest.CaptureFixture[str], policy: Path, stored: list[Any]) -> None:
-    code, out, _ = run(capsys, "inspect", str(policy), "--game", "4")
+    code, out, _ = run(capsys, "inspect", str(policy), "--game", "5")
     assert code == 0
     for name in ("black", "rooks_queens_kings", "knights_bishops_kings", "pawns_bishops_queens"):
         assert re.search(rf"games\[4\]\.header\.board\.{name}\s+= .* => ", out), name
@@ -95,21 +95,23 @@ def test_inspect_a_whole_game(capsys: pytest.CaptureFixture[str], policy: Path, 
     assert "start position 8/P7/8/8/8/8/7p/K6k w - - 0 60" in out
     assert len(re.findall(r"games\[4\]\.plies\[\d+\]\.move  ", out)) == len(stored[4].plies) == 12
     assert "games[4].terminator.null_move" in out and "=> 1/2-1/2" in out
-    code, out, _ = run(capsys, "inspect", str(policy))  # game 0 by default
+    code, out, _ = run(capsys, "inspect", str(policy))  # game 1 (games[0]) by default
     assert code == 0 and "games[0].header" in out and "games[1]" not in out
 
 
 def test_inspect_value_file(capsys: pytest.CaptureFixture[str], value: Path) -> None:
-    code, out, _ = run(capsys, "inspect", str(value), "--game", "0", "--ply", "1")
+    code, out, _ = run(capsys, "inspect", str(value), "--game", "1", "--ply", "1")
     # ply 1 of game 0: b8c6, stored 628 from white's side: black's score 0.1722
     assert code == 0 and "=> b8c6 (Nc6)" in out and "= 628 => 0.1722 for black" in out
 
 
 def test_inspect_errors(capsys: pytest.CaptureFixture[str], policy: Path) -> None:
-    code, _, err = run(capsys, "inspect", str(policy), "--game", "9")
-    assert code == 2 and "no such game: 9 (the file has 5)" in err
-    code, _, err = run(capsys, "inspect", str(policy), "--game", "4", "--ply", "12")
-    assert code == 2 and "no such ply: 12 (game 4 has 12)" in err
+    code, _, err = run(capsys, "inspect", str(policy), "--game", "6")  # games count from 1: 6 is past the last
+    assert code == 2 and "no such game: 6 (the file has 5)" in err
+    code, _, err = run(capsys, "inspect", str(policy), "--game", "0")
+    assert code == 2 and "no such game: 0 (games count from 1)" in err
+    code, _, err = run(capsys, "inspect", str(policy), "--game", "5", "--ply", "12")
+    assert code == 2 and "no such ply: 12 (game 5 has 12)" in err
     code, _, err = run(capsys, "inspect", str(policy), "--record", "3")
     assert code == 2 and "does not take --record" in err
 
@@ -123,17 +125,17 @@ def test_a_damaged_file(capsys: pytest.CaptureFixture[str], policy: Path, tmp_pa
     # info reads every game with all checks: the first fault in the file is the one reported
     assert code == 2 and "damaged.montyformat: offset 47: games[0].plies[0].num_moves: game 0, ply 0" in err
     # inspect still shows the bytes, with the fault where it is
-    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "0", "--ply", "0")
+    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "1", "--ply", "0")
     assert code == 0 and "games[0].plies[0].num_moves" in out and "ERROR: game 0, ply 0" in out
     # a record that does not read (game 0, ply 1 at 43 + 25 = 68, its flag set to 7): shown from its start
     data = bytearray(policy.read_bytes())
     data[68] = data[68] & 0xF0 | 7
     damaged.write_bytes(bytes(data))
-    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "0")
+    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "1")
     assert code == 0 and "games[0].plies[0].visits[19]" in out
     assert re.search(r"00000044  .. e6 13 2c 14 .*games\[0\]\.plies\[1\] = .* => ERROR: .*offset 68: "
                      r"games\[0\]\.plies\[1\]\.move\.flag: move flag not defined", out)
-    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "0", "--ply", "1")
+    code, out, _ = run(capsys, "inspect", str(damaged), "--game", "1", "--ply", "1")
     assert code == 0 and "ERROR" in out
     truncated = tmp_path / "truncated.montyformat"
     truncated.write_bytes(policy.read_bytes()[:60])

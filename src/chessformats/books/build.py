@@ -149,9 +149,12 @@ class BookBuilder:
         """Which games count (:mod:`chessformats.books.filters`; by default the games of chess, any variant tag
         of a variant with other rules left out)."""
         self.games = 0
-        """Games read (including skipped ones and the ones the filter left out)."""
+        """Games read (including skipped ones and the ones the filter left out), and the records of ChessBase
+        bases that are not games (:attr:`not_games`: games are numbered by record)."""
         self.filtered = 0
         """Games the filter left out."""
+        self.not_games = 0
+        """Records of ChessBase bases that are not games (guiding texts, deleted games): numbered, not counted."""
         self.reading: IO[str] | None = None
         """The PGN text stream being read (a progress bar asks how far it is), else ``None``."""
         self.skipped: list[SkippedGame] = []
@@ -258,6 +261,7 @@ class BookBuilder:
                         progress(self.games, index + 1)
             self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
             self.games = first + records
+            self.not_games += int(np.count_nonzero(arrays["deleted"] | arrays["guiding_text"]))
             if progress is not None:
                 progress(self.games, records)
 
@@ -570,13 +574,13 @@ class BookBuilder:
         from ..formats.polyglot.moves import decode_move
         from .stats import BookStats, MoveStats, PositionStats
 
-        stats = BookStats(games=self.games)
+        stats = BookStats(games=self.games - self.not_games)
         boards: dict[int, chess.Board] = {}
         for entry in self.entries():
             board = boards.get(entry.key)
             if board is None:
                 board = boards[entry.key] = self._board(entry.key, boards)
-            fen = board.fen()
+            fen = board.fen(en_passant="xfen")  # the model keeps the square by Polyglot's rule (tree.fen_key)
             name = fen.rsplit(" ", 2)[0]
             position = stats.positions.get(name)
             if position is None:

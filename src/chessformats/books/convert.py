@@ -53,13 +53,14 @@ def book_format(path: str | os.PathLike[str], given: str | None = None) -> str:
     return _EXTENSIONS[extension]
 
 
-def read_bookstats(book: Any, source_format: str, *, target_format: str | None = None) -> BookStats:
-    """The model of an open book of ``source_format`` (its ``to_bookstats``)."""
+def read_bookstats(book: Any, source_format: str, *, target_format: str | None = None,
+                   progress: Callable[[int], None] | None = None) -> BookStats:
+    """The model of an open book of ``source_format`` (its ``to_bookstats``; ``progress(positions walked)``)."""
     if source_format == "ctg":
-        return ctg_books.to_bookstats(book)
+        return ctg_books.to_bookstats(book, progress=progress)
     if source_format == "kvetka":
-        return kvetka_books.to_bookstats(book)
-    return polyglot_books.to_bookstats(book, as_draws=target_format in _STORES_RESULTS_ONLY)
+        return kvetka_books.to_bookstats(book, progress=progress)
+    return polyglot_books.to_bookstats(book, as_draws=target_format in _STORES_RESULTS_ONLY, progress=progress)
 
 
 def write_bookstats(path: str | os.PathLike[str], stats: BookStats, target_format: str) -> WriteReport:
@@ -72,14 +73,17 @@ def write_bookstats(path: str | os.PathLike[str], stats: BookStats, target_forma
 
 
 def convert_book(source: str | os.PathLike[str], target: str | os.PathLike[str], *, source_format: str | None = None,
-                 target_format: str | None = None) -> WriteReport:
+                 target_format: str | None = None,
+                 progress: Callable[[str, int], None] | None = None) -> WriteReport:
     """Convert a book (CTG, Kvetka, Polyglot) to a book of any of these formats; formats from the extensions
     unless given. Returns the target's :class:`~chessformats.contract.WriteReport`, with
     ``counts["positions"]`` (reached from the start) and ``counts["not reached"]`` (stored positions, or
     Polyglot entries, left out) for a conversion through the model.
 
     A book converted to its own format (CTG, Kvetka) is rewritten as it is stored; Polyglot to Polyglot is
-    refused (nothing to convert: copy the file, or ``chessformats merge``).
+    refused (nothing to convert: copy the file, or ``chessformats merge``). ``progress(stage, count)``: called as
+    the source is walked (``"reading"``, positions so far) and once as the target is written (``"writing"``,
+    the positions of the model).
     """
     source_key, target_key = book_format(source, source_format), book_format(target, target_format)
     if source_key == target_key == "polyglot":
@@ -90,7 +94,10 @@ def convert_book(source: str | os.PathLike[str], target: str | os.PathLike[str],
             return ctg.write_book(target, book.records(), games=book.header_games)
         if source_key == target_key == "kvetka":
             return kvetka.write_book(target, book)
-        stats = read_bookstats(book, source_key, target_format=target_key)
+        stats = read_bookstats(book, source_key, target_format=target_key,
+                               progress=None if progress is None else lambda done: progress("reading", done))
+    if progress is not None:
+        progress("writing", len(stats))
     report = write_bookstats(target, stats, target_key)
     report.counts["positions"] = len(stats)
     if stats.unreached:

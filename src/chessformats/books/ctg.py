@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import chess
@@ -20,24 +20,27 @@ from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode
 from ..formats.normalised import Normalised
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, position_stats, walk
+from .tree import add_position, filter_stats, position_key, walk
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
 
-def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None) -> BookStats:
+def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions reached from ``start`` (default: the start position) along book moves, as a BookStats.
 
     A move's statistics are those of the position it leads to, seen from the side that played it
     (its wins are that position's losses); a move whose position is not stored has empty statistics. Its
     ``weight`` is CTG's Polyglot weight (:func:`~chessformats.ctg.polyglot_weight`: annotations applied).
     ``stats.unreached`` counts the stored positions no line from ``start`` reaches (left out).
+    ``free_plies``: moves outside the book the search goes through where a book move leads out of the book (1:
+    the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book, start):
+    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress):
         reached.add(record.signature)
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for move in record.moves:
             child = children.get(move.move)
             weight = ctg.polyglot_weight(child, move.annotation)
@@ -60,16 +63,24 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
     incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
     skipped = 0
+    # the moves already taken from a position as the rules of chess see it: the model tells apart positions
+    # that differ only by an en-passant capture that is not legal (Polyglot's keys do), CTG does not; such
+    # twins carry the same moves (a book read from CTG) or the moves of one position under two keys, taken once
+    taken: dict[tuple[int, ...], set[int]] = {}
     for position in stats:
         board = position.board()
         encoded, norm = encode(board)
         boards.setdefault(encoded, board)
         codes = moves.setdefault(encoded, {})
+        twin = taken.setdefault(position_key(board, legal=True), set())
         for move, move_stats in position.moves.items():
             code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
             if code is None or not board.is_legal(move):
                 skipped += 1
                 continue
+            if code in twin and code in codes:
+                continue
+            twin.add(code)
             totals = codes.setdefault(code, [0, 0, 0, 0])
             for index, value in enumerate((move_stats.games, move_stats.wins, move_stats.draws, move_stats.losses)):
                 totals[index] += value

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import chess
@@ -24,7 +24,7 @@ from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
 from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
-from .tree import fen_key, filter_stats, position_stats, walk
+from .tree import add_position, fen_key, filter_stats, legal_key, walk
 
 __all__ = ["elements_from_stats", "from_bookstats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
@@ -39,21 +39,24 @@ _PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
 """What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
 
 
-def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None) -> BookStats:
+def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions reached from ``start`` along book moves, as the format-neutral model.
 
     A move's statistics are those of the position it leads to, seen from the side that played it (its
     wins are that position's losses); a move whose position is not stored has empty statistics and weight 1
     (as :meth:`~chessformats.kvetka.KvetkaBook.find_all` gives it, and CTG's rule). ``stats.unreached`` counts the
     stored elements no line from ``start`` reaches (left out).
+    ``free_plies``: moves outside the book the search goes
+    through where a book move leads out of the book (see :func:`.tree.walk`).
     """
     stats = BookStats()
     reached: set[bytes] = set()
-    for board, found, children in walk(book, start):
+    for board, found, children in walk(book, start, free_plies=free_plies, progress=progress):
         reached.add(found.key)
         if not found.moves:
             continue
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for book_move in found.moves:
             move = book_move.move
             child = children[move]
@@ -129,7 +132,7 @@ def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka
         ordered = tuple(sorted(codes, key=lambda code: (-codes[code], code)))
         note = keyed_notes.get(key)
         comment = note.comment() if isinstance(note, kvetka.Opening) else note
-        elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(fen_key(boards[key])),
+        elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(legal_key(boards[key])),
                                        comment))
     return elements, skipped
 
@@ -207,9 +210,9 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetk
                 for ply, move in enumerate(game.mainline_moves()):
                     if ply >= max_ply:
                         break
-                    references.setdefault(fen_key(board), (number, len(games) - 1))
+                    references.setdefault(legal_key(board), (number, len(games) - 1))
                     board.push(move)
-                references.setdefault(fen_key(board), (number, len(games) - 1))
+                references.setdefault(legal_key(board), (number, len(games) - 1))
             except (ValueError, AssertionError):
                 continue
         sources.append(kvetka.KvetkaSource(1, os.path.abspath(os.fspath(path)), tuple(games)))

@@ -7,6 +7,7 @@ outputs are this function.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,7 +57,9 @@ def make_book(
     return WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
 
 
-def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False) -> BookStats:
+def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False,
+                 free_plies: int = 1,
+                 progress: Callable[[int], None] | None = None) -> BookStats:
     """The positions of a Polyglot book reached from ``start`` (default: the start position) along its moves, as
     the format-neutral model.
 
@@ -64,15 +67,17 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     result); with ``as_draws`` also its draws (for a format that stores results only, so that the book converted
     back gets its weights again: ``2 * wins + draws``). The model's games are those of the start position's moves;
     ``stats.unreached`` counts the entries of positions no line reaches.
+    ``free_plies``: moves outside the book the search goes through where a book move leads out of the book (1:
+    the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     from .stats import BookStats, MoveStats
-    from .tree import fen_key, position_stats, walk
+    from .tree import add_position, fen_key, walk
 
     stats = BookStats()
     reached = 0
-    for board, found, _ in walk(book, start):
+    for board, found, _ in walk(book, start, free_plies=free_plies, progress=progress):
         reached += len(book.entry_numbers(found.key))
-        position = stats.positions.setdefault(fen_key(board), position_stats(board))
+        position = add_position(stats, board)
         for entry in found.moves:
             position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight if as_draws else 0,
                                                    weight=entry.weight)
@@ -105,9 +110,21 @@ def stats_weights(stats: BookStats) -> dict[str, dict[chess.Move, int]]:
 
 def from_bookstats(path: str | os.PathLike[str], stats: BookStats) -> WriteReport:
     """A Polyglot book from the format-neutral model: each move weighed by :func:`stats_weights`."""
+    from ..formats.polyglot.moves import encode_move
     from ..formats.polyglot.write import write_book
+    from ..formats.zobrist import zobrist_hash
 
-    report = write_book(path, stats_weights(stats))
+    # entries made here from the model's boards (write_book's FEN mapping would parse every FEN again): the rows
+    # of a position by descending weight, as write_book orders a mapping's
+    weights = stats_weights(stats)
+    rows: list[tuple[int, int, int, int]] = []
+    for position in stats:
+        board = position.board()
+        key = zobrist_hash(board)
+        moves = weights[position.fen]
+        rows += sorted(((key, encode_move(board, move), weight, 0) for move, weight in moves.items()),
+                       key=lambda row: -row[2])
+    report = write_book(path, rows)
     report.counts["positions"] = len(stats)
     return report
 

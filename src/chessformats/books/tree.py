@@ -9,7 +9,7 @@ are legal, each position probed once.
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -19,40 +19,93 @@ from .stats import BookStats, PositionStats
 if TYPE_CHECKING:
     from ..engine.contract import OpeningBook
 
-__all__ = ["fen_key", "filter_stats", "position_stats", "walk"]
+__all__ = ["add_position", "fen_key", "filter_stats", "legal_key", "position_key", "position_stats", "walk"]
 
 
 
 def fen_key(board: chess.Board) -> str:
-    """A position without move counters, en passant only when a capture is legal (the BookStats key)."""
+    """A position without move counters (the BookStats key), its en-passant square kept by Polyglot's rule:
+    whenever a pawn of the side to move stands beside the pawn that just made a double step, whether or not
+    the capture is legal (X-FEN's rule, ``board.has_pseudo_legal_en_passant()``). Polyglot's and Kvetka's keys
+    tell such positions apart (a pinned pawn's capture still changes the key), so the model does too; CTG,
+    which keeps the file only for a legal capture, merges them again when it writes
+    (:func:`.ctg.records_from_stats`)."""
+    return board.fen(en_passant="xfen").rsplit(" ", 2)[0]
+
+
+def legal_key(board: chess.Board) -> str:
+    """A position without move counters, en passant only when a capture is legal (the position as the rules
+    of chess and CTG see it; python-chess's default FEN)."""
     return board.fen(en_passant="legal").rsplit(" ", 2)[0]
 
 
 def position_stats(board: chess.Board) -> PositionStats:
-    """An empty entry of the model for ``board``."""
-    return PositionStats(board.fen(en_passant="legal"))
+    """An empty entry of the model for ``board`` (its FEN keeps the en-passant square as :func:`fen_key`)."""
+    return PositionStats(board.fen(en_passant="xfen"))
 
 
-def walk(book: OpeningBook,
-         start: chess.Board | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
+def add_position(stats: BookStats, board: chess.Board) -> PositionStats:
+    """The model's entry for ``board``, made empty if it has none (one FEN made, not two). The board is not kept
+    (a board costs a kilobyte: the gnuchess book's model would grow by a quarter)."""
+    fen = board.fen(en_passant="xfen")
+    key = fen.rsplit(" ", 2)[0]
+    position = stats.positions.get(key)
+    if position is None:
+        position = stats.positions[key] = PositionStats(fen)
+    return position
+
+
+def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
+    """What tells positions apart as :func:`fen_key` does (``legal``: as :func:`legal_key`), as a tuple of the
+    board's bitboards: cheap to make (a FEN costs 60 times more), for sets and dictionaries that no one reads."""
+    ep = board.ep_square
+    if ep is not None and not (board.has_legal_en_passant() if legal else board.has_pseudo_legal_en_passant()):
+        ep = None
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.turn, board.clean_castling_rights(), -1 if ep is None else ep)
+
+
+def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int = 0,
+         progress: Callable[[int], None] | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
     """Breadth first from ``start`` (default: the start position) along the book moves: every position the
     book knows, as ``(board, what book.probe found, what it finds for the position each move leads to)``.
 
+    ``free_plies``: where a book move leads to a position the book does not know or gives no move for (the
+    opponent's reply in a one-sided repertoire), the search goes on through up to that many moves outside the
+    book, and every known position it meets is walked from too (``board in book`` for each: a cheap test).
+
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
-    ``moves`` are legal moves of the board, or ``None``. Each position is probed once.
+    ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
+    called every 1,024 positions walked.
     """
     probe = book.probe
     first = (start or chess.Board()).copy(stack=False)
     queue = collections.deque([first])
-    seen = {fen_key(first)}
-    found: dict[str, Any] = {}
+    seen = {position_key(first)}
+    found: dict[tuple[int, ...], Any] = {}
 
     def lookup(board: chess.Board) -> Any:
-        key = fen_key(board)
+        key = position_key(board)
         if key not in found:
             found[key] = probe(board)
         return found[key]
 
+    def beyond(board: chess.Board) -> Iterator[chess.Board]:
+        """The known positions reached from ``board`` (not known) through up to ``free_plies`` moves."""
+        frontier = [board.copy(stack=False)]
+        for depth in range(free_plies, 0, -1):
+            deeper = []
+            for position in frontier:  # each move pushed and popped on one board: a copy only for what is kept
+                for move in list(position.legal_moves):
+                    position.push(move)
+                    if position in book:
+                        yield position.copy(stack=False)
+                    elif depth > 1:
+                        deeper.append(position.copy(stack=False))
+                    position.pop()
+            frontier = deeper
+
+    walked = 0
     while queue:
         board = queue.popleft()
         here = lookup(board)
@@ -63,10 +116,20 @@ def walk(book: OpeningBook,
             child = board.copy(stack=False)
             child.push(move)
             children[move] = lookup(child)
-            key = fen_key(child)
+            key = position_key(child)
             if key not in seen:
                 seen.add(key)
-                queue.append(child)
+                if children[move] is not None:
+                    queue.append(child)
+                if free_plies and (children[move] is None or not children[move].moves):  # a dead end: search on
+                    for known in beyond(child):
+                        known_key = position_key(known)
+                        if known_key not in seen:
+                            seen.add(known_key)
+                            queue.append(known)
+        walked += 1
+        if progress is not None and walked % 1024 == 0:
+            progress(walked)
         yield board, here, children
 
 

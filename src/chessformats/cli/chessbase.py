@@ -19,6 +19,7 @@ from chessformats.formats.chessbase import (
     decode_text,
     open_database,
 )
+from chessformats.formats.chessbase.codepage import base_code_page
 from chessformats.schemas import chessbase as schema
 
 from .archive import password_for
@@ -26,14 +27,22 @@ from .registry import FormatHandler
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
-    extension = os.path.splitext(path)[1].lower()
+    """3: a ``.cbh`` with the header's fixed bytes, a ``.cbv`` archive with its own; 1: a file of whole 46-byte
+    records named ``.cbh`` (damaged), a ``.cbv`` without them; 2: a ``.cbz`` (enciphered: known by its name
+    only), a companion file (``.cbg``, ``.cbp``, ...) by its name, when its ``.cbh`` is beside it."""
+    stem, extension = os.path.splitext(path)
+    extension = extension.lower()
     if extension == ".cbv":
         return 3 if head[:2] == b"\x08\x00" else 1
     if extension == ".cbz":
         return 2
-    if extension == ".cbh":
-        return 3 if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" else 2
-    return 2 if extension in COMPANIONS[1:9] else 0
+    if extension == ".cbh" or (len(head) >= 6 and head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01"):
+        if head[:1] == b"\0" and head[3:6] == b"\x00\x2e\x01" and size % schema.CBH_RECORD_SIZE == 0:
+            return 3
+        return 1 if extension == ".cbh" and size and size % schema.CBH_RECORD_SIZE == 0 else 0
+    if extension in COMPANIONS[1:9]:
+        return 2 if any(os.path.exists(stem + cbh) for cbh in (".cbh", ".CBH")) else 1
+    return 0
 
 
 def _info(path: str) -> dict[str, Any]:
@@ -44,6 +53,7 @@ def _info(path: str) -> dict[str, Any]:
         findings: list[str] = []
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             findings += entities.check()
+        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(path)]
         modes = db.encoding_modes()
         unknown = sorted(mode for mode in modes if mode > 11)
         if unknown:
@@ -61,6 +71,7 @@ def _info(path: str) -> dict[str, Any]:
             "sources": db.sources.header.existing if db.sources.header else 0,
             "teams": db.teams.header.existing if db.teams.header else 0,
             "encoding_modes": {str(k): v for k, v in modes.items()},
+            "code_page": base_code_page(db) or "UTF-8 or ASCII",
             "findings": findings,
         }
 
@@ -201,3 +212,30 @@ HANDLER = FormatHandler(
     sniff=_sniff, info=_info, inspect=_inspect,
     inspect_options=("game", "record", "count", "player"),
 )
+
+
+_LOST = {
+    ".cbg": "the games' moves are in it (no game can be read)",
+    ".cba": "annotations (comments, symbols, arrows) unknown",
+    ".cbp": "player names unknown",
+    ".cbt": "tournaments unknown",
+    ".cbc": "annotators unknown",
+    ".cbs": "sources unknown",
+}
+"""What a base loses without each of its companion files (teams, ``.cbe``, are optional: old bases have none)."""
+
+
+def missing_companions(path: str) -> list[tuple[str, str]]:
+    """The companion files missing beside a base's ``.cbh``: (extension, what is lost without it). A ``.cba`` is
+    missing only when a game has annotations (a base without any has none)."""
+    stem = os.path.splitext(path)[0] if os.path.splitext(path)[1].lower() in COMPANIONS else path
+
+    def there(extension: str) -> bool:
+        return any(os.path.exists(stem + name) for name in (extension, extension.upper()))
+
+    missing = [(extension, lost) for extension, lost in _LOST.items() if extension != ".cba" and not there(extension)]
+    if not there(".cba"):
+        with open_database(path) as db:
+            if bool(np.any(db.records["cba_offset"] != 0)):
+                missing.insert(1, (".cba", _LOST[".cba"]))
+    return missing

@@ -18,19 +18,15 @@ import chess.pgn
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
-from chessformats.engine.streams import COMPRESSED_SUFFIXES
 from chessformats.formats.chessbase import GameHeader, WriteReport, append_games, copy_database, open_database
+
+from .content import is_pgn
 
 __all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
 
 _OPENERS: dict[str, Callable[..., IO[str]]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-_PGN = ".pgn"
 
 
-def is_pgn(path: str) -> bool:
-    """A PGN file, perhaps compressed (``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``, ``.pgn.zst``)?"""
-    stem, extension = os.path.splitext(path.lower())
-    return extension == _PGN or (extension in (*_OPENERS, *COMPRESSED_SUFFIXES) and stem.endswith(_PGN))
 
 
 class _Lines:

@@ -31,14 +31,21 @@ def _open(path: str) -> CtgBook:
         return open_book(path)
 
 
+_FILLED = bytes.fromhex("ffffffff")
+
+
 def _sniff(path: str, head: bytes, size: int) -> int:
+    """3: a ``.ctg`` header page (its fixed bytes) with as many data pages as the file holds; 1: such a header in
+    a file of another size (a damaged book: the reader says what is wrong); ``.cto``/``.ctb``: by their name."""
     lower = path.lower()
-    score = 1 if lower.endswith((".ctg", ".cto", ".ctb")) else 0
+    if lower.endswith((".cto", ".ctb")):
+        return 2 if size > 0 else 0
     numbers = header_numbers(head)
-    if not lower.endswith(".ctg") or size < 2 * PAGE_SIZE or size % PAGE_SIZE or numbers is None:
-        return score
-    pages_ok = numbers["data_pages"] == size // PAGE_SIZE - 1
-    return score + (2 if pages_ok else 1)
+    if numbers is None or len(head) < 1024 or head[20:24] != _FILLED or any(head[32:1024]):
+        return 0
+    if size >= 2 * PAGE_SIZE and size % PAGE_SIZE == 0 and numbers["data_pages"] == size // PAGE_SIZE - 1:
+        return 3
+    return 1
 
 
 def _info(path: str) -> dict[str, Any]:
@@ -83,9 +90,11 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
         if lower.endswith(".ctb"):
             return [InspectTarget(schema.CTB, 0, size, "ctb", {})]
         header, entry = schema.CTO_HEADER.sizeof(), schema.CTO_ENTRY.sizeof()
+        # --record N: entry N and --count entries from it (default 1, as everywhere); neither: the header
         first = record or 0
-        last = min(first + (count or (size - header) // entry), (size - header) // entry)
-        targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if not record else []
+        shown = count if count is not None else (1 if record is not None else 0)
+        last = min(first + shown, (size - header) // entry)
+        targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if record is None else []
         return targets + [InspectTarget(schema.CTO_ENTRY, header + entry * n, entry, f"pages[{n}]", {})
                           for n in range(first, last)]
     with _open(path) as book:
@@ -131,11 +140,15 @@ def _move_row(board: chess.Board, book: CtgBook, move: BookMove) -> dict[str, An
     record = book.probe(child, legal_only=False)
     row: dict[str, Any] = {"uci": move.move.uci(), "san": board.san(move.move), "weight": polyglot_weight(
         record, move.annotation), "annotation": move.annotation, "nag": move.nag, "symbol": move.symbol,
-        "code": move.code}
+        "code": move.code, "symbol_meaning": _MEANINGS.get(move.annotation, "")}
     if record is not None:  # the position the move leads to, seen from the side that plays the move
         row.update(games=record.games, wins=record.losses, draws=record.draws, losses=record.wins,
                    average_rating=_rounded(record.rating2.average), performance=_rounded(_mover_performance(record)))
     return row
+
+
+_MEANINGS = {a.value: a.name.replace("_", " ") for a in schema.ANNOTATIONS}
+_COMMENT_MEANINGS = {a.value: a.name.replace("_", " ") for a in schema.COMMENTS}
 
 
 def _mover_performance(child: PositionRecord) -> float | None:
@@ -169,7 +182,8 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
                 "average_rating": _rounded(record.average_rating), "performance": _rounded(record.performance),
                 "rating1": list(record.rating1), "rating2": list(record.rating2),
                 "recommendation": record.recommendation, "green": record.green, "red": record.red,
-                "comment": record.comment, "comment_symbol": record.comment_symbol, "unknown1": record.unknown1,
+                "comment": record.comment, "comment_symbol": record.comment_symbol,
+                "comment_meaning": _COMMENT_MEANINGS.get(record.comment, ""), "unknown1": record.unknown1,
                 "unknown2": record.unknown2, "page": record.page, "offset": record.offset}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import chess.pgn
@@ -26,17 +27,19 @@ from .registry import FormatHandler
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
+    """3: a ``NAME_0.kob`` header of the supported type whose blocks fill the file (``NAME_k.kob``: whole blocks);
+    1: such a header in a file of another size; ``.kin``/``.ksf``: by their name and size."""
     lower = path.lower()
     if lower.endswith(".kin"):
-        return 2 if size % KEY_SIZE == 0 else 1
+        return 2 if size and size % KEY_SIZE == 0 else 0
     if lower.endswith(".ksf"):
-        return 2 if size >= schema.KSF_TOC_UNIT else 1
-    if not lower.endswith(".kob"):
-        return 0
+        return 2 if size >= schema.KSF_TOC_UNIT else 0
     header = header_size(head)
-    if header is not None and header <= size and (size - header) % BLOCK_SIZE == 0:
-        return 3
-    return 2 if size % BLOCK_SIZE == 0 else 1
+    if header is not None:
+        return 3 if header <= size and (size - header) % BLOCK_SIZE == 0 else 1
+    if lower.endswith(".kob") and not re.search(r"_0\.kob$", lower) and size and size % BLOCK_SIZE == 0:
+        return 2  # a later file of a book (NAME_1.kob, ...): blocks only
+    return 0
 
 
 def _info(path: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The ``chessformats`` command: tour, info, probe, inspect, build, merge, docs, formats."""
+"""The ``chessformats`` command: tour, info, probe, inspect, build, merge, convert, docs, export, formats."""
 
 from __future__ import annotations
 
@@ -15,8 +15,17 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
+from .arguments import Deprecated, end_moves
+from .outputs import EXIT_CODES, NUMBERING, planned, writing
 
-__all__ = ["main"]
+__all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
+
+DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the chess world: Polyglot, CTG and "
+               "Kvetka opening books, ChessBase bases, Monty training data. Each input's format is recognised "
+               "from its content (the extension is a hint; --format/--from force one); an output's format "
+               "follows its extension (or --to). An existing output is replaced only with --force.")
+EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
+"""The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
 EXAMPLE_GAMES = "example_games.pgn"
 
@@ -65,7 +74,12 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     set_password(args.password)
     handler = registry.detect(args.file, args.format)
-    report = handler.info(args.file)
+    waiting = _console(stderr=True)
+    if waiting.is_terminal:  # info reads every record (a big CTG: seconds): a spinner says it is working
+        with waiting.status(f"reading {os.path.basename(args.file)}"):
+            report = handler.info(registry.existing(args.file))
+    else:
+        report = handler.info(registry.existing(args.file))
     if args.json:
         import json
 
@@ -97,17 +111,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
         print(json.dumps(shown, indent=2))
         return 0
-    console = _console()
-    console.print(f"[bold]{board.fen()}[/bold]")
-    if position is not None:
-        console.print("  position: " + "  ".join(f"{k}={v}" for k, v in position.items() if v is not None))
-    if not moves:
-        console.print("  no book moves" if position is not None else "  not in book")
-        return 0 if position is not None else 1
-    for move in moves:
-        extra = "".join(f"  {k}={v}" for k, v in move.items() if k not in ("uci", "san", "weight", "share"))
-        console.print(f"  {move['san']:8} {move['uci']:6} weight {move['weight']:6}  {100 * move['share']:5.1f}%"
-                      f"[dim]{extra}[/dim]")
+    from .probeview import show_probe
+
+    show_probe(_console(), board.fen(), position, moves, verbose=args.verbose)
+    if not moves:  # exit status 1 for every format (grep's "nothing found")
+        _console().print("  no book moves" if position is not None else "  not in book")
+        return 1
     return 0
 
 
@@ -123,6 +132,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     targets = handler.inspect(args.file, **options)
     if args.html:
         from ..codegen.html import read_targets, write_page
+
+        planned(args.html, force=args.force)
 
         print(write_page(args.html, f"{os.path.basename(args.file)}: {handler.doc.title}",
                          read_targets(args.file, targets)))
@@ -150,7 +161,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     docs = [h.doc for h in registry.all_formats()]
     from ..codegen.markdown import write_docs
 
-    written = write_docs(args.out, docs)
+    written = write_docs(args.output, docs)
     for path in written:
         print(path)
     return 0
@@ -168,7 +179,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         from ..codegen.imhex import write_imhex as write
     else:
         from ..codegen.kaitai import write_kaitai as write
-    for path in write(args.out, formats):
+    for path in write(args.output, formats):
         print(path)
     return 0
 
@@ -186,7 +197,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     from ..formats import polyglot
 
     console = _console()
-    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
+    out = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
     builder = BookBuilder(max_ply=args.max_ply)
     with resources.as_file(resources.files("chessformats.data") / EXAMPLE_GAMES) as games_path:
@@ -224,10 +235,21 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Build an opening book from PGN games (the output format follows the extension of -o)."""
-    handler = registry.for_output(args.output, args.format)
-    if handler.build is None:
-        raise FormatError(f"{handler.doc.title} books cannot be built yet", file=args.output)
+    """Build an opening book from PGN games (the output format follows the extension of -o, or --to)."""
+    handler = registry.for_output(args.output, args.to, writers=BUILT, command="build")
+    assert handler.build is not None
+    from .convert import games_source
+
+    for source in args.games:
+        if not os.path.exists(source):
+            raise FileNotFoundError(f"{source}: no such file")
+        if games_source(source, "build") == "chessbase":
+            from .convert import check_companions
+
+            check_companions(source)
+    if args.dask is not None:
+        _need_dask()
+    planned(args.output, handler.key, force=args.force)
     console = _console(stderr=True) if sys.stderr.isatty() else None
     say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
     if args.memory < 0:
@@ -239,10 +261,25 @@ def cmd_build(args: argparse.Namespace) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(args, handler, console, say)
+        with writing(args.output):
+            return _build(args, handler, console, say)
     finally:
         if collecting:
             gc.enable()
+
+
+BUILT = ("polyglot", "ctg", "kvetka")
+"""The formats ``build`` writes."""
+
+
+def _need_dask() -> None:
+    """``build --dask`` without the extra installed: one line saying how to get it, before anything is read."""
+    import importlib
+
+    try:
+        importlib.import_module("dask.distributed")
+    except ImportError:
+        raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
 
 
 def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | None, say: Any) -> int:
@@ -278,16 +315,22 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     elapsed = time.perf_counter() - started
     rows = len(builder)  # (counted while the book was written)
     builder.close()  # the spilled counts, if any
+    games = builder.games - builder.not_games
+    if builder.not_games:
+        say(f"{builder.not_games:,} records of the bases are not games (guiding texts, deleted games): left out")
     if builder.filtered:
-        say(f"{builder.filtered:,} of the {builder.games:,} games filtered out")
-    say(f"{builder.games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
-                  f"{args.output} in {elapsed:.2f} s")
+        say(f"{builder.filtered:,} of the {games:,} games filtered out")
+    say(f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
+        f"{report.path} in {elapsed:.2f} s")
     if builder.skipped:
         say(f"skipped {len(builder.skipped)} games:")
         for game in builder.skipped[:20]:
             say(f"  game {game.number} (offset {game.offset}): {game.reason}")
         if len(builder.skipped) > 20:
             say(f"  ... and {len(builder.skipped) - 20} more")
+    if not report.written:
+        say("nothing written: no move reached --min-games (or no game was read)")
+        return 1
     return 0
 
 
@@ -301,78 +344,21 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Merge two Polyglot books as ``polyglot merge-book`` does."""
     from ..formats.polyglot import merge_books
 
-    print(merge_books(args.first, args.second, args.output).summary())
-    return 0
+    for book in (args.first, args.second):
+        registry.require(book, ("polyglot",), "merge")
+    registry.for_output(args.output, writers=("polyglot",), command="merge")
+    planned(args.output, "polyglot", force=args.force)
+    with writing(args.output):
+        report = merge_books(args.first, args.second, args.output)
+    print(report.summary())
+    return 0 if report.written else 1
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN); formats by
-    sniffing and by extension."""
-    from ..books.convert import convert_book
+    """Convert a book or a base (see :mod:`.convert`)."""
+    from .convert import cmd_convert as convert
 
-    if args.target is None:
-        args.target = args.output
-    if args.target is None:
-        raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
-    from .archive import convert_to_archive, is_archive_name, set_password
-
-    set_password(args.password)
-    if is_archive_name(args.target):
-        from .chessbase_write import is_pgn
-
-        pgn = is_pgn(args.source) and args.source_format in (None, "pgn")
-        if not pgn and registry.detect(args.source, args.source_format).key != "chessbase":
-            raise FormatError("an archive is written from a ChessBase base or from PGN", file=args.source)
-        return convert_to_archive(args.source, args.target, encoding=args.encoding, console=_console(stderr=True),
-                                  source_is_pgn=pgn)
-    if args.target.lower().endswith(".cbh") or args.target_format == "chessbase":
-        from .chessbase_write import convert_to_chessbase, is_pgn
-
-        pgn = is_pgn(args.source) and args.source_format in (None, "pgn")
-        if not pgn and registry.detect(args.source, args.source_format).key != "chessbase":
-            raise FormatError("a ChessBase base is written from PGN or from another base", file=args.source)
-        return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
-                                    console=_console(stderr=True), from_base=not pgn)
-    if args.append:
-        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
-    source = registry.detect(args.source, args.source_format)
-    if source.key == "chessbase":
-        return _convert_chessbase(args)
-    target = registry.for_output(args.target, args.target_format)
-    report = convert_book(args.source, args.target, source_format=source.key, target_format=target.key)
-    print(report.summary())
-    return 0
-
-
-def _convert_chessbase(args: argparse.Namespace) -> int:
-    """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
-    from ..formats.chessbase import export_pgn
-    from .archive import password_for
-
-    console = _console(stderr=True)
-    password = password_for(args.source)
-    started = time.perf_counter()
-    if console.is_terminal:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=console, transient=True) as progress:
-            task = progress.add_task(f"converting {os.path.basename(args.source)}", total=None)
-
-            def report(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                         encoding=args.encoding, progress=report, password=password)
-    else:
-        written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                     encoding=args.encoding, password=password)
-    console.print(f"{written:,} games written to {args.target} in {time.perf_counter() - started:.2f} s")
-    for error in failed[:20]:
-        console.print(f"  skipped: {error}")
-    if len(failed) > 20:
-        console.print(f"  ... and {len(failed) - 20} more")
-    return 0
+    return convert(args, _console(stderr=True))
 
 
 _PASSWORD_HELP = "the password of a .cbz archive (else asked on the terminal)"
@@ -403,7 +389,8 @@ class _Skipped:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only``, the arguments of that command alone (the others are not made)."""
-    parser = argparse.ArgumentParser(prog="chessformats", description=__doc__)
+    parser = argparse.ArgumentParser(prog="chessformats", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"chessformats {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
 
@@ -415,49 +402,70 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             if only is not None and name != only:
                 return _Skipped()
             made.append(name)
-            return subparsers.add_parser(name, **kwargs)
+            kwargs.setdefault("description", kwargs.get("help"))
+            return subparsers.add_parser(name, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                         **kwargs)
 
     sub = _Commands()
 
     def add_format(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--format", help="force the format instead of sniffing it (see `chessformats formats`)")
+        p.add_argument("--format", help="read the input as this format instead of recognising it from its content "
+                       "(see `chessformats formats`)")
 
     def add_position(p: argparse.ArgumentParser) -> None:
         p.add_argument("--fen", help="a position as FEN ('startpos' for the start position)")
-        p.add_argument("--moves", nargs="+", metavar="MOVE", help="moves (SAN or UCI) played from --fen")
+        p.add_argument("--moves", nargs="+", metavar="MOVE", action="extend",
+                       help="moves (SAN or UCI) played from --fen; they end at the first word that is not a move "
+                            "(a file name after them is the input)")
+
+    def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None,
+                   force: bool = True) -> None:
+        # with an old spelling, argparse cannot require one of the two: main() says it is missing
+        p.add_argument("-o", "--output", required=required and old is None, help=what)
+        if old is not None:  # the spelling before -o/--output: kept working, not shown
+            p.add_argument(old, dest="output", action=Deprecated, help=argparse.SUPPRESS)
+            p.set_defaults(output_required=required)
+        if force:
+            p.add_argument("--force", action="store_true", help="replace the output if it exists")
 
     p = sub.add_parser("tour", help="build, probe, inspect and document a small book from bundled games")
-    p.add_argument("--out", help="folder for what the tour writes (default: a new temporary folder)")
+    add_output(p, "folder for what the tour writes (default: a new temporary folder)", required=False, old="--out",
+               force=False)
     p.add_argument("--max-ply", type=int, default=12, help="plies of each game to put in the book (default 12)")
     p.set_defaults(func=cmd_tour)
 
     p = sub.add_parser("info", help="format, counts and sanity findings of a file")
-    p.add_argument("file")
+    p.add_argument("file", help="the file (a base or a book: any of its files)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--password", help=_PASSWORD_HELP)
     add_format(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("probe", help="the book moves of a position")
-    p.add_argument("book")
+    p.add_argument("book", help="the book (Polyglot, CTG, Kvetka)")
     add_position(p)
-    p.add_argument("--json", action="store_true", help="print a JSON list (uci, san, weight, share, learn...)")
+    p.add_argument("--json", action="store_true", help="print JSON: the moves (uci, san, weight, share, and what the "
+                   "format stores: learn, codes, results...), with the position's facts for CTG and Kvetka")
+    p.add_argument("--verbose", "-v", action="store_true", help="also show how the format stores the answer (raw "
+                   "codes, entry numbers, rating sums, offsets)")
     add_format(p)
     p.set_defaults(func=cmd_probe)
 
     p = sub.add_parser("inspect", help="annotated hex dump: every field with its path, value and meaning")
-    p.add_argument("file")
-    p.add_argument("--record", type=int, help="record number (0-based)")
+    p.add_argument("file", help="the file (any format: see `chessformats formats`)")
+    p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number)")
     p.add_argument("--count", type=int, help="how many records from --record (default 1)")
     p.add_argument("--offset", type=lambda s: int(s, 0), help="byte offset (records overlapping it)")
     p.add_argument("--length", type=lambda s: int(s, 0), help="bytes from --offset")
-    p.add_argument("--page", type=int, help="page number, for formats made of pages")
-    p.add_argument("--game", type=int, help="game number, for formats made of games")
-    p.add_argument("--ply", type=int, help="ply of --game")
+    p.add_argument("--page", type=int, help="page number, from 0, for formats made of pages (CTG)")
+    p.add_argument("--game", type=int, help="game number, from 1, for formats made of games (ChessBase: the "
+                   "base's own numbers; Monty)")
+    p.add_argument("--ply", type=int, help="ply of --game, from 0")
     p.add_argument("--player", help="a player's name (Last, First), for databases with a player index")
-    p.add_argument("--block", type=int, help="block number, for formats made of blocks (Kvetka)")
+    p.add_argument("--block", type=int, help="block number, from 0, for formats made of blocks (Kvetka)")
     p.add_argument("--html", metavar="OUT.html", help="write one self-contained HTML page (hex coloured by field, "
                    "the tree of fields, boards) instead of printing")
+    p.add_argument("--force", action="store_true", help="replace the --html page if it exists")
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
@@ -466,7 +474,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("games", nargs="+",
                    help="PGN files (plain, .gz, .bz2, .xz or .zst) or ChessBase databases (.cbh or another of "
                         "their files)")
-    p.add_argument("-o", "--output", required=True, help="the book to write; its extension picks the format")
+    add_output(p, "the book to write: .bin (Polyglot), .ctg (CTG), .kob (Kvetka); its extension picks the format")
+    p.add_argument("--to", choices=BUILT, help="the book's format, whatever the extension of -o")
+    p.add_argument("--format", dest="to", action=Deprecated, help=argparse.SUPPRESS)
     p.add_argument("--max-ply", type=int, default=1024, help="plies of each game to use (default 1024)")
     p.add_argument("--min-games", type=int, default=3, help="games a move needs to enter the book (default 3)")
     p.add_argument("--min-score", type=float, default=0.0,
@@ -499,26 +509,29 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--variant", default="standard,chess960,fromposition", metavar="LIST",
                    help="Variant tags to keep, comma-separated, or 'any' (default: the games played by the rules "
                         "of chess: standard, chess960, fromposition)")
-    add_format(p)
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("merge", help="merge two Polyglot books (like polyglot merge-book)")
     p.add_argument("first", help="the first book (its learn values win for shared moves)")
-    p.add_argument("second")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("second", help="the second book")
+    add_output(p, "the merged book (.bin)")
     p.set_defaults(func=cmd_merge)
 
-    p = sub.add_parser("convert", help="convert a book: CTG -> Polyglot, Polyglot -> CTG, CTG -> CTG; "
-                       "a ChessBase database -> PGN; PGN (.pgn, .pgn.gz/.bz2/.xz) or a base -> a ChessBase base")
-    p.add_argument("source", help="the book or database to read (format sniffed)")
-    p.add_argument("target", nargs="?", help="the book to write (format from its extension: .bin, .ctg)")
-    p.add_argument("-o", "--output", help="the file to write (same as TARGET; a .pgn for ChessBase databases)")
+    p = sub.add_parser("convert", help="convert a book between CTG, Kvetka and Polyglot (every direction), a "
+                       "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base")
+    p.add_argument("source", help="the book or database to read (its format recognised from its content)")
+    p.add_argument("target", nargs="?", help="the file to write (same as -o)")
+    add_output(p, "the file to write, its format from its extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka) "
+               "from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) from PGN or a base",
+               required=False)
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
     p.add_argument("--encoding", help="ChessBase: code page of names and texts (reading: UTF-8, else cp1252; "
                    "writing: cp1252 where it holds the text, else UTF-8)")
-    p.add_argument("--from", dest="source_format", help="force the format of SOURCE")
-    p.add_argument("--to", dest="target_format", help="force the format of TARGET")
+    p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
+                   "chessbase, pgn) instead of recognising it")
+    p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn) "
+                   "whatever the extension")
     p.add_argument("--password", help=_PASSWORD_HELP)
     p.set_defaults(func=cmd_convert)
 
@@ -536,14 +549,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=_archive_command("cmd_list"))
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
-    p.add_argument("--out", required=True, help="folder to write one page per format into")
+    add_output(p, "folder to write one page per format into", old="--out", force=False)
     p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy, ImHex "
                        ".hexpat)")
     p.add_argument("format_key", metavar="FORMAT", help="a format (see `chessformats formats`) or 'all'")
     p.add_argument("--to", dest="tool", choices=("kaitai", "imhex"), required=True, help="the tool to write for")
-    p.add_argument("-o", "--out", required=True, help="folder to write the files into")
+    add_output(p, "folder to write the files into", old="--out", force=False)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("formats", help="list the supported formats and their status")
@@ -571,9 +584,12 @@ def _end_process(code: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    arguments = end_moves(list(sys.argv[1:] if argv is None else argv))
     command = arguments[0] if arguments and not arguments[0].startswith("-") else None
-    args = build_parser(command).parse_args(arguments)
+    parser = build_parser(command)
+    args = parser.parse_args(arguments)
+    if getattr(args, "output_required", False) and args.output is None:
+        parser.error(f"{args.command}: the following arguments are required: -o/--output")
     warnings.showwarning = _show_warning
     try:
         result: Any = args.func(args)

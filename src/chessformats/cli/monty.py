@@ -26,14 +26,14 @@ from chessformats.formats.monty.read import game_from_raw, plies_from_raw, start
 from chessformats.formats.monty.structure import raw_games
 from chessformats.schemas import monty as schema
 
+from .content import looks_like_text
 from .registry import FormatHandler
-
-_EXTENSIONS = schema.FORMAT.extensions
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
-    """Extension: 1. Content: 1 for a valid first header, 2 when its plies (those in ``head``) are legal."""
-    score = 1 if path.lower().endswith(_EXTENSIONS) else 0
+    """From the content: 1 for a valid first header, 2 when its plies (those in ``head``) are legal."""
+    if looks_like_text(head):
+        return 0
     content = 0
     for format in FORMATS:
         try:
@@ -46,7 +46,7 @@ def _sniff(path: str, head: bytes, size: int) -> int:
             content = 2
         except FormatError:
             continue
-    return score + content
+    return content
 
 
 def _info(path: str) -> dict[str, Any]:
@@ -76,11 +76,14 @@ def _info(path: str) -> dict[str, Any]:
 
 
 def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> list[Any]:
-    """Annotated hex of one game (``--game``, default 0), or of one of its plies (``--ply``)."""
+    """Annotated hex of one game (``--game``, from 1 as every command counts games; default 1), or of one of its
+    plies (``--ply``, from 0). The paths are the file's structure (``games[0]`` is game 1)."""
     from .registry import InspectTarget
 
     format = detect_format(path)
-    number = game or 0
+    if game is not None and game < 1:
+        raise IndexError(f"no such game: {game} (games count from 1)")
+    number = (game or 1) - 1
     raw = None
     with open(path, "rb") as handle:
         for raw in raw_games(handle, path, format):
@@ -89,10 +92,10 @@ def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> l
             if raw.error is not None:
                 raise raw.error
         else:
-            raise IndexError(f"no such game: {number} (the file has {0 if raw is None else raw.number + 1})")
+            raise IndexError(f"no such game: {number + 1} (the file has {0 if raw is None else raw.number + 1})")
     readable = len(raw.plies) + (raw.error is not None)  # the ply with a fault can be inspected too
     if ply is not None and not 0 <= ply < readable:
-        raise IndexError(f"no such ply: {ply} (game {number} has {len(raw.plies)})")
+        raise IndexError(f"no such ply: {ply} (game {number + 1} has {len(raw.plies)})")
     annotations = _annotations(raw, path, format)
     prefix = f"games[{number}]"
     value = format == "value"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from chessformats.formats.polyglot.packing import move_problem
 from chessformats.schemas import polyglot_facts as facts
 
+from .content import looks_like_text
 from .registry import FormatHandler
 
 if TYPE_CHECKING:
@@ -23,16 +24,19 @@ _ENTRY = struct.Struct(facts.ENTRY_FORMAT)
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
-    # The extension alone scores 1, so that a damaged .bin still reaches the reader and its precise error.
-    score = 1 if path.lower().endswith(".bin") else 0
+    """From the content alone: 2 for whole entries whose first ones have valid moves and sorted keys, 1 for valid
+    moves with unsorted keys or a file that is not whole entries (a damaged book: the reader says what is wrong),
+    0 otherwise (text, another format's header, bytes whose moves are not moves)."""
     count = len(head) // _ENTRY.size
-    if size % _ENTRY.size or count == 0:
-        return score
+    if count == 0 or looks_like_text(head):
+        return 0
     records = list(_ENTRY.iter_unpack(head[:count * _ENTRY.size]))
     if any(move_problem(record[1]) is not None for record in records):
-        return score
+        return 0
     keys = [record[0] for record in records]
-    return score + (2 if keys == sorted(keys) else 1)
+    if len(records) > 1 and len(set(keys)) == 1 and not keys[0]:
+        return 0  # zeros: no book stores its moves under the key 0 again and again
+    return 2 if size % _ENTRY.size == 0 and keys == sorted(keys) else 1
 
 
 def _make_book(*args: Any, **kwargs: Any) -> WriteReport:

@@ -31,8 +31,11 @@ __all__ = [
     "InspectTarget",
     "all_formats",
     "detect",
+    "existing",
     "for_output",
     "get",
+    "recognise",
+    "require",
     "with_shares",
 ]
 
@@ -111,10 +114,12 @@ FORMATS: dict[str, _Entry] = {
 
 
 def with_shares(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Add to each probed move its ``share``: its weight over the position's total weight (4 decimals)."""
-    total = sum(row["weight"] for row in rows) or 1
+    """Add to each probed move its ``share``: its weight over the position's total weight (4 decimals); when every
+    weight is 0 (moves that only lost, in a book of results), its games over the games of all."""
+    key = "weight" if any(row["weight"] for row in rows) or not any(row.get("games") for row in rows) else "games"
+    total = sum(row.get(key) or 0 for row in rows) or 1
     for row in rows:
-        row["share"] = round(row["weight"] / total, 4)
+        row["share"] = round((row.get(key) or 0) / total, 4)
     return rows
 
 
@@ -138,32 +143,99 @@ def extensions(key: str) -> tuple[str, ...]:
     return doc.extensions
 
 
-def for_output(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
-    """The handler for a file to be written: ``override``, else by the file's extension."""
+def for_output(path: str | os.PathLike[str], override: str | None = None, *,
+               writers: tuple[str, ...] | None = None, command: str = "build") -> FormatHandler:
+    """The handler for a file to be written: ``override``, else by the file's extension; ``writers``: the formats
+    the command writes (an extension of another format, or of none, is refused, naming the ones it writes)."""
+    allowed = tuple(FORMATS) if writers is None else writers
     if override:
+        if override not in allowed:
+            raise UnsupportedError(f"{command} does not write {override} (it writes {', '.join(allowed)})",
+                                   file=os.fspath(path))
         return get(override)
     name = os.fspath(path).lower()
-    for key, entry in FORMATS.items():
-        if name.endswith(entry.names):
+    for key in allowed:
+        if name.endswith(FORMATS[key].names):
             return get(key)
-    raise UnsupportedError("no format writes files with this extension (use --format)", file=os.fspath(path))
+    raise UnsupportedError(f"{command} does not write files named like this: it writes "
+                           f"{', '.join(output_names(allowed))}", file=os.fspath(path))
 
 
-def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
-    """The handler for a file: ``override`` if given, else the best sniffing score (content + name)."""
-    if override:
-        return get(override)
+def output_names(keys: tuple[str, ...]) -> list[str]:
+    """The extensions a book or base of each format is written under (its first, main file)."""
+    return [FORMATS[key].names[0] for key in keys]
+
+
+class Found(NamedTuple):
+    """What a file was recognised as: its handler (``None``: no format) and a few words saying what it holds."""
+
+    handler: FormatHandler | None
+    what: str
+    path: str
+    """The file read (a Kvetka book named ``NAME.kob`` is ``NAME_0.kob``)."""
+
+
+def existing(path: str | os.PathLike[str]) -> str:
+    """``path``, or the file a format's own naming gives it (``NAME.kob`` -> ``NAME_0.kob``, as Kvetka writes)."""
     name = os.fspath(path)
+    if not os.path.exists(name):
+        stem, extension = os.path.splitext(name)
+        if extension.lower() == ".kob" and os.path.exists(f"{stem}_0{extension}"):
+            return f"{stem}_0{extension}"
+    return name
+
+
+def recognise(path: str | os.PathLike[str]) -> Found:
+    """Recognise a file by its content (each format's sniff), its extension breaking ties; a file no format
+    recognises gets ``handler=None`` and a description (:func:`.content.describe`)."""
+    from .content import describe
+
+    name = existing(path)
+    if os.path.isdir(name):
+        return Found(None, "a folder", name)
     with open(name, "rb") as handle:
         head = handle.read(_SNIFF_BYTES)
         size = os.fstat(handle.fileno()).st_size
     # the formats whose extension the name has are asked first (only their handlers are imported); when the
     # content confirms one (a score of 2 or more), the others are not asked
     named = [key for key, entry in FORMATS.items() if name.lower().endswith(entry.names)]
-    scored = sorted(((get(key).sniff(name, head, size), key) for key in named), reverse=True)
-    if scored and scored[0][0] >= 2:
-        return get(scored[0][1])
-    scored = sorted(((h.sniff(name, head, size), h.key) for h in all_formats()), reverse=True)
+    scored = sorted(((get(key).sniff(name, head, size), True, key) for key in named), reverse=True)
+    if not scored or scored[0][0] < 2:
+        scored = sorted(((h.sniff(name, head, size), h.key in named, h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
-        raise FormatError("not a file of any known format (use --format to force one)", file=name)
-    return get(scored[0][1])
+        return Found(None, describe(name, head, size), name)
+    key = scored[0][2]
+    damaged = " (damaged?)" if scored[0][0] == 1 else ""
+    return Found(get(key), FORMATS_TITLES[key] + damaged, name)
+
+
+def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
+    """The handler for a file: ``override`` if given, else the format its content shows (:func:`recognise`)."""
+    if override:
+        return get(override)
+    found = recognise(path)
+    if found.handler is None:
+        raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
+                          file=os.fspath(path))
+    return found.handler
+
+
+def require(path: str | os.PathLike[str], keys: tuple[str, ...], command: str,
+            override: str | None = None) -> FormatHandler:
+    """The handler for an input of ``command``, which reads the formats ``keys``: a file of another format, or of
+    none, is refused in one line that says what it is."""
+    if override:
+        return get(override)
+    found = recognise(path)
+    if found.handler is not None and found.handler.key in keys:
+        return found.handler
+    wanted = " or ".join(FORMATS_TITLES.get(key, key) for key in keys)
+    reads = ", ".join(_PLURALS.get(key, key) for key in keys)
+    raise FormatError(f"{found.what}, not {wanted}: {command} reads {reads}", file=os.fspath(path))
+
+
+FORMATS_TITLES = {"chessbase": "a ChessBase base", "ctg": "a CTG book", "kvetka": "a Kvetka book",
+                  "monty": "Monty training data", "polyglot": "a Polyglot book"}
+"""How a message names a format it found or wanted (without importing its declarations)."""
+_PLURALS = {"chessbase": "ChessBase bases", "ctg": "CTG books", "kvetka": "Kvetka books", "monty": "Monty files",
+            "polyglot": "Polyglot books"}

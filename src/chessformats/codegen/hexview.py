@@ -98,7 +98,9 @@ def render(
     runs = [f for f in fields if not f.leaf and f.bit_start is not None]
     # a wide run (a coded board, say) is pictured field by field, over at most _WIDE_RUN bytes each
     widest_run = max((min(r.end - r.start, _WIDE_RUN) for r in runs), default=0)
-    label_width = 12 if any(r.end - r.start > _WIDE_RUN for r in runs) else 11
+    # the bit label ("bits 104-108") and a space: as wide as the widest label the runs can give
+    wide_bits = max((8 * (r.end - r.start) for r in runs if r.end - r.start > _WIDE_RUN), default=0)
+    label_width = max(12, len(f"bits {wide_bits}-{wide_bits}") + 1) if wide_bits else 11
     # hex column: 8 bytes of hex, or a bit label plus the picture of the widest bit run
     column = max(3 * _HEX_WIDTH - 1, label_width + 10 * widest_run - 1 if widest_run else 0)
     colour = 0
@@ -153,16 +155,17 @@ def render(
                 if field.end - field.start > _WIDE_RUN:
                     chunks = [own[i:i + _HEX_WIDTH] for i in range(0, len(own), _HEX_WIDTH)]
                     line.append(f"{field.start:08x}  ")
-                    line.append(f"{label:<12}{chunks[0].hex(' ')}".ljust(column), style=style)
+                    line.append(f"{label:<{label_width}}{chunks[0].hex(' ')}".ljust(column), style=style)
                 else:
                     line.append(f"{field.start:08x}  ")
-                    line.append(f"{label:<12}{_bit_picture(field, field.start, own)}".ljust(column), style=style)
+                    line.append(f"{label:<{label_width}}{_bit_picture(field, field.start, own)}".ljust(column),
+                                style=style)
             else:
                 low, high = field.bits or (0, 0)
                 label = f"bit {low}" if low == high else f"bits {low}-{high}"
                 picture = _bit_picture(field, span[0], bytes(data[span[0] - base:span[1] - base]))
                 line.append(f"{'':8}  ")
-                line.append(f"{label:<11}{picture}".ljust(column), style=style)
+                line.append(f"{label:<{label_width}}{picture}".ljust(column), style=style)
         line.append(f"  {(indent + field.path).ljust(path_width)}", style=style)
         line.append(f" = {format_value(field)}")
         if field.path in annotations:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
@@ -12,7 +13,7 @@ from typing import IO, Any, TypeVar
 
 from .contract import ClosedError
 
-__all__ = ["MappedFile", "atomic_write", "atomic_write_set", "map_file"]
+__all__ = ["MappedFile", "atomic_write", "atomic_write_set", "lock_path", "locked", "map_file"]
 
 
 def map_file(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
@@ -42,6 +43,8 @@ class _Temp:
         folder = os.path.dirname(os.path.abspath(self.target))
         if not os.path.isdir(folder):
             raise FileNotFoundError(f"cannot write {self.target}: no folder {folder}")
+        if os.path.isdir(self.target):
+            raise IsADirectoryError(f"cannot write {self.target}: it is a folder")
         prefix = f".{os.path.basename(self.target)}."
         _remove_abandoned(folder, prefix)
         fd, self.path = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
@@ -49,8 +52,15 @@ class _Temp:
         self.handle: IO[bytes] = os.fdopen(fd, "wb")
 
     def finish(self, durable: bool = True) -> None:
-        """Flush the data to the disk (before any rename); ``durable=False``: to the operating system only."""
+        """Flush the data to the disk (before any rename; ``durable=False``: to the operating system only), with the
+        mode the file is to have: the mode of the file it replaces, else the one ``open`` gives a new file (``0o666``
+        less the umask; ``mkstemp`` makes 0600)."""
         self.handle.flush()
+        try:
+            mode = stat.S_IMODE(os.stat(self.target).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(self.handle.fileno(), mode)
         if durable:
             os.fsync(self.handle.fileno())
         self.handle.close()
@@ -108,8 +118,94 @@ def atomic_write_set(*, durable: bool = True) -> Iterator[Callable[[str | os.Pat
         for temp in temps:
             temp.release(keep=False)
         raise
-    for temp in temps:
-        temp.release(keep=True)
+    for number, temp in enumerate(temps):
+        try:
+            temp.release(keep=True)
+        except BaseException:  # a rename failed (the target became a folder, ...): no temporary file stays
+            for left in temps[number:]:
+                left.release(keep=False)
+            raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back: no other way but ``/proc``)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_held: dict[tuple[str, int], int] = {}
+"""Lock files held (path, thread -> depth): :func:`locked` is re-entrant within a thread; other threads wait."""
+
+
+def lock_path(path: str | os.PathLike[str]) -> str:
+    """The lock file of the file (or file set) ``path``: ``.NAME.lock`` beside it."""
+    target = os.path.abspath(os.fspath(path))
+    return os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.lock")
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str], *, wait: float | None = None) -> Iterator[None]:
+    """Hold an advisory lock (``flock``) on the file set named by ``path`` for the block: a read-modify-write
+    (an append, a replacement) holds it from its first read to its last rename, so that writers of the same
+    file set run one after the other instead of each renaming over the others' work.
+
+    The lock is ``.NAME.lock`` beside ``path``, removed by its holder as it lets go (a writer that finds its
+    locked file removed opens the new one: two writers never hold two files). Re-entrant within a thread.
+    ``wait``: seconds to wait for another writer before raising :class:`BlockingIOError` (``None``: wait as
+    long as it takes). Without ``fcntl`` (Windows), nothing is locked.
+    """
+    import threading
+
+    name = lock_path(path)
+    holder = (name, threading.get_ident())
+    if fcntl is None or holder in _held:  # held by this thread already (or no locks: Windows)
+        _held[holder] = _held.get(holder, 0) + 1
+        try:
+            yield
+        finally:
+            _held[holder] -= 1
+            if not _held[holder]:
+                del _held[holder]
+        return
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            _take(fd, deadline, path, name)
+            # the holder before us removes the lock file as it lets go: a lock on that removed file locks nothing
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(name).st_ino == os.fstat(fd).st_ino:
+                    break
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    _held[holder] = 1
+    try:
+        yield
+    finally:
+        del _held[holder]
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)  # before letting go: nothing is left beside the files (see the check above)
+        os.close(fd)  # closing the descriptor lets the lock go
+
+
+def _take(fd: int, deadline: float | None, path: str | os.PathLike[str], name: str) -> None:
+    """``flock`` the descriptor: wait for it, or until ``deadline`` (``time.monotonic``), then raise."""
+    assert fcntl is not None
+    if deadline is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise BlockingIOError(f"{os.fspath(path)} is being written by another process (lock {name})") \
+                    from None
+            time.sleep(0.05)
 
 
 def _lock(fd: int) -> int | None:

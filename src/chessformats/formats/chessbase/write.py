@@ -33,7 +33,7 @@ import chess.pgn
 from ...engine.codec import codec
 from ...engine.contract import Skipped, WriteReport, WriteWarning
 from ...engine.errors import FormatError, UnsupportedError
-from ...engine.fileio import atomic_write_set
+from ...engine.fileio import atomic_write_set, locked
 from ...engine.layout import describe
 from ...engine.schema import enum_view
 from ...engine.trace import parse
@@ -289,12 +289,11 @@ def append_games(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     """Add ``games`` to the base at ``path`` (atomically: its files are written anew beside it and renamed over
     it only when every game is in). Existing games, records and entity record numbers stay as they are (bytes
     included); new players, tournaments ... are added to the entity files, game counts updated, and each
-    entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created. Returns the
+    entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created. Appends to one
+    base hold its lock (``.NAME.cbh.lock`` beside it, :func:`~chessformats.engine.fileio.locked`) from their
+    first read to their last rename, so concurrent appends (threads or processes) each add all their games. Returns the
     :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added)."""
-    stem = _stem(path)
-    if not os.path.exists(stem + ".cbh"):
-        return _write(stem, games, encoding, append=False)
-    return _write(stem, games, encoding, append=True)
+    return _write(_stem(path), games, encoding, append=True)  # (a new base when there is none, decided locked)
 
 
 def _stem(path: str | os.PathLike[str]) -> str:
@@ -362,6 +361,15 @@ def _read(path: str) -> bytes:
 
 
 def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
+    # the base's lock is held from the first read of the old base to the last rename: concurrent appends run one
+    # after the other (each renaming its files over the base, an append without it lost the others' games)
+    with locked(stem + ".cbh"):
+        if append and not os.path.exists(stem + ".cbh"):  # another writer's base is not there yet: a new one
+            append = False
+        return _write_locked(stem, games, encoding, append=append)
+
+
+def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
     report = new_report(stem)
     old = open_database(stem + ".cbh") if append else None
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:

@@ -438,11 +438,12 @@ def open_reader(path: str | os.PathLike[str]) -> PolyglotBook:
 def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[Entry]]]:
     """Every position reachable from the start through the book's moves (breadth first), with its entries.
 
-    Positions are told apart by FEN without move counters, so a transposition is visited once.
+    Positions are told apart as their keys tell them apart (FEN without move counters, the en-passant square kept
+    by Polyglot's rule: :meth:`chess.Board.has_pseudo_legal_en_passant`), so a transposition is visited once.
     """
     first = chess.Board()
     queue = collections.deque([first])
-    seen = {first.fen(en_passant="legal").rsplit(" ", 2)[0]}
+    seen = {first.fen(en_passant="xfen").rsplit(" ", 2)[0]}
     while queue:
         board = queue.popleft()
         entries = list(book.find_all(board, minimum_weight=0))
@@ -452,7 +453,7 @@ def reachable_positions(book: PolyglotBook) -> Iterator[tuple[chess.Board, list[
         for entry in entries:
             child = board.copy(stack=False)
             child.push(entry.move)
-            name = child.fen(en_passant="legal").rsplit(" ", 2)[0]
+            name = child.fen(en_passant="xfen").rsplit(" ", 2)[0]
             if name not in seen:
                 seen.add(name)
                 queue.append(child)

@@ -1,0 +1,77 @@
+"""What a file holds when it is none of the formats: the words the command line uses to say what it found (an
+empty file, text or PGN games, a compressed or archive file, unknown binary data), from the first bytes alone.
+
+Imported by every sniff: nothing but the engine's stream names.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..engine.streams import COMPRESSED_SUFFIXES
+
+__all__ = ["COMPRESSED", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
+
+COMPRESSED = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+    b"\x28\xb5\x2f\xfd": "zstd",
+}
+"""Magic bytes of the compressions a PGN file may come in -> their names."""
+
+_ARCHIVES = {
+    b"PK\x03\x04": "a zip archive",
+    b"7z\xbc\xaf\x27\x1c": "a 7-Zip archive",
+    b"Rar!": "a RAR archive",
+    b"%PDF": "a PDF document",
+    b"\x89PNG": "a PNG image",
+}
+
+_TEXT_BYTES = frozenset(b"\t\n\r\f") | frozenset(range(0x20, 0x7F)) | frozenset(range(0x80, 0x100))
+
+
+def is_pgn(path: str) -> bool:
+    """A PGN file by its name, perhaps compressed (``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``, ``.pgn.zst``)?"""
+    stem, extension = os.path.splitext(path.lower())
+    return extension == ".pgn" or (extension in (".gz", ".bz2", ".xz", *COMPRESSED_SUFFIXES) and stem.endswith(".pgn"))
+
+
+def compression(head: bytes) -> str | None:
+    """The compression ``head`` starts with (``gzip``, ``bzip2``, ``xz``, ``zstd``), or ``None``."""
+    for magic, name in COMPRESSED.items():
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def looks_like_text(head: bytes) -> bool:
+    """Whether ``head`` is text: no control bytes but tabs and line ends (no binary format's first bytes are)."""
+    return bool(head) and all(byte in _TEXT_BYTES for byte in head)
+
+
+def looks_like_pgn(head: bytes) -> bool:
+    """Whether ``head`` is text that starts like PGN games: a tag (``[Event ...``), a comment or a move number."""
+    if not looks_like_text(head):
+        return False
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return text.startswith((b"[", b"{", b";", b"%")) or text[:1].isdigit() or not text
+
+
+def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
+    """What the file holds, in a few words, for a message (a file of no known format)."""
+    if os.path.isdir(path):
+        return "a folder"
+    if size == 0:
+        return "an empty file"
+    packed = compression(head)
+    if packed is not None:
+        return f"{packed}-compressed data"
+    for magic, name in _ARCHIVES.items():
+        if head.startswith(magic):
+            return name
+    if looks_like_pgn(head):
+        return "PGN text (games)"
+    if looks_like_text(head):
+        return "text"
+    return "binary data of no known format"

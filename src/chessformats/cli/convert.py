@@ -1,0 +1,226 @@
+"""The command line's ``convert``: a book to another book format (CTG, Kvetka, Polyglot), a ChessBase base to PGN,
+PGN or a base to a ChessBase base. The source's format is recognised from its content, the target's from its
+extension (or ``--to``); an output the command does not write is refused, listing the ones it does."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..engine.errors import FormatError, UnsupportedError
+from . import registry
+from .outputs import files_of, planned, writing
+
+__all__ = ["BOOKS", "TARGETS", "cmd_convert"]
+
+BOOKS = ("ctg", "kvetka", "polyglot")
+"""The book formats ``convert`` reads and writes."""
+
+TARGETS = {".bin": "polyglot", ".ctg": "ctg", ".kob": "kvetka", ".cbh": "chessbase", ".pgn": "pgn",
+           ".cbv": "archive", ".cbz": "archive"}
+"""What ``convert`` writes, by the target's extension (``.pgn``: from a ChessBase base; ``.cbv``/``.cbz``: a
+ChessBase archive, from a base or PGN)."""
+
+
+def _target_format(target: str, given: str | None) -> str:
+    if given is not None:
+        if given not in TARGETS.values():
+            raise UnsupportedError(f"convert does not write {given} (it writes {', '.join(TARGETS.values())})",
+                                   file=target)
+        return given
+    lower = target.lower()
+    for extension, key in TARGETS.items():
+        if lower.endswith(extension):
+            return key
+    if lower.endswith((".cto", ".ctb", ".kin", ".ksf")):
+        return "ctg" if lower.endswith((".cto", ".ctb")) else "kvetka"
+    raise UnsupportedError("convert does not write files named like this: it writes .bin (Polyglot), .ctg (CTG), "
+                           ".kob (Kvetka) from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) and "
+                           ".cbv/.cbz (a ChessBase archive) from PGN or a base", file=target)
+
+
+def cmd_convert(args: argparse.Namespace, console: Any) -> int:
+    """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN; PGN or a base to a
+    ChessBase base); the source's format from its content, the target's from its extension."""
+    if args.target is None:
+        args.target = args.output
+    if args.target is None:
+        raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
+    from .archive import set_password
+
+    set_password(args.password)
+    target_key = _target_format(args.target, args.target_format)
+    if target_key == "archive":
+        from .archive import convert_to_archive
+
+        kind = args.source_format or games_source(args.source, "convert to a ChessBase archive")
+        if kind not in ("pgn", "chessbase"):
+            raise FormatError(f"an archive is written from a ChessBase base or from PGN, not from {kind}",
+                              file=args.source)
+        planned(args.target, None, force=args.force)
+        with writing(args.target):
+            return convert_to_archive(args.source, args.target, encoding=args.encoding, console=console,
+                                      source_is_pgn=kind == "pgn")
+    if args.append and target_key != "chessbase":
+        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
+    if target_key == "chessbase":
+        from .chessbase_write import convert_to_chessbase
+
+        kind = args.source_format or games_source(args.source, "convert to a ChessBase base")
+        if kind not in ("pgn", "chessbase"):
+            raise FormatError(f"a ChessBase base is written from PGN or from another base, not from {kind}",
+                              file=args.source)
+        pgn = kind == "pgn"
+        if not pgn:
+            check_companions(args.source)
+            _measure_encoding(args, console)
+        planned(args.target, "chessbase", force=args.force, append=args.append)
+        with writing(args.target):
+            return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
+                                        console=console, from_base=not pgn)
+    source = registry.require(args.source, (*BOOKS, "chessbase"), "convert", args.source_format)
+    if source.key == "chessbase":
+        if target_key != "pgn":
+            raise UnsupportedError(f"a ChessBase base converts to .pgn or .cbh, not to {target_key}",
+                                   file=args.target)
+        check_companions(args.source)
+        _measure_encoding(args, console)
+        planned(args.target, None, force=args.force)
+        with writing(args.target):
+            return _convert_chessbase(args, console)
+    if target_key == "pgn":
+        raise UnsupportedError(f"a {source.key} book has no games to write as PGN (.pgn is written from a ChessBase "
+                               "base)", file=args.target)
+    from ..books.convert import convert_book
+
+    planned(args.target, target_key, force=args.force)
+    with writing(args.target), _book_progress(console, args.source) as progress:
+        report = convert_book(registry.existing(args.source), args.target, source_format=source.key,
+                              target_format=target_key, progress=progress)
+    print(report.summary())
+    unreached = report.counts.get("not reached", 0)
+    if unreached:
+        stored = {"polyglot": "entries", "ctg": "records", "kvetka": "elements"}[source.key]
+        console.print(f"warning: {unreached:,} {stored} of {args.source} are not reached from the start position, "
+                      "even through a move outside the book between book moves: they are left out")
+    if not report.written:
+        console.print("nothing written: no position of the source is reached from the start position")
+        return 1
+    return 0
+
+
+@contextlib.contextmanager
+def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], None] | None]:
+    """A progress line for a book conversion on a terminal (positions walked, then writing); none elsewhere."""
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        task = bar.add_task(f"reading {os.path.basename(source)}")
+
+        def update(stage: str, count: int) -> None:
+            if stage == "reading":
+                bar.update(task, description=f"reading {os.path.basename(source)}: {count:,} positions")
+            else:
+                bar.update(task, description=f"writing {count:,} positions")
+
+        yield update
+
+
+def games_source(path: str, command: str) -> str:
+    """``"pgn"`` or ``"chessbase"``: what a file of games is, by its content (PGN text, perhaps compressed, or a
+    ChessBase base); anything else is refused, saying what it is. PGN is told from its first bytes alone (a
+    build imports no format's reader)."""
+    from .content import compression, is_pgn, looks_like_pgn
+
+    if not os.path.isdir(path):
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        if looks_like_pgn(head) or (compression(head) is not None and is_pgn(path)):
+            return "pgn"
+    found = registry.recognise(path)
+    if found.handler is not None and found.handler.key == "chessbase":
+        return "chessbase"
+    raise FormatError(f"{found.what}, not games: {command} reads PGN files (plain, .gz, .bz2, .xz, .zst) and "
+                      "ChessBase bases", file=path)
+
+
+def check_companions(path: str) -> None:
+    """A base whose ``.cbg`` (the games' moves) is missing is refused, naming the file; the other missing
+    companions are said (what is lost without them) and the command goes on. An archive (``.cbv``, ``.cbz``) holds
+    its files: they are checked when it is opened."""
+    from .archive import is_archive_name
+
+    if is_archive_name(path):
+        return
+    from .chessbase import missing_companions
+
+    missing = missing_companions(path)
+    for extension, lost in missing:
+        if extension == ".cbg":
+            raise FormatError(f"no {os.path.basename(files_of(path, 'chessbase')[1])} beside it: {lost}", file=path)
+    for extension, lost in missing:
+        import warnings
+
+        warnings.warn(f"{path}: no {extension}: {lost}", stacklevel=2)
+
+
+def _measure_encoding(args: argparse.Namespace, console: Any) -> None:
+    """Without ``--encoding``, the base's texts are read in the code page they measure as (a Russian base's comments
+    in cp1251, not cp1252), and the command says so."""
+    if args.encoding is not None:
+        return
+    from ..formats.chessbase import open_database
+    from ..formats.chessbase.codepage import base_code_page
+    from .archive import password_for
+
+    with open_database(args.source, password=password_for(args.source)) as db:
+        measured = base_code_page(db)
+    if measured is not None and measured != "cp1252":  # (cp1252 is how texts that are not UTF-8 are read anyway)
+        args.encoding = measured
+        console.print(f"texts read as {measured}: their bytes measure as {_NAMES.get(measured, measured)} "
+                      "(--encoding overrides)")
+
+
+_NAMES = {"cp1251": "Cyrillic (Windows-1251)"}
+
+
+def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
+    """A ChessBase database to PGN, with a progress bar on a terminal; games that cannot be read are reported."""
+    from ..formats.chessbase import export_pgn
+    from .archive import password_for
+
+    password = password_for(args.source)
+
+    started = time.perf_counter()
+    if console.is_terminal:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task(f"converting {os.path.basename(args.source)}", total=None)
+
+            def report(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
+                                         encoding=args.encoding, progress=report, password=password)
+    else:
+        written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
+                                     encoding=args.encoding, password=password)
+    console.print(f"{written:,} games written to {args.target} in {time.perf_counter() - started:.2f} s")
+    for error in failed[:20]:
+        console.print(f"  skipped: {error}")
+    if len(failed) > 20:
+        console.print(f"  ... and {len(failed) - 20} more")
+    if not written:
+        console.print("nothing written: the base has no game that could be read")
+        return 1
+    return 0

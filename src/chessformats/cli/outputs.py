@@ -1,0 +1,89 @@
+"""What the command line writes, checked before anything is read or written: the files a command will make,
+whether one of them exists (replaced only with ``--force``, or added to with ``--append``), whether the name is a
+folder or the folder cannot be written; and the lock a writer holds on them.
+
+Every command that writes files goes through :func:`planned` before it starts and :func:`writing` around its
+write, so that a refused output leaves every file as it was and no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+from ..engine.errors import FormatError
+from ..engine.fileio import locked
+
+__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "writing"]
+
+EXIT_CODES = """exit status:
+  0  done (probe: the position is in the book, with moves)
+  1  nothing found or nothing produced (probe: the position is not in the book or has no book moves;
+     convert/build: no game, position or entry written)
+  2  error: a wrong command line, an input of the wrong format, damaged or missing, an output refused (exists:
+     use --force; a folder; a folder that cannot be written)"""
+"""The exit statuses of every command (``grep``'s convention), as the ``--help`` epilogue lists them."""
+
+NUMBERING = """numbering: games count from 1 in every format (--game 1 is the first game: ChessBase's own numbers,
+  guiding texts and deleted games included); records, entries, pages, blocks and plies count from 0 (--record 0
+  is the first record, as offsets count)."""
+"""The one numbering convention of the command line's options, as the ``--help`` epilogue states it."""
+
+_COMPANIONS = {"chessbase": (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")}
+"""The files a ChessBase write makes beside its ``.cbh``."""
+
+
+class OutputError(FormatError):
+    """An output the command refuses to write (it exists, it is a folder, its folder cannot be written)."""
+
+
+def files_of(path: str | os.PathLike[str], key: str | None) -> list[str]:
+    """The files written for ``path`` in the format ``key``, named as each writer names them (a book's companions;
+    ``None``: ``path`` alone)."""
+    name = os.fspath(path)
+    stem, extension = os.path.splitext(name)
+    extension = extension.lower()
+    if key == "ctg":  # the .ctg as named, its index beside it
+        return [name, stem + ".cto", stem + ".ctb"]
+    if key == "kvetka":  # NAME, NAME.kob or NAME_0.kob: NAME_0.kob, NAME.kin, NAME.ksf
+        if extension in (".kob", ".kin", ".ksf"):
+            name = stem[:-2] if extension == ".kob" and stem.endswith("_0") else stem
+        return [name + "_0.kob", name + ".kin", name + ".ksf"]
+    if key == "chessbase":  # NAME, NAME.cbh (or another of its files): NAME.cbh and its companions
+        base = stem if extension in _COMPANIONS["chessbase"] else name
+        return [base + suffix for suffix in _COMPANIONS["chessbase"]]
+    return [name]
+
+
+def planned(path: str | os.PathLike[str], key: str | None = None, *, force: bool = False,
+            append: bool = False) -> list[str]:
+    """Check that the command may write ``path`` (in the format ``key``: with its companion files) and return the
+    files it will write. Refused, with :class:`OutputError`: a folder, a missing folder, a folder that cannot be
+    written, an existing file without ``force`` or ``append``."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise OutputError("is a folder: give the name of a file to write", file=name)
+    folder = os.path.dirname(os.path.abspath(name))
+    if not os.path.isdir(folder):
+        raise OutputError(f"cannot write it: no folder {folder}", file=name)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write it: the folder {folder} is not writable", file=name)
+    files = files_of(name, key)
+    for file in files:
+        if os.path.isdir(file):
+            raise OutputError(f"{file} is a folder: give another name", file=name)
+    there = [file for file in files if os.path.exists(file)]
+    if there and not (force or append):
+        shown = ", ".join(os.path.basename(file) for file in there)
+        raise OutputError(f"exists ({shown}): --force replaces it" + (", --append adds to it" if key == "chessbase"
+                                                                      else ""), file=name)
+    return files
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the output's lock (:func:`~chessformats.engine.fileio.locked`) while the command writes it, so that
+    two commands writing the same file run one after the other."""
+    with locked(path):
+        yield
