@@ -13,7 +13,10 @@ from typing import Any
 
 from chessformats.engine.errors import FormatError
 
-__all__ = ["cmd_extract", "cmd_list", "convert_to_archive", "is_archive_name", "password_for", "set_password"]
+__all__ = ["PASSWORD_HELP", "add_archive_parsers", "cmd_extract", "cmd_list", "convert_to_archive", "is_archive_name",
+           "password_for", "set_password"]
+
+PASSWORD_HELP = "the password of a .cbz archive (else asked on the terminal)"
 
 _given: dict[str, str | None] = {"password": None}
 
@@ -58,15 +61,42 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_archive_parsers(sub: Any) -> None:
+    """The ``extract`` and ``list`` subcommands."""
+    p = sub.add_parser("extract", help="the files of a ChessBase archive (.cbv, .cbz) into a folder")
+    p.add_argument("archive", help="the .cbv or .cbz file")
+    p.add_argument("members", nargs="*", help="only these members (default: all)")
+    p.add_argument("-o", "--output", help="the folder to write into (made if missing; default: .)")
+    p.add_argument("--force", action="store_true", help="replace files of the folder that have a member's name")
+    p.add_argument("--password", help=PASSWORD_HELP)
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("list", help="the files of a ChessBase archive (.cbv, .cbz) with their sizes")
+    p.add_argument("archive", help="the .cbv or .cbz file")
+    p.add_argument("--json", action="store_true", help="as JSON")
+    p.add_argument("--password", help=PASSWORD_HELP)
+    p.set_defaults(func=cmd_list)
+
+
 def cmd_extract(args: argparse.Namespace) -> int:
-    """Write the members of an archive into a folder (``-o``; default: the current folder)."""
+    """Write the members of an archive into a folder (``-o``; default: the current folder). A file of the folder
+    that has a member's name is replaced only with ``--force``."""
     from chessformats.formats.chessbase.archive import open_archive
 
     set_password(args.password)
     started = time.perf_counter()
     folder = args.output or "."
     with open_archive(args.archive, password=password_for(args.archive)) as archive:
-        chosen = [archive.member(name) for name in args.members] if args.members else None
+        try:
+            chosen = [archive.member(name) for name in args.members] if args.members else archive.members
+        except KeyError as missing:
+            raise FormatError(str(missing.args[0]), file=args.archive) from None
+        existing = [member.path for member in chosen
+                    if os.path.lexists(os.path.join(folder, *member.path.split("/")))]
+        if existing and not getattr(args, "force", False):
+            raise FormatError(f"{len(existing)} of the files to extract exist in {folder} ({', '.join(existing[:3])}"
+                              f"{', ...' if len(existing) > 3 else ''}): give --force to replace them",
+                              file=args.archive)
         written = archive.extract(folder, chosen)
     size = sum(os.path.getsize(path) for path in written)
     print(f"{len(written)} files ({size:,} bytes) extracted to {folder} in {time.perf_counter() - started:.2f} s",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
+from .archive import PASSWORD_HELP, add_archive_parsers
 from .arguments import Deprecated, end_moves
 from .outputs import EXIT_CODES, NUMBERING, planned, writing
 
@@ -361,19 +362,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return convert(args, _console(stderr=True))
 
 
-_PASSWORD_HELP = "the password of a .cbz archive (else asked on the terminal)"
-
-
-def _archive_command(name: str) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        from . import archive
-
-        result: int = getattr(archive, name)(args)
-        return result
-
-    return run
-
-
 class _Skipped:
     """Stands for the parser of a command that is not the one run: making all of them costs start-up time."""
 
@@ -437,7 +425,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="format, counts and sanity findings of a file")
     p.add_argument("file", help="the file (a base or a book: any of its files)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--password", help=_PASSWORD_HELP)
+    p.add_argument("--password", help=PASSWORD_HELP)
     add_format(p)
     p.set_defaults(func=cmd_info)
 
@@ -532,21 +520,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "chessbase, pgn) instead of recognising it")
     p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn) "
                    "whatever the extension")
-    p.add_argument("--password", help=_PASSWORD_HELP)
+    p.add_argument("--password", help=PASSWORD_HELP)
     p.set_defaults(func=cmd_convert)
 
-    p = sub.add_parser("extract", help="the files of a ChessBase archive (.cbv, .cbz) into a folder")
-    p.add_argument("archive", help="the .cbv or .cbz file")
-    p.add_argument("members", nargs="*", help="only these members (default: all)")
-    p.add_argument("-o", "--output", help="the folder to write into (made if missing; default: .)")
-    p.add_argument("--password", help=_PASSWORD_HELP)
-    p.set_defaults(func=_archive_command("cmd_extract"))
-
-    p = sub.add_parser("list", help="the files of a ChessBase archive (.cbv, .cbz) with their sizes")
-    p.add_argument("archive", help="the .cbv or .cbz file")
-    p.add_argument("--json", action="store_true", help="as JSON")
-    p.add_argument("--password", help=_PASSWORD_HELP)
-    p.set_defaults(func=_archive_command("cmd_list"))
+    add_archive_parsers(sub)
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
     add_output(p, "folder to write one page per format into", old="--out", force=False)

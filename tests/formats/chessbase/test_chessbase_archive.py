@@ -149,6 +149,23 @@ def test_cli_convert_to_archive_and_back(tmp_path: Path, capsys: pytest.CaptureF
     assert '"games": 6117' in capsys.readouterr().out
 
 
+def test_cli_extract_replaces_files_only_with_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x"
+    out.mkdir()
+    (out / "small.cbh").write_bytes(b"mine")
+    (out / "notes.txt").write_bytes(b"kept")
+    assert main(["extract", str(_archive("small.cbv")), "-o", str(out)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "small.cbh"]  # nothing written
+    assert (out / "small.cbh").read_bytes() == b"mine"
+    assert main(["extract", str(_archive("small.cbv")), "small.ini", "-o", str(out)]) == 0  # no name taken
+    assert main(["extract", str(_archive("small.cbv")), "nothere.cbh", "-o", str(out)]) == 2
+    assert "no member" in capsys.readouterr().err
+    assert main(["extract", str(_archive("small.cbv")), "-o", str(out), "--force"]) == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "notes.txt"} == _expected("uncbv_small")
+    assert (out / "notes.txt").read_bytes() == b"kept"
+
+
 # --- hostile names ----------------------------------------------------------------------------------------
 
 
