@@ -96,7 +96,7 @@ def test_cli_monty_value_was_an_artefact(tmp_path: Path) -> None:
     status, _, error = _same_with_and_without_cap("cli", "info", str(path))
     assert status == 2 and "black pieces on empty squares" in error
     assert _same_with_and_without_cap("cli", "inspect", str(path))[0] == 0
-    assert _same_with_and_without_cap("cli", "inspect", str(path), "--game", "0", "--ply", "1")[0] == 0
+    assert _same_with_and_without_cap("cli", "inspect", str(path), "--game", "1", "--ply", "1")[0] == 0  # games from 1
 
 
 def test_cli_ctg_detect_was_an_artefact(tmp_path: Path) -> None:

@@ -74,4 +74,4 @@ def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
         return "PGN text (games)"
     if looks_like_text(head):
         return "text"
-    return "binary data of no known format"
+    return "binary data of no known format"  # (registry._BINARY)

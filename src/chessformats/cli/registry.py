@@ -185,6 +185,12 @@ def existing(path: str | os.PathLike[str]) -> str:
     return name
 
 
+_BINARY = "binary data of no known format"
+"""What :func:`.content.describe` says of bytes that are not text, compressed data or a known archive."""
+_GENERIC = (".bin",)
+"""Extensions too common to claim binary data the content does not confirm (a ``.bin`` is any binary file)."""
+
+
 def recognise(path: str | os.PathLike[str]) -> Found:
     """Recognise a file by its content (each format's sniff), its extension breaking ties; a file no format
     recognises gets ``handler=None`` and a description (:func:`.content.describe`)."""
@@ -203,7 +209,12 @@ def recognise(path: str | os.PathLike[str]) -> Found:
     if not scored or scored[0][0] < 2:
         scored = sorted(((h.sniff(name, head, size), h.key in named, h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
-        return Found(None, describe(name, head, size), name)
+        what = describe(name, head, size)
+        if len(named) == 1 and what == _BINARY and not name.lower().endswith(_GENERIC):
+            # binary data that only a name of one format claims (a damaged Monty file, say): its reader says what is
+            # wrong, and inspect shows its bytes
+            return Found(get(named[0]), FORMATS_TITLES[named[0]] + " (damaged?)", name)
+        return Found(None, what, name)
     key = scored[0][2]
     damaged = " (damaged?)" if scored[0][0] == 1 else ""
     return Found(get(key), FORMATS_TITLES[key] + damaged, name)
