@@ -123,9 +123,10 @@ def test_convert_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 def test_convert_reports_corrupt_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "corrupt.pgn"
-    assert main(["convert", str(cbh_path("libcbh_Chess960Corrupt")), "-o", str(out), "--no-annotations"]) == 0
+    # nothing written: exit status 1 (issue 25: a command that produced nothing says so and fails)
+    assert main(["convert", str(cbh_path("libcbh_Chess960Corrupt")), "-o", str(out), "--no-annotations"]) == 1
     err = capsys.readouterr().err
-    assert "0 games written" in err and err.count("skipped:") == 4 and "game 4" in err
+    assert "0 games written" in err and err.count("skipped:") == 4 and "game 4" in err and "nothing written" in err
 
 
 SETS = ("libcbh_Annotation", "libcbh_Chess960Biel", "libcbh_Chess960NonStandard", "libcbh_ManyPromotions",
