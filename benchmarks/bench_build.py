@@ -116,9 +116,9 @@ def table(polyglot: str, python: str, pgn: Path, out: Path, args: argparse.Names
         "polyglot make-book (C)": [polyglot, "make-book", "-pgn", str(pgn), "-bin", str(out / "polyglot.bin"),
                                    "-max-ply", ply],
         "chessformats build, 1 process": [python, "-m", "chessformats.cli", "build", str(pgn), "-o",
-                                          str(out / "one.bin"), "--max-ply", ply, "--jobs", "1"],
+                                          str(out / "one.bin"), "--max-ply", ply, "--jobs", "1", "--force"],
         "chessformats build, 2 processes": [python, "-m", "chessformats.cli", "build", str(pgn), "-o",
-                                            str(out / "two.bin"), "--max-ply", ply, "--jobs", "2"],
+                                            str(out / "two.bin"), "--max-ply", ply, "--jobs", "2", "--force"],
     }
     runs = in_turn(contenders, args.repeat, args.env)
     expected = (out / "polyglot.bin").read_bytes()
@@ -198,9 +198,9 @@ def distinct(polyglot: str, python: str, out: Path, args: argparse.Namespace) ->
         contenders = {
             "polyglot": [polyglot, "make-book", "-pgn", str(pgn), "-bin", str(out / "polyglot.bin"), "-max-ply", ply],
             "build": [python, "-m", "chessformats.cli", "build", str(pgn), "-o", str(out / "two.bin"), "--max-ply",
-                      ply, "--spill-dir", str(spill_dir)],
+                      ply, "--spill-dir", str(spill_dir), "--force"],
             "all in memory": [python, "-m", "chessformats.cli", "build", str(pgn), "-o", str(out / "mem.bin"),
-                              "--max-ply", ply, "--memory", "0"],
+                              "--max-ply", ply, "--memory", "0", "--force"],
         }
         results = {name: run(command, args.env) for name, command in contenders.items()}
         expected = (out / "polyglot.bin").read_bytes()

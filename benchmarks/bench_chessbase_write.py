@@ -73,7 +73,7 @@ def read(path: Path) -> Iterator[chess.pgn.Game]:
 def run_command(pgn: Path, base: Path) -> tuple[float, int]:
     """Wall seconds and peak resident memory (KiB, from GNU ``time``; 0 without it) of ``chessformats convert``."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as report:
-        command = [COMMAND, "convert", str(pgn), "-o", str(base)]
+        command = [COMMAND, "convert", str(pgn), "-o", str(base), "--force"]
         wrapped = [GNU_TIME, "-f", "%M", "-o", report.name, *command] if GNU_TIME else command
         started = time.perf_counter()
         subprocess.run(wrapped, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -129,7 +129,7 @@ def main() -> None:
         pgn.write_text("\n\n".join([text] * args.copies) + "\n", encoding="utf-8")
         games = pgn.read_text(encoding="utf-8").count("[Result ")
         megabytes = pgn.stat().st_size / 1e6
-        build = [python, "-m", "chessformats.cli", "build", str(pgn), "--max-ply", ply, "-o"]
+        build = [python, "-m", "chessformats.cli", "build", str(pgn), "--max-ply", ply, "--force", "-o"]
         contenders = {
             "in process (`--jobs 1`)": [*build, str(out / "j1.bin"), "--jobs", "1"],
             "`--jobs 2` (fork)": [*build, str(out / "j2.bin"), "--jobs", "2"],
