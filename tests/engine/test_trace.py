@@ -352,3 +352,21 @@ def test_parse_path_prefix_in_trace() -> None:
     f = {x.path: x for x in fields}
     assert f["entries[7].flags.kind"].value == "rook"
     assert f["entries[7].id"].start == 112
+
+
+def test_a_size_read_from_the_data_is_checked_before_reading() -> None:
+    # hypothesis found it (test_agreement, kvetka.ELEMENT): a compact integer of 2**63 as the body's size made
+    # the tracer ask BytesIO.read for it (OverflowError), where construct says the stream is too short
+    from chessformats.engine.codec import codec
+    from chessformats.schemas import kvetka
+
+    raw = b"\x81\x80\x80\x80\x80\x80\x80\x80\x80\x00"
+    with pytest.raises(cs.ConstructError):
+        kvetka.ELEMENT.parse(raw)
+    with pytest.raises(TruncatedError) as raised:
+        codec(kvetka.ELEMENT).decode(raw)
+    assert raised.value.offset == len(raw) and raised.value.path == "body"
+    sized = cs.Struct("n" / cs.Int8sb, "body" / cs.FixedSized(cs.this.n, cs.GreedyBytes))
+    with pytest.raises(FormatError) as negative:
+        trace(sized, b"\xff")
+    assert isinstance(negative.value, InvalidValueError) and "found -1" in str(negative.value)

@@ -361,7 +361,11 @@ class _Tracer:
 
     def _read(self, stream: io.BytesIO, size: int, path: str, con: cs.Construct) -> bytes:
         start = stream.tell()
-        data = stream.read(size)
+        if size < 0:
+            raise InvalidValueError(f"negative size of {path or 'data'}", actual=size, file=self.file,
+                                    offset=self.base + start, path=path or None)
+        # the size (read from the data: up to 2**63 here) checked against the bytes there before reading
+        data = stream.read(min(size, _remaining(stream, start)))
         if len(data) != size:
             raise TruncatedError(f"truncated {path or 'data'}", needed=size, available=len(data),
                                  file=self.file, offset=self.base + start, path=path or None, show_path=False)
