@@ -10,7 +10,7 @@ import os
 
 from ..engine.streams import COMPRESSED_SUFFIXES
 
-__all__ = ["COMPRESSED", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
+__all__ = ["BINARY", "COMPRESSED", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
 
 COMPRESSED = {
     b"\x1f\x8b": "gzip",
@@ -58,6 +58,10 @@ def looks_like_pgn(head: bytes) -> bool:
     return text.startswith((b"[", b"{", b";", b"%")) or text[:1].isdigit() or not text
 
 
+BINARY = "binary data of no known format"
+"""What :func:`describe` says of bytes that are not text, compressed data or a known archive."""
+
+
 def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
     """What the file holds, in a few words, for a message (a file of no known format)."""
     if os.path.isdir(path):
@@ -74,4 +78,4 @@ def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
         return "PGN text (games)"
     if looks_like_text(head):
         return "text"
-    return "binary data of no known format"  # (registry._BINARY)
+    return BINARY

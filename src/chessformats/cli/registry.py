@@ -185,8 +185,6 @@ def existing(path: str | os.PathLike[str]) -> str:
     return name
 
 
-_BINARY = "binary data of no known format"
-"""What :func:`.content.describe` says of bytes that are not text, compressed data or a known archive."""
 _GENERIC = (".bin",)
 """Extensions too common to claim binary data the content does not confirm (a ``.bin`` is any binary file)."""
 
@@ -194,7 +192,7 @@ _GENERIC = (".bin",)
 def recognise(path: str | os.PathLike[str]) -> Found:
     """Recognise a file by its content (each format's sniff), its extension breaking ties; a file no format
     recognises gets ``handler=None`` and a description (:func:`.content.describe`)."""
-    from .content import describe
+    from .content import BINARY, describe
 
     name = existing(path)
     if os.path.isdir(name):
@@ -210,7 +208,7 @@ def recognise(path: str | os.PathLike[str]) -> Found:
         scored = sorted(((h.sniff(name, head, size), h.key in named, h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
         what = describe(name, head, size)
-        if len(named) == 1 and what == _BINARY and not name.lower().endswith(_GENERIC):
+        if len(named) == 1 and what == BINARY and not name.lower().endswith(_GENERIC):
             # binary data that only a name of one format claims (a damaged Monty file, say): its reader says what is
             # wrong, and inspect shows its bytes
             return Found(get(named[0]), FORMATS_TITLES[named[0]] + " (damaged?)", name)
