@@ -20,8 +20,10 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,6 +104,34 @@ def spec_path() -> Callable[..., Path]:
 def polyglot_binary() -> Path:
     """The ``polyglot`` oracle binary; the test skips (or fails with CHESSFORMATS_REQUIRE_ORACLE=1)."""
     return find_polyglot()
+
+
+CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1400,1000")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium driven by selenium (Debian's ``chromium`` and ``chromium-driver``; `.ci/run` installs
+    them): missing, the test skips (fails with ``CHESSFORMATS_REQUIRE_ORACLE=1``)."""
+    chromium = find_tool("chromium", env="CHESSFORMATS_CHROMIUM", candidates=("/usr/bin/chromium",))
+    driver_binary = find_tool("chromedriver", env="CHESSFORMATS_CHROMEDRIVER", candidates=("/usr/bin/chromedriver",))
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium is not installed (pip install -e '.[test]')", "CHESSFORMATS_REQUIRE_ORACLE")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(chromium)
+    with tempfile.TemporaryDirectory(prefix="chessformats-chromium-") as profile:
+        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service(str(driver_binary)), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 @pytest.fixture(autouse=True)

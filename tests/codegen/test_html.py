@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +20,9 @@ import pytest
 
 from chessformats.cli import main, registry
 from chessformats.codegen.html import page, read_targets
-from conftest import REPO_ROOT, find_corpus, find_tool
+from conftest import REPO_ROOT, find_corpus
 
 IMAGES = REPO_ROOT / "docs" / "images"
-CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1400,1000")
 
 
 def _inspected(path: Path, **options: Any) -> tuple[list[Any], str]:
@@ -79,33 +74,6 @@ def test_html_option_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 # --- in the browser -----------------------------------------------------------------------------------------
-
-def _missing(message: str) -> None:
-    if os.environ.get("CHESSFORMATS_REQUIRE_ORACLE") == "1":
-        pytest.fail(f"{message} (and CHESSFORMATS_REQUIRE_ORACLE=1)", pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    chromium = find_tool("chromium", env="CHESSFORMATS_CHROMIUM", candidates=("/usr/bin/chromium",))
-    driver_binary = find_tool("chromedriver", env="CHESSFORMATS_CHROMEDRIVER", candidates=("/usr/bin/chromedriver",))
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium is not installed (pip install -e '.[test]')")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(chromium)
-    with tempfile.TemporaryDirectory(prefix="chessformats-chromium-") as profile:
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(str(driver_binary)), options=options)
-        try:
-            yield driver
-        finally:
-            driver.quit()
-
 
 def _click(browser: Any, path: str) -> tuple[list[int], list[int]]:
     """Click the tree node of ``path``; the highlighted byte offsets and bit numbers."""
