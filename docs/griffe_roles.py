@@ -9,7 +9,8 @@ from typing import Any
 
 import griffe
 
-_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const|term|ref|doc):`(~?)([^`<]+?)(?: <[^>]+>)?`")
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const|term|ref|doc):"
+                   r"`(~?)([^`<]+?)(?: <[^>]+>)?`")
 
 
 def _shown(match: re.Match[str]) -> str:

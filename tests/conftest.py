@@ -134,6 +134,19 @@ def browser() -> Iterator[Any]:
             driver.quit()
 
 
+def screenshot(browser: Any, tmp_path: Path, name: str) -> None:
+    """The browser's window as a PNG; written to ``docs/images/NAME`` (the README and the site show them) with
+    ``CHESSFORMATS_UPDATE_SCREENSHOTS=1``."""
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot = tmp_path / name
+    assert browser.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    if os.environ.get("CHESSFORMATS_UPDATE_SCREENSHOTS") == "1":
+        images = REPO_ROOT / "docs" / "images"
+        images.mkdir(parents=True, exist_ok=True)
+        (images / name).write_bytes(shot.read_bytes())
+
+
 @pytest.fixture(autouse=True)
 def _collector_left_on() -> Iterator[None]:
     """No test leaves the cyclic garbage collector off: the suite runs in one process, and with the collector

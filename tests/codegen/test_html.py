@@ -10,7 +10,6 @@ written to ``docs/images/`` (the README shows them).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,7 @@ import pytest
 
 from chessformats.cli import main, registry
 from chessformats.codegen.html import page, read_targets
-from conftest import REPO_ROOT, find_corpus
-
-IMAGES = REPO_ROOT / "docs" / "images"
+from conftest import find_corpus, screenshot
 
 
 def _inspected(path: Path, **options: Any) -> tuple[list[Any], str]:
@@ -100,16 +97,6 @@ def _check_every_kind(browser: Any, stretches: list[Any], paths: list[str]) -> N
         assert path in details and (field.meaning.split(";")[0] in details if field.meaning else True)
 
 
-def _screenshot(browser: Any, tmp_path: Path, name: str) -> None:
-    browser.execute_script("window.scrollTo(0, 0)")
-    shot = tmp_path / name
-    assert browser.save_screenshot(str(shot))
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
-    if os.environ.get("CHESSFORMATS_UPDATE_SCREENSHOTS") == "1":
-        IMAGES.mkdir(parents=True, exist_ok=True)
-        (IMAGES / name).write_bytes(shot.read_bytes())
-
-
 def test_polyglot_record_in_the_browser(browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
@@ -129,7 +116,7 @@ def test_polyglot_record_in_the_browser(browser: Any, tmp_path: Path) -> None:
     ActionChains(browser).move_to_element(byte).perform()
     assert browser.find_element("id", "details").text.startswith("entries[8376].weight")
     _click(browser, "entries[8376].move.to_rank")
-    _screenshot(browser, tmp_path, "inspect-polyglot.png")
+    screenshot(browser, tmp_path, "inspect-polyglot.png")
 
 
 def test_ctg_position_in_the_browser(browser: Any, tmp_path: Path) -> None:
@@ -145,4 +132,4 @@ def test_ctg_position_in_the_browser(browser: Any, tmp_path: Path) -> None:
     _check_every_kind(browser, stretches, [f"{prefix}.position.header.length", f"{prefix}.position.board.squares.a1",
                                            f"{prefix}.moves.moves[0].code", f"{prefix}.stats.games"])
     _click(browser, f"{prefix}.position.board.squares.e2")
-    _screenshot(browser, tmp_path, "inspect-ctg.png")
+    screenshot(browser, tmp_path, "inspect-ctg.png")

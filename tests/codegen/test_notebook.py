@@ -26,7 +26,7 @@ import pytest
 from chessformats import chessbase, ctg, kvetka, polyglot
 from chessformats.books.build import BookBuilder
 from chessformats.engine import display
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, screenshot
 
 NOTEBOOK = REPO_ROOT / "docs" / "notebooks" / "tour.ipynb"
 
@@ -212,3 +212,4 @@ def test_a_notebook_picture_in_chromium(executed: Any, browser: Any, tmp_path: P
     coloured = browser.find_elements(By.CSS_SELECTOR, ".chessformats-hex pre span[title]")
     assert coloured and all(span.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
                             for span in coloured)
+    screenshot(browser, tmp_path, "notebook-ctg-probe.png")

@@ -105,7 +105,7 @@ def hex_html(part: Stretch) -> str:
                 _, colour, path = depth_colour_path
                 cells.append(f'<span style="background:{colour}" title="{escape(path)}">{byte}</span>')
         grid.append(f'<span style="color:#888">{row:08x}</span>  ' + " ".join(cells))
-    title = escape(f"{part.path or '(record)'} @ {part.offset}: {len(part.data)} bytes")
+    title = escape(f"{part.path or '(record)'} at {part.offset:#x} ({part.offset}): {len(part.data)} bytes")
     return (f'<div class="chessformats-hex" style="{_MONO}">'
             f'<div style="font-weight:bold;margin:4px 0">{title}</div>'
             f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">'
@@ -126,8 +126,12 @@ def _entry_stretch(entry: Entry, board: chess.Board | None = None) -> Stretch:
 def _record_stretch(record: PositionRecord) -> Stretch:
     known = record.page is not None and record.number is not None
     prefix = f"pages[{record.page}].records[{record.number}]" if known else "record"
-    return stretch(ctg_schema.RECORD, record.to_bytes(), offset=record.offset or 0, path=prefix,
-                   annotations=record_notes(prefix, record))
+    notes = record_notes(prefix, record)
+    stored = [change for change, done in (("colours flipped", record.flipped), ("files mirrored", record.mirrored))
+              if done]
+    if stored:  # the record stores the normalised board, not the probed one
+        notes[f"{prefix}.position"] += f" (as probed; stored with {' and '.join(stored)})"
+    return stretch(ctg_schema.RECORD, record.to_bytes(), offset=record.offset or 0, path=prefix, annotations=notes)
 
 
 def _element_stretch(element: Element) -> Stretch:
@@ -161,6 +165,12 @@ def _move_name(board: chess.Board | None, move: chess.Move) -> str:
 
 
 def _table(caption: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A table; a column empty in every row (weights a probe does not give, say) is left out."""
+    rows = list(rows)
+    kept = [index for index in range(len(columns))
+            if index < 2 or any(row[index] not in (None, "") for row in rows)]
+    columns = [columns[index] for index in kept]
+    rows = [[row[index] for index in kept] for row in rows]
     head = "".join(f'<th style="{_CELL};border-bottom:1px solid #999">{escape(name)}</th>' for name in columns)
     body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{escape("" if value is None else str(value))}</td>'
                                     for value in row) + "</tr>" for row in rows)
@@ -180,7 +190,7 @@ def position_html(title: str, board: chess.Board | None, moves: Sequence[chess.M
     picture = "" if board is None else f"<div>{board_svg(board, moves)}</div>"
     return (f'<div class="chessformats-position"><div style="font-weight:bold">{escape(title)}</div>'
             f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">{picture}'
-            f"<div>{table}{_facts(facts)}</div></div>{stored}</div>")
+            f'<div style="flex:1;min-width:280px">{table}{_facts(facts)}</div></div>{stored}</div>')
 
 
 def _polyglot_html(found: PolyglotPosition) -> str:
