@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import html
 import io
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from importlib import resources
@@ -159,6 +162,21 @@ def test_a_class_without_a_renderer_shows_its_plain_repr() -> None:
     assert Unknown()._repr_html_() is None
     with pytest.raises(ValueError):
         display.register(Unknown, "png", repr)
+
+
+def test_the_renderers_load_on_the_first_picture(books: Path) -> None:
+    """formats/ does not import codegen: reading a book loads no renderer; the first picture loads them."""
+    script = f"""
+import sys
+import chess
+from chessformats import polyglot
+with polyglot.open_book({str(books / "example.bin")!r}) as book:
+    found = book.probe(chess.Board())
+assert not any(name.startswith("chessformats.codegen") for name in sys.modules), "loaded before a picture"
+assert "<svg" in found._repr_html_() and "chessformats.codegen.notebook" in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")])})
 
 
 # --- the notebook ---------------------------------------------------------------------------------------------
