@@ -2,7 +2,7 @@
 base the python-chess path writes (``chess.pgn.read_game`` games through ``write_database``), with the same
 report (games skipped, their numbers and the lines they start on, warnings), on the corpus PGN, on the PGN
 files of the corpus bases, on tricky texts and on randomly damaged ones; the batch move encoder equal to the
-game-by-game encoder on random games."""
+game-by-game encoder on random games. The twic1134 base python-chess's games make also reads back as those games."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
+from chessbase_corpus import same_game
 from chessformats import chessbase
 from chessformats.books import chessbase_import
 from chessformats.books.chessbase_import import pgn_items, write_database_from_pgn
@@ -65,9 +66,11 @@ def _report(report: WriteReport) -> tuple[Any, ...]:
     return report.written, report.skipped, report.warnings
 
 
-def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False) -> tuple[WriteReport, dict[str, int]]:
-    """Both paths on ``pgn``: the same files and report; the fast path's items by kind (``kinds``; else {})."""
-    slow = write_database(folder / "slow.cbh", _reference_items(pgn))
+def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False,
+                 items: list[chess.pgn.Game | UnreadableGame] | None = None) -> tuple[WriteReport, dict[str, int]]:
+    """Both paths on ``pgn``: the same files and report; the fast path's items by kind (``kinds``; else {}).
+    ``items``: python-chess's games of ``pgn`` when the caller has read them (else read here)."""
+    slow = write_database(folder / "slow.cbh", _reference_items(pgn) if items is None else items)
     fast = write_database_from_pgn(folder / "fast.cbh", pgn)
     assert _report(fast) == _report(slow)
     theirs, ours = _files(folder / "slow.cbh"), _files(folder / "fast.cbh")
@@ -82,9 +85,23 @@ def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False) -> tuple[Write
 
 def test_twic1134_same_bytes_as_python_chess(tmp_path: Path) -> None:
     pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
-    report, kinds = _assert_same(pgn, tmp_path, kinds=True)
+    games = list(_reference_items(pgn))
+    report, kinds = _assert_same(pgn, tmp_path, kinds=True, items=games)
     assert report.written == 6097 and not report.skipped
     assert kinds == {"PreparedGame": 6097}  # every game through the fast path
+    # the base python-chess's games made (the same files) reads back as those games
+    played = [game for game in games if isinstance(game, chess.pgn.Game)]
+    assert len(played) == len(games)
+    with chessbase.open_database(tmp_path / "slow.cbh") as db:
+        assert len(db) == len(played)
+        for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
+            assert entities.check() == []
+        assert len(db.players) == len({name for g in played for name in (g.headers["White"], g.headers["Black"])})
+        for number, game in enumerate(played, 1):
+            same_game(game, db.record(number).to_pgn(annotations=False))  # type: ignore[union-attr]
+        # the same games written by ChessBase (uncbv_twic1134): our move streams are its bytes
+        with chessbase.open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) as theirs:
+            assert db.game_data(1)[1] == theirs.game_data(1)[1]
 
 
 def _corpus_pgns() -> list[Path]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import random
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from chessbase_corpus import copy_base
+from chessbase_corpus import copy_base, same_game
 from chessformats.engine.codec import codec
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase import export_pgn, open_database
@@ -112,41 +111,6 @@ def test_move_streams_are_chessbases_bytes(cbh: Path, corpus_games: Any) -> None
         assert equal and not other
 
 
-_COMMANDS = re.compile(r"\[%(?:csl|cal|clk|emt|eval)\s[^\]]*\]")
-
-
-def _annotations(game: chess.pgn.Game) -> list[Any]:
-    """Every node's annotations, depth first: comment text (commands aside), starting comment, NAGs, squares
-    and arrows, clock, time spent, evaluation."""
-    def text(comment: str) -> str:
-        return " ".join(_COMMANDS.sub(" ", comment).split())
-
-    out: list[Any] = [text(game.comment)]
-    for node in _depth_first(game):
-        score = node.eval()
-        out.append((text(node.comment), text(node.starting_comment), sorted(node.nags),
-                    sorted((a.tail, a.head, a.color) for a in node.arrows()), node.clock(), node.emt(),
-                    None if score is None else (score.white(), node.eval_depth())))
-    return out
-
-
-def _depth_first(game: chess.pgn.Game) -> Iterator[chess.pgn.ChildNode]:
-    stack = list(reversed(game.variations))
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.variations))
-
-
-def _same(source: chess.pgn.Game, back: chess.pgn.Game, *, ignore: tuple[str, ...] = ()) -> None:
-    assert tree_of(back) == tree_of(source)
-    assert _annotations(back) == _annotations(source)
-    assert back.board().fen() == source.board().fen()
-    wanted = {name: value for name, value in source.headers.items() if name not in ignore}
-    got = {name: value for name, value in back.headers.items() if name not in ignore}
-    assert got == wanted
-
-
 def _written(tmp_path: Path, games: list[chess.pgn.Game], **options: Any) -> Path:
     target = tmp_path / "out.cbh"
     report = write_database(target, games, **options)
@@ -157,23 +121,6 @@ def _written(tmp_path: Path, games: list[chess.pgn.Game], **options: Any) -> Pat
     return target
 
 
-def test_twic1134_pgn_to_base_and_back(tmp_path: Path) -> None:
-    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
-    with open(pgn, encoding="utf-8") as handle:
-        games = list(iter(lambda: chess.pgn.read_game(handle), None))
-    assert len(games) == 6097
-    target = _written(tmp_path, games)
-    with open_database(target) as db:
-        assert len(db) == len(games)
-        assert len(db.players) == len({name for g in games for name in (g.headers["White"], g.headers["Black"])})
-        for number, game in enumerate(games, 1):
-            _same(game, db.record(number).to_pgn(annotations=False))  # type: ignore[union-attr]
-    # the same games written by ChessBase (uncbv_twic1134): our move streams are its bytes
-    with open_database(target) as ours, open_database(find_corpus("chessbase", "uncbv_twic1134", "twic1134.cbh")) \
-            as theirs:
-        assert ours.game_data(1)[1] == theirs.game_data(1)[1]
-
-
 @pytest.mark.parametrize("cbh", _bases(), ids=lambda path: path.parent.name)
 def test_corpus_base_read_write_read(cbh: Path, corpus_games: Any, corpus_written: Any) -> None:
     games = [game for _, _, game, _ in corpus_games(cbh)]
@@ -181,7 +128,7 @@ def test_corpus_base_read_write_read(cbh: Path, corpus_games: Any, corpus_writte
     with open_database(target) as db:
         assert len(db) == len(games)
         for number, game in enumerate(games, 1):
-            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
+            same_game(game, db.record(number).to_pgn())  # type: ignore[union-attr]
 
 
 _HAND_MADE = """
@@ -270,7 +217,7 @@ def test_hand_made_games(tmp_path: Path) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         for number, game in enumerate(games, 1):
-            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
+            same_game(game, db.record(number).to_pgn())  # type: ignore[union-attr]
         first = db[1]
         assert first.fields.round == 3 and first.fields.subround == 2
         assert first.flags == ["variations"]  # type: ignore[union-attr]
@@ -418,9 +365,9 @@ def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
         for number, (record, data, annotations) in before.items():
             assert (db._record(number), db.game_data(number)[1], db.annotation_data(number)) == (
                 record, data, annotations)
-            _same(old_games[number], db.record(number).to_pgn())  # type: ignore[union-attr]
+            same_game(old_games[number], db.record(number).to_pgn())  # type: ignore[union-attr]
         for offset, game in enumerate(new, count + 1):
-            _same(game, db.record(offset).to_pgn())  # type: ignore[union-attr]
+            same_game(game, db.record(offset).to_pgn())  # type: ignore[union-attr]
 
 
 def test_a_failed_append_leaves_the_base(tmp_path: Path) -> None:
@@ -473,7 +420,7 @@ def test_random_games_round_trip(tmp_path: Path, seed: int) -> None:
     target = _written(tmp_path, games)
     with open_database(target) as db:
         for number, game in enumerate(games, 1):
-            _same(game, db.record(number).to_pgn())  # type: ignore[union-attr]
+            same_game(game, db.record(number).to_pgn())  # type: ignore[union-attr]
 
 
 def test_games_the_format_cannot_hold_are_skipped(tmp_path: Path) -> None:
