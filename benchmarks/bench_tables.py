@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""ChessBase base -> Parquet (one row per game: headers with names, the main line as UCI), in bounded memory.
+
+    python benchmarks/bench_tables.py [--games N] [--folder DIR] [--batch-size N] [--san] [--write-docs]
+
+The input is generated first (not timed): ``twic1134-mainlines.pgn`` (6,097 games of the corpus) repeated until
+``--games`` games (default 1,000,000), written as one ChessBase base with the library's own writer
+(``write_database_from_pgn``, as ``chessformats convert games.pgn -o base.cbh``); it is kept in ``--folder``
+(default ``/tmp/bench_tables``) and reused by later runs. Then each measured task runs in its own process
+(``python -m chessformats.cli convert base.cbh -o games.parquet`` and the library call), whose peak resident
+memory (``ru_maxrss`` of the child) is the figure "peak memory": it stays flat as the base grows because the
+base is memory-mapped and the table is written one record batch at a time
+(:func:`chessformats.engine.tables.write_parquet`).
+
+Tasks: the UCI main-line table (the issue's target: at least 20,000 games/s), the same with the SAN column, and
+the conversion of the PGN text alone for comparison is left out (it is ``bench_chessbase_write``'s).
+``--write-docs`` rewrites this benchmark's section of ``docs/performance.md`` (between the ``tables-bench``
+markers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from perfdoc import DOCS, replace_section
+
+DEFAULT_PGN = Path(os.environ.get("CHESSFORMATS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")) \
+    / "pgn" / "twic1134-mainlines.pgn"
+TARGET = 20_000
+START_MARKER, END_MARKER = "<!-- tables-bench:start -->", "<!-- tables-bench:end -->"
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+
+def make_input(pgn: Path, games: int, folder: Path) -> Path:
+    """A base of ``games`` games made of copies of ``pgn``'s games (kept in ``folder``; reused when there)."""
+    cbh = folder / f"games{games}.cbh"
+    if cbh.exists():
+        return cbh
+    from chessformats.books.chessbase_import import write_database_from_pgn
+
+    folder.mkdir(parents=True, exist_ok=True)
+    text = pgn.read_text(encoding="utf-8", errors="replace")
+    starts = [index for index in range(len(text)) if text.startswith("[Event ", index)
+              and (index == 0 or text[index - 1] == "\n")]
+    per_copy = len(starts)
+    copies, rest = divmod(games, per_copy)
+    sources: list[str | os.PathLike[str]] = [pgn] * copies
+    if rest:
+        partial = folder / f"first{rest}.pgn"
+        partial.write_text(text[:starts[rest]], encoding="utf-8")
+        sources.append(partial)
+    started = time.perf_counter()
+    partial_cbh = folder / f"writing{games}.cbh"
+    report = write_database_from_pgn(partial_cbh, sources)
+    for extension in (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj"):
+        made = partial_cbh.with_suffix(extension)
+        if made.exists():
+            made.rename(cbh.with_suffix(extension))
+    print(f"input: {report.written:,} games written to {cbh} in {time.perf_counter() - started:.0f} s",
+          file=sys.stderr)
+    return cbh
+
+
+_CHILD = """
+import resource, sys, time
+from chessformats.formats.chessbase import open_database
+from chessformats.engine.tables import write_parquet
+started = time.perf_counter()
+with open_database(sys.argv[1]) as db:
+    rows = write_parquet(db.iter_batches(batch_size=int(sys.argv[3]), san=sys.argv[4] == "1"), sys.argv[2])
+elapsed = time.perf_counter() - started
+print(rows, elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def measure(cbh: Path, target: Path, batch_size: int, san: bool) -> tuple[int, float, int]:
+    """(rows, seconds, peak RSS in KiB) of one base -> Parquet run in a child process."""
+    environment = dict(os.environ, PYTHONPATH=str(SOURCE))
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(cbh), str(target), str(batch_size), "1" if san else "0"],
+                          env=environment, check=True, capture_output=True, text=True)
+    rows, seconds, peak = done.stdout.split()
+    return int(rows), float(seconds), int(peak)
+
+
+def measure_cli(cbh: Path, target: Path) -> tuple[float, int]:
+    """(seconds, peak RSS in KiB) of ``chessformats convert base.cbh -o games.parquet --force``."""
+    environment = dict(os.environ, PYTHONPATH=str(SOURCE))
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "chessformats.cli", "convert", str(cbh), "-o", str(target), "--force"],
+                   env=environment, check=True, capture_output=True)
+    elapsed = time.perf_counter() - started
+    return elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
+    parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "bench_tables")
+    parser.add_argument("--batch-size", type=int, default=65_536)
+    parser.add_argument("--small", type=int, default=100_000, help="a smaller base, to show memory stays flat")
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args()
+
+    rows = []
+    bases = sorted({args.small, args.games})
+    for games in bases:
+        cbh = make_input(args.pgn, games, args.folder)
+        target = args.folder / f"games{games}.parquet"
+        size_cbg = cbh.with_suffix(".cbg").stat().st_size + cbh.stat().st_size
+        count, seconds, peak = measure(cbh, target, args.batch_size, san=False)
+        rows.append(("base -> Parquet, UCI main line (`Database.iter_batches` + `write_parquet`)", count, seconds,
+                     peak, size_cbg, target.stat().st_size))
+        print(rows[-1], file=sys.stderr)
+        if games == args.games:
+            count, seconds, peak = measure(cbh, target, args.batch_size, san=True)
+            rows.append(("the same with the SAN main line (`san=True`)", count, seconds, peak, size_cbg,
+                         target.stat().st_size))
+            print(rows[-1], file=sys.stderr)
+            seconds, peak = measure_cli(cbh, target)
+            rows.append(("`chessformats convert base.cbh -o games.parquet` (its own process, UCI)", count, seconds,
+                         peak, size_cbg, target.stat().st_size))
+            print(rows[-1], file=sys.stderr)
+    load = os.getloadavg()
+    lines = [
+        START_MARKER,
+        "<!-- Generated by benchmarks/bench_tables.py --write-docs; edits between the markers are lost. -->",
+        "## Tables (ChessBase base -> Parquet)",
+        "",
+        f"Input: a base of `twic1134-mainlines.pgn`'s games repeated (written first by `write_database_from_pgn`, "
+        f"not timed). Python {platform.python_version()} on {platform.machine()} (2 CPUs shared with other work: "
+        f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} when the run ended), one run each, each in its "
+        f"own process; batches of {args.batch_size:,} games; peak memory is the process's peak resident set "
+        "(`ru_maxrss`), interpreter, numpy and pyarrow included.",
+        "",
+        "| task | games | seconds | games/s | peak memory | base (.cbh + .cbg) | Parquet file |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for task, count, seconds, peak, size, written in rows:
+        lines.append(f"| {task} | {count:,} | {seconds:.1f} | {count / seconds:,.0f} | {peak / 1024:,.0f} MiB | "
+                     f"{size / 2**20:,.0f} MiB | {written / 2**20:,.0f} MiB |")
+    uci = next(row for row in rows if row[1] == max(r[1] for r in rows) and "UCI" in row[0])
+    rate = uci[1] / uci[2]
+    lines += ["", f"Target (issue 27): at least {TARGET:,} games/s with the UCI main line, in bounded memory: "
+              f"{rate:,.0f} games/s ({'met' if rate >= TARGET else 'not met'}).", END_MARKER]
+    section = "\n".join(lines) + "\n"
+    print(section)
+    if args.write_docs:
+        replace_section(section, START_MARKER, END_MARKER, DOCS)
+
+
+if __name__ == "__main__":
+    main()
