@@ -18,7 +18,7 @@ from typing import Any
 
 from .fileio import atomic_write
 
-__all__ = ["EXTRA", "arrow", "batches_to_table", "string_column", "to_pandas", "to_polars", "write_parquet"]
+__all__ = ["EXTRA", "Tabular", "arrow", "batches_to_table", "string_column", "to_pandas", "to_polars", "write_parquet"]
 
 EXTRA = "chessformats[arrow]"
 """The optional extra that installs pyarrow and pandas."""
@@ -97,3 +97,25 @@ def string_column(lengths: Any, data: Any, valid: Any = None) -> Any:
     validity = None if valid is None or bool(np.all(valid)) else pa.py_buffer(np.packbits(valid, bitorder="little"))
     buffers = [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
     return pa.Array.from_buffers(pa.string(), len(lengths), buffers)
+
+
+class Tabular:
+    """``to_arrow``, ``to_pandas`` and ``to_polars`` for a reader that gives its rows as record batches
+    (``iter_batches(**options)``) of a known schema (``table_schema(**options)``); the options are the reader's
+    (``san=True`` for a ChessBase base ...)."""
+
+    iter_batches: Callable[..., Iterator[Any]]
+    table_schema: Callable[..., Any]
+
+    def to_arrow(self, **options: Any) -> Any:
+        """Every row as one :class:`pyarrow.Table` (the batches of :meth:`iter_batches`, held in memory: for a
+        file larger than memory, write the batches to Parquet with :func:`write_parquet`)."""
+        return batches_to_table(self.iter_batches(**options), self.table_schema(**options))
+
+    def to_pandas(self, **options: Any) -> Any:
+        """Every row as a :class:`pandas.DataFrame`."""
+        return to_pandas(self.to_arrow(**options))
+
+    def to_polars(self, **options: Any) -> Any:
+        """Every row as a polars DataFrame (``polars.from_arrow``; polars is not installed by the extra)."""
+        return to_polars(self.to_arrow(**options))

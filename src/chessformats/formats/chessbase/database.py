@@ -30,6 +30,7 @@ from ...engine.errors import FormatError, InvalidValueError, TruncatedError, Uns
 from ...engine.fileio import MappedFile, atomic_write
 from ...engine.layout import bit_fields, numpy_dtype
 from ...engine.records import record_array
+from ...engine.tables import Tabular
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
@@ -125,7 +126,7 @@ class _Companion(MappedFile):
         self.data: Any = self._map(path) if os.path.exists(path) else b""
 
 
-class Database(MappedFile):
+class Database(Tabular, MappedFile):
     """A ChessBase database, opened by its ``.cbh`` or any companion file.
 
     Its files are memory-mapped (the ``.cbj`` file when first needed) and released by :meth:`close` (or at the
@@ -475,24 +476,17 @@ class Database(MappedFile):
 
     def iter_batches(self, *, batch_size: int = 8192, san: bool = False) -> Iterator[Any]:
         """The games as :class:`pyarrow.RecordBatch` es of ``batch_size`` rows, one row per game (names resolved,
-        the main line as UCI; ``san``: as SAN too): :mod:`.tables` gives the columns. Needs ``chessformats[arrow]``.
-        """
+        the main line as UCI; ``san``: as SAN too); :mod:`.tables` gives the columns. ``to_arrow``, ``to_pandas``,
+        ``to_polars`` take the same ``san``. Needs ``chessformats[arrow]``."""
         from .tables import game_batches
 
         return game_batches(self, batch_size=batch_size, san=san)
 
-    def to_arrow(self, *, san: bool = False) -> Any:
-        """Every game as one :class:`pyarrow.Table` (:meth:`iter_batches`' rows)."""
-        from ...engine.tables import batches_to_table
+    def table_schema(self, *, san: bool = False) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
         from .tables import game_schema
 
-        return batches_to_table(self.iter_batches(san=san), game_schema(san))
-
-    def to_pandas(self, *, san: bool = False) -> Any:
-        """Every game as a :class:`pandas.DataFrame` (:meth:`to_arrow`'s table)."""
-        from ...engine.tables import to_pandas
-
-        return to_pandas(self.to_arrow(san=san))
+        return game_schema(san)
 
     def encoding_modes(self) -> dict[int, int]:
         """How many games use each move-encoding mode (from the first byte of each game's data)."""

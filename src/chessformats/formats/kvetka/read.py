@@ -23,6 +23,7 @@ from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
 from ...engine.records import locate_item
+from ...engine.tables import Tabular
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
 from .fields import FieldError, Record, member
@@ -92,7 +93,7 @@ def _sibling(stem: str, extension: str) -> str | None:
     return None
 
 
-class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
+class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
     """A Kvetka book: the ``.kob`` files as one stream, the ``.kin`` index, the ``.ksf`` sources (:func:`open_book`).
 
     It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`): ``probe`` (a board or the
@@ -454,6 +455,20 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
         return resolved
 
     # -- summaries
+
+    def iter_batches(self, *, batch_size: int = 65_536) -> Iterator[Any]:
+        """Every element and its moves as rows of a table (:mod:`.tables`: key, FEN, move, weight, results ...)
+        in Arrow record batches; ``to_arrow``, ``to_pandas``, ``to_polars`` give them at once. Needs
+        ``chessformats[arrow]``."""
+        from .tables import kvetka_batches
+
+        return kvetka_batches(self, batch_size=batch_size)
+
+    def table_schema(self, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
+        from .tables import kvetka_schema
+
+        return kvetka_schema()
 
     def findings(self) -> list[str]:
         notes = list(self.findings_list)
