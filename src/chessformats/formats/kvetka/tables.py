@@ -4,7 +4,7 @@
 ``fen`` is the element's board (normalised: white to move) and ``move`` a move of it (null for a code whose piece
 is not on the board); ``weight`` is ``2 * wins + draws`` of the side that plays the move, from the element of the
 position it leads to (found with :meth:`.read.KvetkaBook.probe`; 1 when none), as ``find_all`` gives it;
-``games`` is ``wins + draws + losses``. Columns after the shared ones: ``comment`` (the element's comment, an ECO
+``games`` is ``wins + draws + losses``. Columns after the shared ones: ``code`` (the move as stored), ``comment`` (the element's comment, an ECO
 code and name in most books), ``block`` (the ``.kob`` block it is stored in).
 """
 
@@ -27,7 +27,7 @@ __all__ = ["kvetka_batches", "kvetka_schema"]
 def kvetka_schema() -> Any:
     """The Arrow schema of a Kvetka book's table."""
     pa = arrow()
-    return book_schema(pa.binary(), [("comment", pa.string()), ("block", pa.uint32())])
+    return book_schema(pa.binary(), [("code", pa.uint8()), ("comment", pa.string()), ("block", pa.uint32())])
 
 
 def kvetka_batches(book: KvetkaBook, *, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
@@ -42,12 +42,12 @@ def _rows(book: KvetkaBook) -> Iterator[tuple[Any, ...]]:
         stats = (element.wins + element.draws + element.losses, element.wins, element.draws, element.losses)
         moves = element.stored_moves(board)
         if not moves:
-            yield (element.key, fen, None, None, *stats, element.comment, element.block)
+            yield (element.key, fen, None, None, *stats, None, element.comment, element.block)
         for move, code in zip(moves, element.codes, strict=True):
             weight = None
             if move is not None:
                 child = board.copy(stack=False)
                 child.push(move)
                 weight = _move_weight(KvetkaMove(move, code), book.probe(child, legal_only=False))
-            yield (element.key, fen, None if move is None else move.uci(), weight, *stats, element.comment,
+            yield (element.key, fen, None if move is None else move.uci(), weight, *stats, code, element.comment,
                    element.block)
