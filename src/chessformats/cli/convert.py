@@ -120,8 +120,9 @@ def _convert_to_table(args: argparse.Namespace, console: Any) -> int:
     """``convert SOURCE -o TABLE.parquet`` (:mod:`.tables`)."""
     if args.append:
         raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
-    from .tables import cmd_parquet, table_kind
+    from .tables import cmd_parquet, require_arrow, table_kind
 
+    require_arrow(args.target)
     kind = table_kind(args.source, args.source_format)
     if kind == "chessbase":
         check_companions(args.source)

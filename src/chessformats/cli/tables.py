@@ -21,7 +21,7 @@ from ..engine.contract import WriteReport, WriteWarning
 from ..engine.errors import FormatError, UnsupportedError
 from . import registry
 
-__all__ = ["TABLE_SOURCES", "convert_to_parquet"]
+__all__ = ["TABLE_SOURCES", "cmd_parquet", "convert_to_parquet", "require_arrow", "table_kind"]
 
 TABLE_SOURCES = ("chessbase", "ctg", "kvetka", "monty", "polyglot")
 """The formats a Parquet table is written from (and PGN)."""
@@ -29,7 +29,8 @@ _UNITS = {"chessbase": "games", "pgn": "games", "monty": "plies", "ctg": "rows",
           "polyglot": "rows"}
 
 
-def _require_arrow(target: str) -> None:
+def require_arrow(target: str) -> None:
+    """pyarrow is installed, else the error that names the extra (before anything is read or written)."""
     from ..engine.tables import arrow
 
     try:
@@ -45,7 +46,7 @@ def convert_to_parquet(source: str, target: str, *, kind: str, encoding: str | N
     could not be read (their rows are written, with the reason in ``error``)."""
     from ..engine.tables import write_parquet
 
-    _require_arrow(target)
+    require_arrow(target)
     report = WriteReport(target, unit=_UNITS[kind], files=[target])
     with _batches(source, kind, encoding, password, report) as (reader, total), \
             _progress(console, source, total) as progress:
