@@ -17,10 +17,10 @@ import pytest
 pytest.importorskip("pyarrow")
 pytest.importorskip("pandas")
 
-from chessformats import ctg, kvetka, polyglot  # noqa: E402
-from conftest import find_corpus  # noqa: E402
-from kvetka_examples import board_after, write_small_book  # noqa: E402
-from polyglot_cases import ENTRY  # noqa: E402
+from chessformats import ctg, kvetka, polyglot
+from conftest import find_corpus
+from kvetka_examples import board_after, write_small_book
+from polyglot_cases import ENTRY
 
 SHARED = ["key", "fen", "move", "weight", "games", "wins", "draws", "losses"]
 

@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("pyarrow")
 
-from chessformats import monty  # noqa: E402
-from conftest import find_corpus  # noqa: E402
+from chessformats import monty
+from conftest import find_corpus
 
 
 @pytest.mark.parametrize("name", ["reference_generated_policy.montyformat", "reference_generated_value.montyvalue"])

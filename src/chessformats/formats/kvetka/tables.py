@@ -4,8 +4,9 @@
 ``fen`` is the element's board (normalised: white to move) and ``move`` a move of it (null for a code whose piece
 is not on the board); ``weight`` is ``2 * wins + draws`` of the side that plays the move, from the element of the
 position it leads to (found with :meth:`.read.KvetkaBook.probe`; 1 when none), as ``find_all`` gives it;
-``games`` is ``wins + draws + losses``. Columns after the shared ones: ``code`` (the move as stored), ``comment`` (the element's comment, an ECO
-code and name in most books), ``block`` (the ``.kob`` block it is stored in).
+``games`` is ``wins + draws + losses``. Columns after the shared ones: ``code`` (the move as stored),
+``comment`` (the element's comment, an ECO code and name in most books), ``block`` (the ``.kob`` block it is
+stored in).
 """
 
 from __future__ import annotations
