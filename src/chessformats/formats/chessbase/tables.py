@@ -59,11 +59,30 @@ BATCH_SIZE = 8192
 batches are no faster (``benchmarks/bench_tables.py``)."""
 
 _ECO_BITS = bit_fields(schema.ECO)
-_FILES = np.frombuffer(b"abcdefgh", dtype=np.uint8)
-_RANKS = np.frombuffer(b"12345678", dtype=np.uint8)
-_PROMOTIONS = np.frombuffer(b"\0pnbrqk", dtype=np.uint8)
-"""A promotion's letter by python-chess piece type."""
-_ZERO, _SPACE = ord("0"), ord(" ")
+
+
+def _uci_table() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The UCI text of every move the batch decoder can give, by ``source | target << 6 | promotion << 12 |
+    castling << 15 | null << 16``: 8 bytes (the text, a space, zero bytes after) as one ``uint64``, and the text's
+    length. Castling
+    (king takes own rook in the stream) is the king's move: the batch decodes no Chess960."""
+    code = np.arange(1 << 17)
+    source, target, promotion = code & 63, code >> 6 & 63, code >> 12 & 7
+    castling, null = code >> 15 & 1, code >> 16 & 1
+    target = np.where(castling == 1, (source & 56) | np.where((target & 7) > (source & 7), 6, 2), target)
+    files, ranks = np.frombuffer(b"abcdefgh", np.uint8), np.frombuffer(b"12345678", np.uint8)
+    text = np.zeros((len(code), 8), np.uint8)
+    text[:, 0], text[:, 1] = files[source & 7], ranks[source >> 3]
+    text[:, 2], text[:, 3] = files[target & 7], ranks[target >> 3]
+    promoted = (promotion > 0) & (promotion < 7)
+    text[promoted, 4] = np.frombuffer(b"\0pnbrqk", np.uint8)[promotion[promoted]]  # by python-chess piece type
+    text[null == 1, :4] = ord("0")
+    length = 4 + promoted
+    text[np.arange(len(code)), length] = ord(" ")
+    return text.view(np.uint64).reshape(-1), length.astype(np.int64)
+
+
+_UCI_TEXT, _UCI_LENGTH = _uci_table()
 
 
 def game_schema(san: bool = False) -> Any:
@@ -214,34 +233,21 @@ def _main_lines(batch: MoveBatch) -> _Lines:
         slots, game, variations = _tree_main_lines(batch, valid, games)
     else:
         slots = np.flatnonzero(valid & (kind == MOVE))
-        game = np.searchsorted(batch.first, slots, side="right") - 1
+        game = np.repeat(np.arange(games), np.diff(np.append(batch.first, total)))[slots]
         variations = np.zeros(games, np.int64)
     plies = np.bincount(game, minlength=games)
-    source = batch.source[slots].astype(np.int64)
-    target = batch.target[slots].astype(np.int64)
-    castling = batch.castling[slots]
-    king_file = np.where((target & 7) > (source & 7), 6, 2)
-    target = np.where(castling, (source & 56) | king_file, target)  # the batch decodes no Chess960
-    promotion = batch.promotion[slots].astype(np.int64)
-    promoted = promotion > 0
-    last = np.ones(len(slots), bool)
-    last[:-1] = game[1:] != game[:-1]
-    size = 4 + promoted + ~last
-    at = np.zeros(len(slots), np.int64)
-    if len(slots):
-        np.cumsum(size[:-1], out=at[1:])
-    data = np.empty(int(size.sum()), np.uint8)
-    data[at] = _FILES[source & 7]
-    data[at + 1] = _RANKS[source >> 3]
-    data[at + 2] = _FILES[target & 7]
-    data[at + 3] = _RANKS[target >> 3]
-    null = np.flatnonzero(batch.null[slots])
-    if len(null):
-        for shift in range(4):
-            data[at[null] + shift] = _ZERO
-    data[at[promoted] + 4] = _PROMOTIONS[promotion[promoted]]
-    data[(at + 4 + promoted)[~last]] = _SPACE
-    lengths = np.bincount(game, weights=size, minlength=games).astype(np.int64)
+    code = batch.source[slots].astype(np.int32)
+    code |= batch.target[slots].astype(np.int32) << 6
+    code |= batch.promotion[slots].astype(np.int32) << 12
+    code |= batch.castling[slots].astype(np.int32) << 15
+    code |= batch.null[slots].astype(np.int32) << 16
+    text = _UCI_TEXT[code].view(np.uint8).reshape(-1, 8)  # each move's text and a space, then zero bytes
+    last = np.flatnonzero(np.diff(game, append=games)) if len(game) else game  # a game's last move: no space after
+    text[last, _UCI_LENGTH[code[last]]] = 0
+    data = text.reshape(-1)
+    data = data[data != 0]
+    promoted = game[(code >> 12 & 7) != 0]
+    lengths = 5 * plies - (plies > 0) + np.bincount(promoted, minlength=games)
     return _Lines(slots, game, plies, variations, data, lengths)
 
 
