@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "bench_tables")
-    parser.add_argument("--batch-size", type=int, default=65_536)
+    parser.add_argument("--batch-size", type=int, default=8192)
     parser.add_argument("--small", type=int, default=100_000, help="a smaller base, to show memory stays flat")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()

@@ -120,10 +120,10 @@ def _convert_to_table(args: argparse.Namespace, console: Any) -> int:
     """``convert SOURCE -o TABLE.parquet`` (:mod:`.tables`)."""
     if args.append:
         raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
-    from .tables import cmd_parquet, require_arrow, table_kind
+    from .tables import cmd_parquet, require_arrow
 
     require_arrow(args.target)
-    kind = table_kind(args.source, args.source_format)
+    kind = _table_kind(args.source, args.source_format)
     if kind == "chessbase":
         check_companions(args.source)
         _measure_encoding(args, console)
@@ -243,3 +243,26 @@ def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: the base has no game that could be read")
         return 1
     return 0
+
+
+def _table_kind(source: str, given: str | None) -> str:
+    """What a source of a table is: ``given`` (``--from``), else recognised (PGN from its first bytes)."""
+    if given is not None:
+        from .tables import TABLE_SOURCES
+
+        if given not in (*TABLE_SOURCES, "pgn"):
+            raise UnsupportedError(f"convert writes no table of {given} (it reads {', '.join(TABLE_SOURCES)}, pgn)",
+                                   file=source)
+        return given
+    from .tables import TABLE_SOURCES
+
+    try:
+        return games_source(source, "convert to a Parquet table")
+    except FormatError:
+        pass
+    found = registry.recognise(source)
+    if found.handler is not None and found.handler.key in TABLE_SOURCES:
+        return found.handler.key
+    raise FormatError(f"{found.what}: convert writes a Parquet table of a ChessBase base, PGN, a Polyglot, CTG "
+                      "or Kvetka book, or Monty data", file=source)
+

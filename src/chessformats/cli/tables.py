@@ -18,10 +18,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..engine.contract import WriteReport, WriteWarning
-from ..engine.errors import FormatError, UnsupportedError
-from . import registry
+from ..engine.errors import UnsupportedError
 
-__all__ = ["TABLE_SOURCES", "cmd_parquet", "convert_to_parquet", "require_arrow", "table_kind"]
+__all__ = ["TABLE_SOURCES", "cmd_parquet", "convert_to_parquet", "require_arrow"]
 
 TABLE_SOURCES = ("chessbase", "ctg", "kvetka", "monty", "polyglot")
 """The formats a Parquet table is written from (and PGN)."""
@@ -153,24 +152,3 @@ def cmd_parquet(source: str, target: str, kind: str, args: Any, console: Any) ->
         console.print("nothing written: the source has no row to write")
         return 1
     return 0
-
-
-def table_kind(source: str, given: str | None) -> str:
-    """What a source of a table is: ``given`` (``--from``), else recognised (PGN from its first bytes)."""
-    if given is not None:
-        if given not in (*TABLE_SOURCES, "pgn"):
-            raise UnsupportedError(f"convert writes no table of {given} (it reads {', '.join(TABLE_SOURCES)}, pgn)",
-                                   file=source)
-        return given
-    from .convert import games_source
-
-    try:
-        return games_source(source, "convert to a Parquet table")
-    except FormatError:
-        pass
-    found = registry.recognise(source)
-    if found.handler is not None and found.handler.key in TABLE_SOURCES:
-        return found.handler.key
-    raise FormatError(f"{found.what}: convert writes a Parquet table of a ChessBase base, PGN, a Polyglot, CTG "
-                      "or Kvetka book, or Monty data", file=source)
-

@@ -34,7 +34,7 @@ Columns (:func:`game_schema`):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -49,8 +49,8 @@ from .games import RESULT_TAGS, _eco, _pgn_date
 from .moves import POP, PUSH, DecodedMove
 from .pgn import build_game
 
-if TYPE_CHECKING:
-    from .database import Database
+Database = Any
+"""A :class:`.database.Database` (not imported here: the database imports this module)."""
 
 __all__ = ["BATCH_SIZE", "game_batches", "game_schema"]
 

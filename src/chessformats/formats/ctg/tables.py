@@ -10,14 +10,11 @@ Polyglot weight (:func:`.model.polyglot_weight`: from the record of the position
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...engine.tables import arrow
 from ..booktable import BOOK_BATCH, book_schema, row_batches
 from .model import polyglot_weight
-
-if TYPE_CHECKING:
-    from .read import CtgBook
 
 __all__ = ["ctg_batches", "ctg_schema"]
 
@@ -28,12 +25,13 @@ def ctg_schema() -> Any:
     return book_schema(pa.binary(), [("code", pa.uint8()), ("nag", pa.uint8()), ("page", pa.uint32())])
 
 
-def ctg_batches(book: CtgBook, *, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
-    """Every stored position of ``book`` and its moves as rows of :func:`ctg_schema`, in record batches."""
+def ctg_batches(book: Any, *, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
+    """Every stored position of ``book`` (a :class:`.read.CtgBook`) and its moves as rows of :func:`ctg_schema`,
+    in record batches."""
     return row_batches(_rows(book), ctg_schema(), batch_size)
 
 
-def _rows(book: CtgBook) -> Iterator[tuple[Any, ...]]:
+def _rows(book: Any) -> Iterator[tuple[Any, ...]]:
     for record in book.records():
         board = record.board
         fen = board.fen()

@@ -28,7 +28,7 @@ from ...engine.trace import parse
 from ...schemas import kvetka as schema
 from .fields import FieldError, Record, member
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
-from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult
+from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult, move_weight
 from .sources import KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
@@ -496,9 +496,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
 
 
 def _move_weight(move: KvetkaMove, child: ProbeResult | None) -> int:
-    """``2 * wins + draws`` of the side that plays the move (the losses and draws stored for the position it leads
-    to); 1 when that position is not stored, as CTG's rule."""
-    return 1 if child is None else 2 * child.losses + child.draws
+    return move_weight(child)
 
 
 def open_book(path: str | os.PathLike[str]) -> KvetkaBook:

@@ -12,15 +12,11 @@ stored in).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...engine.tables import arrow
 from ..booktable import BOOK_BATCH, book_schema, row_batches
-from .model import KvetkaMove
-from .read import _move_weight
-
-if TYPE_CHECKING:
-    from .read import KvetkaBook
+from .model import move_weight
 
 __all__ = ["kvetka_batches", "kvetka_schema"]
 
@@ -31,12 +27,13 @@ def kvetka_schema() -> Any:
     return book_schema(pa.binary(), [("code", pa.uint8()), ("comment", pa.string()), ("block", pa.uint32())])
 
 
-def kvetka_batches(book: KvetkaBook, *, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
-    """Every element of ``book`` and its moves as rows of :func:`kvetka_schema`, in record batches."""
+def kvetka_batches(book: Any, *, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
+    """Every element of ``book`` (a :class:`.read.KvetkaBook`) and its moves as rows of :func:`kvetka_schema`,
+    in record batches."""
     return row_batches(_rows(book), kvetka_schema(), batch_size)
 
 
-def _rows(book: KvetkaBook) -> Iterator[tuple[Any, ...]]:
+def _rows(book: Any) -> Iterator[tuple[Any, ...]]:
     for element in book.elements():
         board = book.element_board(element)
         fen = board.fen()
@@ -49,6 +46,6 @@ def _rows(book: KvetkaBook) -> Iterator[tuple[Any, ...]]:
             if move is not None:
                 child = board.copy(stack=False)
                 child.push(move)
-                weight = _move_weight(KvetkaMove(move, code), book.probe(child, legal_only=False))
+                weight = move_weight(book.probe(child, legal_only=False))
             yield (element.key, fen, None if move is None else move.uci(), weight, *stats, code, element.comment,
                    element.block)

@@ -361,7 +361,7 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         ``to_pandas``, ``to_polars`` take the same ``fen``. Needs ``chessformats[arrow]``."""
         from .tables import polyglot_batches
 
-        return polyglot_batches(self, fen=fen, batch_size=batch_size)
+        return polyglot_batches(self, reachable_positions(self) if fen else (), batch_size=batch_size)
 
     def table_schema(self, **options: Any) -> Any:
         """The Arrow schema of :meth:`iter_batches`' rows."""

@@ -12,18 +12,14 @@ stored), ``learn``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import chess
 
 from ...engine.tables import arrow
 from ..booktable import BOOK_BATCH, book_schema, row_batches
 from .moves import decode_move
-from .read import reachable_positions
-
-if TYPE_CHECKING:
-    from .read import PolyglotBook
 
 __all__ = ["polyglot_batches", "polyglot_schema"]
 
@@ -34,16 +30,18 @@ def polyglot_schema() -> Any:
     return book_schema(pa.uint64(), [("entry", pa.uint32()), ("raw_move", pa.uint16()), ("learn", pa.uint32())])
 
 
-def polyglot_batches(book: PolyglotBook, *, fen: bool = True, batch_size: int = BOOK_BATCH) -> Iterator[Any]:
-    """Every entry of ``book`` as rows of :func:`polyglot_schema`, in record batches of ``batch_size`` rows."""
-    return row_batches(_rows(book, fen), polyglot_schema(), batch_size)
+def polyglot_batches(book: Iterable[Any], positions: Iterable[tuple[chess.Board, list[Any]]] = (), *,
+                     batch_size: int = BOOK_BATCH) -> Iterator[Any]:
+    """Every entry of ``book`` (a :class:`.read.PolyglotBook`) as rows of :func:`polyglot_schema`, in record
+    batches of ``batch_size`` rows; ``positions``: the boards known for keys, with their entries
+    (:func:`.read.reachable_positions`)."""
+    return row_batches(_rows(book, positions), polyglot_schema(), batch_size)
 
 
-def _rows(book: PolyglotBook, fen: bool) -> Iterator[tuple[Any, ...]]:
+def _rows(book: Iterable[Any], positions: Iterable[tuple[chess.Board, list[Any]]]) -> Iterator[tuple[Any, ...]]:
     boards: dict[int, chess.Board] = {}
-    if fen:
-        for reached, entries in reachable_positions(book):
-            boards.setdefault(entries[0].key, reached)
+    for reached, entries in positions:
+        boards.setdefault(entries[0].key, reached)
     texts = {key: board.fen() for key, board in boards.items()}
     for entry in book:
         board: chess.Board | None = boards.get(entry.key)
