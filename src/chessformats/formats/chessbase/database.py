@@ -482,8 +482,9 @@ class Database(Tabular, MappedFile):
 
         return game_batches(self, batch_size=batch_size, san=san)
 
-    def table_schema(self, *, san: bool = False) -> Any:
-        """The Arrow schema of :meth:`iter_batches`' rows."""
+    def table_schema(self, *, san: bool = False, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows (``options``: those of :meth:`iter_batches` that do not
+        change it)."""
         from .tables import game_schema
 
         return game_schema(san)
