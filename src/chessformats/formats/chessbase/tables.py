@@ -64,8 +64,7 @@ _ECO_BITS = bit_fields(schema.ECO)
 def _uci_table() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The UCI text of every move the batch decoder can give, by ``source | target << 6 | promotion << 12 |
     castling << 15 | null << 16``: 8 bytes (the text, a space, zero bytes after) as one ``uint64``, and the text's
-    length. Castling
-    (king takes own rook in the stream) is the king's move: the batch decodes no Chess960."""
+    length. Castling (king takes own rook in the stream) is the king's move: the batch decodes no Chess960."""
     code = np.arange(1 << 17)
     source, target, promotion = code & 63, code >> 6 & 63, code >> 12 & 7
     castling, null = code >> 15 & 1, code >> 16 & 1
@@ -103,7 +102,8 @@ def game_schema(san: bool = False) -> Any:
 
 class _Lookup:
     """A column of strings made from a column of numbers through a function called once per distinct number (a
-    name by record number, a PGN date by packed date ...), remembered across batches; ``None``/"" is null."""
+    name by record number, a PGN date by packed date ...), remembered across batches (at most one string per
+    record of the entity file); ``None``/"" is null."""
 
     def __init__(self, function: Callable[[int], str | None]) -> None:
         self.function = function
@@ -145,7 +145,7 @@ def game_batches(db: Database, *, batch_size: int = BATCH_SIZE, san: bool = Fals
     schema_ = game_schema(san)
     lookups = {
         "event": _Lookup(_entity_name(db.tournaments)), "site": _Lookup(_site(db)),
-        "white": _Lookup(_entity_name(db.players)), "annotator": _Lookup(_entity_name(db.annotators)),
+        "player": _Lookup(_entity_name(db.players)), "annotator": _Lookup(_entity_name(db.annotators)),
         "source": _Lookup(_entity_name(db.sources)),
         "result": _Lookup(lambda code: RESULT_TAGS.get(code, "*")),
         "eco": _Lookup(lambda value: _eco(value >> _ECO_BITS["code"].shift & _ECO_BITS["code"].mask,
@@ -187,7 +187,7 @@ def _batch(db: Database, part: np.ndarray[Any, Any], san: bool, lookups: dict[st
         lookups["date"](year << 9 | month << 5 | day),
         _nullable(year, pa.uint16()), _nullable(month, pa.uint8()), _nullable(day, pa.uint8()),
         _nullable(records["round"], pa.uint8()), _nullable(records["subround"], pa.uint8()),
-        lookups["white"](arrays["white"]), lookups["white"](arrays["black"]), lookups["result"](arrays["result"]),
+        lookups["player"](arrays["white"]), lookups["player"](arrays["black"]), lookups["result"](arrays["result"]),
         _nullable(arrays["white_elo"], pa.uint16()), _nullable(arrays["black_elo"], pa.uint16()),
         lookups["eco"](arrays["eco"]), lookups["annotator"](arrays["annotator"]),
         lookups["source"](arrays["source"]),
