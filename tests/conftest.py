@@ -20,8 +20,10 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,6 +104,47 @@ def spec_path() -> Callable[..., Path]:
 def polyglot_binary() -> Path:
     """The ``polyglot`` oracle binary; the test skips (or fails with CHESSFORMATS_REQUIRE_ORACLE=1)."""
     return find_polyglot()
+
+
+CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1400,1000")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium driven by selenium (Debian's ``chromium`` and ``chromium-driver``; `.ci/run` installs
+    them): missing, the test skips (fails with ``CHESSFORMATS_REQUIRE_ORACLE=1``)."""
+    chromium = find_tool("chromium", env="CHESSFORMATS_CHROMIUM", candidates=("/usr/bin/chromium",))
+    driver_binary = find_tool("chromedriver", env="CHESSFORMATS_CHROMEDRIVER", candidates=("/usr/bin/chromedriver",))
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium is not installed (pip install -e '.[test]')", "CHESSFORMATS_REQUIRE_ORACLE")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(chromium)
+    with tempfile.TemporaryDirectory(prefix="chessformats-chromium-") as profile:
+        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service(str(driver_binary)), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def screenshot(browser: Any, tmp_path: Path, name: str) -> None:
+    """The browser's window as a PNG; written to ``docs/images/NAME`` (the README and the site show them) with
+    ``CHESSFORMATS_UPDATE_SCREENSHOTS=1``."""
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot = tmp_path / name
+    assert browser.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    if os.environ.get("CHESSFORMATS_UPDATE_SCREENSHOTS") == "1":
+        images = REPO_ROOT / "docs" / "images"
+        images.mkdir(parents=True, exist_ok=True)
+        (images / name).write_bytes(shot.read_bytes())
 
 
 @pytest.fixture(autouse=True)

@@ -10,10 +10,7 @@ written to ``docs/images/`` (the README shows them).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +19,7 @@ import pytest
 
 from chessformats.cli import main, registry
 from chessformats.codegen.html import page, read_targets
-from conftest import REPO_ROOT, find_corpus, find_tool
-
-IMAGES = REPO_ROOT / "docs" / "images"
-CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1400,1000")
+from conftest import find_corpus, screenshot
 
 
 def _inspected(path: Path, **options: Any) -> tuple[list[Any], str]:
@@ -80,33 +72,6 @@ def test_html_option_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 # --- in the browser -----------------------------------------------------------------------------------------
 
-def _missing(message: str) -> None:
-    if os.environ.get("CHESSFORMATS_REQUIRE_ORACLE") == "1":
-        pytest.fail(f"{message} (and CHESSFORMATS_REQUIRE_ORACLE=1)", pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    chromium = find_tool("chromium", env="CHESSFORMATS_CHROMIUM", candidates=("/usr/bin/chromium",))
-    driver_binary = find_tool("chromedriver", env="CHESSFORMATS_CHROMEDRIVER", candidates=("/usr/bin/chromedriver",))
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium is not installed (pip install -e '.[test]')")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(chromium)
-    with tempfile.TemporaryDirectory(prefix="chessformats-chromium-") as profile:
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(str(driver_binary)), options=options)
-        try:
-            yield driver
-        finally:
-            driver.quit()
-
-
 def _click(browser: Any, path: str) -> tuple[list[int], list[int]]:
     """Click the tree node of ``path``; the highlighted byte offsets and bit numbers."""
     from selenium.webdriver.common.by import By
@@ -132,16 +97,6 @@ def _check_every_kind(browser: Any, stretches: list[Any], paths: list[str]) -> N
         assert path in details and (field.meaning.split(";")[0] in details if field.meaning else True)
 
 
-def _screenshot(browser: Any, tmp_path: Path, name: str) -> None:
-    browser.execute_script("window.scrollTo(0, 0)")
-    shot = tmp_path / name
-    assert browser.save_screenshot(str(shot))
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
-    if os.environ.get("CHESSFORMATS_UPDATE_SCREENSHOTS") == "1":
-        IMAGES.mkdir(parents=True, exist_ok=True)
-        (IMAGES / name).write_bytes(shot.read_bytes())
-
-
 def test_polyglot_record_in_the_browser(browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
@@ -161,7 +116,7 @@ def test_polyglot_record_in_the_browser(browser: Any, tmp_path: Path) -> None:
     ActionChains(browser).move_to_element(byte).perform()
     assert browser.find_element("id", "details").text.startswith("entries[8376].weight")
     _click(browser, "entries[8376].move.to_rank")
-    _screenshot(browser, tmp_path, "inspect-polyglot.png")
+    screenshot(browser, tmp_path, "inspect-polyglot.png")
 
 
 def test_ctg_position_in_the_browser(browser: Any, tmp_path: Path) -> None:
@@ -177,4 +132,4 @@ def test_ctg_position_in_the_browser(browser: Any, tmp_path: Path) -> None:
     _check_every_kind(browser, stretches, [f"{prefix}.position.header.length", f"{prefix}.position.board.squares.a1",
                                            f"{prefix}.moves.moves[0].code", f"{prefix}.stats.games"])
     _click(browser, f"{prefix}.position.board.squares.e2")
-    _screenshot(browser, tmp_path, "inspect-ctg.png")
+    screenshot(browser, tmp_path, "inspect-ctg.png")

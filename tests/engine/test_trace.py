@@ -370,3 +370,76 @@ def test_a_size_read_from_the_data_is_checked_before_reading() -> None:
     with pytest.raises(FormatError) as negative:
         trace(sized, b"\xff")
     assert isinstance(negative.value, InvalidValueError) and "found -1" in str(negative.value)
+
+
+# --- arrays of fixed-size records: the first element's fields as a template for the rest ---------------------
+
+def _walked(monkeypatch: pytest.MonkeyPatch, con: cs.Construct, data: bytes, **kwargs: Any) -> Any:
+    """The trace without templates: every element walked field by field."""
+    with monkeypatch.context() as patch:
+        patch.setattr(_module()._Template, "made", classmethod(lambda cls, *args: None))
+        return trace(con, data, **kwargs)
+
+
+def _module() -> Any:
+    import importlib
+
+    return importlib.import_module("chessformats.engine.trace")
+
+
+def _templated(monkeypatch: pytest.MonkeyPatch, con: cs.Construct, data: bytes, **kwargs: Any) -> Any:
+    """The trace, and how many elements the template gave."""
+    followed = []
+    follow = _module()._Template.follow
+
+    def counted(self: Any, *args: Any) -> bool:
+        done: bool = follow(self, *args)
+        followed.append(done)
+        return done
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_module()._Template, "follow", counted)
+        return trace(con, data, **kwargs), sum(followed)
+
+
+def test_template_gives_the_walks_fields_on_a_polyglot_book(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from chessformats.schemas import polyglot
+
+    rng = random.Random(7)
+    data = b"".join(rng.randbytes(8) + bytes([0, rng.randrange(64), 0, rng.randrange(9)]) + rng.randbytes(4)
+                    for _ in range(300))
+    (value, fields), templated = _templated(monkeypatch, polyglot.BOOK, data, offset=32, path="book")
+    assert templated == 299  # the generated decoder's values, as construct's containers
+    walked_value, walked = _walked(monkeypatch, polyglot.BOOK, data, offset=32, path="book")
+    assert value == walked_value and fields == walked
+    assert len(fields) == 1 + 300 * len([f for f in walked if f.path.startswith("book[0]")])
+
+
+def test_template_bit_fields_and_nested_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = cs.Struct(
+        "tag" / cs.Const(b"R"),
+        "bits" / cs.BitStruct("high" / cs.BitsInteger(3), "low" / cs.BitsInteger(5)),
+        "pair" / cs.Array(2, cs.Int16ul),
+        "kind" / cs.Enum(cs.Int8ub, one=1, two=2),
+    )
+    con = cs.Struct("items" / cs.GreedyRange(record))
+    data = b"".join(b"R" + bytes([n, n, 0, 7, 1, 1 + n % 2]) for n in range(50))
+    traced, templated = _templated(monkeypatch, con, data)
+    assert templated == 49 + 1 and traced == _walked(monkeypatch, con, data)  # (+1: the first record's pair)
+
+
+def test_template_element_that_fails_is_located_as_by_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    con = cs.Array(40, cs.Struct("tag" / cs.Const(b"AB"), "n" / cs.Int16ub))
+    data = bytearray(b"AB\x00\x01" * 40)
+    data[4 * 23] = ord("X")
+    with pytest.raises(InvalidValueError) as templated:
+        trace(con, bytes(data), offset=100)
+    with pytest.raises(InvalidValueError) as walked:
+        _walked(monkeypatch, con, bytes(data), offset=100)
+    assert (templated.value.path, templated.value.offset) == (walked.value.path, walked.value.offset) == \
+        ("[23].tag", 100 + 4 * 23)
+    with pytest.raises(TruncatedError) as cut:
+        trace(con, bytes(data[:4 * 30 + 3]).replace(b"X", b"A"))
+    assert cut.value.path == "[30].n"

@@ -168,40 +168,55 @@ def run(*, seed: int, minutes: float, readers: Sequence[str] | None = None, memo
     seconds = max(10, int(minutes * 60 / len(chosen)))
     counts: dict[str, int] = {}
     failures = 0
-    for reader in chosen:
-        folder = Path(tempfile.mkdtemp(prefix=f"{reader}-", dir=root))
-        corpus = _corpus(reader, cache, folder)
-        artifacts = folder / "artifacts"
-        artifacts.mkdir()
-        # -rss_limit_mb=0: libFuzzer's RSS check reads getrusage's ru_maxrss, which Linux carries over exec from
-        # the launching process (a pytest process that peaked at 2 GB made every input an "out-of-memory"
-        # within a second); the memory cap is the RLIMIT_AS the target sets itself (a MemoryError)
-        command = [sys.executable, "-m", "tests.fuzz.guided", reader, cache, str(folder / "work"),
-                   f"-seed={seed % (1 << 31)}", f"-max_total_time={seconds}", f"-timeout={timeout}",
-                   "-rss_limit_mb=0", f"-max_len={SMALL}", f"-artifact_prefix={artifacts}/",
-                   "-print_final_stats=1", "-close_fd_mask=3", str(corpus)]
-        started = time.monotonic()
-        result = subprocess.run(command, capture_output=True, text=True, env={**os.environ,
-                                "FUZZ_MEMORY_MB": str(memory_mb)}, cwd=Path(__file__).resolve().parents[2])
-        runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", result.stderr)
-        counts[reader] = int(runs.group(1)) if runs else 0
-        print(f"fuzz: atheris {reader}: {counts[reader]:,} executions in {time.monotonic() - started:,.0f} s"
-              + ("" if result.returncode == 0 else f", exit status {result.returncode}"))
-        found = sorted(artifacts.iterdir())
-        if result.returncode != 0 and not found:
-            print(result.stderr[-3000:])
-            failures += 1
-        if found:
-            print(_report(result.stderr))
-        for artifact in found:
-            failures += _triage(reader, cache, artifact, Pool, Prepared, Limits(float(timeout), memory_mb), root,
-                                campaign, timeout, memory_mb)
+    jobs = max(1, min(len(chosen), os.cpu_count() or 1))
+    for wave in range(0, len(chosen), jobs):  # a process per reader (libFuzzer's loop: one core), side by side
+        launched = [_launch(reader, root, cache, seed, seconds, timeout, memory_mb)
+                    for reader in chosen[wave:wave + jobs]]
+        for reader, artifacts, process, errors, started in launched:
+            returncode = process.wait()
+            errors.seek(0)
+            stderr = errors.read()
+            errors.close()
+            runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", stderr)
+            counts[reader] = int(runs.group(1)) if runs else 0
+            print(f"fuzz: atheris {reader}: {counts[reader]:,} executions in {time.monotonic() - started:,.0f} s"
+                  + ("" if returncode == 0 else f", exit status {returncode}"))
+            found = sorted(artifacts.iterdir())
+            if returncode != 0 and not found:
+                print(stderr[-3000:])
+                failures += 1
+            if found:
+                print(_report(stderr))
+            for artifact in found:
+                failures += _triage(reader, cache, artifact, Pool, Prepared, Limits(float(timeout), memory_mb), root,
+                                    campaign, timeout, memory_mb)
     if stats is not None:
         with open(stats, "a") as handle:
             handle.write(json.dumps({"mode": "atheris", "seed": seed, "executions": counts}) + "\n")
     print(f"fuzz: atheris seed {seed}: {sum(counts.values()):,} executions, {failures} failures")
     shutil.rmtree(root, ignore_errors=True)
     return counts, failures
+
+
+def _launch(reader: str, root: Path, cache: str, seed: int, seconds: int, timeout: int,
+            memory_mb: int) -> tuple[str, Path, subprocess.Popen[str], Any, float]:
+    """One reader's libFuzzer process, started: its stderr goes to a file (read when it ends)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{reader}-", dir=root))
+    corpus = _corpus(reader, cache, folder)
+    artifacts = folder / "artifacts"
+    artifacts.mkdir()
+    # -rss_limit_mb=0: libFuzzer's RSS check reads getrusage's ru_maxrss, which Linux carries over exec from the
+    # launching process (a pytest process that peaked at 2 GB made every input an "out-of-memory" within a
+    # second); the memory cap is the RLIMIT_AS the target sets itself (a MemoryError)
+    command = [sys.executable, "-m", "tests.fuzz.guided", reader, cache, str(folder / "work"),
+               f"-seed={seed % (1 << 31)}", f"-max_total_time={seconds}", f"-timeout={timeout}",
+               "-rss_limit_mb=0", f"-max_len={SMALL}", f"-artifact_prefix={artifacts}/",
+               "-print_final_stats=1", "-close_fd_mask=3", str(corpus)]
+    errors = open(folder / "stderr.txt", "w+")  # closed by run(), once the process ends
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, text=True,
+                               env={**os.environ, "FUZZ_MEMORY_MB": str(memory_mb)},
+                               cwd=Path(__file__).resolve().parents[2])
+    return reader, artifacts, process, errors, time.monotonic()
 
 
 def _report(stderr: str) -> str:

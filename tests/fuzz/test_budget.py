@@ -1,5 +1,5 @@
-"""The fuzzer in every test run, for a fixed budget (60 s on two workers, then 20 s coverage-guided): a new
-failure fails the test.
+"""The fuzzer in every test run, for a fixed budget (60 s on two workers, then 10 s coverage-guided for each of two
+readers, side by side): a new failure fails the test.
 
 The campaign seed is fixed (``SEED``), so that every run draws the same cases in the same order (case ``n`` of a
 seed is always the same input; a faster machine gets further down the list in the budget) and a run fails only
@@ -42,7 +42,8 @@ def test_fuzz_budget() -> None:
 
 @pytest.mark.slow
 def test_guided_budget() -> None:
-    """The coverage-guided mode for 20 s (Kvetka and CTG: cheap inputs, many branches), where atheris installs."""
+    """The coverage-guided mode for 10 s a reader, the two side by side (Kvetka and CTG: cheap inputs, many
+    branches), where atheris installs."""
     pytest.importorskip("atheris")
     find_corpus("ctg")
     from . import guided

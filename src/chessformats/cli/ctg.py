@@ -19,6 +19,7 @@ from chessformats.formats.ctg import (
     open_book,
     polyglot_weight,
 )
+from chessformats.formats.ctg.model import record_notes
 from chessformats.schemas import ctg as schema
 
 from .registry import FormatHandler
@@ -65,21 +66,6 @@ def _info(path: str) -> dict[str, Any]:
         }
 
 
-def _annotate(prefix: str, record: PositionRecord) -> dict[str, str]:
-    notes = {f"{prefix}.position": record.board.fen()}
-    for number, move in enumerate(record.moves):
-        text = move.move.uci()
-        if record.board.is_legal(move.move):
-            text += f" ({record.board.san(move.move)}{move.symbol})"
-        notes[f"{prefix}.moves.moves[{number}].code"] = text
-    for name, rating in (("rating1", record.rating1), ("rating2", record.rating2)):
-        if rating.average is not None:
-            notes[f"{prefix}.stats.{name}"] = f"average {rating.average:.0f}"
-    if record.performance is not None:
-        notes[f"{prefix}.stats.rating2"] += f"; side to move performs at {record.performance:.0f}"
-    return notes
-
-
 def _inspect(path: str, *, page: int | None = None, record: int | None = None, count: int | None = None,
              fen: str | None = None) -> list[Any]:
     from .registry import InspectTarget
@@ -108,7 +94,7 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
             probed = book.probe(board, legal_only=False)
             assert probed is not None
             prefix = f"pages[{found_page}].records[{number}]"
-            notes = _annotate(prefix, probed)
+            notes = record_notes(prefix, probed)
             notes[f"{prefix}.position"] = (f"{stored.board.fen()} (stored"
                                            + (", colours flipped" if probed.flipped else "")
                                            + (", files mirrored" if probed.mirrored else "") + ")")
@@ -120,7 +106,7 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
         if record is None:
             notes = {}
             for number, item in enumerate(stored_records):
-                notes.update(_annotate(f"pages[{page}].records[{number}]", item))
+                notes.update(record_notes(f"pages[{page}].records[{number}]", item))
             return [InspectTarget(schema.PAGE, PAGE_SIZE * (page + 1), PAGE_SIZE, f"pages[{page}]", notes)]
         chosen = range(record, min(record + (count or 1), len(stored_records)))
         if record < 0 or not chosen:
@@ -130,7 +116,7 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
             prefix = f"pages[{page}].records[{n}]"
             item = stored_records[n]
             targets.append(InspectTarget(schema.RECORD, item.offset or 0, len(item.to_bytes()), prefix,
-                                         _annotate(prefix, item)))
+                                         record_notes(prefix, item)))
         return targets
 
 

@@ -13,7 +13,6 @@ from chessformats.engine.errors import InvalidValueError
 from chessformats.formats.kvetka import (
     BLOCK_SIZE,
     KEY_SIZE,
-    Element,
     KsfFile,
     KvetkaBook,
     header_size,
@@ -21,6 +20,7 @@ from chessformats.formats.kvetka import (
     toc_count,
     toc_size,
 )
+from chessformats.formats.kvetka.model import element_notes
 from chessformats.schemas import kvetka as schema
 
 from .registry import FormatHandler
@@ -71,20 +71,6 @@ def _info(path: str) -> dict[str, Any]:
         }
 
 
-def _annotate(prefix: str, element: Element) -> dict[str, str]:
-    board = element.board()
-    notes = {f"{prefix}.body.key": f"{board.fen()} (normalised: white to move)"}
-    for number, move in enumerate(element.stored_moves(board)):
-        if move is not None:
-            notes[f"{prefix}.body.moves[{number}]"] = move.uci() + (f" ({board.san(move)})"
-                                                                   if board.is_legal(move) else "")
-    if element.opening is not None:
-        opening = element.opening
-        notes[f"{prefix}.body.comment"] = f"ECO {opening.code}: {opening.name}" + (
-            f", {opening.variation}" if opening.variation else "")
-    return notes
-
-
 def _inspect(path: str, *, block: int | None = None, record: int | None = None, count: int | None = None,
              fen: str | None = None) -> list[Any]:
     from .registry import InspectTarget
@@ -130,7 +116,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             number_block, number, element = found
             prefix = f"blocks[{number_block}].elements[{number}]"
             data = element.to_bytes(book.keeps_games)
-            notes = _annotate(prefix, element)
+            notes = element_notes(prefix, element)
             probed = book.probe(chess.Board(fen), legal_only=False)
             if probed is not None:
                 notes[f"{prefix}.body.key"] += (" for " + chess.Board(fen).fen()
@@ -148,7 +134,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
         if record is None:
             block_notes: dict[str, str] = {}
             for number, element in enumerate(elements):
-                block_notes.update(_annotate(f"{prefix}.elements[{number}]", element))
+                block_notes.update(element_notes(f"{prefix}.elements[{number}]", element))
             return [InspectTarget(schema.BLOCK, offset, BLOCK_SIZE, prefix, block_notes)]
         chosen = range(record, min(record + (count or 1), len(elements)))
         if record < 0 or not chosen:
@@ -158,7 +144,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             element = elements[number]
             item = f"{prefix}.elements[{number}]"
             targets.append(InspectTarget(schema.ELEMENT, local(element.offset or 0, "the element"),
-                                         len(element.to_bytes(book.keeps_games)), item, _annotate(item, element)))
+                                         len(element.to_bytes(book.keeps_games)), item, element_notes(item, element)))
         return targets
 
 

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ..engine.trace import TracedField
 
-__all__ = ["format_value", "plain", "render"]
+__all__ = ["field_meaning", "format_value", "plain", "render"]
 
 _PALETTE = ("cyan", "green", "magenta", "yellow", "blue", "red", "bright_cyan", "bright_green")
 _HEX_WIDTH = 8  # bytes per hex line
@@ -49,7 +49,8 @@ def format_value(field: TracedField) -> str:
     return repr(value)
 
 
-def _meaning(field: TracedField) -> str:
+def field_meaning(field: TracedField) -> str:
+    """A field's declared meaning, with the meaning of its enum value when it has one."""
     meaning = field.meaning
     if field.enum is not None and isinstance(field.value, (int, cs.EnumIntegerString)):
         number = int(field.value)
@@ -170,7 +171,7 @@ def render(
         line.append(f" = {format_value(field)}")
         if field.path in annotations:
             line.append(f" => {annotations[field.path]}", style="bold")
-        meaning = _meaning(field)
+        meaning = field_meaning(field)
         if meaning:
             line.append(f"  {meaning}", style="dim italic")
         lines.append(line)

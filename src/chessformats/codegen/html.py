@@ -24,7 +24,7 @@ import chess.svg
 import construct as cs
 
 from ..engine.trace import TracedField, trace
-from .hexview import format_value
+from .hexview import field_meaning, format_value
 
 __all__ = ["Stretch", "page", "read_targets", "stretch", "write_page"]
 
@@ -80,20 +80,11 @@ def read_targets(path: str, targets: Sequence[Target]) -> list[Stretch]:
     return result
 
 
-def _meaning(field: TracedField) -> str:
-    meaning = field.meaning
-    if field.enum is not None and isinstance(field.value, (int, cs.EnumIntegerString)):
-        _, value_meaning = field.enum.get(int(field.value), (None, None))
-        if value_meaning:
-            meaning = f"{meaning}; {value_meaning}" if meaning else value_meaning
-    return meaning
-
-
 def _field_json(field: TracedField, annotations: Mapping[str, str]) -> dict[str, Any]:
     item: dict[str, Any] = {
         "path": field.path, "name": field.name, "start": field.start, "end": field.end, "depth": field.depth,
         "leaf": field.leaf, "type": field.type, "value": format_value(field) if field.leaf else "",
-        "meaning": _meaning(field), "note": annotations.get(field.path, ""),
+        "meaning": field_meaning(field), "note": annotations.get(field.path, ""),
     }
     if field.bit_start is not None:
         item["bitStart"], item["bitEnd"] = field.bit_start, field.bit_end

@@ -33,7 +33,7 @@ from .layout import BitField, LayoutField, describe, numpy_dtype
 from .plan import Leaf, Node, NoPlan, Plan, Slot, plan
 from .prefixcode import PrefixCode, PrefixCoded
 from .schema import strip_renamed, unwrap
-from .trace import parse
+from .trace import parse, use_decoders
 
 if TYPE_CHECKING:
     import numpy as np
@@ -557,3 +557,15 @@ def _prefix_codes(declaration: cs.Construct) -> dict[str, PrefixCode]:
 
     visit(declaration, "")
     return found
+
+
+def _generated_decoder(declaration: cs.Construct) -> Callable[[bytes], Any] | None:
+    """The generated ``decode`` of a declaration with a fixed layout (for :func:`~.trace.trace`'s arrays)."""
+    try:
+        found = codec(declaration)
+    except Exception:  # a declaration the planner cannot read: trace walks it
+        return None
+    return found.decode if found.generated else None
+
+
+use_decoders(_generated_decoder)

@@ -15,6 +15,7 @@ that failed and its absolute offset; :func:`parse` uses this to locate construct
 from __future__ import annotations
 
 import dataclasses
+import gc
 import io
 import os
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from .bitruns import bit_run, run_bits
 from .errors import FormatError, InvalidValueError, TruncatedError, join_path
 from .schema import enum_meanings, strip_renamed, type_name, unwrap
 
-__all__ = ["Span", "TracedField", "parse", "trace"]
+__all__ = ["Span", "TracedField", "parse", "trace", "use_decoders"]
 
 
 class Span(NamedTuple):
@@ -120,6 +121,25 @@ def parse(
 
 _RENAMED, _STRUCT, _ARRAY, _LEAF, _OTHER = "renamed", "struct", "array", "leaf", "other"
 
+Decoder = Callable[[bytes], Any]
+_decoders: list[Callable[[cs.Construct], Decoder | None]] = []
+
+
+def use_decoders(find: Callable[[cs.Construct], Decoder | None]) -> None:
+    """``find(declaration)`` answers a faster decoder of one record (bytes -> values, named tuples for structs) or
+    ``None``; arrays of fixed-size records use it for the elements after the first (:class:`_Template` checks
+    that its values are the walk's). The codec compiler registers its generated decoders here (it imports this
+    module, so this module cannot import it)."""
+    _decoders.append(find)
+
+
+def _decoder(con: cs.Construct) -> Decoder | None:
+    for find in _decoders:
+        found = find(con)
+        if found is not None:
+            return found
+    return None
+
 
 def _kind(con: cs.Construct) -> str:
     """How :meth:`_Tracer.walk` takes ``con``: ``_LEAF`` for a node that none of its other cases takes."""
@@ -158,6 +178,7 @@ class _Tracer:
         # what a declaration node says of itself (names, type, enum, bit run), worked out once per node and trace
         # rather than once per record; by id, the node kept beside its answer (an id is not reused while it lives)
         self._known: dict[tuple[int, str], tuple[cs.Construct, Any]] = {}
+        self._spans = 0  # leaves that reported sub-spans (whose fields depend on the value: no template)
 
     def _once(self, kind: str, con: cs.Construct, derive: Callable[[cs.Construct], Any]) -> Any:
         known = self._known.get((id(con), kind))
@@ -280,10 +301,30 @@ class _Tracer:
             indices: Any = range(count)
         else:  # GreedyRange, traced strictly: every byte up to the end must form whole elements
             indices = _count_until_end(stream)
-        for index in indices:
-            context._index = index
-            items.append(self.walk(con.subcon, stream, context, f"{path}[{index}]", name, meaning, depth + 1,
-                                   bitrun))
+        template: _Template | None = None
+        size = _size_or_none(con.subcon, context) if bitrun is None else None
+        paused = False
+        try:
+            for index in indices:
+                context._index = index
+                element = f"{path}[{index}]"
+                if template is not None and template.follow(self, stream, context, element, items):
+                    continue
+                first, spans = len(self.out), self._spans
+                items.append(self.walk(con.subcon, stream, context, element, name, meaning, depth + 1, bitrun))
+                if index == 0 and size and self._spans == spans and stream.tell() - start == size:
+                    stream.seek(start)
+                    raw = stream.read(size)
+                    template = _Template.made(con.subcon, self.out[first:], element, raw, self.base + start,
+                                              context)
+                    # the template makes millions of small objects and no cycle: the cyclic collector, which would
+                    # walk them all again and again (60 % of the time), waits until the array is done
+                    paused = template is not None and gc.isenabled()
+                    if paused:
+                        gc.disable()
+        finally:
+            if paused:
+                gc.enable()
         self.out[slot] = self._record(con, start, stream.tell(), items, path, name, meaning, depth, False, bitrun)
         return items
 
@@ -310,8 +351,12 @@ class _Tracer:
         self.out.append(field)
         spans = self._once("spans", con, _trace_spans)
         if spans is not None:
+            self._spans += 1
             origin = 8 * field.start if bitrun is None else (field.bit_start or 0)
-            raw = bytes(stream.getbuffer()[start:end]) if bitrun is None else None
+            raw = None
+            if bitrun is None:
+                stream.seek(start)
+                raw = stream.read(end - start)
             for span in spans(raw, value):
                 bit_start, bit_end = origin + span.bit_start, origin + span.bit_end
                 self.out.append(TracedField(join_path(path, span.path), span.path, bit_start // 8,
@@ -378,15 +423,155 @@ class _Tracer:
         return run_start + (max(width - 1 - position, 0) // 8 if little else position // 8)
 
 
+class _Template:
+    """The fields of an array's first element, reused for the elements after it when their layout is fixed.
+
+    Tracing walks the declaration for every element; an array of fixed-size records without sub-spans lays out
+    every element as the first, so only the values differ. Each later element is parsed by construct in one
+    call (the same values as the walk) and its fields are the first element's, moved by the element's offset,
+    each value looked up in the parsed element by the field's path. An element that construct refuses is
+    walked instead (so that the error is located as without the template).
+    """
+
+    def __init__(self, decode: Callable[[bytes], Any], size: int, base: int,
+                 fields: list[tuple[str, tuple[str | int, ...], dict[str, Any]]]) -> None:
+        self.decode = decode
+        self.size = size
+        self.base = base
+        self.fields = fields
+
+    @classmethod
+    def made(cls, con: cs.Construct, traced: list[TracedField], element: str, raw: bytes, start: int,
+             context: Any) -> _Template | None:
+        """The template of the first element (its fields ``traced``, its bytes ``raw``), or ``None`` when the
+        element decoder does not give every traced value (same type, equal) at the field's path."""
+        found = _decoder(con)
+
+        def construct_parse(data: bytes) -> Any:
+            return con._parsereport(io.BytesIO(data), context, element)
+
+        decode = (lambda data: _containers(found(data))) if found is not None else construct_parse
+        try:
+            value = decode(raw)
+        except Exception:  # a decoder can raise anything
+            return None
+        fields = []
+        for field in traced:
+            if not field.path.startswith(element):
+                return None
+            suffix = field.path[len(element):]
+            keys = _keys(suffix)
+            if keys is None or not _same(_lookup(value, keys), field.value):
+                return None
+            fields.append((suffix, keys, dict(vars(field))))
+        return cls(decode, len(raw), start, fields)
+
+    def follow(self, tracer: _Tracer, stream: io.BytesIO, context: Any, element: str, items: list[Any]) -> bool:
+        """Trace the element at the stream's position from the template; ``False`` (nothing read): walk it."""
+        at = stream.tell()
+        raw = stream.read(self.size)
+        try:
+            if len(raw) != self.size:
+                raise EOFError
+            value = self.decode(raw)
+        except Exception:  # a decoder can raise anything; the walk locates it
+            stream.seek(at)
+            return False
+        shift = tracer.base + at - self.base
+        bit_shift = 8 * shift
+        append = tracer.out.append
+        new, set_dict = object.__new__, object.__setattr__
+        for suffix, keys, attributes in self.fields:
+            found = value
+            for key in keys:
+                found = found[key]
+            moved = attributes.copy()  # a frozen dataclass's __init__ sets its 14 fields one by one: slow here
+            moved["path"], moved["value"] = element + suffix, found
+            moved["start"] += shift
+            moved["end"] += shift
+            if moved["bit_start"] is not None:
+                moved["bit_start"] += bit_shift
+                moved["bit_end"] += bit_shift
+            field = new(TracedField)
+            set_dict(field, "__dict__", moved)
+            append(field)
+        items.append(value)
+        return True
+
+
+def _containers(value: Any) -> Any:
+    """A generated decoder's named tuples (and lists of them) as construct's containers."""
+    if isinstance(value, list):
+        return cs.ListContainer(map(_containers, value))
+    if not (isinstance(value, tuple) and hasattr(value, "_fields")):
+        return value
+    kind = type(value)
+    nested = _NESTED.get(kind)
+    if nested is None:
+        nested = _NESTED[kind] = tuple((index, name) for index, (name, item)
+                                       in enumerate(zip(value._fields, value, strict=True))
+                                       if isinstance(item, (list, tuple)))
+    container = cs.Container(zip(value._fields, value, strict=True))
+    for index, name in nested:
+        container[name] = _containers(value[index])
+    return container
+
+
+_NESTED: dict[type, tuple[tuple[int, str], ...]] = {}
+
+
+def _keys(suffix: str) -> tuple[str | int, ...] | None:
+    """``.move.to_file`` -> ``("move", "to_file")``, ``[2].x`` -> ``(2, "x")``; ``None`` if not a plain path."""
+    keys: list[str | int] = []
+    for part in suffix.replace("[", ".[").split(".")[1:]:
+        if part.startswith("["):
+            if not part.endswith("]") or not part[1:-1].isdigit():
+                return None
+            keys.append(int(part[1:-1]))
+        elif part:
+            keys.append(part)
+        else:
+            return None
+    return tuple(keys)
+
+
+def _lookup(value: Any, keys: tuple[str | int, ...]) -> Any:
+    try:
+        for key in keys:
+            value = value[key]
+    except (KeyError, IndexError, TypeError):
+        return _MISSING
+    return value
+
+
+_MISSING = object()
+
+
+def _same(found: Any, value: Any) -> bool:
+    try:
+        return found is value or (type(found) is type(value) and bool(found == value))
+    except Exception:  # a value's __eq__ may raise
+        return False
+
+
 def _count_until_end(stream: io.BytesIO) -> Any:
     index = 0
-    while _remaining(stream, stream.tell()) > 0:
+    end = _end(stream)
+    while stream.tell() < end:
         yield index
         index += 1
 
 
+def _end(stream: io.BytesIO) -> int:
+    """The stream's size (``getbuffer`` would copy a buffer shared with the bytes it was made from, every call)."""
+    here = stream.tell()
+    end = stream.seek(0, io.SEEK_END)
+    stream.seek(here)
+    return end
+
+
 def _remaining(stream: io.BytesIO, position: int) -> int:
-    return len(stream.getbuffer()) - position
+    return _end(stream) - position
 
 
 def _size_or_none(con: cs.Construct, context: Any) -> int | None:

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, Protocol
 
 import chess.pgn
 
+from ...engine import display
 from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
@@ -105,6 +106,10 @@ class GameHeader:
     """Marked deleted (ChessBase keeps it, and its number, until the base is compacted): iterating a base
     leaves it out, :meth:`~.database.Database.record` reaches it."""
     _record: Any = field(default=None, repr=False, compare=False)
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the tags as a table, with the teams, medals and flags."""
+        return display.repr_html(self)
 
     @property
     def record(self) -> Any:

@@ -8,12 +8,13 @@ from typing import NamedTuple
 
 import chess
 
+from ...engine import display
 from ...engine.codec import codec
 from ...engine.errors import FormatError
 from ...schemas import ctg as schema
 from .position import MOVES, encode
 
-__all__ = ["PAGE_SIZE", "BookMove", "PositionRecord", "Rating", "make_record", "polyglot_weight"]
+__all__ = ["PAGE_SIZE", "BookMove", "PositionRecord", "Rating", "make_record", "polyglot_weight", "record_notes"]
 
 # --- tables derived from the declarations -------------------------------------------------------------
 
@@ -138,6 +139,14 @@ class PositionRecord(NamedTuple):
     mirrored: bool = False
     """How ``board`` maps onto the normalised board (colours flipped; files mirrored)."""
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the board beside the moves and statistics, and the record's annotated bytes."""
+        return display.repr_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        """The board with the book moves as arrows."""
+        return display.repr_svg(self)
+
     @property
     def key(self) -> bytes:
         """The book's key of the position: its encoded normalised board (:meth:`CtgBook.key`)."""
@@ -211,6 +220,23 @@ class PositionRecord(NamedTuple):
             except FormatError:
                 raise ValueError(f"invalid move code {move.code} or annotation {move.annotation}") from None
         return self.signature + b"".join(moves) + self.stats_bytes()
+
+
+def record_notes(prefix: str, record: PositionRecord) -> dict[str, str]:
+    """The chess meaning of a record's fields, by their paths under ``prefix`` (the hex views show them): its
+    position as a FEN, each move code as its move, the ratings' averages."""
+    notes = {f"{prefix}.position": record.board.fen()}
+    for number, move in enumerate(record.moves):
+        text = move.move.uci()
+        if record.board.is_legal(move.move):
+            text += f" ({record.board.san(move.move)}{move.symbol})"
+        notes[f"{prefix}.moves.moves[{number}].code"] = text
+    for name, rating in (("rating1", record.rating1), ("rating2", record.rating2)):
+        if rating.average is not None:
+            notes[f"{prefix}.stats.{name}"] = f"average {rating.average:.0f}"
+    if record.performance is not None:
+        notes[f"{prefix}.stats.rating2"] += f"; side to move performs at {record.performance:.0f}"
+    return notes
 
 
 def make_record(board: chess.Board, moves: Iterable[chess.Move | tuple[chess.Move, int]] = (), *,

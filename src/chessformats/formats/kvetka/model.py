@@ -10,13 +10,14 @@ from typing import NamedTuple
 
 import chess
 
+from ...engine import display
 from ...schemas import kvetka as schema
 from ..normalised import white_pieces
 from .fields import Record
 from .key import MOVES, decode_key
 from .sources import SourceGame
 
-__all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "move_weight", "parse_opening"]
+__all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "element_notes", "move_weight", "parse_opening"]
 
 LENGTH = Record(schema.ELEMENT, stop_at="body")
 """The element's length field (the body's bytes, itself not included)."""
@@ -75,6 +76,10 @@ class Element:
     """Offset in the ``.kob`` stream (header of ``_0.kob`` included), when read from a book."""
     block: int | None = field(default=None, compare=False)
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the element's bytes (:meth:`to_bytes`), annotated field by field."""
+        return display.repr_html(self)
+
     @property
     def opening(self) -> Opening | None:
         return parse_opening(self.comment)
@@ -105,6 +110,22 @@ class Element:
         """
         body = BODY.pack(_VALUES(self), keeps_games)
         return LENGTH.pack((len(body),)) + body
+
+
+def element_notes(prefix: str, element: Element) -> dict[str, str]:
+    """The chess meaning of an element's fields, by their paths under ``prefix`` (the hex views show them): the
+    key's position as a FEN, each move code as its move, the comment's ECO code and opening."""
+    board = element.board()
+    notes = {f"{prefix}.body.key": f"{board.fen()} (normalised: white to move)"}
+    for number, move in enumerate(element.stored_moves(board)):
+        if move is not None:
+            notes[f"{prefix}.body.moves[{number}]"] = move.uci() + (f" ({board.san(move)})"
+                                                                   if board.is_legal(move) else "")
+    if element.opening is not None:
+        opening = element.opening
+        notes[f"{prefix}.body.comment"] = f"ECO {opening.code}: {opening.name}" + (
+            f", {opening.variation}" if opening.variation else "")
+    return notes
 
 
 def fit(element: Element, keeps_games: bool) -> tuple[Element, bytes]:
@@ -158,6 +179,14 @@ class ProbeResult:
     element: Element
     flipped: bool
     mirrored: bool
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the board beside the moves and results, and the element's annotated bytes."""
+        return display.repr_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        """The board with the book moves as arrows."""
+        return display.repr_svg(self)
 
     @property
     def games(self) -> int:

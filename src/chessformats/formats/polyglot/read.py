@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import chess
 
+from ...engine import display
 from ...engine.contract import BookMethods
 from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
@@ -83,6 +84,10 @@ class Entry(NamedTuple):
     number: int
     """Number of the entry in the file, from 0 (its byte offset is ``number`` times the entry size)."""
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the entry's 16 bytes, annotated field by field."""
+        return display.repr_html(self)
+
 
 def _new_entry(fields: tuple[int, int, int, int, chess.Move, int]) -> Entry:
     """``Entry(*fields)`` without the NamedTuple constructor's Python-level overhead (hot path)."""
@@ -102,6 +107,14 @@ class PolyglotPosition:
 
     games = wins = draws = losses = None
     """Polyglot stores no game counts or results."""
+
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the board beside the entries with their weights, and the entries' annotated bytes."""
+        return display.repr_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        """The board with the book moves as arrows."""
+        return display.repr_svg(self)
 
     def __iter__(self) -> NoReturn:
         raise TypeError("a probe answers a PolyglotPosition: iterate its .moves, or book.find_all(board) "
