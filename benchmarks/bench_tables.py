@@ -157,7 +157,8 @@ def section(rows: list[tuple[str, int, float, int, int, int]], batch_size: int,
         f"Input: a base of `twic1134-mainlines.pgn`'s games repeated (written first by `write_database_from_pgn`, "
         f"not timed). Python {platform.python_version()} on {platform.machine()} (2 CPUs shared with other work: "
         f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} when the run ended), one run each, each in its "
-        f"own process (the figures move with the load of the other work, by up to 1.5x from run to run); batches of {batch_size:,} games; peak memory is the process's peak resident set "
+        "own process (the figures move with the load of the other work, by up to 1.5x from run to run); batches "
+        f"of {batch_size:,} games; peak memory is the process's peak resident set "
         "(`ru_maxrss`): interpreter, numpy and pyarrow, one batch's arrays, and the pages of the memory-mapped base "
         "that were read (file cache, shared and given back under pressure).",
         "",
