@@ -35,7 +35,7 @@ def test_twic1134_to_parquet_to_pandas(tmp_path: Path) -> None:
             assert db.records["moves"][row.number - 1] == min((row.plies + 1) // 2, 255)  # the header's move count
         # a sample replayed by python-chess to the reader's final position, with the reader's headers
         rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
-        for number in random.Random(27).sample(range(1, 6118), 150):
+        for number in random.Random(27).sample(range(1, 6118), 300):
             row = rows[number - 1]
             game = db[number].to_pgn()
             board = chess.Board()
