@@ -3,8 +3,10 @@ holds), a PGN file, an opening book (Polyglot, CTG, Kvetka) or Monty training da
 record batch at a time (memory does not grow with the input).
 
 A base gives one row per game (:mod:`chessformats.formats.chessbase.tables`); PGN is first written as a
-temporary base (``write_database_from_pgn``, removed afterwards), then read as one; a book one row per position and
-move (:mod:`chessformats.formats.booktable`); Monty data one row per ply. Needs ``chessformats[arrow]``.
+temporary base in the system's temporary folder (``write_database_from_pgn``, removed afterwards), then read as
+one, so its table has a base's columns (tags a base has no field for, such as ``TimeControl``, are not kept); a
+book gives one row per position and move (:mod:`chessformats.formats.booktable`); Monty data one row per ply.
+Needs ``chessformats[arrow]``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def convert_to_parquet(source: str, target: str, *, kind: str, encoding: str | N
 
     require_arrow(target)
     report = WriteReport(target, unit=_UNITS[kind], files=[target])
-    with _batches(source, kind, encoding, password, report) as (reader, total), \
+    with _opened(source, kind, encoding, password, report) as (reader, total), \
             _progress(console, source, total) as progress:
         report.written = write_parquet(_checked(reader.iter_batches(), report), target, schema=reader.table_schema(),
                                        progress=progress)
@@ -55,7 +57,7 @@ def convert_to_parquet(source: str, target: str, *, kind: str, encoding: str | N
 
 
 @contextlib.contextmanager
-def _batches(source: str, kind: str, encoding: str | None, password: str | None,
+def _opened(source: str, kind: str, encoding: str | None, password: str | None,
              report: WriteReport) -> Iterator[tuple[Any, int | None]]:
     """The source open as a reader of record batches (and how many rows to expect, when known)."""
     if kind == "pgn":
