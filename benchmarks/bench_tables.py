@@ -12,8 +12,8 @@ memory (``ru_maxrss`` of the child) is the figure "peak memory": it stays flat a
 base is memory-mapped and the table is written one record batch at a time
 (:func:`chessformats.engine.tables.write_parquet`).
 
-Tasks: the UCI main-line table (the issue's target: at least 20,000 games/s), the same with the SAN column, and
-the conversion of the PGN text alone for comparison is left out (it is ``bench_chessbase_write``'s).
+Tasks: the UCI main-line table (the issue's target: at least 20,000 games/s), the same with the SAN column, the
+same with the PGN movetext (on the smaller base: it runs at the PGN export's speed), and the command line.
 ``--write-docs`` rewrites this benchmark's section of ``docs/performance.md`` (between the ``tables-bench``
 markers).
 """
@@ -74,16 +74,18 @@ from chessformats.formats.chessbase import open_database
 from chessformats.engine.tables import write_parquet
 started = time.perf_counter()
 with open_database(sys.argv[1]) as db:
-    rows = write_parquet(db.iter_batches(batch_size=int(sys.argv[3]), san=sys.argv[4] == "1"), sys.argv[2])
+    rows = write_parquet(db.iter_batches(batch_size=int(sys.argv[3]), san=sys.argv[4] == "san",
+                                         movetext=sys.argv[4] == "movetext"), sys.argv[2])
 elapsed = time.perf_counter() - started
 print(rows, elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def measure(cbh: Path, target: Path, batch_size: int, san: bool) -> tuple[int, float, int]:
-    """(rows, seconds, peak RSS in KiB) of one base -> Parquet run in a child process."""
+def measure(cbh: Path, target: Path, batch_size: int, column: str = "") -> tuple[int, float, int]:
+    """(rows, seconds, peak RSS in KiB) of one base -> Parquet run in a child process (``column``: ``san`` or
+    ``movetext`` for that column too)."""
     environment = dict(os.environ, PYTHONPATH=str(SOURCE))
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(cbh), str(target), str(batch_size), "1" if san else "0"],
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(cbh), str(target), str(batch_size), column or "-"],
                           env=environment, check=True, capture_output=True, text=True)
     rows, seconds, peak = done.stdout.split()
     return int(rows), float(seconds), int(peak)
@@ -126,12 +128,17 @@ def main() -> None:
         cbh = make_input(args.pgn, games, args.folder)
         target = args.folder / f"games{games}.parquet"
         size_cbg = cbh.with_suffix(".cbg").stat().st_size + cbh.stat().st_size
-        count, seconds, peak = measure(cbh, target, args.batch_size, san=False)
+        count, seconds, peak = measure(cbh, target, args.batch_size)
         rows.append(("base -> Parquet, UCI main line (`Database.iter_batches` + `write_parquet`)", count, seconds,
                      peak, size_cbg, target.stat().st_size))
         print(rows[-1], file=sys.stderr)
+        if games == args.small:
+            count, seconds, peak = measure(cbh, target, args.batch_size, "movetext")
+            rows.append(("the same with the PGN movetext (`movetext=True`)", count, seconds, peak, size_cbg,
+                         target.stat().st_size))
+            print(rows[-1], file=sys.stderr)
         if games == args.games:
-            count, seconds, peak = measure(cbh, target, args.batch_size, san=True)
+            count, seconds, peak = measure(cbh, target, args.batch_size, "san")
             rows.append(("the same with the SAN main line (`san=True`)", count, seconds, peak, size_cbg,
                          target.stat().st_size))
             print(rows[-1], file=sys.stderr)
@@ -181,7 +188,8 @@ def section(rows: list[tuple[str, int, float, int, int, int]], batch_size: int,
               f"{rate:,.0f} games/s ({'met' if rate >= TARGET else 'not met'}). Where the time goes (cProfile, "
               "100,000 games): about two thirds in the batch decoder (`batch_state.State.run`), the rest in the "
               "main lines' UCI text, the names and the Parquet writer. The SAN column costs a Python string per "
-              "move (`batch_pgn.san_strings`) and the decoder's check and mate work.", END_MARKER]
+              "move (`batch_pgn.san_strings`) and the decoder's check and mate work; the movetext is the PGN export's "
+              "text (tags made and dropped, lines wrapped, annotated games through `chess.pgn`).", END_MARKER]
     return "\n".join(lines) + "\n"
 
 

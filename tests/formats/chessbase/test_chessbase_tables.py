@@ -98,3 +98,23 @@ def test_batches_are_the_table() -> None:
         parts = pa.Table.from_batches(list(db.iter_batches(batch_size=37)))
         assert parts.equals(whole)
         assert whole.schema.equals(db.table_schema())
+
+
+@pytest.mark.parametrize("name", ["libcbh_WithVariations", "libcbh_Annotation", "libcbh_UnusualStart",
+                                  "morphy_test_annotations"])
+def test_movetext_is_the_game(name: str) -> None:
+    import io
+
+    import chess.pgn
+
+    def exported(game: chess.pgn.Game) -> str:
+        return game.accept(chess.pgn.StringExporter(headers=False, columns=None))
+
+    with open_database(cbh_path(name)) as db:
+        rows = db.to_arrow(movetext=True).to_pylist()
+        assert len(rows) == len(db)
+        for row in rows:
+            setup = f'[FEN "{row["fen"]}"]\n[SetUp "1"]\n\n' if row["fen"] else ""
+            parsed = chess.pgn.read_game(io.StringIO(setup + row["movetext"]))
+            assert parsed is not None and not parsed.errors
+            assert exported(parsed) == exported(db[row["number"]].to_pgn())

@@ -474,20 +474,20 @@ class Database(Tabular, MappedFile):
             counts[present] = np.maximum(_ANNOTATION_HEAD.columns(heads.tobytes())["count"].astype(np.int64) - 1, 0)
         return counts
 
-    def iter_batches(self, *, batch_size: int = 8192, san: bool = False) -> Iterator[Any]:
+    def iter_batches(self, *, batch_size: int = 8192, san: bool = False, movetext: bool = False) -> Iterator[Any]:
         """The games as :class:`pyarrow.RecordBatch` es of ``batch_size`` rows, one row per game (names resolved,
-        the main line as UCI; ``san``: as SAN too); :mod:`.tables` gives the columns. ``to_arrow``, ``to_pandas``,
-        ``to_polars`` take the same ``san``. Needs ``chessformats[arrow]``."""
+        the main line as UCI; ``san``: as SAN too; ``movetext``: the PGN movetext); :mod:`.tables` gives the
+        columns. ``to_arrow``, ``to_pandas``, ``to_polars`` take the same options. Needs ``chessformats[arrow]``."""
         from .tables import game_batches
 
-        return game_batches(self, batch_size=batch_size, san=san)
+        return game_batches(self, batch_size=batch_size, san=san, movetext=movetext)
 
-    def table_schema(self, *, san: bool = False, **options: Any) -> Any:
+    def table_schema(self, *, san: bool = False, movetext: bool = False, **options: Any) -> Any:
         """The Arrow schema of :meth:`iter_batches`' rows (``options``: those of :meth:`iter_batches` that do not
         change it)."""
         from .tables import game_schema
 
-        return game_schema(san)
+        return game_schema(san, movetext)
 
     def encoding_modes(self) -> dict[int, int]:
         """How many games use each move-encoding mode (from the first byte of each game's data)."""

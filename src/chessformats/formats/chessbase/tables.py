@@ -28,6 +28,9 @@ Columns (:func:`game_schema`):
   5-6 bytes a move in memory and compresses well in Parquet; ``pyarrow.compute.split_pattern(column, " ")`` or
   pandas' ``str.split()`` gives the list when wanted;
 - ``san`` (``san=True``): the main line in SAN, separated by spaces, without move numbers;
+- ``movetext`` (``movetext=True``): the game's PGN movetext as the PGN export writes it (move numbers, variations,
+  the annotations as comments, NAGs and ``[%...]`` commands, the result; lines wrapped at 80 columns), without
+  the tags;
 - ``error``: why the game's moves could not be read (null for every game that could).
 """
 
@@ -84,7 +87,7 @@ def _uci_table() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 _UCI_TEXT, _UCI_LENGTH = _uci_table()
 
 
-def game_schema(san: bool = False) -> Any:
+def game_schema(san: bool = False, movetext: bool = False) -> Any:
     """The Arrow schema of a games table (see the module docstring for each column)."""
     pa = arrow()
     text = pa.string()
@@ -96,6 +99,8 @@ def game_schema(san: bool = False) -> Any:
               ("uci", text)]
     if san:
         fields.append(("san", text))
+    if movetext:
+        fields.append(("movetext", text))
     fields.append(("error", text))
     return pa.schema(fields)
 
@@ -139,10 +144,12 @@ def _nullable(values: np.ndarray[Any, Any], dtype: Any) -> Any:
     return pa.array(values.astype(np.int64), type=dtype, mask=values == 0)
 
 
-def game_batches(db: Database, *, batch_size: int = BATCH_SIZE, san: bool = False) -> Iterator[Any]:
+def game_batches(db: Database, *, batch_size: int = BATCH_SIZE, san: bool = False,
+                 movetext: bool = False) -> Iterator[Any]:
     """The base's games (guiding texts and deleted games left out) as :class:`pyarrow.RecordBatch` es of
-    ``batch_size`` games, in record order, with the columns of :func:`game_schema` (``san``: a SAN column too)."""
-    schema_ = game_schema(san)
+    ``batch_size`` games, in record order, with the columns of :func:`game_schema` (``san``: a SAN column too,
+    ``movetext``: the PGN movetext)."""
+    schema_ = game_schema(san, movetext)
     lookups = {
         "event": _Lookup(_entity_name(db.tournaments)), "site": _Lookup(_site(db)),
         "player": _Lookup(_entity_name(db.players)), "annotator": _Lookup(_entity_name(db.annotators)),
@@ -154,14 +161,16 @@ def game_batches(db: Database, *, batch_size: int = BATCH_SIZE, san: bool = Fals
     }
     numbers = db.numbers()
     for start in range(0, len(numbers), max(batch_size, 1)):
-        yield _batch(db, numbers[start:start + batch_size], san, lookups, schema_)
+        yield _batch(db, numbers[start:start + batch_size], (san, movetext), lookups, schema_)
 
 
-def _batch(db: Database, part: np.ndarray[Any, Any], san: bool, lookups: dict[str, _Lookup], schema_: Any) -> Any:
+def _batch(db: Database, part: np.ndarray[Any, Any], options: tuple[bool, bool], lookups: dict[str, _Lookup],
+           schema_: Any) -> Any:
     pa = arrow()
+    san, movetext = options
     arrays = db.header_arrays(part)
     records = db.records[part - 1]
-    batch = db.decode_batch(part, san=san)
+    batch = db.decode_batch(part, san=san or movetext)
     lines = _main_lines(batch)
     extra = {index: _one_game(db, int(part[index]), san) for index in np.flatnonzero(batch.fallback).tolist()}
     lengths = lines.lengths.copy()
@@ -200,6 +209,8 @@ def _batch(db: Database, part: np.ndarray[Any, Any], san: bool, lookups: dict[st
         for index, game in extra.items():
             texts[index] = None if isinstance(game, FormatError) else game.san
         columns.append(pa.array(texts, type=pa.string()))
+    if movetext:
+        columns.append(pa.array(_movetexts(db, part, records, arrays, batch), type=pa.string()))
     columns.append(pa.array(errors, type=pa.string()))
     return pa.RecordBatch.from_arrays(columns, schema=schema_)
 
@@ -296,6 +307,32 @@ def _san_lines(batch: MoveBatch, lines: _Lines) -> list[str | None]:
     np.cumsum(lines.plies, out=bounds[1:])
     edges = bounds.tolist()
     return [" ".join(chosen[edges[index]:edges[index + 1]]) for index in range(len(lines.plies))]
+
+
+def _movetexts(db: Database, part: np.ndarray[Any, Any], records: Any, arrays: dict[str, np.ndarray[Any, Any]],
+               batch: MoveBatch) -> list[str | None]:
+    """Each game's PGN movetext as :func:`.database.export_pgn` writes it, without the tags: the games without
+    annotations from the batch (:func:`.batch_pgn.pgn_texts`), the others through ``chess.pgn``; ``None`` for a
+    game whose moves cannot be read."""
+    from .batch_pgn import pgn_texts, record_fields
+    from .pgn import pgn_text, stream_pgn_text
+
+    numbers = part.tolist()
+    fields = dict(zip((number - 1 for number in numbers), record_fields(records, arrays), strict=True))
+    texts = dict(pgn_texts(db, batch, fields))
+    annotated = (records["cba_offset"] != 0).tolist()
+    found: list[str | None] = []
+    for index, number in enumerate(numbers):
+        text = None if annotated[index] else texts.get(number)
+        try:
+            if text is None:
+                game = db[number]
+                text = pgn_text(game.to_pgn()) if annotated[index] else stream_pgn_text(game.decode(), game.headers)
+        except FormatError:
+            text = None
+        found.append(None if text is None or isinstance(text, FormatError) else
+                     text.split("\n\n", 1)[1].rstrip("\n"))
+    return found
 
 
 class _Game:
