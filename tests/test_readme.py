@@ -94,6 +94,7 @@ PRINTS = {
     "print(move.move, move.nag, move.symbol) # e2e4 None ''": "e2e4 None ",
     "print(position.games, position.wins, position.draws, position.losses) # 499 176 116 201": "499 176 116 201",
     "print(report.summary()) # 2 entries written to mine.bin": "2 entries written to mine.bin",
+    "print(len(games)) # 548": "548",
 }
 VALUES = {
     "polyglot.zobrist_hash(chess.Board()) # 0x463b96181691fc9c": 0x463B96181691FC9C,

@@ -21,9 +21,9 @@ BOOKS = ("ctg", "kvetka", "polyglot")
 """The book formats ``convert`` reads and writes."""
 
 TARGETS = {".bin": "polyglot", ".ctg": "ctg", ".kob": "kvetka", ".cbh": "chessbase", ".pgn": "pgn",
-           ".cbv": "archive", ".cbz": "archive"}
+           ".cbv": "archive", ".cbz": "archive", ".parquet": "parquet"}
 """What ``convert`` writes, by the target's extension (``.pgn``: from a ChessBase base; ``.cbv``/``.cbz``: a
-ChessBase archive, from a base or PGN)."""
+ChessBase archive, from a base or PGN; ``.parquet``: a table, from a base, PGN, a book or Monty data)."""
 
 
 def _target_format(target: str, given: str | None) -> str:
@@ -40,7 +40,8 @@ def _target_format(target: str, given: str | None) -> str:
         return "ctg" if lower.endswith((".cto", ".ctb")) else "kvetka"
     raise UnsupportedError("convert does not write files named like this: it writes .bin (Polyglot), .ctg (CTG), "
                            ".kob (Kvetka) from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) and "
-                           ".cbv/.cbz (a ChessBase archive) from PGN or a base", file=target)
+                           ".cbv/.cbz (a ChessBase archive) from PGN or a base; .parquet (a table) from a base, PGN, "
+                           "a book or Monty data", file=target)
 
 
 def cmd_convert(args: argparse.Namespace, console: Any) -> int:
@@ -54,6 +55,8 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
 
     set_password(args.password)
     target_key = _target_format(args.target, args.target_format)
+    if target_key == "parquet":
+        return _convert_to_table(args, console)
     if target_key == "archive":
         from .archive import convert_to_archive
 
@@ -111,6 +114,22 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: no position of the source is reached from the start position")
         return 1
     return 0
+
+
+def _convert_to_table(args: argparse.Namespace, console: Any) -> int:
+    """``convert SOURCE -o TABLE.parquet`` (:mod:`.tables`)."""
+    if args.append:
+        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
+    from .tables import cmd_parquet, require_arrow
+
+    require_arrow(args.target)
+    kind = _table_kind(args.source, args.source_format)
+    if kind == "chessbase":
+        check_companions(args.source)
+        _measure_encoding(args, console)
+    planned(args.target, None, force=args.force)
+    with writing(args.target):
+        return cmd_parquet(registry.existing(args.source), args.target, kind, args, console)
 
 
 @contextlib.contextmanager
@@ -224,3 +243,26 @@ def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: the base has no game that could be read")
         return 1
     return 0
+
+
+def _table_kind(source: str, given: str | None) -> str:
+    """What a source of a table is: ``given`` (``--from``), else recognised (PGN from its first bytes)."""
+    if given is not None:
+        from .tables import TABLE_SOURCES
+
+        if given not in (*TABLE_SOURCES, "pgn"):
+            raise UnsupportedError(f"convert writes no table of {given} (it reads {', '.join(TABLE_SOURCES)}, pgn)",
+                                   file=source)
+        return given
+    from .tables import TABLE_SOURCES
+
+    try:
+        return games_source(source, "convert to a Parquet table")
+    except FormatError:
+        pass
+    found = registry.recognise(source)
+    if found.handler is not None and found.handler.key in TABLE_SOURCES:
+        return found.handler.key
+    raise FormatError(f"{found.what}: convert writes a Parquet table of a ChessBase base, PGN, a Polyglot, CTG "
+                      "or Kvetka book, or Monty data", file=source)
+

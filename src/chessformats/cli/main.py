@@ -506,20 +506,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("convert", help="convert a book between CTG, Kvetka and Polyglot (every direction), a "
-                       "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base")
+                       "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base; "
+                       "a base, PGN, a book or Monty data to a Parquet table")
     p.add_argument("source", help="the book or database to read (its format recognised from its content)")
     p.add_argument("target", nargs="?", help="the file to write (same as -o)")
     add_output(p, "the file to write, its format from its extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka) "
-               "from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) from PGN or a base",
-               required=False)
+               "from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) from PGN or a base; .parquet (a "
+               "table: one row per game, position and move, or ply; needs chessformats[arrow]) from a base, PGN, a "
+               "book or Monty data", required=False)
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
     p.add_argument("--encoding", help="ChessBase: code page of names and texts (reading: UTF-8, else cp1252; "
                    "writing: cp1252 where it holds the text, else UTF-8)")
     p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
-                   "chessbase, pgn) instead of recognising it")
-    p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn) "
-                   "whatever the extension")
+                   "chessbase, pgn; monty for a table) instead of recognising it")
+    p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn, "
+                   "parquet) whatever the extension")
     p.add_argument("--password", help=PASSWORD_HELP)
     p.set_defaults(func=cmd_convert)
 

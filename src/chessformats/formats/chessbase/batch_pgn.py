@@ -9,7 +9,7 @@ caller writes them the old way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import chess
@@ -84,10 +84,11 @@ def record_fields(records: Any, arrays: dict[str, np.ndarray[Any, Any]]) -> list
                                             strict=True)))
 
 
-def pgn_texts(database: GameSource, batch: MoveBatch,
-              fields: list[RecordFields]) -> Iterator[tuple[int, str | FormatError | None]]:
+def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFields] | Mapping[int, RecordFields]
+              ) -> Iterator[tuple[int, str | FormatError | None]]:
     """(number, PGN text) of each game of ``batch`` (decoded with ``san=True``); ``None`` for a game the batch
-    left to the scalar path, the error for a game whose tags cannot be read. ``fields``: by record index."""
+    left to the scalar path, the error for a game whose tags cannot be read. ``fields``: by record index (a game's
+    number - 1)."""
     sans = san_strings(batch)
     kinds = batch.kind.tolist()
     whites = batch.white.tolist()

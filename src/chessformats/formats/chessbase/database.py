@@ -30,6 +30,7 @@ from ...engine.errors import FormatError, InvalidValueError, TruncatedError, Uns
 from ...engine.fileio import MappedFile, atomic_write
 from ...engine.layout import bit_fields, numpy_dtype
 from ...engine.records import record_array
+from ...engine.tables import Tabular
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
@@ -59,7 +60,8 @@ _WORD = codec(schema.DATA_WORD)
 _DATA_SIZE = _WORD.field("size")
 _WORD_SIZE: int = schema.DATA_WORD.sizeof()
 _ANNOTATION_HEAD_SIZE: int = schema.ANNOTATION_RECORD_HEAD.sizeof()
-_ANNOTATION_SIZE = codec(schema.ANNOTATION_RECORD_HEAD).field("size")
+_ANNOTATION_HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
+_ANNOTATION_SIZE = _ANNOTATION_HEAD.field("size")
 _ANNOTATION_COUNT_AT: int = schema.ANNOTATION_RECORD_HEAD.subcons[0].sizeof() + \
     schema.ANNOTATION_RECORD_HEAD.subcons[1].sizeof()
 
@@ -124,7 +126,7 @@ class _Companion(MappedFile):
         self.data: Any = self._map(path) if os.path.exists(path) else b""
 
 
-class Database(MappedFile):
+class Database(Tabular, MappedFile):
     """A ChessBase database, opened by its ``.cbh`` or any companion file.
 
     Its files are memory-mapped (the ``.cbj`` file when first needed) and released by :meth:`close` (or at the
@@ -429,9 +431,10 @@ class Database(MappedFile):
 
     # --- bulk -------------------------------------------------------------------------------------------
 
-    def header_arrays(self) -> dict[str, np.ndarray[Any, Any]]:
-        """Every record's header fields as numpy arrays (one element per record), without a Python loop."""
-        records = self.records
+    def header_arrays(self, numbers: np.ndarray[Any, Any] | None = None) -> dict[str, np.ndarray[Any, Any]]:
+        """Every record's header fields as numpy arrays (one element per record), without a Python loop;
+        ``numbers``: those records only (game numbers, from 1)."""
+        records = self.records if numbers is None else self.records[np.asarray(numbers) - 1]
         count = len(records)
 
         def u24(name: str) -> np.ndarray[Any, Any]:
@@ -440,7 +443,8 @@ class Database(MappedFile):
         date = u24("date")
         kind = records["kind"]
         return {
-            "number": np.arange(1, count + 1, dtype=np.uint32),
+            "number": np.arange(1, count + 1, dtype=np.uint32) if numbers is None else
+            np.asarray(numbers).astype(np.uint32),
             "deleted": (kind >> _KIND_BITS["deleted"].shift & 1).astype(bool),
             "guiding_text": (kind >> _KIND_BITS["guiding_text"].shift & 1).astype(bool),
             "cbg_offset": records["cbg_offset"].astype(np.uint32),
@@ -457,6 +461,33 @@ class Database(MappedFile):
             "flags": records["flags"].astype(np.uint32),
             "moves": records["moves"].astype(np.uint8),
         }
+
+    def annotation_counts(self, numbers: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """How many annotation items the ``.cba`` record of each game ``numbers`` holds, from the records' heads (0
+        for a game without one, or whose head lies beyond the end of the ``.cba`` file)."""
+        offsets = self.records["cba_offset"][np.asarray(numbers) - 1].astype(np.int64)
+        present = (offsets != 0) & (offsets + _ANNOTATION_HEAD_SIZE <= len(self._cba))
+        counts = np.zeros(len(offsets), np.int64)
+        if present.any():
+            cba = np.frombuffer(self._cba, dtype=np.uint8)
+            heads = cba[offsets[present][:, None] + np.arange(_ANNOTATION_HEAD_SIZE)]
+            counts[present] = np.maximum(_ANNOTATION_HEAD.columns(heads.tobytes())["count"].astype(np.int64) - 1, 0)
+        return counts
+
+    def iter_batches(self, *, batch_size: int = 8192, san: bool = False, movetext: bool = False) -> Iterator[Any]:
+        """The games as :class:`pyarrow.RecordBatch` es of ``batch_size`` rows, one row per game (names resolved,
+        the main line as UCI; ``san``: as SAN too; ``movetext``: the PGN movetext); :mod:`.tables` gives the
+        columns. ``to_arrow``, ``to_pandas``, ``to_polars`` take the same options. Needs ``chessformats[arrow]``."""
+        from .tables import game_batches
+
+        return game_batches(self, batch_size=batch_size, san=san, movetext=movetext)
+
+    def table_schema(self, *, san: bool = False, movetext: bool = False, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows (``options``: those of :meth:`iter_batches` that do not
+        change it)."""
+        from .tables import game_schema
+
+        return game_schema(san, movetext)
 
     def encoding_modes(self) -> dict[int, int]:
         """How many games use each move-encoding mode (from the first byte of each game's data)."""

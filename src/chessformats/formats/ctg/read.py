@@ -12,7 +12,7 @@ import os
 import struct
 import warnings
 from collections.abc import Container, Iterator, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import chess
 
@@ -21,6 +21,7 @@ from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...engine.records import locate_item
+from ...engine.tables import Tabular
 from ...schemas import ctg as schema
 from ..normalised import white_pieces
 from .model import (
@@ -90,7 +91,7 @@ class _Page(NamedTuple):
     by_signature: dict[bytes, int]
 
 
-class CtgBook(BookMethods[BookMove], MappedFile):
+class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
     """A CTG book (``.ctg`` plus ``.cto``/``.ctb`` when present), mapped read-only. Use :func:`open_book`.
 
     It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`): ``probe`` (a board or the
@@ -361,6 +362,20 @@ class CtgBook(BookMethods[BookMove], MappedFile):
                            number, offset, False, False)
 
     # -- summaries
+
+    def iter_batches(self, *, batch_size: int = 65_536) -> Iterator[Any]:
+        """Every stored position and its moves as rows of a table (:mod:`.tables`: key, FEN, move, weight,
+        statistics ...) in Arrow record batches; ``to_arrow``, ``to_pandas``, ``to_polars`` give them at once.
+        Needs ``chessformats[arrow]``."""
+        from .tables import ctg_batches
+
+        return ctg_batches(self, batch_size=batch_size)
+
+    def table_schema(self, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
+        from .tables import ctg_schema
+
+        return ctg_schema()
 
     def findings(self) -> list[str]:
         """What a user should know about the book (missing index, header counts, junk, the lookup's reach)."""

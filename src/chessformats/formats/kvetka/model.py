@@ -17,7 +17,7 @@ from .fields import Record
 from .key import MOVES, decode_key
 from .sources import SourceGame
 
-__all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "element_notes", "parse_opening"]
+__all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "element_notes", "move_weight", "parse_opening"]
 
 LENGTH = Record(schema.ELEMENT, stop_at="body")
 """The element's length field (the body's bytes, itself not included)."""
@@ -196,3 +196,9 @@ class ProbeResult:
     def key(self) -> bytes:
         """The book's key of the position (:meth:`KvetkaBook.key`), as stored."""
         return self.element.key
+
+
+def move_weight(child: ProbeResult | None) -> int:
+    """A move's weight: ``2 * wins + draws`` of the side that plays it (the losses and draws stored for the position
+    it leads to, ``child``); 1 when that position is not stored, as CTG's rule."""
+    return 1 if child is None else 2 * child.losses + child.draws

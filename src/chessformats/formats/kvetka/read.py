@@ -23,11 +23,12 @@ from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
 from ...engine.records import locate_item
+from ...engine.tables import Tabular
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
 from .fields import FieldError, Record, member
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
-from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult
+from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult, move_weight
 from .sources import KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
@@ -92,7 +93,7 @@ def _sibling(stem: str, extension: str) -> str | None:
     return None
 
 
-class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
+class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
     """A Kvetka book: the ``.kob`` files as one stream, the ``.kin`` index, the ``.ksf`` sources (:func:`open_book`).
 
     It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`): ``probe`` (a board or the
@@ -455,6 +456,20 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
 
     # -- summaries
 
+    def iter_batches(self, *, batch_size: int = 65_536) -> Iterator[Any]:
+        """Every element and its moves as rows of a table (:mod:`.tables`: key, FEN, move, weight, results ...)
+        in Arrow record batches; ``to_arrow``, ``to_pandas``, ``to_polars`` give them at once. Needs
+        ``chessformats[arrow]``."""
+        from .tables import kvetka_batches
+
+        return kvetka_batches(self, batch_size=batch_size)
+
+    def table_schema(self, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
+        from .tables import kvetka_schema
+
+        return kvetka_schema()
+
     def findings(self) -> list[str]:
         notes = list(self.findings_list)
         padded = 0
@@ -481,9 +496,7 @@ class KvetkaBook(BookMethods[KvetkaMove], MappedFile):
 
 
 def _move_weight(move: KvetkaMove, child: ProbeResult | None) -> int:
-    """``2 * wins + draws`` of the side that plays the move (the losses and draws stored for the position it leads
-    to); 1 when that position is not stored, as CTG's rule."""
-    return 1 if child is None else 2 * child.losses + child.draws
+    return move_weight(child)
 
 
 def open_book(path: str | os.PathLike[str]) -> KvetkaBook:

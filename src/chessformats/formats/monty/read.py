@@ -25,6 +25,7 @@ import chess
 
 from ...engine.contract import ClosedError
 from ...engine.errors import FormatError, InvalidValueError
+from ...engine.tables import Tabular
 from ...schemas import monty as schema
 from .model import (
     BITBOARDS_STRUCT,
@@ -355,7 +356,7 @@ class _Cursor:
         return data
 
 
-class GameFile:
+class GameFile(Tabular):
     """A Monty file open for reading: a :class:`~chessformats.engine.contract.GameCollection` of its games.
 
     ``for game in games``: every game, in file order; ``len(games)``: how many the file holds (counted by
@@ -415,6 +416,19 @@ class GameFile:
 
     def __len__(self) -> int:
         return len(self._index())
+
+    def iter_batches(self, *, batch_size: int = 65_536) -> Iterator[Any]:
+        """Every ply as rows of a table (:mod:`.tables`: game, ply, FEN, move, score, visits ...) in Arrow record
+        batches; ``to_arrow``, ``to_pandas``, ``to_polars`` give them at once. Needs ``chessformats[arrow]``."""
+        from .tables import ply_batches
+
+        return ply_batches(self, batch_size=batch_size)
+
+    def table_schema(self, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
+        from .tables import monty_schema
+
+        return monty_schema()
 
     def __getitem__(self, number: int) -> Game:
         if isinstance(number, bool) or not isinstance(number, int):

@@ -28,6 +28,7 @@ from ...engine.contract import BookMethods
 from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
 from ...engine.records import record_count
+from ...engine.tables import Tabular
 from ...schemas import polyglot_facts as facts
 from ..zobrist import zobrist_hash
 from .legality import legality_checker
@@ -127,7 +128,7 @@ class UnsortedBookWarning(UserWarning):
 BoardOrKey = chess.Board | int
 
 
-class PolyglotBook(BookMethods[Entry], MappedFile):
+class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
     """A Polyglot book mapped read-only into memory. Use :func:`open_book`.
 
     It keeps the contract of every book (:class:`chessformats.contract.OpeningBook`) and python-chess's
@@ -366,6 +367,20 @@ class PolyglotBook(BookMethods[Entry], MappedFile):
         result.update({name: values.astype(np.uint8)
                        for name, values in unpack_bits(self._moves, schema.MOVE).items()})
         return result
+
+    def iter_batches(self, *, fen: bool = True, batch_size: int = 65_536) -> Iterator[Any]:
+        """Every entry as rows of a table (:mod:`.tables`: key, FEN, move, weight, ...) in Arrow record batches;
+        ``fen=False``: no walk from the start position for the positions (``fen`` null). ``to_arrow``,
+        ``to_pandas``, ``to_polars`` take the same ``fen``. Needs ``chessformats[arrow]``."""
+        from .tables import polyglot_batches
+
+        return polyglot_batches(self, reachable_positions(self) if fen else (), batch_size=batch_size)
+
+    def table_schema(self, **options: Any) -> Any:
+        """The Arrow schema of :meth:`iter_batches`' rows."""
+        from .tables import polyglot_schema
+
+        return polyglot_schema()
 
     def findings(self) -> list[str]:
         """Sanity findings a user should know about (unsorted, weight 0, learn data, odd entries)."""
