@@ -67,6 +67,19 @@ def test_polyglot_table_without_positions() -> None:
         assert table.column("move").to_pylist() == [entry.move.uci() for entry in book]
 
 
+def test_polars_frame_holds_the_arrow_rows() -> None:
+    polars = pytest.importorskip("polars")  # in the test extra (not in the arrow extra): CI runs this
+    path = find_corpus("polyglot", "lasker-trap.bin")
+    with polyglot.open_book(path) as book:
+        frame = book.to_polars()
+        table = book.to_arrow()
+    assert isinstance(frame, polars.DataFrame)
+    assert frame.columns == table.column_names and frame.height == table.num_rows == path.stat().st_size // 16
+    assert frame.to_dicts() == table.to_pylist()
+    with chess.polyglot.open_reader(path) as oracle:
+        assert frame["move"].to_list() == [oracle[index].move.uci() for index in range(len(oracle))]
+
+
 def test_ctg_table_as_probed_and_as_another_reader_found() -> None:
     path = find_corpus("ctg", "PowerPlay17-Sicilienne.ctg")
     expected = json.loads(find_corpus("ctg", "expected-probes.json").read_text())["found"]
