@@ -175,8 +175,9 @@ def test_a_file_is_read_as_what_its_content_is(capsys: pytest.CaptureFixture[str
 
 def test_convert_and_build_refuse_outputs_they_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                            inputs: dict[str, Path]) -> None:
-    code, _, err = run(capsys, "convert", inputs["chessbase"], "-o", tmp_path / "games.parquet")
+    code, _, err = run(capsys, "convert", inputs["chessbase"], "-o", tmp_path / "games.xlsx")
     assert code == 2 and "convert does not write files named like this: it writes .bin (Polyglot), .ctg" in err
+    assert ".parquet (a table)" in err and not (tmp_path / "games.xlsx").exists()
     code, _, err = run(capsys, "convert", inputs["ctg"], "-o", tmp_path / "book.pgn")
     assert code == 2 and "no games to write as PGN" in err
     code, _, err = run(capsys, "merge", inputs["polyglot"], inputs["polyglot"], "-o", tmp_path / "m.ctg")

@@ -209,18 +209,19 @@ class BookBuilder:
                 gc.enable()
 
     def add_file(self, path: str | os.PathLike[str], *, jobs: int = 1,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None, password: str | bytes | None = None) -> None:
         """Add the games of a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.xz``, ``.zst``, or any other name that is not a
-        ChessBase file) or of a ChessBase database (any of its files, or a ``.cbv`` archive: see
-        :meth:`add_database`)."""
+        ChessBase file) or of a ChessBase database (any of its files, or a ``.cbv`` archive, or a ``.cbz`` with its
+        ``password``: see :meth:`add_database`)."""
         if os.fspath(path).lower().endswith(DATABASE_NAMES):
-            self.add_database(path, progress=progress)
+            self.add_database(path, progress=progress, password=password)
         else:
             self.add_pgn(path, jobs=jobs, progress=progress)
 
     def add_database(self, path: str | os.PathLike[str], *, encoding: str | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> None:
-        """Add the main lines of the games of a ChessBase database (opened by any of its files).
+                     progress: Callable[[int, int], None] | None = None, password: str | bytes | None = None) -> None:
+        """Add the main lines of the games of a ChessBase database (opened by any of its files, or by the archive
+        that carries it: ``.cbv``, or ``.cbz`` with its ``password``).
 
         Games are numbered by their record in the base (guiding texts and deleted games, which are
         records too, add nothing). A game whose moves cannot be decoded, or a losing-chess game (not a
@@ -233,7 +234,7 @@ class BookBuilder:
 
         stride = event_stride(self.max_ply)
         first = self.games
-        with open_database(path, encoding=encoding) as db:
+        with open_database(path, encoding=encoding, password=password) as db:
             arrays = db.header_arrays()
             batch: list[Game] = []
             skipped: list[SkippedGame] = []

@@ -250,6 +250,11 @@ def cmd_build(args: argparse.Namespace) -> int:
             check_companions(source)
     if args.dask is not None:
         _need_dask()
+        if any(source.lower().endswith(".cbz") for source in args.games):
+            raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
+    from .archive import set_password
+
+    set_password(args.password)
     planned(args.output, handler.key, force=args.force)
     console = _console(stderr=True) if sys.stderr.isatty() else None
     say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
@@ -306,8 +311,10 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
             build_book(args.games, scheduler=None if args.dask == "local" else args.dask, workers=args.dask_workers,
                        builder=builder, progress=bar.update if bar is not None else None)
         else:
+            from .archive import password_for
+
             for index, source in enumerate(args.games):
-                builder.add_file(source, jobs=jobs,
+                builder.add_file(source, jobs=jobs, password=password_for(source),
                                  progress=bar.for_file(index, source, builder) if bar is not None else None)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
@@ -481,6 +488,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="count on a Dask cluster (pip install 'chessformats[dask]'): a scheduler address such as "
                         "tcp://host:8786, or none for a local cluster of --dask-workers processes")
     p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
+    p.add_argument("--password", help=PASSWORD_HELP)
     p.add_argument("--memory", type=int, default=16, metavar="MIB",
                    help="memory for new counts of positions and moves (default 16: a build's peak is then about "
                         "140 MiB with --jobs 2); beyond it the counts of positions with fewer than 8,192 games go to "

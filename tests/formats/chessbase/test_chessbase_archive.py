@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from chessbase_corpus import cbh_path
 from chessformats import chessbase
 from chessformats.cli import main
 from chessformats.engine import des
@@ -362,4 +363,23 @@ def test_a_book_built_from_the_archive_equals_one_built_from_the_base(tmp_path: 
     for source, book in ((_archive("twic1134.cbv"), "archive.bin"), (extracted, "base.bin")):
         assert main(["build", str(source), "-o", str(tmp_path / book), "--max-ply", "8", "--jobs", "1"]) == 0
     assert (tmp_path / "archive.bin").read_bytes() == (tmp_path / "base.bin").read_bytes()
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_a_book_built_from_a_cbz_takes_its_password(tmp_path: Path, private_tmp: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    source = cbh_path("libcbh_NormalGames")  # (the corpus .cbz hold an empty base)
+    archive = tmp_path / "games.cbz"
+    write_archive(archive, base_files(source), password="my long password")
+    common = ["--max-ply", "12", "--min-games", "1", "--jobs", "1"]
+    plain, book = tmp_path / "plain.bin", tmp_path / "cbz.bin"
+    assert main(["build", str(source), "-o", str(plain), *common]) == 0
+    assert main(["build", str(archive), "-o", str(book), "--password", "my long password", *common]) == 0
+    assert plain.stat().st_size > 0 and book.read_bytes() == plain.read_bytes()
+    capsys.readouterr()
+    assert main(["build", str(archive), "-o", str(tmp_path / "wrong.bin"), "--password", "nope", *common]) == 2
+    assert "password" in capsys.readouterr().err
+    assert main(["build", str(archive), "-o", str(tmp_path / "none.bin"), *common]) == 2  # no terminal to ask on
+    assert "--password" in capsys.readouterr().err
+    assert not (tmp_path / "wrong.bin").exists() and not (tmp_path / "none.bin").exists()
     assert list(private_tmp.iterdir()) == []
