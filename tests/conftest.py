@@ -28,11 +28,6 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-# The suite keeps large object trees alive (python-chess games of whole corpus bases, in module fixtures), and with
-# CPython's default thresholds (700, 10, 10) the cyclic collector walks them again and again: 31 of the 141 s of
-# test_chessbase_write.py went to it (gc.callbacks), 18 s with these. Cycles are still collected, in larger steps.
-gc.set_threshold(50_000, 10, 10)
 SHARED_ROOT = REPO_ROOT.parent / "shared"
 
 
