@@ -32,6 +32,7 @@ Requires ``pip install 'chessformats[dask]'``; dask is imported only here.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -39,7 +40,7 @@ from .batches import SkippedGame
 from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
 from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
-from .shuffle import Mapped, map_piece, range_bounds, reduce_range, segments_of
+from .shuffle import EVENT_DTYPE, Mapped, map_piece, range_bounds, reduce_range, segments_of
 
 if TYPE_CHECKING:
     import chess
@@ -141,6 +142,10 @@ class ReducedBuild(NamedTuple):
     """Distinct (position, move) pairs counted, over every key range."""
     reducers: int
     pieces: int
+    stages: dict[str, float]
+    """Measures of the run: ``map_wall``, ``reduce_wall`` (seconds from the first task of the phase to its end; the
+    reduce's includes the concatenation), ``map_cpu``, ``reduce_cpu`` (CPU seconds of the tasks, summed),
+    ``shuffle_bytes`` (the events written by the map tasks)."""
 
 
 def reducers_for(paths: Sequence[str | os.PathLike[str]], threads: int) -> int:
@@ -196,10 +201,13 @@ def write_book(
         threads = sum(client.nthreads().values()) or 1
         count = reducers if reducers is not None else reducers_for(paths, threads)
         bounds = range_bounds(count)
+        started = time.perf_counter()
         mapped = _map(client, paths, piece_bytes or piece_size(paths, threads), window or 2 * threads, max_ply,
                       game_filter, folder, bounds, progress)
         options = {"min_games": min_games, "min_score": min_score, "only": only, "uniform": uniform}
         spill = os.fspath(spill_dir) if spill_dir is not None else None
+        mapped_at = time.perf_counter()
+        reduce_cpu = 0.0
         futures = [client.submit(reduce_range, segments_of(mapped, r), r, max_ply, folder, options, table_rows,
                                  spill, pure=False) for r in range(count)]
         written = rows = 0
@@ -212,6 +220,10 @@ def write_book(
                 os.remove(ranged.path)
                 written += ranged.entries
                 rows += ranged.rows
+                reduce_cpu += ranged.seconds
+        stages = {"map_wall": mapped_at - started, "reduce_wall": time.perf_counter() - mapped_at,
+                  "map_cpu": sum(result.seconds for result in mapped), "reduce_cpu": reduce_cpu,
+                  "shuffle_bytes": float(sum(result.rows[-1] for result in mapped) * EVENT_DTYPE.itemsize)}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _disconnect(scheduler, client, cluster)
@@ -220,7 +232,7 @@ def write_book(
         skipped += [game._replace(number=game.number + before) for game in result.skipped]
         before += result.games
     return ReducedBuild(os.fspath(output), written, before, sum(result.filtered for result in mapped), skipped, rows,
-                        count, len(mapped))
+                        count, len(mapped), stages)
 
 
 def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int, window: int, max_ply: int,

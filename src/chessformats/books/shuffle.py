@@ -5,7 +5,7 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
 1. **Map** (:func:`map_piece`, one task per piece of the input): the piece is read and replayed as in every
    build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece), and its events -- one per ply:
    position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- sorted by
-   (key, move), are written to one file of fixed-size records (:data:`EVENT_DTYPE`, 20 bytes) in a folder every
+   (key, move), are written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every
    worker sees. Cut points by key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist
    keys are uniform) split the file into ``R`` segments; the task returns the segments' row offsets, its games and
    its skipped games (:class:`Mapped`), not the events.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -37,9 +38,10 @@ from .pieces import Piece, join_sorted, read_piece
 
 __all__ = ["EVENT_DTYPE", "Mapped", "RangeBook", "Segment", "map_piece", "range_bounds", "reduce_range"]
 
-EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("white", "u1"), ("outcome", "i1"), ("seq", "<i8")])
-"""An event in a map file (20 bytes): position key, raw move, White to move, outcome for the mover (WIN, DRAW,
-LOSS, UNKNOWN), and its order number in its piece (game number from 1 times the stride, plus the ply)."""
+EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1"), ("seq", "<u4")])
+"""An event in a map file (15 bytes): position key, raw move, ``flags`` (White to move times 4 plus the outcome for
+the mover: WIN, DRAW, LOSS, UNKNOWN), and its order number in its piece (game number from 1 times the stride, plus
+the ply: under 2**32 for a piece of up to 4 million games at ``max_ply`` 1024)."""
 
 REDUCE_EVENTS = 1 << 20
 """Events of consecutive pieces a reducer joins (already sorted: merged, not sorted) before adding them to its
@@ -57,6 +59,8 @@ class Mapped(NamedTuple):
     path: str
     rows: list[int]
     """``R + 1`` row offsets: key range ``r`` is rows ``rows[r]:rows[r + 1]`` of ``path``."""
+    seconds: float = 0.0
+    """CPU time of the task (read, replay, write)."""
 
 
 class Segment(NamedTuple):
@@ -76,6 +80,8 @@ class RangeBook(NamedTuple):
     entries: int
     rows: int
     """Distinct (position, move) pairs of the range (before ``min_games`` and the other options)."""
+    seconds: float = 0.0
+    """CPU time of the task (read the segments, merge, write)."""
 
 
 def range_bounds(reducers: int) -> np.ndarray[Any, Any]:
@@ -89,18 +95,22 @@ def range_bounds(reducers: int) -> np.ndarray[Any, Any]:
 def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | None, folder: str,
               bounds: np.ndarray[Any, Any]) -> Mapped:
     """Read one piece (on a worker) and write its events, sorted by (key, move), to ``folder``."""
+    started = time.process_time()
     chunks = read_piece(piece, max_ply, game_filter, boards=False)  # one chunk, sorted by (key, raw)
     path = os.path.join(folder, f"piece{index:08d}.events")
     if not chunks:
         np.zeros(0, EVENT_DTYPE).tofile(path)
-        return Mapped(0, 0, [], path, [0] * (len(bounds) + 2))
+        return Mapped(0, 0, [], path, [0] * (len(bounds) + 2), time.process_time() - started)
     chunk = chunks[0]
+    if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
+        raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
     events = np.empty(len(chunk.key), EVENT_DTYPE)
-    events["key"], events["raw"], events["white"] = chunk.key, chunk.raw, chunk.white
-    events["outcome"], events["seq"] = chunk.outcome, chunk.seq
+    events["key"], events["raw"], events["seq"] = chunk.key, chunk.raw, chunk.seq
+    events["flags"] = chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8)
     events.tofile(path)
     cuts = np.searchsorted(chunk.key, bounds, side="left").tolist()
-    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, [0, *cuts, len(events)])
+    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, [0, *cuts, len(events)],
+                  time.process_time() - started)
 
 
 def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
@@ -125,6 +135,7 @@ def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder
     from .build import BookBuilder
     from .polyglot import make_book
 
+    started = time.process_time()
     stride = event_stride(max_ply)
     builder = BookBuilder(max_ply=max_ply, boards=False, table_rows=table_rows, spill_dir=spill_dir)
     empty = np.zeros(0, dtype=np.uint64)
@@ -145,9 +156,10 @@ def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder
         for segment in segments:
             events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
                                  offset=segment.start * EVENT_DTYPE.itemsize)
-            pending.append(Chunk(0, [], events["key"], events["raw"].astype(np.int64), events["white"].view(bool),
-                                 events["seq"] + np.int64(segment.games_before * stride),
-                                 events["outcome"], {"key": empty}, links, {}))
+            flags = events["flags"]
+            pending.append(Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4,
+                                 events["seq"].astype(np.int64) + np.int64(segment.games_before * stride),
+                                 (flags & 3).astype(np.int8), {"key": empty}, links, {}))
             waiting += len(events)
             if waiting >= REDUCE_EVENTS:
                 flush()
@@ -159,4 +171,4 @@ def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder
         builder.close()
         if collecting:
             gc.enable()
-    return RangeBook(path, report.written, rows)
+    return RangeBook(path, report.written, rows, time.process_time() - started)
