@@ -11,12 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import chess
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_build_spill import _LINES, _polyglot_counts
+from test_build_spill import _polyglot_counts, random_games
 
 from chessformats.books import build as bookbuild
 from chessformats.books import spill
@@ -51,21 +50,6 @@ class InProcess:
         return _Done(function(*args))
 
 
-def _games(rng: random.Random, count: int) -> list[tuple[list[str], str]]:
-    played = []
-    for _ in range(count):
-        line = rng.choice(_LINES)[: rng.randint(1, 5)]
-        board = chess.Board()
-        for san in line:
-            board.push_san(san)
-        for _ in range(rng.randint(0, 3)):  # a distinct tail: rows that spill and never come back
-            move = rng.choice(list(board.legal_moves))
-            line = [*line, board.san(move)]
-            board.push(move)
-        played.append((line, rng.choice(["1-0", "0-1", "1/2-1/2", "*"])))
-    return played
-
-
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 300), reducers=st.integers(1, 8),
        piece_bytes=st.sampled_from([64, 300, 2000, 1 << 20]), table_rows=st.sampled_from([None, 3, 40]),
@@ -73,7 +57,7 @@ def _games(rng: random.Random, count: int) -> list[tuple[list[str], str]]:
 def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, games: int, reducers: int,
                                                                   piece_bytes: int, table_rows: int | None,
                                                                   count_max: int) -> None:
-    played = _games(random.Random(seed), games)
+    played = random_games(random.Random(seed), games)
     text = "\n".join(f'[Result "{result}"]\n\n{" ".join(sans)} {result}\n' for sans, result in played)
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
         patch.setattr(bookbuild, "COUNT_MAX", count_max)

@@ -7,6 +7,8 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
+from .outputs import say_built
+
 if TYPE_CHECKING:
     from ..books.filters import GameFilter
 
@@ -42,18 +44,7 @@ def build_reduced(args: argparse.Namespace, say: Any, started: float, bar: Any, 
                           uniform=args.uniform, table_rows=None if args.memory == 0 else table_rows(args.memory),
                           spill_dir=args.spill_dir, shuffle_dir=args.shuffle_dir,
                           progress=bar.update if bar is not None else None)
-    games = done.games
-    if done.filtered:
-        say(f"{done.filtered:,} of the {games:,} games filtered out")
-    say(f"{games:,} games, {done.rows:,} positions x moves, {done.written:,} entries written to {done.path} in "
-        f"{time.perf_counter() - started:.2f} s ({done.pieces:,} pieces, {done.reducers} key ranges)")
-    if done.skipped:
-        say(f"skipped {len(done.skipped)} games:")
-        for game in done.skipped[:20]:
-            say(f"  game {game.number} (offset {game.offset}): {game.reason}")
-        if len(done.skipped) > 20:
-            say(f"  ... and {len(done.skipped) - 20} more")
-    if not done.written:
-        say("nothing written: no move reached --min-games (or no game was read)")
-        return 1
-    return 0
+    return say_built(say, done.games, done.filtered, done.skipped, done.written,
+                     f"{done.games:,} games, {done.rows:,} positions x moves, {done.written:,} entries written to "
+                     f"{done.path} in {time.perf_counter() - started:.2f} s ({done.pieces:,} pieces, "
+                     f"{done.reducers} key ranges)")

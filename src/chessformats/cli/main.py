@@ -18,7 +18,7 @@ from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers
 from .arguments import Deprecated, end_moves
 from .distributed import add_dask_options, build_reduced
-from .outputs import EXIT_CODES, NUMBERING, planned, writing
+from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
@@ -326,20 +326,9 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     games = builder.games - builder.not_games
     if builder.not_games:
         say(f"{builder.not_games:,} records of the bases are not games (guiding texts, deleted games): left out")
-    if builder.filtered:
-        say(f"{builder.filtered:,} of the {games:,} games filtered out")
-    say(f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
-        f"{report.path} in {elapsed:.2f} s")
-    if builder.skipped:
-        say(f"skipped {len(builder.skipped)} games:")
-        for game in builder.skipped[:20]:
-            say(f"  game {game.number} (offset {game.offset}): {game.reason}")
-        if len(builder.skipped) > 20:
-            say(f"  ... and {len(builder.skipped) - 20} more")
-    if not report.written:
-        say("nothing written: no move reached --min-games (or no game was read)")
-        return 1
-    return 0
+    return say_built(say, games, builder.filtered, builder.skipped, report.written,
+                     f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
+                     f"{report.path} in {elapsed:.2f} s")
 
 
 def _game_filter(args: argparse.Namespace) -> GameFilter:
