@@ -38,6 +38,16 @@ STORAGE = 2e9
 """Assumed aggregate bandwidth of the shared storage the shuffle goes through (bytes/s, writes and reads alike)."""
 
 
+def peak_mib() -> float:
+    """This process's peak resident memory (``VmHWM``: of its own address space; ``ru_maxrss`` would keep the
+    peak of the process it was forked from)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _cpu() -> float:
     times = os.times()
     return times.user + times.system
@@ -50,9 +60,9 @@ def one_configuration(pgn: str, workers: int, reducers: int, max_ply: int, out: 
 
     from chessformats.books.distributed import write_book
 
-    def worker_usage() -> tuple[float, int]:
+    def worker_usage() -> tuple[float, float]:
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        return usage.ru_utime + usage.ru_stime, peak_mib()
 
     unset = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}  # as write_book does
     with dask.config.set(unset), \
@@ -70,7 +80,7 @@ def one_configuration(pgn: str, workers: int, reducers: int, max_ply: int, out: 
         after = client.run(worker_usage)
     return {"workers": workers, "wall": wall, "games": done.games, "rows": done.rows, "pieces": done.pieces,
             "reducers": done.reducers, "stages": done.stages, "client_cpu": client_cpu,
-            "client_peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            "client_peak": peak_mib(),
             "worker_cpu": [after[name][0] - before[name][0] for name in after],
             "worker_peak": [after[name][1] for name in after], "load": [load, os.getloadavg()[0]]}
 
@@ -103,6 +113,8 @@ def main() -> None:
     parser.add_argument("--max-ply", type=int, default=MAX_PLY_EVENTS)
     parser.add_argument("--lichess-factor", type=float, default=0.67,
                         help="rate of lichess-like movetext over plain (bench_dask.py measures it)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="LocalCluster sizes to run (the "
+                        "model needs 1 and 2)")
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--section", default=SECTION, help="the section of docs/scaling.md to write")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
@@ -122,7 +134,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         local_wall, local_cpu = one_process(str(pgn), args.max_ply, str(out / "one.bin"))
         results = {workers: run(str(pgn), workers, args.reducers, args.max_ply, str(out / f"w{workers}.bin"))
-                   for workers in (1, 2)}
+                   for workers in args.workers}
         expected = (out / "one.bin").read_bytes()
         for workers in results:
             if (out / f"w{workers}.bin").read_bytes() != expected:
@@ -137,21 +149,22 @@ def main() -> None:
 
 def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, local_cpu: float, load: float,
             args: argparse.Namespace) -> str:
-    one, two = results[1], results[2]
-    games = one["games"]
-    stages = one["stages"]
+    first, last = results[min(results)], results[max(results)]
+    games = first["games"]
+    stages = first["stages"]
     map_cpu, reduce_cpu = stages["map_cpu"] / games, stages["reduce_cpu"] / games  # s per game on one core
     shuffle = stages["shuffle_bytes"] / games
-    overhead = one["wall"] - stages["map_cpu"] - stages["reduce_cpu"]  # client, scheduler, I/O (1 worker)
+    overhead = first["wall"] - stages["map_cpu"] - stages["reduce_cpu"]  # client, scheduler, I/O (1 worker)
     predicted = overhead + games * (map_cpu + reduce_cpu) / 2
     lines = [
-        "## Measured: the reduce by key range, 1 vs 2 local workers",
+        f"## Measured: the reduce by key range, {' and '.join(map(str, results))} local workers",
         "",
         f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores shared with other "
-        f"users (load average {load:.2f} before the runs, {two['load'][1]:.2f} at the end); "
+        f"users (load average {load:.2f} before the runs, {last['load'][1]:.2f} at the end); "
         f"CPython {platform.python_version()}",
-        f"- input: `{pgn.name}` ({games:,} games, {pgn.stat().st_size / 1e6:.0f} MB, {one['rows']:,} distinct "
-        f"(position, move) rows), `--max-ply {args.max_ply}`, {one['pieces']} pieces, {one['reducers']} key ranges; "
+        f"- input: `{pgn.name}` ({games:,} games, {pgn.stat().st_size / 1e6:.0f} MB, {first['rows']:,} distinct "
+        f"(position, move) rows), `--max-ply {args.max_ply}`, {first['pieces']} pieces, {first['reducers']} key "
+        "ranges; "
         "every book byte-identical to the one-process build",
         f"- one process (`BookBuilder.add_pgn`, no Dask): {local_wall:.1f} s wall, {local_cpu:.1f} s CPU "
         f"({games / local_wall:,.0f} games/s)",
@@ -165,9 +178,12 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
         lines.append(
             f"| {workers} | {result['wall']:.1f} s | {games / result['wall']:,.0f} | {stage['map_wall']:.1f} / "
             f"{stage['map_cpu']:.1f} s | {stage['reduce_wall']:.1f} / {stage['reduce_cpu']:.1f} s | "
-            f"{result['client_cpu']:.1f} s | {result['client_peak'] / 1024:.0f} MiB | "
-            f"{', '.join(f'{peak / 1024:.0f}' for peak in result['worker_peak'])} MiB | "
+            f"{result['client_cpu']:.1f} s | {result['client_peak']:.0f} MiB | "
+            f"{', '.join(f'{peak:.0f}' for peak in result['worker_peak'])} MiB | "
             f"{sum(result['worker_cpu']):.1f} s |")
+    if 1 not in results or 2 not in results:
+        return "\n".join(lines)
+    two = results[2]
     factor = args.lichess_factor
     map_phase = max(DATABASE * map_cpu / factor / CORES, DATABASE * shuffle / STORAGE)
     reduce_phase = max(DATABASE * reduce_cpu / CORES, DATABASE * shuffle / STORAGE)
