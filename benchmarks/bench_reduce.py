@@ -157,7 +157,7 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
     overhead = first["wall"] - stages["map_cpu"] - stages["reduce_cpu"]  # client, scheduler, I/O (1 worker)
     predicted = overhead + games * (map_cpu + reduce_cpu) / 2
     lines = [
-        f"## Measured: the reduce by key range, {' and '.join(map(str, results))} local workers",
+        f"### Measured: {' and '.join(map(str, results))} local workers, {first['games']:,} games of `{pgn.name}`",
         "",
         f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores shared with other "
         f"users (load average {load:.2f} before the runs, {last['load'][1]:.2f} at the end); "

@@ -50,7 +50,7 @@ class InProcess:
         return _Done(function(*args))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 300), reducers=st.integers(1, 8),
        piece_bytes=st.sampled_from([64, 300, 2000, 1 << 20]), table_rows=st.sampled_from([None, 3, 40]),
        count_max=st.sampled_from([4, 10, 16, 40]))
