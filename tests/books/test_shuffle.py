@@ -92,3 +92,16 @@ def test_the_ranges_cut_the_key_space_evenly(reducers: int) -> None:
 def test_reducers_must_be_positive() -> None:
     with pytest.raises(ValueError):
         range_bounds(0)
+
+
+def test_cli_reducers_need_a_reduced_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from chessformats.cli import main
+
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n')
+    assert main(["build", str(pgn), "-o", str(tmp_path / "book.bin"), "--reducers", "2"]) == 2
+    assert "--reducers needs --dask" in capsys.readouterr().err
+    pytest.importorskip("dask.distributed")
+    assert main(["build", str(pgn), "-o", str(tmp_path / "book.bin"), "--dask", "--reducers", "0"]) == 2
+    assert "--reducers must be >= 1" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["games.pgn"]

@@ -1,5 +1,12 @@
 """Building a book on a Dask cluster: the same bytes as the one-machine build, from many files and many cores.
 
+Two designs. :func:`write_book` (a Polyglot book, ``build --dask`` of a ``.bin``) distributes the reduce too: the
+workers read the pieces and write their events cut by key range to a shared folder, then one task per key range
+merges that range of every piece in input order and writes its range of the book, which the client concatenates
+(:mod:`chessformats.books.shuffle` documents it; the client's memory does not grow with the book).
+:func:`build_book`, described below, merges every piece on the client into one
+:class:`~chessformats.books.build.BookBuilder` (any book format; ChessBase databases among the inputs).
+
 :func:`build_book` cuts the input into **pieces** at game boundaries, reads and replays every piece on a
 worker (the batch reader of :mod:`chessformats.books.batches`, unchanged), and merges the pieces' events on
 the client **in input order** into one :class:`~chessformats.books.build.BookBuilder`. The parts of a
