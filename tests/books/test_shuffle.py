@@ -105,3 +105,15 @@ def test_cli_reducers_need_a_reduced_build(tmp_path: Path, capsys: pytest.Captur
     assert main(["build", str(pgn), "-o", str(tmp_path / "book.bin"), "--dask", "--reducers", "0"]) == 2
     assert "--reducers must be >= 1" in capsys.readouterr().err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["games.pgn"]
+
+
+def test_a_shuffle_folder_a_worker_does_not_see_is_refused(tmp_path: Path) -> None:
+    class Elsewhere(InProcess):  # a worker on another machine: the client's folder is not there
+        def run(self, function: Callable[..., Any], *args: Any) -> dict[str, Any]:
+            return {"tcp://here:1": function(*args), "tcp://elsewhere:1": function(str(tmp_path / "absent"))}
+
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n')
+    with pytest.raises(ValueError, match="tcp://elsewhere:1"):
+        write_book([pgn], tmp_path / "book.bin", scheduler=Elsewhere(), shuffle_dir=tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["games.pgn"]

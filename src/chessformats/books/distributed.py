@@ -206,6 +206,7 @@ def write_book(
     folder = tempfile.mkdtemp(prefix="chessformats-shuffle-", dir=shuffle_dir)
     try:
         threads = sum(client.nthreads().values()) or 1
+        _check_shared(client, folder)
         count = reducers if reducers is not None else reducers_for(paths, threads)
         bounds = range_bounds(count)
         started = time.perf_counter()
@@ -240,6 +241,17 @@ def write_book(
         before += result.games
     return ReducedBuild(os.fspath(output), written, before, sum(result.filtered for result in mapped), skipped, rows,
                         count, len(mapped), stages)
+
+
+def _check_shared(client: Any, folder: str) -> None:
+    """Refuse a shuffle folder some worker does not see (a real cluster given the client's temporary folder)."""
+    run = getattr(client, "run", None)
+    if run is None:
+        return
+    missing = sorted(worker for worker, seen in run(os.path.isdir, folder).items() if not seen)
+    if missing:
+        raise ValueError(f"the shuffle folder {folder} is not seen by the workers {', '.join(missing)}: give a folder "
+                         "at the same path on the client and every worker (shuffle_dir, --shuffle-dir)")
 
 
 def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int, window: int, max_ply: int,
