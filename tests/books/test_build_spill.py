@@ -127,16 +127,10 @@ _LINES = [["e4", "e5", "Nf3", "Nc6", "Bb5"], ["e4", "c5", "Nf3", "d6"], ["d4", "
           ["d4", "Nf6", "c4", "g6"], ["Nf3", "d5", "g3"], ["c4", "e5", "Nc3"], ["e4", "e6", "d4", "d5"]]
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 400), table_rows=st.integers(1, 40),
-       step=st.integers(1, 60), count_max=st.sampled_from([4, 10, 16, 40]), merge_events=st.integers(1, 300))
-def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, games: int, table_rows: int, step: int,
-                                                                 count_max: int, merge_events: int) -> None:
-    # the halving threshold lowered so that positions are spilled, brought back and halved many times over; the
-    # spilling builder adds each batch key range by key range (merge_events events at a time)
-    rng = random.Random(seed)
+def random_games(rng: random.Random, count: int) -> list[tuple[list[str], str]]:
+    """Games of a few common opening plies and a random tail, with random results (SAN moves, result tag)."""
     played = []
-    for _ in range(games):
+    for _ in range(count):
         line = rng.choice(_LINES)[: rng.randint(1, 5)]
         board = chess.Board()
         for san in line:
@@ -146,6 +140,17 @@ def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, gam
             line = [*line, board.san(move)]
             board.push(move)
         played.append((line, rng.choice(["1-0", "0-1", "1/2-1/2", "*"])))
+    return played
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 400), table_rows=st.integers(1, 40),
+       step=st.integers(1, 60), count_max=st.sampled_from([4, 10, 16, 40]), merge_events=st.integers(1, 300))
+def test_spilled_counts_equal_polyglot_rule_with_small_thresholds(seed: int, games: int, table_rows: int, step: int,
+                                                                 count_max: int, merge_events: int) -> None:
+    # the halving threshold lowered so that positions are spilled, brought back and halved many times over; the
+    # spilling builder adds each batch key range by key range (merge_events events at a time)
+    played = random_games(random.Random(seed), games)
     texts = [f'[Result "{result}"]\n\n{" ".join(sans)} {result}\n' for sans, result in played]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bookbuild, "COUNT_MAX", count_max)

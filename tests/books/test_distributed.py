@@ -1,5 +1,6 @@
-"""The same book three ways -- in process, ``--jobs 2``, on a Dask LocalCluster of 2 workers -- from plain, .gz
-and .zst files, equal to ``polyglot make-book`` on the concatenated games; halving and filters across pieces."""
+"""The same book three ways -- in process, ``--jobs 2``, on a Dask LocalCluster of 2 workers (the CLI: the reduce
+by key range) -- from plain, .gz and .zst files, equal to ``polyglot make-book`` on the concatenated games; halving
+and filters across pieces; the reduce by key range in 1, 3, 8 ranges."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from conftest import find_corpus, find_tool
 distributed = pytest.importorskip("dask.distributed")
 zstandard = pytest.importorskip("zstandard")
 
-from chessformats.books.distributed import build_book, plan_pieces  # noqa: E402
+from chessformats.books.distributed import build_book, plan_pieces, write_book  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +99,32 @@ def test_halving_across_pieces_equals_polyglot(polyglot_bin: Path, tmp_path: Pat
     assert max(e.games for e in builder.entries()) > COUNT_MAX
     make_book(tmp_path / "dask.bin", builder, min_games=1)
     assert (tmp_path / "dask.bin").read_bytes() == expected
+    # ... and by key range on the workers
+    write_book([pgn], tmp_path / "reduced.bin", scheduler=client, reducers=3, min_games=1, piece_bytes=1 << 15)
+    assert (tmp_path / "reduced.bin").read_bytes() == expected
+
+
+def test_reduce_by_key_range_equals_one_process_and_polyglot(polyglot_bin: Path, tmp_path: Path, client: Any) -> None:
+    # twic1134 in pieces of 512 kB, the reduce on the workers in 1, 3 and 8 key ranges (reducers that spill in one)
+    pgn = find_corpus("pgn", "twic1134-mainlines.pgn")
+    expected = polyglot_make(polyglot_bin, pgn, tmp_path / "polyglot.bin", "-max-ply", "30", "-min-game", "2")
+    local = BookBuilder(max_ply=30)
+    local.add_pgn(pgn)
+    make_book(tmp_path / "one.bin", local, min_games=2)
+    assert (tmp_path / "one.bin").read_bytes() == expected
+    for reducers, table_rows in ((1, None), (3, 2000), (8, None)):
+        done = write_book([pgn], tmp_path / f"r{reducers}.bin", scheduler=client, reducers=reducers, max_ply=30,
+                          min_games=2, table_rows=table_rows, shuffle_dir=tmp_path, piece_bytes=1 << 19)
+        assert (tmp_path / f"r{reducers}.bin").read_bytes() == expected, reducers
+        assert (done.games, done.skipped, done.rows, done.pieces) == (local.games, local.skipped, len(local), 8)
+        assert done.written == len(expected) // 16
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["one.bin", "polyglot.bin", "r1.bin", "r3.bin",
+                                                                "r8.bin"]
+
+
+def test_reduce_refuses_a_chessbase_database(tmp_path: Path, client: Any) -> None:
+    with pytest.raises(ValueError, match="ChessBase"):
+        write_book([tmp_path / "base.cbh"], tmp_path / "out.bin", scheduler=client)
 
 
 def test_filters_on_the_cluster(tmp_path: Path, client: Any) -> None:

@@ -1,5 +1,12 @@
 """Building a book on a Dask cluster: the same bytes as the one-machine build, from many files and many cores.
 
+Two designs. :func:`write_book` (a Polyglot book, ``build --dask`` of a ``.bin``) distributes the reduce too: the
+workers read the pieces and write their events cut by key range to a shared folder, then one task per key range
+merges that range of every piece in input order and writes its range of the book, which the client concatenates
+(:mod:`chessformats.books.shuffle` documents it; the client's memory does not grow with the book).
+:func:`build_book`, described below, merges every piece on the client into one
+:class:`~chessformats.books.build.BookBuilder` (any book format; ChessBase databases among the inputs).
+
 :func:`build_book` cuts the input into **pieces** at game boundaries, reads and replays every piece on a
 worker (the batch reader of :mod:`chessformats.books.batches`, unchanged), and merges the pieces' events on
 the client **in input order** into one :class:`~chessformats.books.build.BookBuilder`. The parts of a
@@ -32,14 +39,24 @@ Requires ``pip install 'chessformats[dask]'``; dask is imported only here.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .build import BookBuilder
+from .batches import SkippedGame
+from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
-from .pieces import PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
+from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
+from .shuffle import EVENT_DTYPE, Mapped, map_piece, range_bounds, reduce_range, segments_of
 
-__all__ = ["PIECE_BYTES", "Piece", "build_book", "combine", "plan_pieces", "read_piece"]
+if TYPE_CHECKING:
+    import chess
+
+__all__ = ["PIECE_BYTES", "Piece", "ReducedBuild", "build_book", "combine", "plan_pieces", "read_piece", "reducers_for",
+           "write_book"]
+
+REDUCE_BYTES = 1 << 30
+"""Input bytes per reducer when their number is not given (at least one reducer per worker thread)."""
 
 def build_book(
     paths: Sequence[str | os.PathLike[str]],
@@ -62,14 +79,27 @@ def build_book(
     most :data:`PIECE_BYTES`, less for a small input: four pieces per worker thread, at least 1 MiB).
     ``progress(games, input bytes read)`` is called as pieces are merged.
     """
+    if builder is None:
+        builder = BookBuilder(max_ply=max_ply, game_filter=game_filter)
+    client, cluster = _connect(scheduler, workers)
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        if piece_bytes is None:
+            piece_bytes = piece_size(paths, threads)
+        _run(client, builder, paths, piece_bytes, window or 2 * threads, progress)
+    finally:
+        _disconnect(scheduler, client, cluster)
+    return builder
+
+
+def _connect(scheduler: str | Any | None, workers: int) -> tuple[Any, Any]:
+    """A Dask client for ``scheduler`` (see :func:`build_book`) and the LocalCluster started for it, if any."""
     from importlib import import_module
 
     try:
         dask_distributed: Any = import_module("dask.distributed")  # untyped: used through Any
     except ImportError as exc:
         raise ImportError("a Dask build needs dask.distributed: pip install 'chessformats[dask]'") from exc
-    if builder is None:
-        builder = BookBuilder(max_ply=max_ply, game_filter=game_filter)
     cluster: Any = None
     if scheduler is None:
         # dask's nannies give workers MALLOC_TRIM_THRESHOLD_=65536, which fixes glibc's mmap threshold: every
@@ -82,17 +112,14 @@ def build_book(
         client = dask_distributed.Client(scheduler)
     else:
         client = scheduler
-    try:
-        threads = sum(client.nthreads().values()) or 1
-        if piece_bytes is None:
-            piece_bytes = piece_size(paths, threads)
-        _run(client, builder, paths, piece_bytes, window or 2 * threads, progress)
-    finally:
-        if scheduler is None or isinstance(scheduler, str):
-            client.close()
-        if cluster is not None:
-            cluster.close()
-    return builder
+    return client, cluster
+
+
+def _disconnect(scheduler: str | Any | None, client: Any, cluster: Any) -> None:
+    if scheduler is None or isinstance(scheduler, str):
+        client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _run(client: Any, builder: BookBuilder, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
@@ -106,3 +133,154 @@ def _run(client: Any, builder: BookBuilder, paths: Sequence[str | os.PathLike[st
     finally:
         if collecting:
             gc.enable()
+
+
+class ReducedBuild(NamedTuple):
+    """What :func:`write_book` did: the book is at ``path``."""
+
+    path: str
+    written: int
+    """Entries of the book."""
+    games: int
+    """Games read (skipped and filtered ones included)."""
+    filtered: int
+    skipped: list[SkippedGame]
+    rows: int
+    """Distinct (position, move) pairs counted, over every key range."""
+    reducers: int
+    pieces: int
+    stages: dict[str, float]
+    """Measures of the run: ``map_wall``, ``reduce_wall`` (seconds from the first task of the phase to its end; the
+    reduce's includes the concatenation), ``map_cpu``, ``reduce_cpu`` (CPU seconds of the tasks, summed),
+    ``shuffle_bytes`` (the events written by the map tasks)."""
+
+
+def reducers_for(paths: Sequence[str | os.PathLike[str]], threads: int) -> int:
+    """The default number of key ranges: one per :data:`REDUCE_BYTES` of input, at least one per worker thread."""
+    total = sum(os.path.getsize(path) for path in paths)
+    return max(threads, -(-total // REDUCE_BYTES))
+
+
+def write_book(
+    paths: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    scheduler: str | Any | None = None,
+    workers: int = 2,
+    reducers: int | None = None,
+    max_ply: int = 1024,
+    game_filter: GameFilter | None = None,
+    min_games: int = 3,
+    min_score: float = 0.0,
+    only: chess.Color | None = None,
+    uniform: bool = False,
+    table_rows: int | None = TABLE_ROWS,
+    spill_dir: str | os.PathLike[str] | None = None,
+    shuffle_dir: str | os.PathLike[str] | None = None,
+    piece_bytes: int | None = None,
+    window: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReducedBuild:
+    """Build the Polyglot book of ``paths`` (plain or compressed PGN) on a Dask cluster, the reduce distributed by
+    key range (:mod:`chessformats.books.shuffle`), and write it to ``output``: the bytes
+    :func:`~chessformats.polyglot.make_book` writes from a one-process build with the same options.
+
+    ``reducers``: key ranges (reduce tasks; by default :func:`reducers_for`). ``shuffle_dir``: where the map tasks
+    write the pieces' events and the reducers their ranges of the book (a temporary folder is made in it, removed at
+    the end): it must be at the same path on the client and every worker (the system's temporary folder by default:
+    a ``LocalCluster``, or workers on the client's machine). ``table_rows``/``spill_dir``: each reducer's memory
+    budget for counts and where its counts spill beyond it (on the worker). The client holds the pieces' game counts
+    and copies the range files into the book: its memory does not grow with the book. ChessBase databases are not
+    read here (:func:`build_book` reads them on the client)."""
+    import shutil
+    import tempfile
+
+    from ..engine.fileio import atomic_write
+
+    for path in paths:
+        if os.fspath(path).lower().endswith(DATABASE_NAMES):
+            raise ValueError(f"{os.fspath(path)}: a ChessBase database is read on the client: use build_book")
+    if game_filter is None:
+        game_filter = GameFilter()
+    client, cluster = _connect(scheduler, workers)
+    folder = tempfile.mkdtemp(prefix="chessformats-shuffle-", dir=shuffle_dir)
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        _check_shared(client, folder)
+        count = reducers if reducers is not None else reducers_for(paths, threads)
+        bounds = range_bounds(count)
+        started = time.perf_counter()
+        mapped = _map(client, paths, piece_bytes or piece_size(paths, threads), window or 2 * threads, max_ply,
+                      game_filter, folder, bounds, progress)
+        options = {"min_games": min_games, "min_score": min_score, "only": only, "uniform": uniform}
+        spill = os.fspath(spill_dir) if spill_dir is not None else None
+        mapped_at = time.perf_counter()
+        reduce_cpu = 0.0
+        futures = [client.submit(reduce_range, segments_of(mapped, r), r, max_ply, folder, options, table_rows,
+                                 spill, pure=False) for r in range(count)]
+        written = rows = 0
+        with atomic_write(output) as handle:
+            for future in futures:  # key ranges in ascending order: concatenated as they come
+                ranged = future.result()
+                future.release()
+                with open(ranged.path, "rb") as book:
+                    shutil.copyfileobj(book, handle, 1 << 20)
+                os.remove(ranged.path)
+                written += ranged.entries
+                rows += ranged.rows
+                reduce_cpu += ranged.seconds
+        stages = {"map_wall": mapped_at - started, "reduce_wall": time.perf_counter() - mapped_at,
+                  "map_cpu": sum(result.seconds for result in mapped), "reduce_cpu": reduce_cpu,
+                  "shuffle_bytes": float(sum(result.rows[-1] for result in mapped) * EVENT_DTYPE.itemsize)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _disconnect(scheduler, client, cluster)
+    skipped, before = [], 0
+    for result in mapped:
+        skipped += [game._replace(number=game.number + before) for game in result.skipped]
+        before += result.games
+    return ReducedBuild(os.fspath(output), written, before, sum(result.filtered for result in mapped), skipped, rows,
+                        count, len(mapped), stages)
+
+
+def _check_shared(client: Any, folder: str) -> None:
+    """Refuse a shuffle folder some worker does not see (a real cluster given the client's temporary folder)."""
+    run = getattr(client, "run", None)
+    if run is None:
+        return
+    missing = sorted(worker for worker, seen in run(os.path.isdir, folder).items() if not seen)
+    if missing:
+        raise ValueError(f"the shuffle folder {folder} is not seen by the workers {', '.join(missing)}: give a folder "
+                         "at the same path on the client and every worker (shuffle_dir, --shuffle-dir)")
+
+
+def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int, window: int, max_ply: int,
+         game_filter: GameFilter, folder: str, bounds: Any,
+         progress: Callable[[int, int], None] | None) -> list[Mapped]:
+    """Run the map tasks, at most ``window`` of them in flight (a compressed file's pieces are text sent from
+    here); their results in input order."""
+    from collections import deque
+
+    mapped: list[Mapped] = []
+    pending: deque[tuple[Any, Piece]] = deque()
+    games = 0
+
+    def first_done() -> None:
+        nonlocal games
+        future, piece = pending.popleft()
+        mapped.append(future.result())
+        future.release()
+        games += mapped[-1].games
+        if progress is not None:
+            progress(games, piece.done)
+
+    for index, piece in enumerate(plan_pieces(paths, piece_bytes=piece_bytes)):
+        assert not isinstance(piece, str)  # (databases refused before)
+        task = client.scatter([piece], hash=False)[0] if piece.text is not None else piece
+        pending.append((client.submit(map_piece, task, index, max_ply, game_filter, folder, bounds, pure=False),
+                        piece))
+        while len(pending) >= window:
+            first_done()
+    while pending:
+        first_done()
+    return mapped

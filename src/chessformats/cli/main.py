@@ -17,7 +17,8 @@ from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers
 from .arguments import Deprecated, end_moves
-from .outputs import EXIT_CODES, NUMBERING, planned, writing
+from .distributed import add_dask_options, build_reduced
+from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
@@ -291,6 +292,7 @@ def _need_dask() -> None:
 def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | None, say: Any) -> int:
     """The build of ``cmd_build``, with the cyclic garbage collector off."""
     from ..books.build import BookBuilder, table_rows
+    from ..books.pieces import DATABASE_NAMES
 
     assert handler.build is not None
 
@@ -304,6 +306,11 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
         from .buildbar import BuildBar
 
         bar = BuildBar(console, args.games)
+    if args.dask is not None and handler.key == "polyglot" and not any(
+            source.lower().endswith(DATABASE_NAMES) for source in args.games):
+        return build_reduced(args, say, started, bar, _game_filter(args))
+    if args.reducers is not None:
+        raise ValueError("--reducers needs --dask, a .bin book and no ChessBase database among the inputs")
     with bar.shown() if bar is not None else contextlib.nullcontext():
         if args.dask is not None:
             from ..books.distributed import build_book
@@ -326,20 +333,9 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     games = builder.games - builder.not_games
     if builder.not_games:
         say(f"{builder.not_games:,} records of the bases are not games (guiding texts, deleted games): left out")
-    if builder.filtered:
-        say(f"{builder.filtered:,} of the {games:,} games filtered out")
-    say(f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
-        f"{report.path} in {elapsed:.2f} s")
-    if builder.skipped:
-        say(f"skipped {len(builder.skipped)} games:")
-        for game in builder.skipped[:20]:
-            say(f"  game {game.number} (offset {game.offset}): {game.reason}")
-        if len(builder.skipped) > 20:
-            say(f"  ... and {len(builder.skipped) - 20} more")
-    if not report.written:
-        say("nothing written: no move reached --min-games (or no game was read)")
-        return 1
-    return 0
+    return say_built(say, games, builder.filtered, builder.skipped, report.written,
+                     f"{games:,} games, {rows:,} positions x moves, {report.written:,} {report.unit} written to "
+                     f"{report.path} in {elapsed:.2f} s")
 
 
 def _game_filter(args: argparse.Namespace) -> GameFilter:
@@ -484,10 +480,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="record the PGN files as the book's sources (Kvetka: writes NAME.ksf)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
-    p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
-                   help="count on a Dask cluster (pip install 'chessformats[dask]'): a scheduler address such as "
-                        "tcp://host:8786, or none for a local cluster of --dask-workers processes")
-    p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
+    add_dask_options(p)
     p.add_argument("--password", help=PASSWORD_HELP)
     p.add_argument("--memory", type=int, default=16, metavar="MIB",
                    help="memory for new counts of positions and moves (default 16: a build's peak is then about "

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..engine.errors import FormatError
 from ..engine.fileio import locked
 
-__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "writing"]
+__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "say_built", "writing"]
 
 EXIT_CODES = """exit status:
   0  done (probe: the position is in the book, with moves)
@@ -87,3 +88,21 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
     two commands writing the same file run one after the other."""
     with locked(path):
         yield
+
+
+def say_built(say: Any, games: int, filtered: int, skipped: Sequence[Any], written: int, line: str) -> int:
+    """What ``build`` says at the end (``line``: games, rows, what was written where), and its exit code: 1 when
+    nothing was written."""
+    if filtered:
+        say(f"{filtered:,} of the {games:,} games filtered out")
+    say(line)
+    if skipped:
+        say(f"skipped {len(skipped)} games:")
+        for game in skipped[:20]:
+            say(f"  game {game.number} (offset {game.offset}): {game.reason}")
+        if len(skipped) > 20:
+            say(f"  ... and {len(skipped) - 20} more")
+    if not written:
+        say("nothing written: no move reached --min-games (or no game was read)")
+        return 1
+    return 0
