@@ -17,10 +17,10 @@ import chess
 from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
-from ..formats.ctg.position import MOVES, encode
+from ..formats.ctg.position import MOVES, decode_position, encode
 from ..formats.normalised import Normalised
 from .stats import BookStats, MoveStats
-from .tree import add_position, filter_stats, position_key, walk
+from .tree import Sieve, add_position, filter_stats, position_key, walk
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
@@ -38,7 +38,8 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress):
+    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress,
+                                        sieve=lambda: occupancy_sieve(book, reached)):
         reached.add(record.signature)
         position = add_position(stats, board)
         for move in record.moves:
@@ -49,6 +50,26 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     stats.unreached = len(book) - len(reached)
     return stats
 
+
+def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes]) -> Sieve:
+    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: ``False`` for a move after which the occupied
+    squares are those of no stored position outside ``reached`` (signatures), in any of the four ways a record
+    can stand for a real board (colours flipped or not, files mirrored or not). Castling and en-passant captures
+    always pass (their occupied squares are not the move's two squares)."""
+    targets: set[int] = set()
+    for signature in set(book.signatures()) - reached:
+        board = decode_position(signature, book.path, 0, "records")[0]
+        for occupied in (board.occupied, chess.flip_vertical(board.occupied)):
+            targets.update((occupied, chess.flip_horizontal(occupied)))
+
+    def test(board: chess.Board, move: chess.Move) -> bool:
+        moved = chess.BB_SQUARES[move.from_square]
+        if (moved & board.kings and board.is_castling(move)) or (moved & board.pawns
+                                                                  and move.to_square == board.ep_square):
+            return True
+        return (board.occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets
+
+    return test
 
 
 def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
