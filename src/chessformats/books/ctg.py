@@ -17,8 +17,7 @@ import chess
 from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
-from ..formats.ctg.position import MOVES, decode_position, encode
-from ..formats.normalised import Normalised
+from ..formats.ctg.position import MOVES, encode, occupied_squares
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, filter_stats, position_key, walk
 
@@ -52,22 +51,25 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
 
 
 def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes]) -> Sieve:
-    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: ``False`` for a move after which the occupied
-    squares are those of no stored position outside ``reached`` (signatures), in any of the four ways a record
-    can stand for a real board (colours flipped or not, files mirrored or not). Castling and en-passant captures
-    always pass (their occupied squares are not the move's two squares)."""
+    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: the moves after which the occupied squares
+    are those of a stored position outside ``reached`` (signatures), in any of the four ways a record can stand
+    for a real board (colours flipped or not, files mirrored or not). Castling and en-passant captures are
+    always kept (more squares change than the move's two)."""
     targets: set[int] = set()
     for signature in set(book.signatures()) - reached:
-        board = decode_position(signature, book.path, 0, "records")[0]
-        for occupied in (board.occupied, chess.flip_vertical(board.occupied)):
+        stored = occupied_squares(signature)
+        for occupied in (stored, chess.flip_vertical(stored)):
             targets.update((occupied, chess.flip_horizontal(occupied)))
 
-    def test(board: chess.Board, move: chess.Move) -> bool:
-        moved = chess.BB_SQUARES[move.from_square]
-        if (moved & board.kings and board.is_castling(move)) or (moved & board.pawns
-                                                                  and move.to_square == board.ep_square):
-            return True
-        return (board.occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets
+    def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        kings, pawns, occupied, ep = board.kings, board.pawns, board.occupied, board.ep_square
+        hopeful = []
+        for move in moves:
+            moved = chess.BB_SQUARES[move.from_square]
+            if ((moved & kings and board.is_castling(move)) or (moved & pawns and move.to_square == ep)
+                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets):
+                hopeful.append(move)
+        return hopeful
 
     return test
 
@@ -80,7 +82,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     that normalise to the same CTG position are one record (their moves merged). Returns the records and
     the number of moves left out because CTG cannot store them (third knights, underpromotions).
     """
-    boards: dict[bytes, chess.Board] = {}
+    boards: dict[bytes, tuple[chess.Board, bool, bool]] = {}  # each record's first board, flipped, mirrored
     moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
     incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
     skipped = 0
@@ -91,7 +93,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     for position in stats:
         board = position.board()
         encoded, norm = encode(board)
-        boards.setdefault(encoded, board)
+        boards.setdefault(encoded, (board, norm.flipped, norm.mirrored))
         codes = moves.setdefault(encoded, {})
         twin = taken.setdefault(position_key(board, legal=True), set())
         for move, move_stats in position.moves.items():
@@ -107,32 +109,34 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
                 totals[index] += value
             child = board.copy(stack=False)
             child.push(move)
-            child_signature = encode(child)[0]
-            boards.setdefault(child_signature, child)
+            child_signature, child_norm = encode(child)
+            boards.setdefault(child_signature, (child, child_norm.flipped, child_norm.mirrored))
             into = incoming.setdefault(child_signature, [0, 0, 0, 0])
             into[0] += move_stats.games
             into[1] += move_stats.losses
             into[2] += move_stats.draws
             into[3] += move_stats.wins
     records = []
-    for encoded, board in boards.items():
+    for encoded, (board, flipped, mirrored) in boards.items():
         codes = moves.get(encoded, {})
         if encoded in incoming:
             games, wins, draws, losses = incoming[encoded]
         else:
             games, wins, draws, losses = (sum(t[i] for t in codes.values()) for i in range(4))
-        norm = encode(board)[1]
-        book_moves = tuple(BookMove(_code_move(norm, code), code, 0) for code in codes)
+        own = board.occupied_co[board.turn]
+        pieces = (0, board.pawns & own, board.knights & own, board.bishops & own, board.rooks & own,
+                  board.queens & own, board.kings & own)  # Normalised.own, for MOVES.move
+        book_moves = tuple(BookMove(_code_move(pieces, flipped, mirrored, code), code, 0) for code in codes)
         records.append(PositionRecord(board, book_moves, games, wins, draws, losses, 0, Rating(0, 0), Rating(0, 0),
-                                      0, 0, 0, encoded, 0, None, None, None, norm.flipped, norm.mirrored))
+                                      0, 0, 0, encoded, 0, None, None, None, flipped, mirrored))
     if skipped:
         warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",
                       stacklevel=2)
     return records, skipped
 
 
-def _code_move(norm: Normalised, code: int) -> chess.Move:
-    move = MOVES.move(code, norm.own, norm.flipped, norm.mirrored)
+def _code_move(own: tuple[int, ...], flipped: bool, mirrored: bool, code: int) -> chess.Move:
+    move = MOVES.move(code, own, flipped, mirrored)
     assert move is not None  # the code was made from a move of this board
     return move
 

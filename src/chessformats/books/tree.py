@@ -66,9 +66,9 @@ def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
             board.occupied_co[chess.WHITE], board.turn, board.clean_castling_rights(), -1 if ep is None else ep)
 
 
-Sieve = Callable[[chess.Board, chess.Move], bool]
-"""A cheap test of a move outside the book: ``False`` only when the position it leads to is surely not a known
-position that the walk has not reached (see :func:`walk`)."""
+Sieve = Callable[[chess.Board, list[chess.Move]], list[chess.Move]]
+"""A cheap test of moves outside the book: of the legal moves of a board, those that may lead to a known
+position the walk has not reached (a move left out surely does not; see :func:`walk`)."""
 
 
 def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int = 0,
@@ -81,9 +81,11 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
     opponent's reply in a one-sided repertoire), the search goes on through up to that many moves outside the
     book, and every known position it meets is walked from too (``board in book`` for each). These searches
     start once the book moves are walked (then again from the dead ends of what they found), so that
-    ``sieve``, called then, can return a test that spares most of the ``in`` tests: ``sieve()(board, move)``
-    is ``False`` only when ``move`` surely leads to no known position that is not yet reached (say, from the
-    squares occupied by the stored positions not reached; ``None``: no test).
+    ``sieve``, called then, can return a test that spares most of the ``in`` tests: ``sieve()(board, moves)``
+    keeps the moves that may lead to a known position not yet reached (say, by the squares occupied by the
+    stored positions not reached, or by their keys); a position already reached is then not walked again
+    through a free ply (where a format stores two positions as one, the second is left out). ``None``: every
+    move is tested.
 
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
     ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
@@ -109,12 +111,13 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
         for depth in range(free_plies, 0, -1):
             deeper = []
             for position in frontier:  # each move pushed and popped on one board: a copy only for what is kept
-                for move in list(position.legal_moves):
-                    may = test is None or test(position, move)
-                    if not may and depth == 1:
-                        continue
+                moves = list(position.legal_moves)
+                hopeful = moves if test is None else test(position, moves)
+                if depth == 1:
+                    moves = hopeful
+                for move in moves:
                     position.push(move)
-                    if may and position in book:
+                    if (moves is hopeful or move in hopeful) and position in book:
                         yield position.copy(stack=False)
                     elif depth > 1:
                         deeper.append(position.copy(stack=False))
