@@ -37,8 +37,9 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
+    occupancies: dict[bytes, int] = {}  # by signature: each record decoded once, however many times the sieve is made
     for board, record, children in walk(book, start, free_plies=free_plies, progress=progress,
-                                        sieve=lambda: occupancy_sieve(book, reached)):
+                                        sieve=lambda: occupancy_sieve(book, reached, occupancies)):
         reached.add(record.signature)
         position = add_position(stats, board)
         for move in record.moves:
@@ -50,14 +51,18 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     return stats
 
 
-def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes]) -> Sieve:
+def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes], occupancies: dict[bytes, int] | None = None) -> Sieve:
     """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: the moves after which the occupied squares
     are those of a stored position outside ``reached`` (signatures), in any of the four ways a record can stand
     for a real board (colours flipped or not, files mirrored or not). Castling and en-passant captures are
-    always kept (more squares change than the move's two)."""
+    always kept (more squares change than the move's two). ``occupancies``: the occupied squares by signature,
+    kept from one call to the next."""
+    known = {} if occupancies is None else occupancies
     targets: set[int] = set()
     for signature in set(book.signatures()) - reached:
-        stored = occupied_squares(signature)
+        stored = known.get(signature)
+        if stored is None:
+            stored = known[signature] = occupied_squares(signature)
         for occupied in (stored, chess.flip_vertical(stored)):
             targets.update((occupied, chess.flip_horizontal(occupied)))
 

@@ -77,8 +77,9 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     stats = BookStats()
     reached = 0
     keys: set[int] = set()
+    stored: list[set[int]] = []  # the book's keys, made when the walk first asks for the sieve
     for board, found, _ in walk(book, start, free_plies=free_plies, progress=progress,
-                                sieve=lambda: key_sieve(book, keys)):
+                                sieve=lambda: key_sieve(book, keys, stored)):
         if found.key not in keys:
             keys.add(found.key)
             reached += len(book.entry_numbers(found.key))
@@ -93,15 +94,20 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
 
 
 
-def key_sieve(book: PolyglotBook, reached: set[int]) -> Sieve:
+def key_sieve(book: PolyglotBook, reached: set[int], stored: list[set[int]] | None = None) -> Sieve:
     """A :data:`.tree.Sieve` for :func:`.tree.walk` over a Polyglot book: the moves that lead to a key of the
-    book outside ``reached`` (keys made from the board's key and the move: :func:`~..formats.zobrist.child_keys`)."""
+    book outside ``reached`` (keys made from the board's key and the move: :func:`~..formats.zobrist.child_keys`).
+    ``stored``: a list that keeps the book's key set from one call to the next (made on the first)."""
     from ..formats.zobrist import child_keys
 
-    targets = set(np.unique(book.records["key"]).tolist()) - reached
+    stored = [] if stored is None else stored
+    if not stored:
+        stored.append(set(np.unique(book.records["key"]).tolist()))
+    targets = stored[0]
 
     def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
-        return [move for move, key in zip(moves, child_keys(board, moves), strict=True) if key in targets]
+        return [move for move, key in zip(moves, child_keys(board, moves), strict=True)
+                if key in targets and key not in reached]
 
     return test
 

@@ -81,11 +81,11 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
     opponent's reply in a one-sided repertoire), the search goes on through up to that many moves outside the
     book, and every known position it meets is walked from too (``board in book`` for each). These searches
     start once the book moves are walked (then again from the dead ends of what they found), so that
-    ``sieve``, called then, can return a test that spares most of the ``in`` tests: ``sieve()(board, moves)``
-    keeps the moves that may lead to a known position not yet reached (say, by the squares occupied by the
-    stored positions not reached, or by their keys); a position already reached is then not walked again
-    through a free ply (where a format stores two positions as one, the second is left out). ``None``: every
-    move is tested.
+    ``sieve``, called then (each time), can return a test that spares most of the ``in`` tests:
+    ``sieve()(board, moves)`` keeps the moves that may lead to a known position not yet reached (say, by the
+    squares occupied by the stored positions not reached, or by their keys); a position already reached is
+    then not walked again through a free ply (where a format stores two positions as one, the second is left
+    out). ``None``: every move is tested.
 
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
     ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
