@@ -98,6 +98,7 @@ def test_ctg_sieve_keeps_every_move_to_an_unreached_record(tmp_path: Path, board
             assert occupied_squares(signature) == decode_position(signature, "", 0, "")[0].occupied
         reached = set(signatures[::2])
         test = occupancy_sieve(book, reached)
+        assert test is not None
         kept = tried = 0
         for board in boards[:1_500]:
             moves = list(board.legal_moves)

@@ -20,6 +20,7 @@ from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode, occupied_squares
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, filter_stats, position_key, walk
+from .tree import occupancy_sieve as tree_sieve
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
@@ -51,32 +52,22 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     return stats
 
 
-def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes], occupancies: dict[bytes, int] | None = None) -> Sieve:
-    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: the moves after which the occupied squares
-    are those of a stored position outside ``reached`` (signatures), in any of the four ways a record can stand
-    for a real board (colours flipped or not, files mirrored or not). Castling and en-passant captures are
-    always kept (more squares change than the move's two). ``occupancies``: the occupied squares by signature,
-    kept from one call to the next."""
+def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes],
+                    occupancies: dict[bytes, int] | None = None) -> Sieve | None:
+    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: :func:`.tree.occupancy_sieve` of the stored
+    positions outside ``reached`` (signatures); ``None`` (no sieve) when a record's squares cannot be read.
+    ``occupancies``: the occupied squares by signature, kept from one call to the next."""
     known = {} if occupancies is None else occupancies
-    targets: set[int] = set()
+    stored = []
     for signature in set(book.signatures()) - reached:
-        stored = known.get(signature)
-        if stored is None:
-            stored = known[signature] = occupied_squares(signature)
-        for occupied in (stored, chess.flip_vertical(stored)):
-            targets.update((occupied, chess.flip_horizontal(occupied)))
-
-    def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
-        kings, pawns, occupied, ep = board.kings, board.pawns, board.occupied, board.ep_square
-        hopeful = []
-        for move in moves:
-            moved = chess.BB_SQUARES[move.from_square]
-            if ((moved & kings and board.is_castling(move)) or (moved & pawns and move.to_square == ep)
-                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets):
-                hopeful.append(move)
-        return hopeful
-
-    return test
+        occupied = known.get(signature)
+        if occupied is None:
+            try:
+                occupied = known[signature] = occupied_squares(signature)
+            except ValueError:  # bits that are no squares: the probe says what is there
+                return None
+        stored.append(occupied)
+    return tree_sieve(stored)
 
 
 def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:

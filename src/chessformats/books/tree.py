@@ -9,7 +9,7 @@ are legal, each position probed once.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -20,7 +20,8 @@ from .stats import BookStats, PositionStats
 if TYPE_CHECKING:
     from ..engine.contract import OpeningBook
 
-__all__ = ["Sieve", "add_position", "fen_key", "filter_stats", "legal_key", "position_key", "position_stats", "walk"]
+__all__ = ["Sieve", "add_position", "fen_key", "filter_stats", "legal_key", "occupancy_sieve", "position_key",
+           "position_stats", "walk"]
 
 
 
@@ -69,6 +70,29 @@ def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
 Sieve = Callable[[chess.Board, list[chess.Move]], list[chess.Move]]
 """A cheap test of moves outside the book: of the legal moves of a board, those that may lead to a known
 position the walk has not reached (a move left out surely does not; see :func:`walk`)."""
+
+
+def occupancy_sieve(occupancies: Iterable[chess.Bitboard]) -> Sieve:
+    """A :data:`Sieve` for books that store positions normalised (CTG, Kvetka): the moves after which the occupied
+    squares are those of one of ``occupancies`` (of normalised boards), in any of the four ways a normalised
+    board can stand for a real one (colours flipped or not, files mirrored or not). Castling and en-passant
+    captures are always kept (more squares change than the move's two)."""
+    targets: set[int] = set()
+    for stored in occupancies:
+        for occupied in (stored, chess.flip_vertical(stored)):
+            targets.update((occupied, chess.flip_horizontal(occupied)))
+
+    def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        kings, pawns, occupied, ep = board.kings, board.pawns, board.occupied, board.ep_square
+        hopeful = []
+        for move in moves:
+            moved = chess.BB_SQUARES[move.from_square]
+            if ((moved & kings and board.is_castling(move)) or (moved & pawns and move.to_square == ep)
+                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets):
+                hopeful.append(move)
+        return hopeful
+
+    return test
 
 
 def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int = 0,

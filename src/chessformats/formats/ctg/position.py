@@ -19,7 +19,6 @@ from ...schemas.ctg import position_bits
 from ...schemas.squares import SQUARE_CODE, SQUARE_NAMES
 from ..normalised import (
     CASTLING_BITS,
-    CODING_ORDER,
     MoveTable,
     Normalised,
     castling_rights,
@@ -27,6 +26,7 @@ from ..normalised import (
     normalise,
     square_board,
 )
+from ..normalised import occupied_squares as normalised_occupied
 
 __all__ = ["ctg_hash", "decode_move", "encode_move", "lookup_entries", "signature"]
 
@@ -103,15 +103,11 @@ def signature(board: chess.Board) -> bytes:
     return encode(board)[0]
 
 
-_SQUARE_BITS = tuple(1 << square for square in CODING_ORDER)
-
-
 def occupied_squares(encoded: bytes) -> int:
     """The squares occupied on the normalised board of an encoded position (a bitboard), without making the
     board (a fifth of :func:`decode_position`'s time); not checked."""
-    symbols = SQUARE_CODE.decode(int.from_bytes(encoded[HEADER_SIZE:], "big"), 8 * (len(encoded) - HEADER_SIZE),
-                                 _SQUARES)[0]
-    return sum([bit for bit, symbol in zip(_SQUARE_BITS, symbols, strict=True) if symbol != "empty"])
+    return normalised_occupied(SQUARE_CODE.decode(int.from_bytes(encoded[HEADER_SIZE:], "big"),
+                                                  8 * (len(encoded) - HEADER_SIZE), _SQUARES)[0])
 
 
 def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:
