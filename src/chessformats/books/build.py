@@ -573,19 +573,21 @@ class BookBuilder:
     def to_stats(self) -> BookStats:
         """The format-neutral model: FEN -> moves -> games, wins, draws, losses (for the mover)."""
         from ..formats.polyglot.moves import decode_move
+        from .positions import pack, xfen
         from .stats import BookStats, MoveStats, PositionStats
 
         stats = BookStats(games=self.games - self.not_games)
         boards: dict[int, chess.Board] = {}
+        positions: dict[int, PositionStats] = {}  # by key: one FEN a position, not one an entry
         for entry in self.entries():
             board = boards.get(entry.key)
             if board is None:
                 board = boards[entry.key] = self._board(entry.key, boards)
-            fen = board.fen(en_passant="xfen")  # the model keeps the square by Polyglot's rule (tree.fen_key)
-            name = fen.rsplit(" ", 2)[0]
-            position = stats.positions.get(name)
+            position = positions.get(entry.key)
             if position is None:
-                position = stats.positions[name] = PositionStats(fen)
+                fen = xfen(board)  # the model keeps the square by Polyglot's rule (tree.fen_key)
+                position = stats.positions.setdefault(fen.rsplit(" ", 2)[0], PositionStats(fen, packed=pack(board)))
+                positions[entry.key] = position
             move = decode_move(board, entry.raw_move)
             position.moves[move] = MoveStats(entry.games, entry.wins, entry.draws, entry.losses)
         return stats

@@ -17,10 +17,10 @@ import chess
 from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
-from ..formats.ctg.position import MOVES, encode
-from ..formats.normalised import Normalised
+from ..formats.ctg.position import MOVES, encode, occupied_squares
 from .stats import BookStats, MoveStats
-from .tree import add_position, filter_stats, position_key, walk
+from .tree import Sieve, add_position, filter_stats, position_key, walk
+from .tree import occupancy_sieve as tree_sieve
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
 
@@ -38,7 +38,9 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
-    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress):
+    occupancies: dict[bytes, int] = {}  # by signature: each record decoded once, however many times the sieve is made
+    for board, record, children in walk(book, start, free_plies=free_plies, progress=progress,
+                                        sieve=lambda: occupancy_sieve(book, reached, occupancies)):
         reached.add(record.signature)
         position = add_position(stats, board)
         for move in record.moves:
@@ -50,6 +52,23 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     return stats
 
 
+def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes],
+                    occupancies: dict[bytes, int] | None = None) -> Sieve | None:
+    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: :func:`.tree.occupancy_sieve` of the stored
+    positions outside ``reached`` (signatures); ``None`` (no sieve) when a record's squares cannot be read.
+    ``occupancies``: the occupied squares by signature, kept from one call to the next."""
+    known = {} if occupancies is None else occupancies
+    stored = []
+    for signature in set(book.signatures()) - reached:
+        occupied = known.get(signature)
+        if occupied is None:
+            try:
+                occupied = known[signature] = occupied_squares(signature)
+            except ValueError:  # bits that are no squares: the probe says what is there
+                return None
+        stored.append(occupied)
+    return tree_sieve(stored)
+
 
 def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     """Records for a BookStats: every position with moves, and every position a move leads to.
@@ -59,7 +78,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     that normalise to the same CTG position are one record (their moves merged). Returns the records and
     the number of moves left out because CTG cannot store them (third knights, underpromotions).
     """
-    boards: dict[bytes, chess.Board] = {}
+    boards: dict[bytes, tuple[chess.Board, bool, bool]] = {}  # each record's first board, flipped, mirrored
     moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
     incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
     skipped = 0
@@ -70,7 +89,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     for position in stats:
         board = position.board()
         encoded, norm = encode(board)
-        boards.setdefault(encoded, board)
+        boards.setdefault(encoded, (board, norm.flipped, norm.mirrored))
         codes = moves.setdefault(encoded, {})
         twin = taken.setdefault(position_key(board, legal=True), set())
         for move, move_stats in position.moves.items():
@@ -86,32 +105,34 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
                 totals[index] += value
             child = board.copy(stack=False)
             child.push(move)
-            child_signature = encode(child)[0]
-            boards.setdefault(child_signature, child)
+            child_signature, child_norm = encode(child)
+            boards.setdefault(child_signature, (child, child_norm.flipped, child_norm.mirrored))
             into = incoming.setdefault(child_signature, [0, 0, 0, 0])
             into[0] += move_stats.games
             into[1] += move_stats.losses
             into[2] += move_stats.draws
             into[3] += move_stats.wins
     records = []
-    for encoded, board in boards.items():
+    for encoded, (board, flipped, mirrored) in boards.items():
         codes = moves.get(encoded, {})
         if encoded in incoming:
             games, wins, draws, losses = incoming[encoded]
         else:
             games, wins, draws, losses = (sum(t[i] for t in codes.values()) for i in range(4))
-        norm = encode(board)[1]
-        book_moves = tuple(BookMove(_code_move(norm, code), code, 0) for code in codes)
+        own = board.occupied_co[board.turn]
+        pieces = (0, board.pawns & own, board.knights & own, board.bishops & own, board.rooks & own,
+                  board.queens & own, board.kings & own)  # Normalised.own, for MOVES.move
+        book_moves = tuple(BookMove(_code_move(pieces, flipped, mirrored, code), code, 0) for code in codes)
         records.append(PositionRecord(board, book_moves, games, wins, draws, losses, 0, Rating(0, 0), Rating(0, 0),
-                                      0, 0, 0, encoded, 0, None, None, None, norm.flipped, norm.mirrored))
+                                      0, 0, 0, encoded, 0, None, None, None, flipped, mirrored))
     if skipped:
         warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",
                       stacklevel=2)
     return records, skipped
 
 
-def _code_move(norm: Normalised, code: int) -> chess.Move:
-    move = MOVES.move(code, norm.own, norm.flipped, norm.mirrored)
+def _code_move(own: tuple[int, ...], flipped: bool, mirrored: bool, code: int) -> chess.Move:
+    move = MOVES.move(code, own, flipped, mirrored)
     assert move is not None  # the code was made from a move of this board
     return move
 

@@ -21,10 +21,10 @@ from ..engine.codec import codec
 from ..engine.contract import WriteReport
 from ..engine.schema import enum_view
 from ..formats import kvetka
-from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, position_key
+from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, key_occupied_squares, position_key
 from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
-from .tree import add_position, fen_key, filter_stats, legal_key, walk
+from .tree import Sieve, add_position, fen_key, filter_stats, legal_key, occupancy_sieve, walk
 
 __all__ = ["elements_from_stats", "from_bookstats", "make_book", "pgn_sources", "to_bookstats", "write_book"]
 
@@ -52,7 +52,17 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
     """
     stats = BookStats()
     reached: set[bytes] = set()
-    for board, found, children in walk(book, start, free_plies=free_plies, progress=progress):
+    occupancies: dict[bytes, int] = {}  # by key: each element's squares decoded once
+
+    def sieve() -> Sieve | None:  # the occupied squares of the elements not reached (see tree.walk)
+        try:
+            for element in book.elements() if not occupancies else ():
+                occupancies.setdefault(element.key, key_occupied_squares(element.key))
+        except ValueError:  # a key that is no position: no sieve (every move tested, as the probe reads keys)
+            return None
+        return occupancy_sieve(occupied for key, occupied in occupancies.items() if key not in reached)
+
+    for board, found, children in walk(book, start, free_plies=free_plies, progress=progress, sieve=sieve):
         reached.add(found.key)
         if not found.moves:
             continue

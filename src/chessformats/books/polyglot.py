@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..formats.polyglot.read import PolyglotBook
     from .build import BookBuilder
     from .stats import BookStats
+    from .tree import Sieve
 
 __all__ = ["from_bookstats", "make_book", "to_bookstats"]
 
@@ -75,8 +76,13 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
 
     stats = BookStats()
     reached = 0
-    for board, found, _ in walk(book, start, free_plies=free_plies, progress=progress):
-        reached += len(book.entry_numbers(found.key))
+    keys: set[int] = set()
+    stored: list[set[int]] = []  # the book's keys, made when the walk first asks for the sieve
+    for board, found, _ in walk(book, start, free_plies=free_plies, progress=progress,
+                                sieve=lambda: key_sieve(book, keys, stored)):
+        if found.key not in keys:
+            keys.add(found.key)
+            reached += len(book.entry_numbers(found.key))
         position = add_position(stats, board)
         for entry in found.moves:
             position.moves[entry.move] = MoveStats(games=entry.weight, draws=entry.weight if as_draws else 0,
@@ -86,6 +92,24 @@ def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_dra
     stats.unreached = len(book) - reached
     return stats
 
+
+
+def key_sieve(book: PolyglotBook, reached: set[int], stored: list[set[int]] | None = None) -> Sieve:
+    """A :data:`.tree.Sieve` for :func:`.tree.walk` over a Polyglot book: the moves that lead to a key of the
+    book outside ``reached`` (keys made from the board's key and the move: :func:`~..formats.zobrist.child_keys`).
+    ``stored``: a list that keeps the book's key set from one call to the next (made on the first)."""
+    from ..formats.zobrist import child_keys
+
+    stored = [] if stored is None else stored
+    if not stored:
+        stored.append(set(np.unique(book.records["key"]).tolist()))
+    targets = stored[0]
+
+    def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        return [move for move, key in zip(moves, child_keys(board, moves), strict=True)
+                if key in targets and key not in reached]
+
+    return test
 
 
 def _start() -> chess.Board:

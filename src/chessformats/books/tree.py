@@ -9,17 +9,19 @@ are legal, each position probed once.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import chess
 
+from .positions import pack, unpack, xfen
 from .stats import BookStats, PositionStats
 
 if TYPE_CHECKING:
     from ..engine.contract import OpeningBook
 
-__all__ = ["add_position", "fen_key", "filter_stats", "legal_key", "position_key", "position_stats", "walk"]
+__all__ = ["Sieve", "add_position", "fen_key", "filter_stats", "legal_key", "occupancy_sieve", "position_key",
+           "position_stats", "walk"]
 
 
 
@@ -30,7 +32,7 @@ def fen_key(board: chess.Board) -> str:
     tell such positions apart (a pinned pawn's capture still changes the key), so the model does too; CTG,
     which keeps the file only for a legal capture, merges them again when it writes
     (:func:`.ctg.records_from_stats`)."""
-    return board.fen(en_passant="xfen").rsplit(" ", 2)[0]
+    return xfen(board).rsplit(" ", 2)[0]
 
 
 def legal_key(board: chess.Board) -> str:
@@ -41,17 +43,17 @@ def legal_key(board: chess.Board) -> str:
 
 def position_stats(board: chess.Board) -> PositionStats:
     """An empty entry of the model for ``board`` (its FEN keeps the en-passant square as :func:`fen_key`)."""
-    return PositionStats(board.fen(en_passant="xfen"))
+    return PositionStats(xfen(board), packed=pack(board))
 
 
 def add_position(stats: BookStats, board: chess.Board) -> PositionStats:
-    """The model's entry for ``board``, made empty if it has none (one FEN made, not two). The board is not kept
-    (a board costs a kilobyte: the gnuchess book's model would grow by a quarter)."""
-    fen = board.fen(en_passant="xfen")
+    """The model's entry for ``board``, made empty if it has none (one FEN made, not two). The board is kept
+    packed (:attr:`.PositionStats.packed`: 86 bytes; a ``chess.Board`` costs a kilobyte)."""
+    fen = xfen(board)
     key = fen.rsplit(" ", 2)[0]
     position = stats.positions.get(key)
     if position is None:
-        position = stats.positions[key] = PositionStats(fen)
+        position = stats.positions[key] = PositionStats(fen, packed=pack(board))
     return position
 
 
@@ -65,14 +67,49 @@ def position_key(board: chess.Board, *, legal: bool = False) -> tuple[int, ...]:
             board.occupied_co[chess.WHITE], board.turn, board.clean_castling_rights(), -1 if ep is None else ep)
 
 
+Sieve = Callable[[chess.Board, list[chess.Move]], list[chess.Move]]
+"""A cheap test of moves outside the book: of the legal moves of a board, those that may lead to a known
+position the walk has not reached (a move left out surely does not; see :func:`walk`)."""
+
+
+def occupancy_sieve(occupancies: Iterable[chess.Bitboard]) -> Sieve:
+    """A :data:`Sieve` for books that store positions normalised (CTG, Kvetka): the moves after which the occupied
+    squares are those of one of ``occupancies`` (of normalised boards), in any of the four ways a normalised
+    board can stand for a real one (colours flipped or not, files mirrored or not). Castling and en-passant
+    captures are always kept (more squares change than the move's two)."""
+    targets: set[int] = set()
+    for stored in occupancies:
+        for occupied in (stored, chess.flip_vertical(stored)):
+            targets.update((occupied, chess.flip_horizontal(occupied)))
+
+    def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        kings, pawns, occupied, ep = board.kings, board.pawns, board.occupied, board.ep_square
+        hopeful = []
+        for move in moves:
+            moved = chess.BB_SQUARES[move.from_square]
+            if ((moved & kings and board.is_castling(move)) or (moved & pawns and move.to_square == ep)
+                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets):
+                hopeful.append(move)
+        return hopeful
+
+    return test
+
+
 def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int = 0,
-         progress: Callable[[int], None] | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
+         progress: Callable[[int], None] | None = None,
+         sieve: Callable[[], Sieve | None] | None = None) -> Iterator[tuple[chess.Board, Any, dict[chess.Move, Any]]]:
     """Breadth first from ``start`` (default: the start position) along the book moves: every position the
     book knows, as ``(board, what book.probe found, what it finds for the position each move leads to)``.
 
     ``free_plies``: where a book move leads to a position the book does not know or gives no move for (the
     opponent's reply in a one-sided repertoire), the search goes on through up to that many moves outside the
-    book, and every known position it meets is walked from too (``board in book`` for each: a cheap test).
+    book, and every known position it meets is walked from too (``board in book`` for each). These searches
+    start once the book moves are walked (then again from the dead ends of what they found), so that
+    ``sieve``, called then (each time), can return a test that spares most of the ``in`` tests:
+    ``sieve()(board, moves)`` keeps the moves that may lead to a known position not yet reached (say, by the
+    squares occupied by the stored positions not reached, or by their keys); a position already reached is
+    then not walked again through a free ply (where a format stores two positions as one, the second is left
+    out). ``None``: every move is tested.
 
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
     ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
@@ -83,6 +120,8 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
     queue = collections.deque([first])
     seen = {position_key(first)}
     found: dict[tuple[int, ...], Any] = {}
+    dead_ends: list[bytes] = []  # packed (a board costs a kilobyte)
+    test: Sieve | None = None
 
     def lookup(board: chess.Board) -> Any:
         key = position_key(board)
@@ -92,13 +131,17 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
 
     def beyond(board: chess.Board) -> Iterator[chess.Board]:
         """The known positions reached from ``board`` (not known) through up to ``free_plies`` moves."""
-        frontier = [board.copy(stack=False)]
+        frontier = [board]
         for depth in range(free_plies, 0, -1):
             deeper = []
             for position in frontier:  # each move pushed and popped on one board: a copy only for what is kept
-                for move in list(position.legal_moves):
+                moves = list(position.legal_moves)
+                hopeful = moves if test is None else test(position, moves)
+                if depth == 1:
+                    moves = hopeful
+                for move in moves:
                     position.push(move)
-                    if position in book:
+                    if (moves is hopeful or move in hopeful) and position in book:
                         yield position.copy(stack=False)
                     elif depth > 1:
                         deeper.append(position.copy(stack=False))
@@ -106,31 +149,39 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
             frontier = deeper
 
     walked = 0
-    while queue:
-        board = queue.popleft()
-        here = lookup(board)
-        if here is None:
-            continue
-        children: dict[chess.Move, Any] = {}
-        for move in (book_move.move for book_move in here.moves):
-            child = board.copy(stack=False)
-            child.push(move)
-            children[move] = lookup(child)
-            key = position_key(child)
-            if key not in seen:
-                seen.add(key)
-                if children[move] is not None:
-                    queue.append(child)
-                if free_plies and (children[move] is None or not children[move].moves):  # a dead end: search on
-                    for known in beyond(child):
-                        known_key = position_key(known)
-                        if known_key not in seen:
-                            seen.add(known_key)
-                            queue.append(known)
-        walked += 1
-        if progress is not None and walked % 1024 == 0:
-            progress(walked)
-        yield board, here, children
+    while True:
+        while queue:
+            board = queue.popleft()
+            here = lookup(board)
+            if here is None:
+                continue
+            children: dict[chess.Move, Any] = {}
+            for move in (book_move.move for book_move in here.moves):
+                child = board.copy(stack=False)
+                child.push(move)
+                children[move] = lookup(child)
+                key = position_key(child)
+                if key not in seen:
+                    seen.add(key)
+                    if children[move] is not None:
+                        queue.append(child)
+                    if free_plies and (children[move] is None or not children[move].moves):  # a dead end
+                        dead_ends.append(pack(child))
+            walked += 1
+            if progress is not None and walked % 1024 == 0:
+                progress(walked)
+            yield board, here, children
+        if not dead_ends:
+            return
+        if sieve is not None:
+            test = sieve()
+        for packed in dead_ends:  # search on from the dead ends
+            for known in beyond(unpack(packed)):
+                known_key = position_key(known)
+                if known_key not in seen:
+                    seen.add(known_key)
+                    queue.append(known)
+        dead_ends = []
 
 
 def filter_stats(stats: BookStats, *, min_games: int = 1, min_score: float = 0.0,
@@ -145,5 +196,5 @@ def filter_stats(stats: BookStats, *, min_games: int = 1, min_score: float = 0.0
         moves = {move: s for move, s in position.moves.items()
                  if s.games >= min_games and s.games > 0 and (s.wins + s.draws / 2) / s.games >= min_score}
         if moves:
-            kept.positions[fen_key(position.board())] = PositionStats(position.fen, moves)
+            kept.positions[fen_key(position.board())] = PositionStats(position.fen, moves, packed=position.packed)
     return kept

@@ -33,6 +33,7 @@ __all__ = [
     "castling_rights",
     "en_passant_file",
     "normalise",
+    "occupied_squares",
     "square_board",
     "white_pieces",
 ]
@@ -135,6 +136,14 @@ def en_passant_file(board: chess.Board, mirrored: bool, *, legal: bool) -> int |
     if not (board.has_legal_en_passant() if legal else board.has_pseudo_legal_en_passant()):
         return None
     return 7 - (board.ep_square & 7) if mirrored else board.ep_square & 7
+
+
+_CODING_BITS = tuple(chess.BB_SQUARES[square] for square in CODING_ORDER)
+
+
+def occupied_squares(symbols: Sequence[str]) -> chess.Bitboard:
+    """The occupied squares (a bitboard) of 64 square symbols in coding order, without making the board."""
+    return sum([bit for bit, symbol in zip(_CODING_BITS, symbols, strict=True) if symbol != "empty"])
 
 
 def square_board(symbols: Sequence[str]) -> chess.Board:

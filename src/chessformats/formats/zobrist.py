@@ -14,9 +14,11 @@ from ..schemas import polyglot_randoms as schema  # the randoms alone: hashing i
 from . import squares  # python-chess's numbering without importing it (the book builder's start-up)
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import chess
 
-__all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "zobrist_hash"]
+__all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "child_keys", "zobrist_hash"]
 
 
 def _pawn_byte_tables() -> list[list[int]]:
@@ -132,3 +134,38 @@ def zobrist_hash(board: chess.Board) -> int:
     if board.turn:
         key ^= _RANDOM_TURN
     return key
+
+
+_CASTLING_SQUARES = sum(squares.BB_SQUARES[corner] for corner in (0, 7, 56, 63)) | _E1 | _E8
+"""Where a move may change castling rights (the kings' and rooks' first squares)."""
+
+
+def child_keys(board: chess.Board, moves: Sequence[chess.Move]) -> list[int]:
+    """The Polyglot key of the position each of ``moves`` (legal moves of ``board``) leads to, mostly without
+    playing it: the board's key, the moving piece out and in, the captured piece out, the side to move and the
+    en-passant file that goes. A move that may change more (castling rights or an en-passant file: any move
+    from or onto a king's or rook's first square while a right stands, double steps, castling, en-passant
+    captures, promotions) is played and hashed (:func:`zobrist_hash`)."""
+    key = zobrist_hash(board) ^ _RANDOM_TURN
+    turn = board.turn
+    ep = board.ep_square
+    if ep is not None and EP_CAPTURERS[turn][ep] & board.pawns & board.occupied_co[turn]:
+        key ^= _RANDOM_EN_PASSANT[ep & 7]
+    watched = _CASTLING_SQUARES if board.castling_rights else 0
+    randoms, bb_squares, occupied = _RANDOM_PIECE, squares.BB_SQUARES, board.occupied
+    mine, theirs = 64 * turn - 128, 64 * (1 - turn) - 128  # + 128 * piece type: the randoms' piece kinds
+    keys = []
+    for move in moves:
+        start, end = move.from_square, move.to_square
+        piece = board.piece_type_at(start) or 0
+        if (move.promotion or (bb_squares[start] | bb_squares[end]) & watched
+                or (piece == 1 and (end == ep or abs(end - start) == 16))):
+            board.push(move)
+            keys.append(zobrist_hash(board))
+            board.pop()
+            continue
+        child = key ^ randoms[mine + 128 * piece + start] ^ randoms[mine + 128 * piece + end]
+        if bb_squares[end] & occupied:
+            child ^= randoms[theirs + 128 * (board.piece_type_at(end) or 0) + end]
+        keys.append(child)
+    return keys

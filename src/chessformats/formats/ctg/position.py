@@ -26,6 +26,7 @@ from ..normalised import (
     normalise,
     square_board,
 )
+from ..normalised import occupied_squares as normalised_occupied
 
 __all__ = ["ctg_hash", "decode_move", "encode_move", "lookup_entries", "signature"]
 
@@ -100,6 +101,13 @@ def encode(board: chess.Board) -> tuple[bytes, Normalised]:
 def signature(board: chess.Board) -> bytes:
     """The encoded (normalised) position of ``board``: the first bytes of its record, and the hash input."""
     return encode(board)[0]
+
+
+def occupied_squares(encoded: bytes) -> int:
+    """The squares occupied on the normalised board of an encoded position (a bitboard), without making the
+    board (a fifth of :func:`decode_position`'s time); not checked."""
+    return normalised_occupied(SQUARE_CODE.decode(int.from_bytes(encoded[HEADER_SIZE:], "big"),
+                                                  8 * (len(encoded) - HEADER_SIZE), _SQUARES)[0])
 
 
 def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:

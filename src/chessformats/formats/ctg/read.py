@@ -219,6 +219,13 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
 
     __iter__ = records
 
+    def signatures(self) -> Iterator[bytes]:
+        """The encoded position (:meth:`key`) of every stored record, page by page, without decoding a record
+        (a position stored twice is given once)."""
+        self._check_open()
+        for page in range(self.data_pages):
+            yield from self._page(page).by_signature
+
     def _record_starts(self) -> list[int]:
         """The number of the first record of each page, and the total last: read from the page headers only."""
         if self._starts is None:

@@ -14,10 +14,19 @@ import chess
 
 from ...engine.codec import codec
 from ...schemas import kvetka as schema
-from ..normalised import MoveTable, Normalised, castling_rights, en_passant_file, normalise, square_board
+from ..normalised import (
+    MoveTable,
+    Normalised,
+    castling_rights,
+    en_passant_file,
+    normalise,
+    occupied_squares,
+    square_board,
+)
 from .fields import member
 
-__all__ = ["KEY_SIZE", "KeyOverflowError", "decode_key", "decode_move", "encode_move", "position_key"]
+__all__ = ["KEY_SIZE", "KeyOverflowError", "decode_key", "decode_move", "encode_move", "key_occupied_squares",
+           "position_key"]
 
 KEY_SIZE = schema.KEY.sizeof()
 KEY_BITS = 8 * KEY_SIZE
@@ -110,6 +119,12 @@ def decode_key(key: bytes) -> tuple[chess.Board, int]:
     if ep != _NO_EN_PASSANT:
         board.ep_square = chess.square(_FILE_OF_EN_PASSANT[ep], 5)  # rank 6: white is to move
     return board, padding
+
+
+def key_occupied_squares(key: bytes) -> int:
+    """The squares occupied on the normalised board of a key (a bitboard), without making the board; not
+    checked."""
+    return occupied_squares(_SQUARES.code.decode(int.from_bytes(key, "big"), KEY_BITS, _SQUARES.count)[0])
 
 
 def same_position(stored: bytes, key: bytes, bits: int) -> bool:
