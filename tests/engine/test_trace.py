@@ -443,3 +443,19 @@ def test_template_element_that_fails_is_located_as_by_the_walk(monkeypatch: pyte
     with pytest.raises(TruncatedError) as cut:
         trace(con, bytes(data[:4 * 30 + 3]).replace(b"X", b"A"))
     assert cut.value.path == "[30].n"
+
+
+def test_no_template_for_fixed_size_elements_whose_fields_vary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 6 bytes each, but how many items a record holds is in its first byte: only a generated (fixed) layout may be
+    # traced from a template
+    record = cs.FixedSized(6, cs.Struct("n" / cs.Int8ub, "items" / cs.Array(cs.this.n, cs.Int8ub),
+                                        "rest" / cs.GreedyBytes))
+    con = cs.Array(4, record)
+    data = bytes([1, 9, 0, 0, 0, 0, 3, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 2, 3, 4, 5])
+    import chessformats.engine.codec  # noqa: F401 - registers the generated decoders with trace
+
+    (value, fields), templated = _templated(monkeypatch, con, data)
+    assert templated == 2 + 4  # the items after the first of records 1 and 3 (one byte each), not the records
+    assert (value, fields) == _walked(monkeypatch, con, data)
+    assert [field.path for field in fields if field.path.startswith("[1].items[")] == ["[1].items[0]", "[1].items[1]",
+                                                                                     "[1].items[2]"]

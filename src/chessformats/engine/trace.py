@@ -426,11 +426,12 @@ class _Tracer:
 class _Template:
     """The fields of an array's first element, reused for the elements after it when their layout is fixed.
 
-    Tracing walks the declaration for every element; an array of fixed-size records without sub-spans lays out
-    every element as the first, so only the values differ. Each later element is parsed by construct in one
-    call (the same values as the walk) and its fields are the first element's, moved by the element's offset,
-    each value looked up in the parsed element by the field's path. An element that construct refuses is
-    walked instead (so that the error is located as without the template).
+    Tracing walks the declaration for every element; an array of records that the codec compiler generates a
+    decoder for (a fixed layout: every element has the same fields at the same places) and without sub-spans lays
+    out every element as the first, so only the values differ. Each later element is decoded by the generated
+    decoder in one call (its values checked against the walk's on the first element) and its fields are the first
+    element's, moved by the element's offset, each value looked up in the decoded element by the field's path. An
+    element the decoder refuses is walked instead (so that the error is located as without the template).
     """
 
     def __init__(self, decode: Callable[[bytes], Any], size: int, base: int,
@@ -446,11 +447,12 @@ class _Template:
         """The template of the first element (its fields ``traced``, its bytes ``raw``), or ``None`` when the
         element decoder does not give every traced value (same type, equal) at the field's path."""
         found = _decoder(con)
+        if found is None:  # only a generated decoder (a fixed layout) promises every element the same fields
+            return None
 
-        def construct_parse(data: bytes) -> Any:
-            return con._parsereport(io.BytesIO(data), context, element)
+        def decode(data: bytes) -> Any:
+            return _containers(found(data))
 
-        decode = (lambda data: _containers(found(data))) if found is not None else construct_parse
         try:
             value = decode(raw)
         except Exception:  # a decoder can raise anything
@@ -479,12 +481,18 @@ class _Template:
             return False
         shift = tracer.base + at - self.base
         bit_shift = 8 * shift
-        append = tracer.out.append
+        out = tracer.out
+        append, before = out.append, len(out)
         new, set_dict = object.__new__, object.__setattr__
         for suffix, keys, attributes in self.fields:
             found = value
-            for key in keys:
-                found = found[key]
+            try:
+                for key in keys:
+                    found = found[key]
+            except (KeyError, IndexError, TypeError):  # not the first element's shape after all: walk it
+                del out[before:]
+                stream.seek(at)
+                return False
             moved = attributes.copy()  # a frozen dataclass's __init__ sets its 14 fields one by one: slow here
             moved["path"], moved["value"] = element + suffix, found
             moved["start"] += shift
