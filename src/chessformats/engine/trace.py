@@ -308,15 +308,14 @@ class _Tracer:
             for index in indices:
                 context._index = index
                 element = f"{path}[{index}]"
-                if template is not None and template.follow(self, stream, context, element, items):
+                if template is not None and template.follow(self, stream, element, items):
                     continue
                 first, spans = len(self.out), self._spans
                 items.append(self.walk(con.subcon, stream, context, element, name, meaning, depth + 1, bitrun))
                 if index == 0 and size and self._spans == spans and stream.tell() - start == size:
                     stream.seek(start)
                     raw = stream.read(size)
-                    template = _Template.made(con.subcon, self.out[first:], element, raw, self.base + start,
-                                              context)
+                    template = _Template.made(con.subcon, self.out[first:], element, raw, self.base + start)
                     # the template makes millions of small objects and no cycle: the cyclic collector, which would
                     # walk them all again and again (60 % of the time), waits until the array is done
                     paused = template is not None and gc.isenabled()
@@ -442,8 +441,8 @@ class _Template:
         self.fields = fields
 
     @classmethod
-    def made(cls, con: cs.Construct, traced: list[TracedField], element: str, raw: bytes, start: int,
-             context: Any) -> _Template | None:
+    def made(cls, con: cs.Construct, traced: list[TracedField], element: str, raw: bytes, start: int
+             ) -> _Template | None:
         """The template of the first element (its fields ``traced``, its bytes ``raw``), or ``None`` when the
         element decoder does not give every traced value (same type, equal) at the field's path."""
         found = _decoder(con)
@@ -468,7 +467,7 @@ class _Template:
             fields.append((suffix, keys, dict(vars(field))))
         return cls(decode, len(raw), start, fields)
 
-    def follow(self, tracer: _Tracer, stream: io.BytesIO, context: Any, element: str, items: list[Any]) -> bool:
+    def follow(self, tracer: _Tracer, stream: io.BytesIO, element: str, items: list[Any]) -> bool:
         """Trace the element at the stream's position from the template; ``False`` (nothing read): walk it."""
         at = stream.tell()
         raw = stream.read(self.size)
@@ -485,11 +484,8 @@ class _Template:
         append, before = out.append, len(out)
         new, set_dict = object.__new__, object.__setattr__
         for suffix, keys, attributes in self.fields:
-            found = value
-            try:
-                for key in keys:
-                    found = found[key]
-            except (KeyError, IndexError, TypeError):  # not the first element's shape after all: walk it
+            found = _lookup(value, keys)
+            if found is _MISSING:  # not the first element's shape after all: walk it
                 del out[before:]
                 stream.seek(at)
                 return False
