@@ -22,7 +22,8 @@ _given: dict[str, str | None] = {"password": None}
 
 
 def set_password(password: str | None) -> None:
-    """The password given on the command line (``--password``), for every ``.cbz`` this run opens."""
+    """The password given on the command line (``--password``), for every ``.cbz`` this run opens (``main`` sets
+    it before each command runs)."""
     _given["password"] = password
 
 
@@ -47,7 +48,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     """The members of an archive: name and size, one a line (``--json``: a list of objects)."""
     from chessformats.formats.chessbase.archive import open_archive
 
-    set_password(args.password)
     with open_archive(args.archive, password=password_for(args.archive)) as archive:
         rows = [{"name": member.path, "size": member.size, "compressed_size": member.compressed_size,
                  "date": member.date, "time": member.time} for member in archive.members]
@@ -83,7 +83,6 @@ def cmd_extract(args: argparse.Namespace) -> int:
     that has a member's name is replaced only with ``--force``."""
     from chessformats.formats.chessbase.archive import open_archive
 
-    set_password(args.password)
     started = time.perf_counter()
     folder = args.output or "."
     with open_archive(args.archive, password=password_for(args.archive)) as archive:

@@ -51,9 +51,6 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         args.target = args.output
     if args.target is None:
         raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
-    from .archive import set_password
-
-    set_password(args.password)
     target_key = _target_format(args.target, args.target_format)
     if target_key == "parquet":
         return _convert_to_table(args, console)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
-from .archive import PASSWORD_HELP, add_archive_parsers
+from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
 from .distributed import add_dask_options, build_reduced
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
@@ -72,9 +72,6 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from .archive import set_password
-
-    set_password(args.password)
     handler = registry.detect(args.file, args.format)
     waiting = _console(stderr=True)
     if waiting.is_terminal:  # info reads every record (a big CTG: seconds): a spinner says it is working
@@ -253,9 +250,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         _need_dask()
         if any(source.lower().endswith(".cbz") for source in args.games):
             raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
-    from .archive import set_password
-
-    set_password(args.password)
     planned(args.output, handler.key, force=args.force)
     console = _console(stderr=True) if sys.stderr.isatty() else None
     say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
@@ -571,6 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "output_required", False) and args.output is None:
         parser.error(f"{args.command}: the following arguments are required: -o/--output")
     warnings.showwarning = _show_warning
+    set_password(getattr(args, "password", None))  # every command that opens a .cbz takes --password
     try:
         result: Any = args.func(args)
         if argv is None and args.func is cmd_build:
