@@ -95,8 +95,27 @@ class Normalised(NamedTuple):
         return (0x38 if self.flipped else 0) | (0x07 if self.mirrored else 0)
 
 
+_MEMO: dict[tuple[int | bool, ...], Normalised] = {}
+_MEMO_SIZE = 4096
+
+
 def normalise(board: chess.Board) -> Normalised:
-    """The square codes, castling flags and transformation of ``board``."""
+    """The square codes, castling flags and transformation of ``board``.
+
+    Remembered for the last few thousand boards (by their bitboards, side to move and castling rights): a
+    writer or a reader codes several moves of one board, and each code needs the board's normalisation.
+    """
+    state = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+             board.occupied_co[chess.WHITE], board.turn, board.castling_rights, board.chess960)
+    known = _MEMO.get(state)
+    if known is None:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        known = _MEMO[state] = _normalise(board)
+    return known
+
+
+def _normalise(board: chess.Board) -> Normalised:
     mover = board.occupied_co[board.turn]
     flipped = board.turn == chess.BLACK
     rights = board.clean_castling_rights() & chess.BB_CORNERS if board.castling_rights else 0
@@ -148,11 +167,17 @@ def occupied_squares(symbols: Sequence[str]) -> chess.Bitboard:
 
 def square_board(symbols: Sequence[str]) -> chess.Board:
     """The board of 64 square symbols in coding order (white to move, no castling rights, no en passant)."""
-    board = chess.Board(None)
-    for square, symbol in zip(CODING_ORDER, symbols, strict=True):
+    by_type = [0] * 7
+    by_colour = [0, 0]
+    for bit, symbol in zip(_CODING_BITS, symbols, strict=True):
         piece = _PIECE_OF_SYMBOL[symbol]
         if piece is not None:
-            board.set_piece_at(square, piece)
+            by_type[piece.piece_type] |= bit
+            by_colour[piece.color] |= bit
+    board = chess.Board(None)
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings) = by_type[1:]
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = by_colour[1], by_colour[0]
+    board.occupied = by_colour[0] | by_colour[1]
     return board
 
 

@@ -140,7 +140,7 @@ def decode_move(board: chess.Board, code: int) -> chess.Move | None:
 
     Raises :class:`KeyError` for a byte that is not a move code.
     """
-    norm = encode(board).norm
+    norm = normalise(board)
     return MOVES.move(code, norm.own, norm.flipped, norm.mirrored)
 
 
@@ -150,4 +150,4 @@ def encode_move(board: chess.Board, move: chess.Move) -> int | None:
     Kvetka codes the first eight pawns, two knights, bishops and rooks, three queens and the king; a pawn
     reaching the last rank promotes to a queen; castling is the king's two-file step (``e1g1``).
     """
-    return MOVES.encode(encode(board).norm, move, board.piece_type_at(move.from_square))
+    return MOVES.encode(normalise(board), move, board.piece_type_at(move.from_square))
