@@ -32,6 +32,7 @@ import chess.pgn
 import numpy as np
 
 from ..engine.contract import WriteReport
+from ..formats.chessbase.annotation_writer import LineAnnotations
 from ..formats.chessbase.batch_encoder import encode_main_lines
 from ..formats.chessbase.write import (
     GameItem,
@@ -59,22 +60,27 @@ _ALL_PLIES = 1 << 30
 
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
 # TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
-# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, no brace
-# comment); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
+# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, each brace
+# comment closed on its line); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
 # accepts, as for python-chess (re's \s is the same set).
 _GAME = re.compile(
     r"(?:[^\S\n]*\n)*"
     r"((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[^\S\n]+\"[^\n]*\"\][^\S\n]*\n)+)"
     r"(?=((?:[^\S\n]*\n)?))\2"
-    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\n|\Z))*)"
+    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\{[^}\n]*\}[^\n{]*)*(?:\n|\Z))*)"
     r"[^\S\n]*(?:\n|\Z)")
 _TAG = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+\"([^\n]*)\"\][^\S\n]*$", re.M)
 _ROSTER = dict(chess.pgn.Headers())
 """The tags python-chess gives every game (Event "?" ... Result "*")."""
 _SET_UP = ("FEN", "SetUp", "Variant")
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-_NOT_PLAIN = ("!", "?", "0000")
-"""NAGs as marks (python-chess reads ``!``/``?``), and the digits python-chess reads as a null move."""
+_NULL = "0000"
+"""The digits python-chess reads as a null move."""
+_MARKUP = re.compile(r"(\{[^}\n]*\}|\$[0-9]+|[?!]{1,2})")
+"""What python-chess reads between the moves of a main line as annotations: a brace comment (on one line),
+a NAG, a mark (``!``, ``?!`` ..., read two characters at most at a time)."""
+_MARKS = {"!": chess.pgn.NAG_GOOD_MOVE, "?": chess.pgn.NAG_MISTAKE, "!!": chess.pgn.NAG_BRILLIANT_MOVE,
+          "??": chess.pgn.NAG_BLUNDER, "!?": chess.pgn.NAG_SPECULATIVE_MOVE, "?!": chess.pgn.NAG_DUBIOUS_MOVE}
 
 
 class _Text:
@@ -221,6 +227,50 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     return valid
 
 
+def _split(moves: str) -> tuple[list[str], list[str]] | None:
+    """A movetext's text between its annotations (``segments``, one more than ``marks``) and the annotations
+    (:data:`_MARKUP`); None when there is none."""
+    if "{" not in moves and "$" not in moves and "!" not in moves and "?" not in moves:
+        return None
+    parts = _MARKUP.split(moves)
+    return parts[0::2], parts[1::2]
+
+
+def _text(comment: str) -> str:
+    """python-chess's text of a brace comment (it drops a space after "{" and one before "}")."""
+    text = comment[1:-1]
+    text = text[1:] if text[:1] == " " else text
+    return text[:-1] if text[-1:] == " " else text
+
+
+def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | None:
+    """The annotations of a main line of ``plies`` moves: ``marks[j]`` follows its first ``before[j]`` moves, as
+    python-chess's ``GameBuilder`` places them; None when one is a NAG before the first move (python-chess puts
+    it on the game, which ChessBase has no place for here)."""
+    if len(marks) == plies and before == list(range(1, plies + 1)) and all(mark[0] == "{" for mark in marks):
+        # one comment after every move (lichess): python-chess's text of each
+        return LineAnnotations("", [mark[2:-2] if mark[:2] == "{ " and mark[-2:] == " }" else _text(mark)
+                                    for mark in marks], {})
+    comment = ""
+    comments = [""] * plies
+    nags: dict[int, set[int]] = {}
+    for mark, moves in zip(marks, before, strict=True):
+        if mark[0] == "{":
+            text = _text(mark)
+            if not text:
+                continue
+            if moves == 0:
+                comment = f"{comment} {text}" if comment else text
+            else:
+                old = comments[moves - 1]
+                comments[moves - 1] = f"{old} {text}" if old else text
+            continue
+        if moves == 0:
+            return None
+        nags.setdefault(moves - 1, set()).add(int(mark[1:]) if mark[0] == "$" else _MARKS[mark])
+    return LineAnnotations(comment, comments, nags)
+
+
 def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     """The writer's items for a batch: the plain games replayed and encoded together, the others parsed."""
     plain = [item for item in pending if isinstance(item, _Plain)]
@@ -228,33 +278,57 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     tags = [_tags(item.headers) for item in plain]
     candidates: list[int] = []
     results: list[str | None] = []
+    segments: list[str] = []  # the candidates' text between annotations, in order
+    first: list[int] = []  # per candidate: its first segment
+    marks: dict[int, list[str]] = {}  # by candidate: its annotations (marks[j] follows segment first + j)
     for index, item in enumerate(plain):
-        moves = item.moves
-        if any(mark in moves for mark in _NOT_PLAIN) or any(tag in tags[index] for tag in _SET_UP):
+        if any(tag in tags[index] for tag in _SET_UP):
+            continue
+        split = _split(item.moves)
+        parts = [item.moves] if split is None else split[0]
+        moves = item.moves if split is None else " ".join(parts)
+        if _NULL in moves:
             continue
         ends, result = _movetext_result(moves)
         if ends:
+            if split is not None:
+                marks[len(candidates)] = split[1]
             candidates.append(index)
             results.append(result)
+            first.append(len(segments))
+            segments += parts
     if candidates:
-        scan = pgnscan.scan([plain[index].moves for index in candidates], [False] * len(candidates), _ALL_PLIES)
-        # the scan's tokens are the games' in order (a game not read has none)
-        owner = np.repeat(np.arange(len(candidates)), scan.lengths)
-        bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(candidates))
-        chosen = np.flatnonzero(scan.read & (bad == 0))
-        replay = batchplay.replay_tokens(scan.tokens, scan.starts[chosen], scan.lengths[chosen], scan.vocabulary,
-                                         memo_depth=0, positions=False)
+        scan = pgnscan.scan(segments, [False] * len(segments), _ALL_PLIES)
+        # the scan's tokens are the segments' in order (a segment not read has none), so a game's are together
+        owner = np.repeat(np.arange(len(segments)), scan.lengths)
+        bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(segments))
+        bounds = np.append(first, len(segments))
+        fine = np.add.reduceat(scan.read & (bad == 0), first) == np.diff(bounds)
+        chosen = np.flatnonzero(fine)
+        starts = scan.starts[first][chosen]
+        lengths = np.add.reduceat(scan.lengths, first)[chosen]
+        replay = batchplay.replay_tokens(scan.tokens, starts, lengths, scan.vocabulary, memo_depth=0,
+                                         positions=False)
         origin, target, promotion = _squares(replay.raw)
-        plies = np.where(replay.failed, 0, scan.lengths[chosen])
+        plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
+        moves_before = np.cumsum(scan.lengths).tolist()
         for slot, index in enumerate(chosen.tolist()):
             if replay.failed[slot]:
                 continue
+            line = None
+            if index in marks:
+                base = first[index]
+                done = moves_before[base - 1] if base else 0
+                line = _line(marks[index], [moves_before[base + j] - done for j in range(len(marks[index]))],
+                             int(plies[slot]))
+                if line is None:
+                    continue
             game_tags = tags[candidates[index]]
             result = results[index]
             if result is not None and game_tags.get("Result", "*") == "*":
                 game_tags["Result"] = result  # python-chess's GameBuilder.visit_result
-            prepared[plain[candidates[index]].number] = PreparedGame(game_tags, encoded[slot])
+            prepared[plain[candidates[index]].number] = PreparedGame(game_tags, encoded[slot], line)
     for entry in pending:
         if isinstance(entry, _Read):
             yield _unreadable(entry.line, entry.game) or entry.game

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -95,8 +94,8 @@ def _cba_square(square: int) -> int:
 class _Items:
     def __init__(self, encoding: str | None) -> None:
         self.encoding = encoding
-        self.items: list[tuple[int, int, int, bytes]] = []
-        """(position, rank in :data:`_ORDER`, type, body)"""
+        self.items: list[tuple[int, int, bytes]] = []
+        """(position, rank in :data:`_ORDER`, the item's bytes)"""
         self.kinds: dict[str, int] = {}
         self.text_bytes = 0
         self.problems: list[str] = []
@@ -107,20 +106,24 @@ class _Items:
         if _ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
             self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
             return
-        self.items.append((position, _ORDER.get(type_, len(_ORDER)), type_, bytes(data)))
+        self.items.append((position, _ORDER.get(type_, len(_ORDER)),
+                           _item_head(position, type_, _ITEM_HEAD_SIZE + len(data)) + data))
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
     def comment(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
         """The items of a move's comment (after it): its PGN commands and its text. A comment of :data:`_SHAPE`
-        takes each command's items from a cache (the same items :meth:`commands` finds in it)."""
+        takes each command's item from a cache (the item :meth:`commands` finds in it)."""
         shape = _SHAPE.fullmatch(comment)
         if shape is not None:
-            found = [_command_items(command, mover) for command in shape.groups() if command is not None and
-                     (clock or not command.startswith("[%clk"))]
+            evaluation, clock_text = shape.groups()
+            found = [] if clock_text is None or not clock else [_command_item(clock_text, mover)]
+            if evaluation is not None:
+                found.append(_command_item(evaluation, mover))
             if None not in found:
                 for kind, type_, rank, body in found:  # type: ignore[misc]
                     if type_ >= 0:
-                        self.items.append((position, rank, type_, body))
+                        self.items.append((position, rank, _item_head(position, type_, _ITEM_HEAD_SIZE + len(body))
+                                           + body))
                         self.kinds[kind] = self.kinds.get(kind, 0) + 1
                 return
         self.commands(position, comment, mover, clock=clock)
@@ -136,11 +139,30 @@ class _Items:
                 self.text_bytes += len(raw)
 
     def nags(self, position: int, nags: set[int]) -> None:
+        key = frozenset(nags)
+        cached = _SYMBOLS.get(key)
+        if cached is None:  # the symbols item of these NAGs (kept: few sets come back)
+            probe = _Items(None)
+            probe._nags(nags)
+            cached = probe.items[0][2][_ITEM_HEAD_SIZE:] if probe.items else b"", probe.problems
+            if len(_SYMBOLS) < _CACHED:
+                _SYMBOLS[key] = cached
+        body, problems = cached
+        self.problems += [problem.format(position=position) for problem in problems]
+        if body:
+            type_ = _TYPES["symbols"]
+            head = _item_head(position, type_, _ITEM_HEAD_SIZE + len(body))
+            self.items.append((position, _ORDER[type_], head + body))
+            self.kinds["symbols"] = self.kinds.get("symbols", 0) + 1
+
+    def _nags(self, nags: set[int]) -> None:
+        """The symbols item of ``nags`` at position 0 (its problems with ``{position}`` for the position)."""
+        position = 0
         values = [0, 0, 0]
         for nag in sorted(nags):
             slot = next((i for i, (_, known) in enumerate(_SYMBOL_FIELDS) if nag in known and not values[i]), None)
             if slot is None:
-                self.problems.append(f"NAG ${nag} at position {position}: the symbols item has no place for it")
+                self.problems.append(f"NAG ${nag} at position {{position}}: the symbols item has no place for it")
                 continue
             values[slot] = nag
         used = max((i + 1 for i, value in enumerate(values) if value), default=0)
@@ -193,7 +215,20 @@ class _Items:
 
     def time_control(self, tag: str) -> None:
         """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
-        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``."""
+        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``. Kept by tag: a file has few."""
+        cached = _TIME_CONTROLS.get(tag)
+        if cached is None:
+            probe = _Items(None)
+            probe._time_control(tag)
+            cached = (probe.items, probe.problems, probe.kinds)
+            if len(_TIME_CONTROLS) < _CACHED:
+                _TIME_CONTROLS[tag] = cached
+        self.items += cached[0]
+        self.problems += cached[1]
+        for kind, count in cached[2].items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + count
+
+    def _time_control(self, tag: str) -> None:
         tag = tag.strip()
         if tag in ("", "?", "-"):
             return
@@ -217,8 +252,7 @@ class _Items:
         if not self.items:
             return None
         self.items.sort(key=_by_position)
-        body = b"".join(_item_head(position, type_, _ITEM_HEAD_SIZE + len(data)) + data
-                        for position, _, type_, data in self.items)
+        body = b"".join([item[2] for item in self.items])
         head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": len(self.items) + 1,
                              "size": _HEAD_SIZE + len(body)})
         return bytes(head) + body
@@ -330,11 +364,34 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
         assert seconds is not None
         items.clock(-1, ply % 2 == 0, seconds)
     nags = line.nags
+    shape = _SHAPE.fullmatch
+    cached = _COMMAND_ITEMS.get
+    entries = items.items
+    kinds = items.kinds
     for position, comment in enumerate(comments):
         if nags and position in nags:
             items.nags(position, nags[position])
-        if comment:
-            items.comment(position, comment, position % 2 == 0, clock=position not in finals)
+        if not comment:
+            continue
+        white = not position & 1
+        # a comment of _SHAPE, inline (the loop runs once per move of every game): Items.comment's cache
+        match = shape(comment)
+        if match is None:
+            items.comment(position, comment, white, clock=position not in finals)
+            continue
+        evaluation, clock_text = match.groups()
+        found = []
+        if clock_text is not None and position not in finals:
+            found.append(cached((clock_text, white), _MISSING) or _command_item(clock_text, white))
+        if evaluation is not None:
+            found.append(cached((evaluation, white), _MISSING) or _command_item(evaluation, white))
+        if None in found:
+            items.comment(position, comment, white, clock=position not in finals)
+            continue
+        for kind, type_, rank, body in found:  # type: ignore[misc]
+            if type_ >= 0:
+                entries.append((position, rank, _item_head(position, type_, _ITEM_HEAD_SIZE + len(body)) + body))
+                kinds[kind] = kinds.get(kind, 0) + 1
     return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
 
 
@@ -351,16 +408,30 @@ def _item_head(position: int, type_: int, size: int) -> bytes:
     return head
 
 
-@lru_cache(maxsize=_CACHED)
-def _command_items(command: str, mover: chess.Color) -> tuple[str, int, int, bytes] | None:
+_SYMBOLS: dict[frozenset[int], tuple[bytes, list[str]]] = {}
+_TIME_CONTROLS: dict[str, tuple[list[tuple[int, int, bytes]], list[str], dict[str, int]]] = {}
+_MISSING = ()
+"""Not in :data:`_COMMAND_ITEMS` yet (false, as a value there is true or None)."""
+_COMMAND_ITEMS: dict[tuple[str, bool], tuple[str, int, int, bytes] | None] = {}
+
+
+def _command_item(command: str, mover: chess.Color) -> tuple[str, int, int, bytes] | None:
     """The item of one PGN command as :meth:`_Items.commands` finds it in a comment: (kind, type, rank in
     :data:`_ORDER`, body); type -1: no item; None: not one item without a problem (the caller reads the whole
-    comment)."""
+    comment). Kept: lichess's clocks and evaluations take a few thousand values."""
+    key = (command, mover)
+    known = _COMMAND_ITEMS.get(key, _MISSING)
+    if known is not _MISSING:
+        return known  # type: ignore[return-value]
     items = _Items(None)
     items.commands(0, command, mover)
-    if items.problems or len(items.items) > 1:
-        return None
-    if not items.items:
-        return "", -1, 0, b""
-    _, rank, type_, body = items.items[0]
-    return next(iter(items.kinds)), type_, rank, body
+    found: tuple[str, int, int, bytes] | None = None
+    if not items.problems and len(items.items) <= 1:
+        found = ("", -1, 0, b"")
+        if items.items:
+            _, rank, data = items.items[0]
+            kind = next(iter(items.kinds))
+            found = kind, _TYPES[kind], rank, data[_ITEM_HEAD_SIZE:]
+    if len(_COMMAND_ITEMS) < _CACHED:
+        _COMMAND_ITEMS[key] = found
+    return found
