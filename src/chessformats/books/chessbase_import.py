@@ -26,13 +26,15 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import IO, Any, NamedTuple, TextIO, cast
 
 import chess.pgn
 import numpy as np
 
 from ..engine.contract import WriteReport
-from ..formats.chessbase.annotation_writer import LineAnnotations
+from ..formats.chessbase.annotation_batch import encode_comment_lines
+from ..formats.chessbase.annotation_writer import ItemRecord, LineAnnotations
 from ..formats.chessbase.batch_encoder import encode_main_lines
 from ..formats.chessbase.write import (
     GameItem,
@@ -61,8 +63,8 @@ _ALL_PLIES = 1 << 30
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
 # TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
 # captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, each brace
-# comment closed on its line); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
-# accepts, as for python-chess (re's \s is the same set).
+# comment closed on its line); the blank line (or the end of the text) that ends the game. A "blank" line is one
+# ``str.isspace`` accepts, as for python-chess (re's \s is the same set).
 _GAME = re.compile(
     r"(?:[^\S\n]*\n)*"
     r"((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[^\S\n]+\"[^\n]*\"\][^\S\n]*\n)+)"
@@ -79,6 +81,8 @@ _NULL = "0000"
 _MARKUP = re.compile(r"(\{[^}\n]*\}|\$[0-9]+|[?!]{1,2})")
 """What python-chess reads between the moves of a main line as annotations: a brace comment (on one line),
 a NAG, a mark (``!``, ``?!`` ..., read two characters at most at a time)."""
+_COMMENT = re.compile(r"(\{[^}\n]*\})")
+"""The brace comments of :data:`_MARKUP` (what it finds in a movetext without ``$``, ``!`` or ``?``: faster)."""
 _MARKS = {"!": chess.pgn.NAG_GOOD_MOVE, "?": chess.pgn.NAG_MISTAKE, "!!": chess.pgn.NAG_BRILLIANT_MOVE,
           "??": chess.pgn.NAG_BLUNDER, "!?": chess.pgn.NAG_SPECULATIVE_MOVE, "?!": chess.pgn.NAG_DUBIOUS_MOVE}
 
@@ -230,9 +234,10 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
 def _split(moves: str) -> tuple[list[str], list[str]] | None:
     """A movetext's text between its annotations (``segments``, one more than ``marks``) and the annotations
     (:data:`_MARKUP`); None when there is none."""
-    if "{" not in moves and "$" not in moves and "!" not in moves and "?" not in moves:
+    nags = "$" in moves or "!" in moves or "?" in moves
+    if not nags and "{" not in moves:
         return None
-    parts = _MARKUP.split(moves)
+    parts = (_MARKUP if nags else _COMMENT).split(moves)
     return parts[0::2], parts[1::2]
 
 
@@ -247,10 +252,6 @@ def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | 
     """The annotations of a main line of ``plies`` moves: ``marks[j]`` follows its first ``before[j]`` moves, as
     python-chess's ``GameBuilder`` places them; None when one is a NAG before the first move (python-chess puts
     it on the game, which ChessBase has no place for here)."""
-    if len(marks) == plies and before == list(range(1, plies + 1)) and all(mark[0] == "{" for mark in marks):
-        # one comment after every move (lichess): python-chess's text of each
-        return LineAnnotations("", [mark[2:-2] if mark[:2] == "{ " and mark[-2:] == " }" else _text(mark)
-                                    for mark in marks], {})
     comment = ""
     comments = [""] * plies
     nags: dict[int, set[int]] = {}
@@ -269,6 +270,38 @@ def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | 
             return None
         nags.setdefault(moves - 1, set()).add(int(mark[1:]) if mark[0] == "$" else _MARKS[mark])
     return LineAnnotations(comment, comments, nags)
+
+
+def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarray[Any, Any],
+                chosen: np.ndarray[Any, Any], tags: list[dict[str, str]]) -> dict[int, LineAnnotations | ItemRecord]:
+    """By candidate: the annotations of the games of ``chosen`` with one brace comment after every move and
+    nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
+    that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment."""
+    single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
+    games = []
+    for index in chosen.tolist():
+        found = marks.get(index)
+        if found is None:
+            continue
+        start, count = first[index], len(found)
+        if single[start + count] - single[start] == count and lengths[start + count] == 0 and \
+                sum(mark[0] == "{" for mark in found) == count == "".join(found).count("{"):
+            games.append(index)
+    if not games:
+        return {}
+    # python-chess's texts: the comments' "{" and "}" (one each, at their ends) and a blank after "{" and one
+    # before "}" dropped, on the joined text
+    joined = "\n".join(chain.from_iterable(marks[index] for index in games))
+    inner = "\n" + joined[1:-1].replace("}\n{", "\n") + "\n"
+    texts = inner.replace("\n ", "\n").replace(" \n", "\n")[1:-1].split("\n")
+    plies = [len(marks[index]) for index in games]
+    records = encode_comment_lines([tags[index] for index in games], texts, plies)
+    every: dict[int, LineAnnotations | ItemRecord] = {}
+    at = 0
+    for index, count, record in zip(games, plies, records, strict=True):
+        every[index] = record if record is not None else LineAnnotations("", texts[at:at + count], {})
+        at += count
+    return every
 
 
 def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
@@ -313,11 +346,12 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
         moves_before = np.cumsum(scan.lengths).tolist()
+        every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates])
         for slot, index in enumerate(chosen.tolist()):
             if replay.failed[slot]:
                 continue
-            line = None
-            if index in marks:
+            line: LineAnnotations | ItemRecord | None = every.get(index)
+            if line is None and index in marks:
                 base = first[index]
                 done = moves_before[base - 1] if base else 0
                 line = _line(marks[index], [moves_before[base + j] - done for j in range(len(marks[index]))],

@@ -29,7 +29,8 @@ __all__ = ["EncodedAnnotations", "LineAnnotations", "encode_annotations", "encod
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
 _ITEM_HEAD = codec(schema.ANNOTATION_ITEM_HEAD)
-_ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
+ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
+"""Bytes of an item's head (position, type, size)."""
 _TYPES = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
 _SYMBOL_FIELDS = (("move_symbol", frozenset(enum_view(schema.MOVE_SYMBOL).names)),
                   ("evaluation", frozenset(enum_view(schema.LINE_EVALUATION).names)),
@@ -54,10 +55,10 @@ _PERIODS = 3
 _MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
 _BODIES = {type_: codec(case.declaration) for type_, case in schema.ANNOTATION_CASES.items()}
 """Each item type's body codec (generated functions for the fixed bodies: clocks, evaluations, symbols ...)."""
-_SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
+SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
 """The comment lichess writes after every move: an evaluation, a clock or both, nothing else."""
 _CACHED = 1 << 16
-"""Commands (by their text and the mover) whose items are kept, for comments of :data:`_SHAPE`."""
+"""Commands (by their text and the mover) whose items are kept, for comments of :data:`SHAPE`."""
 _by_position = itemgetter(0, 1)
 
 
@@ -103,26 +104,26 @@ class _Items:
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
         type_ = _TYPES[kind]
         data = _BODIES[type_].encode(body)
-        if _ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
+        if ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
             self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
             return
         self.items.append((position, _ORDER.get(type_, len(_ORDER)),
-                           _item_head(position, type_, _ITEM_HEAD_SIZE + len(data)) + data))
+                           item_head(position, type_, ITEM_HEAD_SIZE + len(data)) + data))
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
     def comment(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
-        """The items of a move's comment (after it): its PGN commands and its text. A comment of :data:`_SHAPE`
+        """The items of a move's comment (after it): its PGN commands and its text. A comment of :data:`SHAPE`
         takes each command's item from a cache (the item :meth:`commands` finds in it)."""
-        shape = _SHAPE.fullmatch(comment)
+        shape = SHAPE.fullmatch(comment)
         if shape is not None:
             evaluation, clock_text = shape.groups()
-            found = [] if clock_text is None or not clock else [_command_item(clock_text, mover)]
+            found = [] if clock_text is None or not clock else [command_item(clock_text, mover)]
             if evaluation is not None:
-                found.append(_command_item(evaluation, mover))
+                found.append(command_item(evaluation, mover))
             if None not in found:
                 for kind, type_, rank, body in found:  # type: ignore[misc]
                     if type_ >= 0:
-                        self.items.append((position, rank, _item_head(position, type_, _ITEM_HEAD_SIZE + len(body))
+                        self.items.append((position, rank, item_head(position, type_, ITEM_HEAD_SIZE + len(body))
                                            + body))
                         self.kinds[kind] = self.kinds.get(kind, 0) + 1
                 return
@@ -144,14 +145,14 @@ class _Items:
         if cached is None:  # the symbols item of these NAGs (kept: few sets come back)
             probe = _Items(None)
             probe._nags(nags)
-            cached = probe.items[0][2][_ITEM_HEAD_SIZE:] if probe.items else b"", probe.problems
+            cached = probe.items[0][2][ITEM_HEAD_SIZE:] if probe.items else b"", probe.problems
             if len(_SYMBOLS) < _CACHED:
                 _SYMBOLS[key] = cached
         body, problems = cached
         self.problems += [problem.format(position=position) for problem in problems]
         if body:
             type_ = _TYPES["symbols"]
-            head = _item_head(position, type_, _ITEM_HEAD_SIZE + len(body))
+            head = item_head(position, type_, ITEM_HEAD_SIZE + len(body))
             self.items.append((position, _ORDER[type_], head + body))
             self.kinds["symbols"] = self.kinds.get("symbols", 0) + 1
 
@@ -210,22 +211,17 @@ class _Items:
             if value is None or not -_EVAL_LIMIT <= value < _EVAL_LIMIT:
                 self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
             else:
+                depth = chess.pgn.GameNode.eval_depth(node)  # type: ignore[arg-type]
                 self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
-                                                         "centipawns", "depth": chess.pgn.GameNode.eval_depth(node) or 0})  # type: ignore[arg-type]
+                                                         "centipawns", "depth": depth or 0})
 
     def time_control(self, tag: str) -> None:
         """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
         inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``. Kept by tag: a file has few."""
-        cached = _TIME_CONTROLS.get(tag)
-        if cached is None:
-            probe = _Items(None)
-            probe._time_control(tag)
-            cached = (probe.items, probe.problems, probe.kinds)
-            if len(_TIME_CONTROLS) < _CACHED:
-                _TIME_CONTROLS[tag] = cached
-        self.items += cached[0]
-        self.problems += cached[1]
-        for kind, count in cached[2].items():
+        items, problems, kinds = _time_control_entries(tag)
+        self.items += items
+        self.problems += problems
+        for kind, count in kinds.items():
             self.kinds[kind] = self.kinds.get(kind, 0) + count
 
     def _time_control(self, tag: str) -> None:
@@ -252,10 +248,47 @@ class _Items:
         if not self.items:
             return None
         self.items.sort(key=_by_position)
-        body = b"".join([item[2] for item in self.items])
-        head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": len(self.items) + 1,
-                             "size": _HEAD_SIZE + len(body)})
-        return bytes(head) + body
+        return _record(game, len(self.items), b"".join([item[2] for item in self.items]))
+
+
+def _record(game: int, count: int, items: bytes) -> bytes:
+    """A record of ``count`` items (``items``: their bytes, in order) for game number ``game``."""
+    head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": count + 1,
+                         "size": _HEAD_SIZE + len(items)})
+    return bytes(head) + items
+
+
+class ItemRecord(NamedTuple):
+    """A game's annotation record without its head (which holds the game's number in the base), made before
+    the game is written (:func:`.annotation_batch.encode_comment_lines`)."""
+
+    items: bytes
+    entries: int
+    """The number of items."""
+    kinds: dict[str, int]
+    problems: list[str]
+
+    def encoded(self, number: int) -> EncodedAnnotations:
+        """The record as game ``number``'s."""
+        data = _record(number, self.entries, self.items) if self.entries else None
+        return EncodedAnnotations(data, dict(self.kinds), list(self.problems), 0)
+
+
+def _time_control_entries(tag: str) -> tuple[list[tuple[int, int, bytes]], list[str], dict[str, int]]:
+    cached = _TIME_CONTROLS.get(tag)
+    if cached is None:
+        probe = _Items(None)
+        probe._time_control(tag)
+        cached = (probe.items, probe.problems, probe.kinds)
+        if len(_TIME_CONTROLS) < _CACHED:
+            _TIME_CONTROLS[tag] = cached
+    return cached
+
+
+def time_control_items(tag: str) -> tuple[list[bytes], list[str], dict[str, int]]:
+    """The items (bytes, in order), problems and kinds of a ``TimeControl`` tag (kept by tag)."""
+    items, problems, kinds = _time_control_entries(tag)
+    return [item[2] for item in items], problems, kinds
 
 
 class _Turned:
@@ -364,7 +397,7 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
         assert seconds is not None
         items.clock(-1, ply % 2 == 0, seconds)
     nags = line.nags
-    shape = _SHAPE.fullmatch
+    shape = SHAPE.fullmatch
     cached = _COMMAND_ITEMS.get
     entries = items.items
     kinds = items.kinds
@@ -374,7 +407,7 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
         if not comment:
             continue
         white = not position & 1
-        # a comment of _SHAPE, inline (the loop runs once per move of every game): Items.comment's cache
+        # a comment of SHAPE, inline (the loop runs once per move of every game): Items.comment's cache
         match = shape(comment)
         if match is None:
             items.comment(position, comment, white, clock=position not in finals)
@@ -382,15 +415,15 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
         evaluation, clock_text = match.groups()
         found = []
         if clock_text is not None and position not in finals:
-            found.append(cached((clock_text, white), _MISSING) or _command_item(clock_text, white))
+            found.append(cached((clock_text, white), _MISSING) or command_item(clock_text, white))
         if evaluation is not None:
-            found.append(cached((evaluation, white), _MISSING) or _command_item(evaluation, white))
+            found.append(cached((evaluation, white), _MISSING) or command_item(evaluation, white))
         if None in found:
             items.comment(position, comment, white, clock=position not in finals)
             continue
         for kind, type_, rank, body in found:  # type: ignore[misc]
             if type_ >= 0:
-                entries.append((position, rank, _item_head(position, type_, _ITEM_HEAD_SIZE + len(body)) + body))
+                entries.append((position, rank, item_head(position, type_, ITEM_HEAD_SIZE + len(body)) + body))
                 kinds[kind] = kinds.get(kind, 0) + 1
     return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
 
@@ -398,7 +431,7 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
 _HEADS: dict[tuple[int, int, int], bytes] = {}
 
 
-def _item_head(position: int, type_: int, size: int) -> bytes:
+def item_head(position: int, type_: int, size: int) -> bytes:
     """An item's head (kept: the same few positions, types and sizes come back in every game)."""
     head = _HEADS.get((position, type_, size))
     if head is None:
@@ -410,19 +443,18 @@ def _item_head(position: int, type_: int, size: int) -> bytes:
 
 _SYMBOLS: dict[frozenset[int], tuple[bytes, list[str]]] = {}
 _TIME_CONTROLS: dict[str, tuple[list[tuple[int, int, bytes]], list[str], dict[str, int]]] = {}
-_MISSING = ()
+_MISSING: Any = ()
 """Not in :data:`_COMMAND_ITEMS` yet (false, as a value there is true or None)."""
 _COMMAND_ITEMS: dict[tuple[str, bool], tuple[str, int, int, bytes] | None] = {}
 
 
-def _command_item(command: str, mover: chess.Color) -> tuple[str, int, int, bytes] | None:
+def command_item(command: str, mover: chess.Color) -> tuple[str, int, int, bytes] | None:
     """The item of one PGN command as :meth:`_Items.commands` finds it in a comment: (kind, type, rank in
     :data:`_ORDER`, body); type -1: no item; None: not one item without a problem (the caller reads the whole
     comment). Kept: lichess's clocks and evaluations take a few thousand values."""
     key = (command, mover)
-    known = _COMMAND_ITEMS.get(key, _MISSING)
-    if known is not _MISSING:
-        return known  # type: ignore[return-value]
+    if key in _COMMAND_ITEMS:
+        return _COMMAND_ITEMS[key]
     items = _Items(None)
     items.commands(0, command, mover)
     found: tuple[str, int, int, bytes] | None = None
@@ -431,7 +463,7 @@ def _command_item(command: str, mover: chess.Color) -> tuple[str, int, int, byte
         if items.items:
             _, rank, data = items.items[0]
             kind = next(iter(items.kinds))
-            found = kind, _TYPES[kind], rank, data[_ITEM_HEAD_SIZE:]
+            found = kind, _TYPES[kind], rank, data[ITEM_HEAD_SIZE:]
     if len(_COMMAND_ITEMS) < _CACHED:
         _COMMAND_ITEMS[key] = found
     return found
