@@ -377,8 +377,9 @@ def _commented(text: str, comments: list[str]) -> str:
 
 
 _LICHESS = ["{ [%eval 0.17] [%clk 0:03:00] }", "{ [%eval 0.2] [%clk 0:02:58] }", "{ [%eval #-3] [%clk 0:02:50] }",
-            "{ [%eval -1.25,22] [%clk 0:02:41.5] }", "{ [%clk 0:02:40] }", "{ [%eval 3] }", "{[%eval 0.1][%clk 1:00:00]}",
-            "{ }", "{  [%clk 0:01:00]  }", "{ [%eval 99999.99] [%clk 0:01:00] }", "{ [%clk abc] }",
+            "{ [%eval -1.25,22] [%clk 0:02:41.5] }", "{ [%clk 0:02:40] }", "{ [%eval 3] }",
+            "{[%eval 0.1][%clk 1:00:00]}", "{ }", "{  [%clk 0:01:00]  }", "{ [%eval 99999.99] [%clk 0:01:00] }",
+            "{ [%clk abc] }",
             "{ [%eval 0.3]  [%clk 0:00:09] }", "{ [%eval 1.5.5] [%clk 0:01:00] }", "{ [%clk 0:01:00] [%eval 0.2] }"]
 """Comments of lichess's shape and near it (mates, depths, tenths, spacing, values python-chess does not read)."""
 _ANNOTATED = [
@@ -404,7 +405,7 @@ _ANNOTATED = [
 def test_annotated_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
     """Comments, NAGs and PGN commands on main lines: through the batch path, the same base."""
     pgn = tmp_path / "games.pgn"
-    pgn.write_text("\n".join(_ANNOTATED + [_PROMOTING]), encoding="utf-8")
+    pgn.write_text("\n".join([*_ANNOTATED, _PROMOTING]), encoding="utf-8")
     _assert_same(pgn, tmp_path)
     with open_text(pgn) as handle:
         items = list(pgn_items(handle))
