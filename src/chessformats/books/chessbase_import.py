@@ -284,9 +284,10 @@ def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarr
         if found is None:
             continue
         start, count = first[index], len(found)
-        if single[start + count] - single[start] == count and lengths[start + count] == 0 and \
-                sum(mark[0] == "{" for mark in found) == count == "".join(found).count("{"):
-            games.append(index)
+        if single[start + count] - single[start] == count and lengths[start + count] == 0:
+            text = "".join(found)  # comments only (each has one "}", a NAG none), none with a "{" inside
+            if text.count("}") == count == text.count("{"):
+                games.append(index)
     if not games:
         return {}
     # python-chess's texts: the comments' "{" and "}" (one each, at their ends) and a blank after "{" and one
