@@ -272,21 +272,17 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
 def _scan_heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int,
                 max_ply: int) -> pgnscan.Scan:
     """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``), its
-    brace comments and NAGs blanked out first (:func:`_uncommented_heads`)."""
+    brace comments and NAGs blanked out first (:func:`_uncommented`)."""
     heads: list[str] = []
     cut: list[bool] = []
-    commented: list[int] = []
     for position, (_, end) in zip(positions, spans, strict=True):
         head = text[position:min(position + limit, end)]
         if "{" in head or "$" in head:
-            commented.append(len(heads))
+            head, truncated = _uncommented(text, position, end, limit)
+        else:
+            truncated = position + limit < end
         heads.append(head)
-        cut.append(position + limit < end)
-    if commented:
-        jobs = [(positions[game], spans[game][1]) for game in commented]
-        heads_of = _uncommented_heads(text, jobs, int(_COMMENTED_HEAD * limit), _WINDOW * limit)
-        for game, (head, truncated) in zip(commented, heads_of, strict=True):
-            heads[game], cut[game] = head, truncated
+        cut.append(truncated)
     return pgnscan.scan(heads, cut, max_ply)
 
 
@@ -295,52 +291,37 @@ _NAG = re.compile(r"\$\d+")
 """A brace comment, a NAG: polyglot's lexer (and :func:`parse_game`) reads each as one token that separates the
 symbols around it and adds no move, so each reads the same as one blank (and where what follows reads otherwise
 after a blank -- a ``+`` -- pgnscan refuses the game: :func:`parse_game` reads it)."""
-_COMMENT_PIECE = re.compile(r"\{[^}\0]*\}")
-""":data:`_COMMENT` within one of the texts joined by NUL characters (:func:`_uncommented_heads`)."""
 _WINDOW = 6
-"""Characters of movetext looked at per character of the plain head's limit: a lichess game
-(``1. e4 { [%eval 0.17] [%clk 0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies there."""
-_COMMENTED_HEAD = 1.5
-"""The limit of a commented game's head, in plain heads' limits: its moves are further apart once its comments
-are blanks (~10 characters a ply for lichess's), and a head without max_ply + 1 moves is read again."""
+"""Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
+0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
+_NUMBERED_HEAD = 1.5
+"""The limit of a commented head whose black moves are numbered too (``1... e5``, as lichess writes them after
+a comment), in plain heads' limits: its moves are further apart once its comments are blanks (~10 characters a
+ply), and a head without max_ply + 1 moves is read again."""
 
 
-def _uncommented_heads(text: str, jobs: list[tuple[int, int]], limit: int, window: int) -> list[tuple[str, bool]]:
-    """:func:`_uncommented` of each ``(position, end)`` of ``jobs``: the texts blanked out together (one pass
-    of each pattern over them joined by NUL characters, when none holds one)."""
-    raws = [text[position:min(position + window, end)] for position, end in jobs]
-    joined = "\0".join(raws)
-    if joined.count("\0") != len(raws) - 1 or ";" in joined or "\n%" in joined:
-        return [_uncommented(text, position, end, limit, window) for position, end in jobs]
-    joined = _COMMENT_PIECE.sub(" ", joined)
-    if "$" in joined:
-        joined = _NAG.sub(" ", joined)
-    out = []
-    for (position, end), head in zip(jobs, joined.split("\0"), strict=True):
-        cut = position + window < end
-        if cut and "{" in head:  # a comment the window cuts: the head ends before it
-            head = head[:head.index("{")]
-        truncated = cut or len(head) > limit
-        head = head[:limit]
-        if truncated and head.endswith("$"):  # and before a NAG cut after its "$"
-            head = head[:-1]
-        out.append((head, truncated))
-    return out
-
-
-def _uncommented(text: str, position: int, end: int, limit: int, window: int) -> tuple[str, bool]:
-    """The first ``limit`` characters of the movetext at ``position`` with its brace comments and NAGs each
-    replaced by a blank (of the first ``window`` characters), and whether the movetext goes on after them.
-    Movetext with a ``;`` comment or a ``%`` escape line (which may hold braces) is left as it is, and so is a
-    comment the window cuts: pgnscan refuses the game, and :func:`parse_game` reads it."""
-    stop = min(position + window, end)
+def _uncommented(text: str, position: int, end: int, limit: int) -> tuple[str, bool]:
+    """The first ``limit`` characters (:data:`_NUMBERED_HEAD` times as many where black's moves are numbered)
+    of the movetext at ``position`` with its brace comments and NAGs each replaced by a blank, and whether the
+    movetext goes on after them; the head ends before a comment or NAG the window cuts. Movetext with a ``;``
+    comment or a ``%`` escape line (which may hold braces) is left as it is: pgnscan refuses the game, and
+    :func:`parse_game` reads it."""
+    stop = min(position + _WINDOW * limit, end)
     raw = text[position:stop]
     if ";" in raw or "\n%" in raw:
         return raw[:limit], position + limit < end
     head = _COMMENT.sub(" ", raw) if "{" in raw else raw
     if "$" in head:
         head = _NAG.sub(" ", head)
-    return head[:limit], stop < end or len(head) > limit
+    cut = stop < end
+    if cut and "{" in head:
+        head = head[:head.index("{")]
+    size = int(_NUMBERED_HEAD * limit) if head.find("...", 0, limit) >= 0 else limit
+    truncated = cut or len(head) > size
+    head = head[:size]
+    if truncated and head.endswith("$"):
+        head = head[:-1]
+    return head, truncated
 
 
 _RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}
