@@ -51,6 +51,9 @@ __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
 BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
+_BATCH_CHARS = 1 << 22
+"""Characters of text of the plain games of a batch at most (4,096 lichess games with a comment after every
+move hold 14 M: the batch's arrays grow with its text)."""
 _READ_GAMES = 256
 """python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
 a heavily annotated file takes far more memory than a plain game's text)."""
@@ -169,7 +172,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
     python-chess cannot read. ``progress(games)`` is called after each batch."""
     text = _Text(handle)
     pending: list[_Plain | _Read] = []
-    plain = read = 0
+    plain = read = chars = 0
     number = 0
     while not text.at_end():
         line = text.line
@@ -178,11 +181,12 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
             number += 1
             pending.append(_Plain(number, line, match[1], match["moves"], match[0]))
             plain += 1
-            if plain >= BATCH_GAMES:
+            chars += match.end() - match.start()
+            if plain >= BATCH_GAMES or chars >= _BATCH_CHARS:
                 yield from _batch(pending)
                 if progress is not None:
                     progress(number)
-                pending, plain, read = [], 0, 0
+                pending, plain, read, chars = [], 0, 0, 0
             continue
         game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
         if game is None:
@@ -197,7 +201,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
         read += 1
         if read >= _READ_GAMES:
             yield from _batch(pending)
-            pending, plain, read = [], 0, 0
+            pending, plain, read, chars = [], 0, 0, 0
     yield from _batch(pending)
     if progress is not None:
         progress(number)
