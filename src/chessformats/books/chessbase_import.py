@@ -1,23 +1,29 @@
-"""PGN files to a ChessBase base, fast: plain main lines are read and encoded in batches, never as python-chess
-games; everything else goes through python-chess and the writer's own encoder, so the base is byte for byte the
-one :func:`~chessformats.formats.chessbase.write.write_database` writes from ``chess.pgn.read_game``'s games.
+"""PGN files to a ChessBase base, fast: main lines (with their comments and NAGs) are read and encoded in
+batches, never as python-chess games; everything else goes through python-chess and the writer's own encoder,
+so the base is byte for byte the one :func:`~chessformats.formats.chessbase.write.write_database` writes from
+``chess.pgn.read_game``'s games.
 
 >>> from chessformats.books.chessbase_import import write_database_from_pgn
 >>> report = write_database_from_pgn("base.cbh", ["twic1134.pgn.gz"])           # doctest: +SKIP
 
 The text is read in blocks and cut into games with python-chess's own rules (``read_game``: tag lines, at most
 one blank line, movetext up to the first blank line) for the simple shape most files have: tag lines, then
-movetext lines without ``{`` comments (which may hold blank lines), each game ending at a blank line. A game of
-another shape is read by ``read_game`` from the text itself, where it starts. A game of that simple shape
-whose movetext is only moves, move numbers and its result at the end (:mod:`.pgnscan`; every move a token
-python-chess's own movetext pattern reads whole), without ``FEN``/``SetUp``/``Variant`` tags, is replayed with
-the others of its batch (:mod:`.batchplay`) and its move stream coded for all of them at once
-(:mod:`~chessformats.formats.chessbase.batch_encoder`). A game the replay cannot play (an illegal or
-ambiguous move, a null move ...) and every game with comments, NAGs or variations is read by ``read_game``
-from its text. A game python-chess cannot read is reported with its number and the line it starts on.
+movetext lines (which may hold blank lines) whose brace comments close on their line, each game ending at a
+blank line. A game of another shape is read by ``read_game`` from the text itself, where it starts. A game of
+that simple shape without ``FEN``/``SetUp``/``Variant`` tags is cut at its comments and NAGs (``$n``, ``!``,
+``?!`` ...); what is between them must be only moves, move numbers and its result at the end (:mod:`.pgnscan`;
+every move a token python-chess's own movetext pattern reads whole). Those are replayed with the others of its
+batch (:mod:`.batchplay`) and their move stream coded for all of them at once
+(:mod:`~chessformats.formats.chessbase.batch_encoder`); the comments and NAGs go where python-chess's
+``GameBuilder`` puts them (a comment before the first move on the game, the others on the move before them),
+a batch's lichess-shaped ones (an evaluation and a clock after every move) read together
+(:mod:`~chessformats.formats.chessbase.annotation_batch`). A game the replay cannot play (an illegal or
+ambiguous move, a null move ...), a NAG before the first move and every game with variations is read by
+``read_game`` from its text. A game python-chess cannot read is reported with its number and the line it
+starts on.
 
-Memory: one batch of games (:data:`BATCH_GAMES`) and one block of text at a time, plus the writer's entities
-(one record per distinct player, tournament ...).
+Memory: one batch of games (:data:`BATCH_GAMES`, or 4 M characters of text) and one block of text at a time,
+plus the writer's entities (one record per distinct player, tournament ...).
 """
 
 from __future__ import annotations
