@@ -161,7 +161,8 @@ def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
               f"path's. Target (issue 22): at least {LICHESS_TARGET:,} games/s for the whole process: "
               f"{games / seconds:,.0f} ({'met' if games / seconds >= LICHESS_TARGET else 'not met'})."]
     lines += ["", "Memory holds one batch of games (4,096, or 4 M characters of their text) and one block of text "
-              "(1 M characters) at a time, plus one record per distinct player, tournament, annotator, source and team (the copies add none).",
+              "(1 M characters) at a time, plus one record per distinct player, tournament, annotator, source and "
+              "team (the copies add none).",
               END_MARKER]
     return "\n".join(lines) + "\n"
 
