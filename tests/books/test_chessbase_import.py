@@ -405,7 +405,8 @@ _ANNOTATED = [
 def test_annotated_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
     """Comments, NAGs and PGN commands on main lines: through the batch path, the same base."""
     pgn = tmp_path / "games.pgn"
-    pgn.write_text("\n".join([*_ANNOTATED, _PROMOTING]), encoding="utf-8")
+    crlf = [_ANNOTATED[0].replace("\n", "\r\n"), _ANNOTATED[6].replace("\n", "\r\n")]
+    pgn.write_bytes("\n".join([*_ANNOTATED, *crlf, _PROMOTING]).encode("utf-8"))
     _assert_same(pgn, tmp_path)
     with open_text(pgn) as handle:
         items = list(pgn_items(handle))
@@ -415,7 +416,7 @@ def test_annotated_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
     assert kinds[3:6] == ["LineAnnotations"] * 3  # final clocks, arrows, texts, NAGs: one game at a time
     # python-chess's: a NAG before the first move, a "$", a "{" left open (its comment runs into the next game)
     assert kinds[6:] == ["LineAnnotations", "LineAnnotations", "Game", "LineAnnotations", "LineAnnotations", "Game",
-                         "Game", "NoneType"]
+                         "Game", "ItemRecord", "LineAnnotations", "NoneType"]  # and the same with CRLF line ends
 
 
 def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
