@@ -14,7 +14,9 @@ Measures games/s, in the same run:
 5. appending the games to a base of the same games (``append_games``: the old base is copied too).
 
 Then the command itself (``chessformats convert``, its own process) on the file and on ``--copies`` copies of it
-in one file: wall time and peak memory (GNU ``time`` ``%M``), to show that memory does not grow with the games.
+in one file: wall time and peak memory (GNU ``time`` ``%M``), to show that memory does not grow with the games;
+and on a lichess-style file of ``--lichess`` games (:mod:`lichess_pgn`: an evaluation and a clock after every
+move), whose base is checked to be the python-chess path's, byte for byte (issue 22's target: 3,000 games/s).
 
 The issue's target for 4 is 2,000 games/s. Every timing is the best of ``--repeat`` runs (default 3).
 ``--write-docs`` rewrites this benchmark's section of ``docs/performance.md`` (between the
@@ -41,10 +43,12 @@ import chess.pgn
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.formats.chessbase import append_games, write_database
+from lichess_pgn import write as write_lichess
 from perfdoc import DOCS, replace_section
 
 DEFAULT_PGN = Path("/work/shared/corpus/pgn/twic1134-mainlines.pgn")
 TARGET = 2_000
+LICHESS_TARGET = 3_000
 START_MARKER, END_MARKER = "<!-- chessbase-write-bench:start -->", "<!-- chessbase-write-bench:end -->"
 EXTENSIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
@@ -81,7 +85,12 @@ def run_command(pgn: Path, base: Path) -> tuple[float, int]:
         return elapsed, int(report.read().split()[-1]) if GNU_TIME else 0
 
 
-def measure(pgn: Path, repeat: int, copies: int) -> dict[str, Any]:
+def same_bases(first: Path, second: Path) -> bool:
+    return all(filecmp.cmp(first.with_suffix(extension), second.with_suffix(extension), shallow=False)
+               for extension in EXTENSIONS)
+
+
+def measure(pgn: Path, repeat: int, copies: int, lichess: int) -> dict[str, Any]:
     games = list(read(pgn))
     count = len(games)
     load = os.getloadavg()[0]
@@ -95,8 +104,7 @@ def measure(pgn: Path, repeat: int, copies: int) -> dict[str, Any]:
             "PGN file -> base, fast path (`write_database_from_pgn`, as `convert`)": best(
                 lambda: write_database_from_pgn(fast, pgn), repeat),
         }
-        same = all(filecmp.cmp(base.with_suffix(extension), fast.with_suffix(extension), shallow=False)
-                   for extension in EXTENSIONS)
+        same = same_bases(base, fast)
         figures["appending to a base of the same games (`append_games`)"] = best(
             lambda: append_games(base, games), repeat, setup=lambda: write_database(base, games))
         many = folder / f"x{copies}.pgn"
@@ -107,8 +115,14 @@ def measure(pgn: Path, repeat: int, copies: int) -> dict[str, Any]:
                 out.write(b"\n")
         commands = {1: min((run_command(pgn, folder / "cli.cbh") for _ in range(repeat)), key=lambda r: r[0]),
                     copies: min((run_command(many, folder / "cli.cbh") for _ in range(repeat)), key=lambda r: r[0])}
+        annotated = folder / "lichess.pgn"
+        write_lichess(lichess, annotated, source=pgn)
+        lichess_run = min((run_command(annotated, folder / "lichess.cbh") for _ in range(repeat)), key=lambda r: r[0])
+        write_database(folder / "lichess-slow.cbh", read(annotated))
+        lichess_same = same_bases(folder / "lichess.cbh", folder / "lichess-slow.cbh")
+        lichess_bytes = annotated.stat().st_size
     return {"games": count, "figures": figures, "same": same, "load": load, "load_end": os.getloadavg()[0],
-            "commands": commands, "copies": copies}
+            "commands": commands, "copies": copies, "lichess": (lichess, lichess_run, lichess_same, lichess_bytes)}
 
 
 def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
@@ -139,8 +153,16 @@ def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
         games = count * copies
         name = pgn.name if copies == 1 else f"{pgn.name} × {copies} (one file)"
         lines.append(f"| {name} | {games:,} | {seconds:.2f} s | {games / seconds:,.0f} | {kib / 1024:.0f} MiB |")
-    lines += ["", "Memory holds one batch of games (4,096) and one block of text (1 M characters) at a time, plus "
-              "one record per distinct player, tournament, annotator, source and team (the copies add none).",
+    games, (seconds, kib), same, size = result["lichess"]
+    lines.append(f"| lichess-style: the same games with `{{ [%eval 0.39] [%clk 0:02:57] }}` after every move "
+                 f"(`benchmarks/lichess_pgn.py`, {size / games:,.0f} bytes a game) | {games:,} | {seconds:.2f} s | "
+                 f"{games / seconds:,.0f} | {kib / 1024:.0f} MiB |")
+    lines += ["", f"The lichess-style base is {'byte-identical to' if same else 'NOT the same as'} the python-chess "
+              f"path's. Target (issue 22): at least {LICHESS_TARGET:,} games/s for the whole process: "
+              f"{games / seconds:,.0f} ({'met' if games / seconds >= LICHESS_TARGET else 'not met'})."]
+    lines += ["", "Memory holds one batch of games (4,096, or 4 M characters of their text) and one block of text "
+              "(1 M characters) at a time, plus one record per distinct player, tournament, annotator, source and "
+              "team (the copies add none).",
               END_MARKER]
     return "\n".join(lines) + "\n"
 
@@ -150,9 +172,10 @@ def main() -> int:
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--copies", type=int, default=5, help="copies of the PGN in one file for the memory run")
+    parser.add_argument("--lichess", type=int, default=10_000, help="games of the lichess-style file")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args()
-    result = measure(args.pgn, args.repeat, args.copies)
+    result = measure(args.pgn, args.repeat, args.copies, args.lichess)
     text = section(result, args.pgn, args.repeat)
     print(text)
     if args.write_docs:

@@ -14,8 +14,6 @@ import argparse
 import os
 import pickle
 import platform
-import random
-import re
 import sys
 import tempfile
 import time
@@ -23,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_build import best
+from bench_movetext import rate
+from lichess_pgn import lichess_like
 from perfdoc import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,32 +65,6 @@ def library_run(paths: list[Path], workers: int, max_ply: int, repeat: int) -> d
 MONTH, DATABASE, CORES = 95e6, 6.5e9, 64
 """Projection assumptions: games of a lichess standard month (2024: about 90-100 M), of the whole database (order
 of magnitude of the sum of the monthly files), and the cores of the cluster."""
-_SAN = re.compile(r"(?<![\w.])([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?[+#]?|O-O(?:-O)?[+#]?)(?=\s)")
-
-
-def lichess_like(text: str) -> str:
-    """The games with a lichess-style ``{ [%eval 0.17] [%clk 0:04:31] }`` comment after every move."""
-    rng = random.Random(0)
-
-    def comment(match: re.Match[str]) -> str:
-        return (f"{match.group(1)} {{ [%eval {rng.uniform(-1, 1):.2f}] "
-                f"[%clk 0:0{rng.randint(0, 9)}:{rng.randint(10, 59)}] }}")
-
-    return "\n".join(line if line.startswith("[") else _SAN.sub(comment, line) for line in text.split("\n"))
-
-
-def one_process_rate(text: str, max_ply: int, repeat: int) -> float:
-    from chessformats.books.build import BookBuilder
-
-    best_seconds, games = float("inf"), 0
-    for _ in range(repeat):
-        builder = BookBuilder(max_ply=max_ply)
-        started = time.perf_counter()
-        builder.add_pgn_text(text)
-        best_seconds, games = min(best_seconds, time.perf_counter() - started), builder.games
-    return games / best_seconds
-
-
 def merge_rate(chunks: list[Any], copies: int, max_ply: int, repeat: int) -> float:
     """Games/s of the client's merge alone (no worker running): a piece's chunks merged ``copies`` times."""
     from chessformats.books import pieces
@@ -150,8 +124,8 @@ def main() -> None:
         chunks = distributed.read_piece(piece, args.max_ply, None)
         event_bytes = len(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL)) / sum(c.games for c in chunks)
         merge_alone = merge_rate(chunks, args.copies, args.max_ply, args.repeat)
-        plain_rate = one_process_rate("\n\n".join([text] * 3), args.max_ply, args.repeat)
-        lichess_rate = one_process_rate("\n\n".join([lichess_like(text)] * 3), args.max_ply, args.repeat)
+        plain_rate = rate("\n\n".join([text] * 3), args.max_ply, args.repeat)[0]
+        lichess_rate = rate("\n\n".join([lichess_like(text)] * 3), args.max_ply, args.repeat)[0]
         lichess_bytes = len(lichess_like(text).encode()) / text.count("[Result ")
     end_load = os.getloadavg()[0]
     one, two = library[1]["seconds"], library[2]["seconds"]

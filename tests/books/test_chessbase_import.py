@@ -206,7 +206,7 @@ _DAMAGE = ["\n", "\n\n", "{", "}", "(", ")", "!", "?", "$1", "0000", "1-0", "*",
 def test_damaged_texts_same_bytes_as_python_chess(tmp_path: Path, seed: int) -> None:
     """Random cuts, copies and insertions in a mixed text: the fast path reads whatever python-chess reads."""
     rng = random.Random(seed)
-    base = "\n".join(_TRICKY[:3] + _TRICKY[6:12] + _TRICKY[17:19])
+    base = "\n".join(_TRICKY[:3] + _TRICKY[6:12] + _TRICKY[17:19] + _ANNOTATED[:1] + _ANNOTATED[6:7])
     for case in range(25):
         text = base
         for _ in range(rng.randint(1, 4)):
@@ -361,3 +361,89 @@ def test_the_annotation_count_is_checked_against_the_items(tmp_path: Path) -> No
     with chessbase.open_database(tmp_path / "base.cbh") as db, pytest.raises(FormatError) as raised:
         db.annotations(1)
     assert raised.value.offset == offset + 7 and "count" in str(raised.value)
+
+
+def _commented(text: str, comments: list[str]) -> str:
+    """``text`` (a game of ``_TRICKY``) with ``comments[i]`` after its move i (as many as there are)."""
+    head, _, moves = text.partition("\n\n")
+    words = moves.split(" ")
+    out, ply = [], 0
+    for word in words:
+        out.append(word)
+        if word[:1].isalpha() and ply < len(comments):
+            out.append(comments[ply])
+            ply += 1
+    return head + "\n\n" + " ".join(out)
+
+
+_LICHESS = ["{ [%eval 0.17] [%clk 0:03:00] }", "{ [%eval 0.2] [%clk 0:02:58] }", "{ [%eval #-3] [%clk 0:02:50] }",
+            "{ [%eval -1.25,22] [%clk 0:02:41.5] }", "{ [%clk 0:02:40] }", "{ [%eval 3] }",
+            "{[%eval 0.1][%clk 1:00:00]}", "{ }", "{  [%clk 0:01:00]  }", "{ [%eval 99999.99] [%clk 0:01:00] }",
+            "{ [%clk abc] }",
+            "{ [%eval 0.3]  [%clk 0:00:09] }", "{ [%eval 1.5.5] [%clk 0:01:00] }", "{ [%clk 0:01:00] [%eval 0.2] }"]
+"""Comments of lichess's shape and near it (mates, depths, tenths, spacing, values python-chess does not read)."""
+_ANNOTATED = [
+    _commented(_PLAIN, [_LICHESS[ply % 7] for ply in range(16)]),  # one after every move: the batch path
+    _commented(_PLAIN, ["{ [%clk 0:03:00] }"] * 12 + ["{ [%eval 0.1] }"] * 4),
+    _commented(_PLAIN, ["{ [%eval 0.1] }"] * 13 + ["{ [%clk 0:01:00] }"] * 3),
+    _commented(_PLAIN, [_LICHESS[(ply * 5) % len(_LICHESS)] for ply in range(16)]),
+    _commented(_PLAIN, ["{ [%eval 0.1] }"] * 14 + ["{ [%clk 0:01:00] }"] * 2),  # clocks on the last moves only
+    _commented(_PLAIN, ["{ [%eval 0.1] }"] * 15 + ["{ [%clk 0:01:00] }"]),
+    _commented(_PLAIN, ["{good move}", "$1", "!?", "{ [%csl Gd4,Re5] [%cal Ge2e4] }", "{ [%emt 0:00:05] }",
+                        "$14 { a comment } { and another }", "?? $200", "{ [%eval 0.5] text [%clk 0:01:00] }",
+                        "{ x  }", "{  y }", "{}", "{ [%eval 0.5] } $3", "{ [%cal Xe2e4] }", "$999"]),
+    _PLAIN.replace("1. e4", "{ before the first move } 1. e4").replace(" 1-0\n", " 1-0 { after the result }\n"),
+    _PLAIN.replace("1. e4", "$5 1. e4"),  # a NAG before the first move: python-chess puts it on the game
+    _PLAIN.replace("1. e4 e5", "1. e4{no blank}e5").replace("Nf3", "Nf3!!"),
+    _PLAIN.replace("Nf3", "Nf3 { a { brace }"),
+    _PLAIN.replace("Nf3", "Nf3 $ { dollar }"),
+    _PLAIN.replace("Nf3", "Nf3 { [%clk 0:01:00] } {unclosed"),
+    _PLAIN.replace("Nf3", "Nf3 { ; not a comment line }").replace("Nc6", "Nc6 {é ž}"),
+]
+
+
+def test_annotated_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    """Comments, NAGs and PGN commands on main lines: through the batch path, the same base."""
+    pgn = tmp_path / "games.pgn"
+    crlf = [_ANNOTATED[0].replace("\n", "\r\n"), _ANNOTATED[6].replace("\n", "\r\n")]
+    pgn.write_bytes("\n".join([*_ANNOTATED, *crlf, _PROMOTING]).encode("utf-8"))
+    _assert_same(pgn, tmp_path)
+    with open_text(pgn) as handle:
+        items = list(pgn_items(handle))
+    kinds = [type(item).__name__ if not isinstance(item, PreparedGame) else type(item.annotations).__name__
+             for item in items]
+    assert kinds[:3] == ["ItemRecord"] * 3  # the lichess shape read together
+    assert kinds[3:6] == ["LineAnnotations"] * 3  # final clocks, arrows, texts, NAGs: one game at a time
+    # python-chess's: a NAG before the first move, a "$", a "{" left open (its comment runs into the next game)
+    assert kinds[6:] == ["LineAnnotations", "LineAnnotations", "Game", "LineAnnotations", "LineAnnotations", "Game",
+                         "Game", "ItemRecord", "LineAnnotations", "NoneType"]  # and the same with CRLF line ends
+
+
+def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    rng = random.Random(22)
+    pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", ""]
+    texts = []
+    for _ in range(30):
+        game = rng.choice(_TRICKY[:3])
+        texts.append(_commented(game, [" ".join(rng.choice(pieces) for _ in range(rng.choice((1, 1, 1, 2))))
+                                       for _ in range(40)]))
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join(texts), encoding="utf-8")
+    _assert_same(pgn, tmp_path)
+
+
+def test_a_long_lichess_game_round_trips(tmp_path: Path) -> None:
+    """A 300-ply game of the lichess shape (600 items: past a one-byte count) through the batch path."""
+    text = _long_annotated_game(300).replace(" [%csl Gd4,Re5] [%cal Ge2e4,Rd7d5]", "")
+    text = re.sub(r"\{ (\[%clk [^\]]*\]) (\[%eval [^\]]*\]) \}", r"{ \2 \1 }", text)  # lichess: evaluation first
+    pgn = tmp_path / "long.pgn"
+    pgn.write_text(text, encoding="utf-8")
+    _assert_same(pgn, tmp_path)
+    with open_text(pgn) as handle:
+        (item,) = list(pgn_items(handle))
+    assert isinstance(item, PreparedGame) and type(item.annotations).__name__ == "ItemRecord"
+    with chessbase.open_database(tmp_path / "fast.cbh") as db:
+        assert len(db.annotations(1)) == 2 * 300
+        game = chess.pgn.read_game(io.StringIO(text))
+        assert game is not None
+        assert [_marks(node) for node in db[1].to_pgn().mainline()] == [_marks(node) for node in game.mainline()]

@@ -143,3 +143,18 @@ def test_batch_reading_of_commented_movetext(monkeypatch: pytest.MonkeyPatch) ->
     assert not calls and [len(batch.sans(index)) for index in range(3)] == [4, 4, 12]
     _compare([f'[Result "*"]\n\n{body}\n\n' for body in handed], 12)
     assert len(calls) == len(handed)
+
+
+def test_lichess_movetext_is_read_by_the_first_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # lichess numbers black's moves after a comment (~10 characters a ply once the comments are blanks): the
+    # first scan's head still holds max_ply + 1 moves, so no game is scanned again or tokenized
+    moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"] * 8
+    body = " ".join((f"{ply // 2 + 1}. " if ply % 2 == 0 else f"{ply // 2 + 1}... ") +
+                    f"{move} {{ [%eval -0.{ply % 10}7] [%clk 0:0{ply % 10}:31] }}"
+                    for ply, move in enumerate(moves[:60]))
+    scans = []
+    original = batches._scan_heads
+    monkeypatch.setattr(batches, "_scan_heads", lambda *args: scans.append(args) or original(*args))
+    monkeypatch.setattr(batches, "parse_game", lambda *args: pytest.fail("tokenized"))
+    batch = _compare([f'[Result "*"]\n\n{body} *\n\n'] * 3, 30)
+    assert len(scans) == 1 and [len(batch.sans(index)) for index in range(3)] == [30] * 3

@@ -292,15 +292,20 @@ _NAG = re.compile(r"\$\d+")
 symbols around it and adds no move, so each reads the same as one blank (and where what follows reads otherwise
 after a blank -- a ``+`` -- pgnscan refuses the game: :func:`parse_game` reads it)."""
 _WINDOW = 6
-"""Characters of movetext looked at per character of head: comments up to 5 times as long as the moves (a
-lichess ``{ [%eval 0.17] [%clk 0:04:31] }`` after every move is ~4 times) are blanked out in one pass."""
+"""Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
+0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
+_NUMBERED_HEAD = 1.5
+"""The limit of a commented head whose black moves are numbered too (``1... e5``, as lichess writes them after
+a comment), in plain heads' limits: its moves are further apart once its comments are blanks (~10 characters a
+ply), and a head without max_ply + 1 moves is read again."""
 
 
 def _uncommented(text: str, position: int, end: int, limit: int) -> tuple[str, bool]:
-    """The first ``limit`` characters of the movetext at ``position`` with its brace comments and NAGs each
-    replaced by a blank, and whether the movetext goes on after them. Movetext with a ``;`` comment or a ``%``
-    escape line (which may hold braces) is left as it is, and so is a comment the window cuts: pgnscan refuses
-    the game, and :func:`parse_game` reads it."""
+    """The first ``limit`` characters (:data:`_NUMBERED_HEAD` times as many where black's moves are numbered)
+    of the movetext at ``position`` with its brace comments and NAGs each replaced by a blank, and whether the
+    movetext goes on after them; the head ends before a comment or NAG the window cuts. Movetext with a ``;``
+    comment or a ``%`` escape line (which may hold braces) is left as it is: pgnscan refuses the game, and
+    :func:`parse_game` reads it."""
     stop = min(position + _WINDOW * limit, end)
     raw = text[position:stop]
     if ";" in raw or "\n%" in raw:
@@ -308,7 +313,15 @@ def _uncommented(text: str, position: int, end: int, limit: int) -> tuple[str, b
     head = _COMMENT.sub(" ", raw) if "{" in raw else raw
     if "$" in head:
         head = _NAG.sub(" ", head)
-    return head[:limit], stop < end or len(head) > limit
+    cut = stop < end
+    if cut and "{" in head:
+        head = head[:head.index("{")]
+    size = int(_NUMBERED_HEAD * limit) if head.find("...", 0, limit) >= 0 else limit
+    truncated = cut or len(head) > size
+    head = head[:size]
+    if truncated and head.endswith("$"):
+        head = head[:-1]
+    return head, truncated
 
 
 _RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}

@@ -1,23 +1,29 @@
-"""PGN files to a ChessBase base, fast: plain main lines are read and encoded in batches, never as python-chess
-games; everything else goes through python-chess and the writer's own encoder, so the base is byte for byte the
-one :func:`~chessformats.formats.chessbase.write.write_database` writes from ``chess.pgn.read_game``'s games.
+"""PGN files to a ChessBase base, fast: main lines (with their comments and NAGs) are read and encoded in
+batches, never as python-chess games; everything else goes through python-chess and the writer's own encoder,
+so the base is byte for byte the one :func:`~chessformats.formats.chessbase.write.write_database` writes from
+``chess.pgn.read_game``'s games.
 
 >>> from chessformats.books.chessbase_import import write_database_from_pgn
 >>> report = write_database_from_pgn("base.cbh", ["twic1134.pgn.gz"])           # doctest: +SKIP
 
 The text is read in blocks and cut into games with python-chess's own rules (``read_game``: tag lines, at most
 one blank line, movetext up to the first blank line) for the simple shape most files have: tag lines, then
-movetext lines without ``{`` comments (which may hold blank lines), each game ending at a blank line. A game of
-another shape is read by ``read_game`` from the text itself, where it starts. A game of that simple shape
-whose movetext is only moves, move numbers and its result at the end (:mod:`.pgnscan`; every move a token
-python-chess's own movetext pattern reads whole), without ``FEN``/``SetUp``/``Variant`` tags, is replayed with
-the others of its batch (:mod:`.batchplay`) and its move stream coded for all of them at once
-(:mod:`~chessformats.formats.chessbase.batch_encoder`). A game the replay cannot play (an illegal or
-ambiguous move, a null move ...) and every game with comments, NAGs or variations is read by ``read_game``
-from its text. A game python-chess cannot read is reported with its number and the line it starts on.
+movetext lines (which may hold blank lines) whose brace comments close on their line, each game ending at a
+blank line. A game of another shape is read by ``read_game`` from the text itself, where it starts. A game of
+that simple shape without ``FEN``/``SetUp``/``Variant`` tags is cut at its comments and NAGs (``$n``, ``!``,
+``?!`` ...); what is between them must be only moves, move numbers and its result at the end (:mod:`.pgnscan`;
+every move a token python-chess's own movetext pattern reads whole). Those are replayed with the others of its
+batch (:mod:`.batchplay`) and their move stream coded for all of them at once
+(:mod:`~chessformats.formats.chessbase.batch_encoder`); the comments and NAGs go where python-chess's
+``GameBuilder`` puts them (a comment before the first move on the game, the others on the move before them),
+a batch's lichess-shaped ones (an evaluation and a clock after every move) read together
+(:mod:`~chessformats.formats.chessbase.annotation_batch`). A game the replay cannot play (an illegal or
+ambiguous move, a null move ...), a NAG before the first move and every game with variations is read by
+``read_game`` from its text. A game python-chess cannot read is reported with its number and the line it
+starts on.
 
-Memory: one batch of games (:data:`BATCH_GAMES`) and one block of text at a time, plus the writer's entities
-(one record per distinct player, tournament ...).
+Memory: one batch of games (:data:`BATCH_GAMES`, or 4 M characters of text) and one block of text at a time,
+plus the writer's entities (one record per distinct player, tournament ...).
 """
 
 from __future__ import annotations
@@ -26,12 +32,15 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import IO, Any, NamedTuple, TextIO, cast
 
 import chess.pgn
 import numpy as np
 
 from ..engine.contract import WriteReport
+from ..formats.chessbase.annotation_batch import encode_comment_lines
+from ..formats.chessbase.annotation_writer import ItemRecord, LineAnnotations
 from ..formats.chessbase.batch_encoder import encode_main_lines
 from ..formats.chessbase.write import (
     GameItem,
@@ -48,6 +57,9 @@ __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
 BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
+_BATCH_CHARS = 1 << 22
+"""Characters of text of the plain games of a batch at most (4,096 lichess games with a comment after every
+move hold 14 M: the batch's arrays grow with its text)."""
 _READ_GAMES = 256
 """python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
 a heavily annotated file takes far more memory than a plain game's text)."""
@@ -59,22 +71,29 @@ _ALL_PLIES = 1 << 30
 
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
 # TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
-# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, no brace
-# comment); the blank line (or the end of the text) that ends the game. A "blank" line is one ``str.isspace``
-# accepts, as for python-chess (re's \s is the same set).
+# captured lookahead for Python 3.10); movetext lines (not blank, not starting with a comment or a tag, each brace
+# comment closed on its line); the blank line (or the end of the text) that ends the game. A "blank" line is one
+# ``str.isspace`` accepts, as for python-chess (re's \s is the same set).
 _GAME = re.compile(
     r"(?:[^\S\n]*\n)*"
     r"((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*[^\S\n]+\"[^\n]*\"\][^\S\n]*\n)+)"
     r"(?=((?:[^\S\n]*\n)?))\2"
-    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\n|\Z))*)"
+    r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\{[^}\n]*\}[^\n{]*)*(?:\n|\Z))*)"
     r"[^\S\n]*(?:\n|\Z)")
 _TAG = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+\"([^\n]*)\"\][^\S\n]*$", re.M)
 _ROSTER = dict(chess.pgn.Headers())
 """The tags python-chess gives every game (Event "?" ... Result "*")."""
 _SET_UP = ("FEN", "SetUp", "Variant")
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-_NOT_PLAIN = ("!", "?", "0000")
-"""NAGs as marks (python-chess reads ``!``/``?``), and the digits python-chess reads as a null move."""
+_NULL = "0000"
+"""The digits python-chess reads as a null move."""
+_MARKUP = re.compile(r"(\{[^}\n]*\}|\$[0-9]+|[?!]{1,2})")
+"""What python-chess reads between the moves of a main line as annotations: a brace comment (on one line),
+a NAG, a mark (``!``, ``?!`` ..., read two characters at most at a time)."""
+_COMMENT = re.compile(r"(\{[^}\n]*\})")
+"""The brace comments of :data:`_MARKUP` (what it finds in a movetext without ``$``, ``!`` or ``?``: faster)."""
+_MARKS = {"!": chess.pgn.NAG_GOOD_MOVE, "?": chess.pgn.NAG_MISTAKE, "!!": chess.pgn.NAG_BRILLIANT_MOVE,
+          "??": chess.pgn.NAG_BLUNDER, "!?": chess.pgn.NAG_SPECULATIVE_MOVE, "?!": chess.pgn.NAG_DUBIOUS_MOVE}
 
 
 class _Text:
@@ -159,7 +178,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
     python-chess cannot read. ``progress(games)`` is called after each batch."""
     text = _Text(handle)
     pending: list[_Plain | _Read] = []
-    plain = read = 0
+    plain = read = chars = 0
     number = 0
     while not text.at_end():
         line = text.line
@@ -168,11 +187,12 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
             number += 1
             pending.append(_Plain(number, line, match[1], match["moves"], match[0]))
             plain += 1
-            if plain >= BATCH_GAMES:
+            chars += match.end() - match.start()
+            if plain >= BATCH_GAMES or chars >= _BATCH_CHARS:
                 yield from _batch(pending)
                 if progress is not None:
                     progress(number)
-                pending, plain, read = [], 0, 0
+                pending, plain, read, chars = [], 0, 0, 0
             continue
         game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
         if game is None:
@@ -187,7 +207,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
         read += 1
         if read >= _READ_GAMES:
             yield from _batch(pending)
-            pending, plain, read = [], 0, 0
+            pending, plain, read, chars = [], 0, 0, 0
     yield from _batch(pending)
     if progress is not None:
         progress(number)
@@ -221,6 +241,80 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     return valid
 
 
+def _split(moves: str) -> tuple[list[str], list[str]] | None:
+    """A movetext's text between its annotations (``segments``, one more than ``marks``) and the annotations
+    (:data:`_MARKUP`); None when there is none."""
+    nags = "$" in moves or "!" in moves or "?" in moves
+    if not nags and "{" not in moves:
+        return None
+    parts = (_MARKUP if nags else _COMMENT).split(moves)
+    return parts[0::2], parts[1::2]
+
+
+def _text(comment: str) -> str:
+    """python-chess's text of a brace comment (it drops a space after "{" and one before "}")."""
+    text = comment[1:-1]
+    text = text[1:] if text[:1] == " " else text
+    return text[:-1] if text[-1:] == " " else text
+
+
+def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | None:
+    """The annotations of a main line of ``plies`` moves: ``marks[j]`` follows its first ``before[j]`` moves, as
+    python-chess's ``GameBuilder`` places them; None when one is a NAG before the first move (python-chess puts
+    it on the game, which ChessBase has no place for here)."""
+    comment = ""
+    comments = [""] * plies
+    nags: dict[int, set[int]] = {}
+    for mark, moves in zip(marks, before, strict=True):
+        if mark[0] == "{":
+            text = _text(mark)
+            if not text:
+                continue
+            if moves == 0:
+                comment = f"{comment} {text}" if comment else text
+            else:
+                old = comments[moves - 1]
+                comments[moves - 1] = f"{old} {text}" if old else text
+            continue
+        if moves == 0:
+            return None
+        nags.setdefault(moves - 1, set()).add(int(mark[1:]) if mark[0] == "$" else _MARKS[mark])
+    return LineAnnotations(comment, comments, nags)
+
+
+def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarray[Any, Any],
+                chosen: np.ndarray[Any, Any], tags: list[dict[str, str]]) -> dict[int, LineAnnotations | ItemRecord]:
+    """By candidate: the annotations of the games of ``chosen`` with one brace comment after every move and
+    nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
+    that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment."""
+    single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
+    games = []
+    for index in chosen.tolist():
+        found = marks.get(index)
+        if found is None:
+            continue
+        start, count = first[index], len(found)
+        if single[start + count] - single[start] == count and lengths[start + count] == 0:
+            text = "".join(found)  # comments only (each has one "}", a NAG none), none with a "{" inside
+            if text.count("}") == count == text.count("{"):
+                games.append(index)
+    if not games:
+        return {}
+    # python-chess's texts: the comments' "{" and "}" (one each, at their ends) and a blank after "{" and one
+    # before "}" dropped, on the joined text
+    joined = "\n".join(chain.from_iterable(marks[index] for index in games))
+    inner = "\n" + joined[1:-1].replace("}\n{", "\n") + "\n"
+    texts = inner.replace("\n ", "\n").replace(" \n", "\n")[1:-1].split("\n")
+    plies = [len(marks[index]) for index in games]
+    records = encode_comment_lines([tags[index] for index in games], texts, plies)
+    every: dict[int, LineAnnotations | ItemRecord] = {}
+    at = 0
+    for index, count, record in zip(games, plies, records, strict=True):
+        every[index] = record if record is not None else LineAnnotations("", texts[at:at + count], {})
+        at += count
+    return every
+
+
 def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     """The writer's items for a batch: the plain games replayed and encoded together, the others parsed."""
     plain = [item for item in pending if isinstance(item, _Plain)]
@@ -228,33 +322,58 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     tags = [_tags(item.headers) for item in plain]
     candidates: list[int] = []
     results: list[str | None] = []
+    segments: list[str] = []  # the candidates' text between annotations, in order
+    first: list[int] = []  # per candidate: its first segment
+    marks: dict[int, list[str]] = {}  # by candidate: its annotations (marks[j] follows segment first + j)
     for index, item in enumerate(plain):
-        moves = item.moves
-        if any(mark in moves for mark in _NOT_PLAIN) or any(tag in tags[index] for tag in _SET_UP):
+        if any(tag in tags[index] for tag in _SET_UP):
+            continue
+        split = _split(item.moves)
+        parts = [item.moves] if split is None else split[0]
+        moves = item.moves if split is None else " ".join(parts)
+        if _NULL in moves:
             continue
         ends, result = _movetext_result(moves)
         if ends:
+            if split is not None:
+                marks[len(candidates)] = split[1]
             candidates.append(index)
             results.append(result)
+            first.append(len(segments))
+            segments += parts
     if candidates:
-        scan = pgnscan.scan([plain[index].moves for index in candidates], [False] * len(candidates), _ALL_PLIES)
-        # the scan's tokens are the games' in order (a game not read has none)
-        owner = np.repeat(np.arange(len(candidates)), scan.lengths)
-        bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(candidates))
-        chosen = np.flatnonzero(scan.read & (bad == 0))
-        replay = batchplay.replay_tokens(scan.tokens, scan.starts[chosen], scan.lengths[chosen], scan.vocabulary,
-                                         memo_depth=0, positions=False)
+        scan = pgnscan.scan(segments, [False] * len(segments), _ALL_PLIES)
+        # the scan's tokens are the segments' in order (a segment not read has none), so a game's are together
+        owner = np.repeat(np.arange(len(segments)), scan.lengths)
+        bad = np.bincount(owner[~_valid_tokens(scan.vocabulary)[scan.tokens]], minlength=len(segments))
+        bounds = np.append(first, len(segments))
+        fine = np.add.reduceat(scan.read & (bad == 0), first) == np.diff(bounds)
+        chosen = np.flatnonzero(fine)
+        starts = scan.starts[first][chosen]
+        lengths = np.add.reduceat(scan.lengths, first)[chosen]
+        replay = batchplay.replay_tokens(scan.tokens, starts, lengths, scan.vocabulary, memo_depth=0,
+                                         positions=False)
         origin, target, promotion = _squares(replay.raw)
-        plies = np.where(replay.failed, 0, scan.lengths[chosen])
+        plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
+        moves_before = np.cumsum(scan.lengths).tolist()
+        every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates])
         for slot, index in enumerate(chosen.tolist()):
             if replay.failed[slot]:
                 continue
+            line: LineAnnotations | ItemRecord | None = every.get(index)
+            if line is None and index in marks:
+                base = first[index]
+                done = moves_before[base - 1] if base else 0
+                line = _line(marks[index], [moves_before[base + j] - done for j in range(len(marks[index]))],
+                             int(plies[slot]))
+                if line is None:
+                    continue
             game_tags = tags[candidates[index]]
             result = results[index]
             if result is not None and game_tags.get("Result", "*") == "*":
                 game_tags["Result"] = result  # python-chess's GameBuilder.visit_result
-            prepared[plain[candidates[index]].number] = PreparedGame(game_tags, encoded[slot])
+            prepared[plain[candidates[index]].number] = PreparedGame(game_tags, encoded[slot], line)
     for entry in pending:
         if isinstance(entry, _Read):
             yield _unreadable(entry.line, entry.game) or entry.game

@@ -109,7 +109,7 @@ def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
     (possibly within a token)."""
     count = len(heads)
     read = np.ones(count, dtype=bool)
-    if not all(head.isascii() for head in heads):
+    if not "".join(heads).isascii():
         for number, head in enumerate(heads):
             if not head.isascii():
                 read[number] = False

@@ -11,9 +11,10 @@ in every corpus record.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import chess
 import chess.pgn
@@ -23,12 +24,13 @@ from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
 
-__all__ = ["EncodedAnnotations", "encode_annotations", "encode_tag_annotations", "encode_text"]
+__all__ = ["EncodedAnnotations", "LineAnnotations", "encode_annotations", "encode_line_annotations", "encode_text"]
 
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
 _ITEM_HEAD = codec(schema.ANNOTATION_ITEM_HEAD)
-_ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
+ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
+"""Bytes of an item's head (position, type, size)."""
 _TYPES = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
 _SYMBOL_FIELDS = (("move_symbol", frozenset(enum_view(schema.MOVE_SYMBOL).names)),
                   ("evaluation", frozenset(enum_view(schema.LINE_EVALUATION).names)),
@@ -53,6 +55,11 @@ _PERIODS = 3
 _MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
 _BODIES = {type_: codec(case.declaration) for type_, case in schema.ANNOTATION_CASES.items()}
 """Each item type's body codec (generated functions for the fixed bodies: clocks, evaluations, symbols ...)."""
+SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
+"""The comment lichess writes after every move: an evaluation, a clock or both, nothing else."""
+_CACHED = 1 << 16
+"""Commands (by their text and the mover) whose items are kept, for comments of :data:`SHAPE`."""
+_by_position = itemgetter(0, 1)
 
 
 @dataclass
@@ -89,6 +96,7 @@ class _Items:
     def __init__(self, encoding: str | None) -> None:
         self.encoding = encoding
         self.items: list[tuple[int, int, bytes]] = []
+        """(position, rank in :data:`_ORDER`, the item's bytes)"""
         self.kinds: dict[str, int] = {}
         self.text_bytes = 0
         self.problems: list[str] = []
@@ -96,11 +104,31 @@ class _Items:
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
         type_ = _TYPES[kind]
         data = _BODIES[type_].encode(body)
-        if _ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
+        if ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
             self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
             return
-        self.items.append((position, type_, bytes(data)))
+        self.items.append((position, _ORDER.get(type_, len(_ORDER)),
+                           item_head(position, type_, ITEM_HEAD_SIZE + len(data)) + data))
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def comment(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
+        """The items of a move's comment (after it): its PGN commands and its text. A comment of :data:`SHAPE`
+        takes each command's item from a cache (the item :meth:`commands` finds in it)."""
+        shape = SHAPE.fullmatch(comment)
+        if shape is not None:
+            evaluation, clock_text = shape.groups()
+            found = [] if clock_text is None or not clock else [command_item(clock_text, mover)]
+            if evaluation is not None:
+                found.append(command_item(evaluation, mover))
+            if None not in found:
+                for kind, type_, rank, body in found:  # type: ignore[misc]
+                    if type_ >= 0:
+                        self.items.append((position, rank, item_head(position, type_, ITEM_HEAD_SIZE + len(body))
+                                           + body))
+                        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+                return
+        self.commands(position, comment, mover, clock=clock)
+        self.text(position, "text_after", comment)
 
     def text(self, position: int, kind: str, text: str) -> None:
         text = _COMMAND.sub("", text).strip()
@@ -112,11 +140,30 @@ class _Items:
                 self.text_bytes += len(raw)
 
     def nags(self, position: int, nags: set[int]) -> None:
+        key = frozenset(nags)
+        cached = _SYMBOLS.get(key)
+        if cached is None:  # the symbols item of these NAGs (kept: few sets come back)
+            probe = _Items(None)
+            probe._nags(nags)
+            cached = probe.items[0][2][ITEM_HEAD_SIZE:] if probe.items else b"", probe.problems
+            if len(_SYMBOLS) < _CACHED:
+                _SYMBOLS[key] = cached
+        body, problems = cached
+        self.problems += [problem.format(position=position) for problem in problems]
+        if body:
+            type_ = _TYPES["symbols"]
+            head = item_head(position, type_, ITEM_HEAD_SIZE + len(body))
+            self.items.append((position, _ORDER[type_], head + body))
+            self.kinds["symbols"] = self.kinds.get("symbols", 0) + 1
+
+    def _nags(self, nags: set[int]) -> None:
+        """The symbols item of ``nags`` at position 0 (its problems with ``{position}`` for the position)."""
+        position = 0
         values = [0, 0, 0]
         for nag in sorted(nags):
             slot = next((i for i, (_, known) in enumerate(_SYMBOL_FIELDS) if nag in known and not values[i]), None)
             if slot is None:
-                self.problems.append(f"NAG ${nag} at position {position}: the symbols item has no place for it")
+                self.problems.append(f"NAG ${nag} at position {{position}}: the symbols item has no place for it")
                 continue
             values[slot] = nag
         used = max((i + 1 for i, value in enumerate(values) if value), default=0)
@@ -128,9 +175,11 @@ class _Items:
         self.add(position, "white_clock" if mover == chess.WHITE else "black_clock",
                  {"centiseconds": round(clock * 100)})
 
-    def commands(self, position: int, node: chess.pgn.ChildNode, mover: chess.Color, *, clock: bool = True) -> None:
+    def commands(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
+        """The items of the PGN commands of a move's comment, read by python-chess's own ``GameNode`` methods."""
+        node = _Turned(comment, not mover)
         squares, arrows = [], []
-        for arrow in node.arrows():
+        for arrow in chess.pgn.GameNode.arrows(node):  # type: ignore[arg-type]
             colour = _COLOURS.get(arrow.color)
             if colour is None:
                 self.problems.append(f"{arrow.color} arrow at position {position}: ChessBase has no such colour")
@@ -143,10 +192,10 @@ class _Items:
             self.add(position, "squares", {"squares": squares})
         if arrows:
             self.add(position, "arrows", {"arrows": arrows})
-        seconds = node.clock() if clock else None
+        seconds = chess.pgn.GameNode.clock(node) if clock else None  # type: ignore[arg-type]
         if seconds is not None:
             self.clock(position, mover, seconds)
-        emt = node.emt()
+        emt = chess.pgn.GameNode.emt(node)  # type: ignore[arg-type]
         if emt is not None:
             hours, rest = divmod(round(emt), 3600)
             if hours > 255:
@@ -154,7 +203,7 @@ class _Items:
             else:
                 self.add(position, "time_spent", {"hours": hours, "minutes": rest // 60, "seconds": rest % 60,
                                                   "unknown": 0})
-        score = chess.pgn.GameNode.eval(_Turned(node.comment, not mover))  # type: ignore[arg-type]
+        score = chess.pgn.GameNode.eval(node)  # type: ignore[arg-type]
         if score is not None:
             white = score.white()
             mate = white.mate()
@@ -162,12 +211,20 @@ class _Items:
             if value is None or not -_EVAL_LIMIT <= value < _EVAL_LIMIT:
                 self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
             else:
+                depth = chess.pgn.GameNode.eval_depth(node)  # type: ignore[arg-type]
                 self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
-                                                         "centipawns", "depth": node.eval_depth() or 0})
+                                                         "centipawns", "depth": depth or 0})
 
     def time_control(self, tag: str) -> None:
         """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
-        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``."""
+        inverted): ``[moves/]seconds[+increment]`` periods joined by ``:``. Kept by tag: a file has few."""
+        items, problems, kinds = _time_control_entries(tag)
+        self.items += items
+        self.problems += problems
+        for kind, count in kinds.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + count
+
+    def _time_control(self, tag: str) -> None:
         tag = tag.strip()
         if tag in ("", "?", "-"):
             return
@@ -190,13 +247,48 @@ class _Items:
     def record(self, game: int) -> bytes | None:
         if not self.items:
             return None
-        self.items.sort(key=lambda item: (item[0], _ORDER.get(item[1], len(_ORDER))))
-        body = b"".join(_ITEM_HEAD.encode({"position": position, "type": type_,
-                                           "size": _ITEM_HEAD_SIZE + len(data)}) + data
-                        for position, type_, data in self.items)
-        head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": len(self.items) + 1,
-                             "size": _HEAD_SIZE + len(body)})
-        return bytes(head) + body
+        self.items.sort(key=_by_position)
+        return _record(game, len(self.items), b"".join([item[2] for item in self.items]))
+
+
+def _record(game: int, count: int, items: bytes) -> bytes:
+    """A record of ``count`` items (``items``: their bytes, in order) for game number ``game``."""
+    head = _HEAD.encode({"game": game, "fixed": schema.ANNOTATION_FIXED, "count": count + 1,
+                         "size": _HEAD_SIZE + len(items)})
+    return bytes(head) + items
+
+
+class ItemRecord(NamedTuple):
+    """A game's annotation record without its head (which holds the game's number in the base), made before
+    the game is written (:func:`.annotation_batch.encode_comment_lines`)."""
+
+    items: bytes
+    entries: int
+    """The number of items."""
+    kinds: dict[str, int]
+    problems: list[str]
+
+    def encoded(self, number: int) -> EncodedAnnotations:
+        """The record as game ``number``'s."""
+        data = _record(number, self.entries, self.items) if self.entries else None
+        return EncodedAnnotations(data, dict(self.kinds), list(self.problems), 0)
+
+
+def _time_control_entries(tag: str) -> tuple[list[tuple[int, int, bytes]], list[str], dict[str, int]]:
+    cached = _TIME_CONTROLS.get(tag)
+    if cached is None:
+        probe = _Items(None)
+        probe._time_control(tag)
+        cached = (probe.items, probe.problems, probe.kinds)
+        if len(_TIME_CONTROLS) < _CACHED:
+            _TIME_CONTROLS[tag] = cached
+    return cached
+
+
+def time_control_items(tag: str) -> tuple[list[bytes], list[str], dict[str, int]]:
+    """The items (bytes, in order), problems and kinds of a ``TimeControl`` tag (kept by tag)."""
+    items, problems, kinds = _time_control_entries(tag)
+    return [item[2] for item in items], problems, kinds
 
 
 class _Turned:
@@ -213,12 +305,24 @@ class _Turned:
         return self._turn
 
 
+def _clock(comment: str) -> float | None:
+    """python-chess's ``GameNode.clock`` of a comment."""
+    return chess.pgn.GameNode.clock(_Turned(comment, chess.WHITE))  # type: ignore[arg-type]
+
+
+def _finals(clocked: Sequence[Any], last: Mapping[bool, Any]) -> list[Any]:
+    """Of the moves ``clocked`` (those with a clock), those whose clocks are the game's final clocks: when only
+    the last main-line move of each side (``last``, by mover) has a clock, ChessBase stores them on the game
+    (position -1, white's first; BielMTO, Chess960Biel), and the reader puts them back on those moves. Empty
+    otherwise."""
+    finals = [last[side] for side in (chess.WHITE, chess.BLACK) if side in last]
+    return [move for move in finals if move in clocked] if all(move in finals for move in clocked) else []
+
+
 def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode],
                   movers: dict[int, chess.Color]) -> list[chess.pgn.ChildNode]:
-    """The nodes whose clocks are the game's final clocks: when only the last main-line move of each side has
-    a clock, ChessBase stores them on the game (position -1, white's first; BielMTO, Chess960Biel), and the
-    reader puts them back on those moves. Empty otherwise."""
-    clocked = [node for node in nodes if "[%clk" in node.comment and node.clock() is not None]
+    """The nodes whose clocks are the game's final clocks (:func:`_finals`)."""
+    clocked = [node for node in nodes if "[%clk" in node.comment and _clock(node.comment) is not None]
     if not clocked:
         return []
     last: dict[bool, chess.pgn.ChildNode] = {}
@@ -227,8 +331,7 @@ def _final_clocks(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode],
         node = node.variations[0]
         assert isinstance(node, chess.pgn.ChildNode)
         last[movers[id(node)]] = node
-    finals = [last[side] for side in (chess.WHITE, chess.BLACK) if side in last]
-    return [node for node in finals if node in clocked] if all(node in finals for node in clocked) else []
+    return _finals(clocked, last)
 
 
 def _movers(game: chess.pgn.Game, nodes: list[chess.pgn.ChildNode]) -> dict[int, chess.Color]:
@@ -249,7 +352,7 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
     movers = _movers(game, encoded.nodes)
     finals = _final_clocks(game, encoded.nodes, movers)
     for node in finals:
-        seconds = node.clock()
+        seconds = _clock(node.comment)
         assert seconds is not None
         items.clock(-1, movers[id(node)], seconds)
     for position, node in enumerate(encoded.nodes):
@@ -258,15 +361,109 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
         if node.nags:
             items.nags(position, set(node.nags))
         if node.comment:
-            items.commands(position, node, movers[id(node)], clock=node not in finals)
-            items.text(position, "text_after", node.comment)
+            items.comment(position, node.comment, movers[id(node)], clock=node not in finals)
     return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
 
 
-def encode_tag_annotations(headers: Mapping[str, str], *, number: int, encoding: str | None = None
-                           ) -> EncodedAnnotations:
-    """Game ``number``'s ``.cba`` record when its only annotations are those of its tags (the ``TimeControl``
-    tag): what :func:`encode_annotations` gives a game without comments, NAGs or commands."""
+class LineAnnotations(NamedTuple):
+    """The annotations of a main line from the standard position without variations, as a PGN reader finds
+    them (python-chess's ``GameBuilder`` puts the same on the nodes of the game)."""
+
+    comment: str
+    """The game's comment (the comments before the first move)."""
+    comments: Sequence[str]
+    """Per ply (from 0): the comment after that move ("": none)."""
+    nags: Mapping[int, set[int]]
+    """By ply: the NAGs of that move."""
+
+
+def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *, number: int,
+                            encoding: str | None = None) -> EncodedAnnotations:
+    """Game ``number``'s ``.cba`` record from its tags and the annotations of its main line: what
+    :func:`encode_annotations` gives the python-chess game of the same tags, moves and annotations (the
+    ``.cba`` position of ply ``i`` is ``i``; White makes the even plies)."""
     items = _Items(encoding)
+    items.text(-1, "text_after", line.comment)
     items.time_control(headers.get("TimeControl", ""))
+    comments = line.comments
+    plies = len(comments)
+    finals: list[int] = []
+    if not any("[%clk" in comments[ply] and _clock(comments[ply]) is not None for ply in range(plies - 2)):
+        last = {ply % 2 == 0: ply for ply in range(max(plies - 2, 0), plies)}
+        finals = _finals([ply for ply in last.values() if "[%clk" in comments[ply] and
+                          _clock(comments[ply]) is not None], last)
+    for ply in finals:
+        seconds = _clock(comments[ply])
+        assert seconds is not None
+        items.clock(-1, ply % 2 == 0, seconds)
+    nags = line.nags
+    shape = SHAPE.fullmatch
+    cached = _COMMAND_ITEMS.get
+    entries = items.items
+    kinds = items.kinds
+    for position, comment in enumerate(comments):
+        if nags and position in nags:
+            items.nags(position, nags[position])
+        if not comment:
+            continue
+        white = not position & 1
+        # a comment of SHAPE, inline (the loop runs once per move of every game): Items.comment's cache
+        match = shape(comment)
+        if match is None:
+            items.comment(position, comment, white, clock=position not in finals)
+            continue
+        evaluation, clock_text = match.groups()
+        found = []
+        if clock_text is not None and position not in finals:
+            found.append(cached((clock_text, white), _MISSING) or command_item(clock_text, white))
+        if evaluation is not None:
+            found.append(cached((evaluation, white), _MISSING) or command_item(evaluation, white))
+        if None in found:
+            items.comment(position, comment, white, clock=position not in finals)
+            continue
+        for kind, type_, rank, body in found:  # type: ignore[misc]
+            if type_ >= 0:
+                entries.append((position, rank, item_head(position, type_, ITEM_HEAD_SIZE + len(body)) + body))
+                kinds[kind] = kinds.get(kind, 0) + 1
     return EncodedAnnotations(items.record(number), items.kinds, items.problems, items.text_bytes)
+
+
+_HEADS: dict[tuple[int, int, int], bytes] = {}
+
+
+def item_head(position: int, type_: int, size: int) -> bytes:
+    """An item's head (kept: the same few positions, types and sizes come back in every game)."""
+    head = _HEADS.get((position, type_, size))
+    if head is None:
+        head = bytes(_ITEM_HEAD.encode({"position": position, "type": type_, "size": size}))
+        if len(_HEADS) < _CACHED:
+            _HEADS[position, type_, size] = head
+    return head
+
+
+_SYMBOLS: dict[frozenset[int], tuple[bytes, list[str]]] = {}
+_TIME_CONTROLS: dict[str, tuple[list[tuple[int, int, bytes]], list[str], dict[str, int]]] = {}
+_MISSING: Any = ()
+"""Not in :data:`_COMMAND_ITEMS` yet (false, as a value there is true or None)."""
+_COMMAND_ITEMS: dict[tuple[str, bool], tuple[str, int, int, bytes] | None] = {}
+
+
+def command_item(command: str, mover: chess.Color) -> tuple[str, int, int, bytes] | None:
+    """The item of one PGN command as :meth:`_Items.commands` finds it in a comment: (kind, type, rank in
+    :data:`_ORDER`, body); type -1: no item; None: not one item without a problem (the caller reads the whole
+    comment). Kept: lichess's clocks and evaluations take a few thousand values."""
+    key = (command, mover)
+    if key in _COMMAND_ITEMS:
+        return _COMMAND_ITEMS[key]
+    items = _Items(None)
+    items.commands(0, command, mover)
+    found: tuple[str, int, int, bytes] | None = None
+    if not items.problems and len(items.items) <= 1:
+        found = ("", -1, 0, b"")
+        if items.items:
+            _, rank, data = items.items[0]
+            kind = next(iter(items.kinds))
+            found = kind, _TYPES[kind], rank, data[ITEM_HEAD_SIZE:]
+    if len(_COMMAND_ITEMS) < _CACHED:
+        _COMMAND_ITEMS[key] = found
+    return found

@@ -38,7 +38,13 @@ from ...engine.layout import describe
 from ...engine.schema import enum_view
 from ...engine.trace import parse
 from ...schemas import chessbase as schema
-from .annotation_writer import EncodedAnnotations, encode_annotations, encode_tag_annotations
+from .annotation_writer import (
+    EncodedAnnotations,
+    ItemRecord,
+    LineAnnotations,
+    encode_annotations,
+    encode_line_annotations,
+)
 from .database import Database, open_database
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
@@ -65,6 +71,8 @@ _NO_MEDALS = {path.split(".", 1)[1]: False for path in _RECORD.fields if path.st
 _DATE_FIELDS = ("year", "month", "day")
 
 
+_NO_LINE = LineAnnotations("", (), {})
+
 _FILES = (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe")
 """The files a writer writes, the ``.cbh`` first."""
 
@@ -82,6 +90,8 @@ class PreparedGame:
 
     headers: Mapping[str, str]
     encoded: EncodedGame
+    annotations: LineAnnotations | ItemRecord | None = None
+    """Its main line's comments and NAGs (None: none), or its annotation record made already."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +191,11 @@ class _Base:
 
     def add_prepared(self, game: PreparedGame) -> None:
         number = self.count + 1
-        annotations = encode_tag_annotations(game.headers, number=number, encoding=self.encoding)
+        if isinstance(game.annotations, ItemRecord):
+            annotations = game.annotations.encoded(number)
+        else:
+            annotations = encode_line_annotations(game.headers, game.annotations or _NO_LINE, number=number,
+                                                  encoding=self.encoding)
         self._add(game.headers, game.encoded, annotations, number)
 
     def _add(self, tags: Mapping[str, str], encoded: EncodedGame, annotations: EncodedAnnotations,
