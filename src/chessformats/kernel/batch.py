@@ -78,7 +78,6 @@ for _square in range(8, 56):
         _DOUBLE[1, _square] = 1 << (_square + 16)
     if _square >= 48:
         _DOUBLE[0, _square] = 1 << (_square - 16)
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
 
 
 class Boards(NamedTuple):
@@ -117,8 +116,8 @@ def square_of(bitboards: np.ndarray) -> np.ndarray:
 def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set bit: (index of its bitboard, its square), ordered by bitboard, then square."""
     flat = np.ascontiguousarray(bitboards, dtype=U64).view(np.uint8)
-    nonzero = np.flatnonzero(flat)
-    bits = np.flatnonzero(_BYTE_BITS[flat[nonzero]])
+    nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
+    bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
     byte = nonzero[bits >> 3]
     return byte >> 3, (byte & 7) << 3 | (bits & 7)
 
@@ -229,7 +228,6 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     count = len(boards.turn)
     side = _side(boards)
     us, them, occupied, colour, king = side.us, side.them, side.occupied, side.colour, side.king
-    king_mask = SQUARE_BB[king]
     checkers = _checkers(side)
     checks = np.bitwise_count(checkers)
     evasions = np.where(checks == 0, _ALL,
@@ -242,95 +240,107 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
         blockers = BETWEEN_BB[king[owner], sniper] & occupied[owner]
         alone = (blockers != 0) & ((blockers & (blockers - U64(1))) == 0)
         np.bitwise_or.at(pinned, owner[alone], blockers[alone] & us[owner[alone]])
-    targets = np.zeros((count, 64), dtype=U64)
-    pawn_like = np.zeros((count, 64), dtype=bool)
-    flat_targets, flat_pawn = targets.reshape(-1), pawn_like.reshape(-1)
-    free = ~us
-    for pieces, kind in ((boards.knights, 0), (boards.bishops | boards.queens, 1), (boards.rooks | boards.queens, 2),
-                         (boards.pawns, 3)):
-        owner, square = expand_bits(pieces & us)
-        if not owner.size:
-            continue
-        if kind == 0:
-            reach = KNIGHT_BB[square] & free[owner]
-        elif kind == 1:
-            reach = _bishop(square, occupied[owner]) & free[owner]
-        elif kind == 2:
-            reach = _rook(square, occupied[owner]) & free[owner]
-        else:
-            side_colour = colour[owner]
-            empty = ~occupied[owner]
-            single = _PUSH[side_colour, square] & empty
-            double = np.where(single != 0, _DOUBLE[side_colour, square] & empty, U64(0))
-            reach = single | double | (PAWN_BB[side_colour, square] & them[owner])
-        reach &= evasions[owner]
-        pin = (pinned[owner] & SQUARE_BB[square]) != 0
-        if pin.any():
-            reach[pin] &= LINE_BB[king[owner[pin]], square[pin]]
-        key = owner * 64 + square
-        flat_targets[key] |= reach
-        if kind == 3:
-            flat_pawn[key] = True
-            _en_passant(boards, side, owner, square, flat_targets, key)
-    # the king: steps to squares the enemy does not attack once the king has left, and castling
-    danger = _attack_map(boards.turn, occupied ^ king_mask, side.knights, side.kings, side.pawns, side.diagonal,
-                         side.straight)
-    king_key = np.arange(count) * 64 + king
-    flat_targets[king_key] |= KING_BB[king] & free & ~danger
+    danger = _attack_map(boards.turn, occupied ^ SQUARE_BB[king], side.knights, side.kings, side.pawns,
+                         side.diagonal, side.straight)
+    # every piece to move, by (position, square); its kind from the three overlapping bitboards Monty stores
+    # (pawn 1, knight 2, bishop 3, rook 4, queen 5, king 6)
+    owner, square = expand_bits(us)
+    bit = SQUARE_BB[square]
+    kind = ((((boards.rooks | boards.queens | boards.kings)[owner] & bit) != 0).astype(np.int8) << 2
+            | (((boards.knights | boards.bishops | boards.kings)[owner] & bit) != 0).astype(np.int8) << 1
+            | (((boards.pawns | boards.bishops | boards.queens)[owner] & bit) != 0).astype(np.int8))
+    reach = np.zeros(len(owner), dtype=U64)
+    group = np.flatnonzero(kind == 2)
+    reach[group] = KNIGHT_BB[square[group]]
+    group = np.flatnonzero((kind == 3) | (kind == 5))
+    reach[group] = _bishop(square[group], occupied[owner[group]])
+    group = np.flatnonzero((kind == 4) | (kind == 5))
+    reach[group] |= _rook(square[group], occupied[owner[group]])
+    pawn = np.flatnonzero(kind == 1)
+    at, where, pawn_colour = square[pawn], owner[pawn], colour[owner[pawn]]
+    empty = ~occupied[where]
+    single = _PUSH[pawn_colour, at] & empty
+    reach[pawn] = (single | np.where(single != 0, _DOUBLE[pawn_colour, at] & empty, U64(0))
+                   | (PAWN_BB[pawn_colour, at] & them[where]))
+    reach &= evasions[owner] & ~us[owner]
+    if pinned.any():
+        pin = np.flatnonzero(pinned[owner] & bit)
+        reach[pin] &= LINE_BB[king[owner[pin]], square[pin]]
+    _en_passant(boards, side, pawn, where, at, reach)
+    monarch = np.flatnonzero(kind == 6)
+    reach[monarch] = KING_BB[square[monarch]] & ~us[owner[monarch]] & ~danger[owner[monarch]]
     castles = _castling(boards, side, checks, danger)
-    flat_targets[king_key] |= castles
-    entry = np.flatnonzero(flat_targets)
-    reach = flat_targets[entry]
-    moves_of, target = expand_bits(reach)
-    origin = entry & 63
-    position = entry >> 6
-    capture = reach & them[position]
-    move_entry = moves_of
-    codes = ((origin[move_entry] << ORIGIN_SHIFT) | (target << TARGET_SHIFT)
-             | ((((capture[move_entry] >> target.astype(U64)) & U64(1)).astype(np.int64)) << 2))
-    special = flat_pawn[entry][move_entry]
+    stepped = np.zeros(0, dtype=U64)
+    if castles.any():
+        stepped = reach[monarch] & castles[owner[monarch]]  # king steps that are castling targets too
+        reach[monarch] |= castles[owner[monarch]]
+    codes, per_entry = _codes(reach, square, reach & them[owner])
+    entry_start = np.cumsum(per_entry) - per_entry
     extra_at: list[np.ndarray] = []
     extra_codes: list[np.ndarray] = []
-    if special.any():
-        which = np.flatnonzero(special)
-        step = target[which] - origin[move_entry[which]]
+    if pawn.size:
+        which, entry = _moves_of(pawn, per_entry, entry_start)
         code = codes[which]
+        step = (code >> TARGET_SHIFT & 63).astype(np.int16) - (code >> ORIGIN_SHIFT).astype(np.int16)
         code[(step == 16) | (step == -16)] |= DOUBLE_PUSH
-        ep = boards.ep_square[position[move_entry[which]]].astype(np.int64)
-        code[(target[which] == ep) & (ep != 0) & (step != 8) & (step != -8)] |= EN_PASSANT
-        last = (target[which] >= 56) | (target[which] < 8)
+        ep = boards.ep_square[owner[entry]]
+        code[((code >> TARGET_SHIFT & 63) == ep) & (ep != 0) & (step != 8) & (step != -8)] |= EN_PASSANT
+        target = code >> TARGET_SHIFT & 63
+        last = (target >= 56) | (target < 8)
         code[last] |= PROMOTION
         codes[which] = code
         promoting = which[last]
         for extra in (1, 2, 3):
             extra_at.append(promoting + 1)
             extra_codes.append(codes[promoting] + extra)
-    castle_moves = np.flatnonzero(castles[position[move_entry]] & SQUARE_BB[target]) if castles.any() else None
-    if castle_moves is not None and castle_moves.size:
-        is_king = origin[move_entry[castle_moves]] == king[position[move_entry[castle_moves]]]
-        castle_moves = castle_moves[is_king]
-        flag = np.where((target[castle_moves] & 7) == 6, KING_CASTLE, QUEEN_CASTLE)
-        stepped = (KING_BB[origin[move_entry[castle_moves]]] & free[position[move_entry[castle_moves]]]
-                   & ~danger[position[move_entry[castle_moves]]] & SQUARE_BB[target[castle_moves]]) != 0
-        # a castling whose target the king could not step to is the only code there: it takes its flag
-        alone = castle_moves[~stepped]
-        codes[alone] = (codes[alone] & ~0xF) | flag[~stepped]
-        extra_at.append(castle_moves[stepped] + 1)
-        extra_codes.append((codes[castle_moves[stepped]] & ~0xF) | flag[stepped])
-    per_position = np.bincount(position[move_entry], minlength=count) if moves_of.size else np.zeros(count, np.int64)
+    if castles.any():
+        castling = monarch[castles[owner[monarch]] != 0]
+        which, entry = _moves_of(castling, per_entry, entry_start)
+        target = (codes[which] >> TARGET_SHIFT & 63).astype(np.int64)
+        is_castle = (castles[owner[entry]] & SQUARE_BB[target]) != 0
+        which, entry, target = which[is_castle], entry[is_castle], target[is_castle]
+        flag = np.where((target & 7) == 6, KING_CASTLE, QUEEN_CASTLE).astype(np.uint16)
+        both = (stepped[np.searchsorted(monarch, entry)] & SQUARE_BB[target]) != 0
+        codes[which[~both]] |= flag[~both]  # only a castling reaches that square: its code takes the flag
+        extra_at.append(which[both] + 1)  # a king step there too: the castling code follows the step's
+        extra_codes.append(codes[which[both]] | flag[both])
+    per_position = np.bincount(owner, weights=per_entry, minlength=count).astype(np.int64)
     if extra_at:
         at = np.concatenate(extra_at)
-        order = np.argsort(at, kind="stable")
-        at = at[order]
-        codes = np.insert(codes, at, np.concatenate(extra_codes)[order])
-        per_position += np.bincount(position[move_entry[at - 1]], minlength=count)
+        if at.size:
+            order = np.argsort(at, kind="stable")
+            at = at[order]
+            codes = np.insert(codes, at, np.concatenate(extra_codes)[order])
+            entry_of = np.searchsorted(entry_start, at - 1, side="right") - 1
+            per_position += np.bincount(owner[entry_of], minlength=count)
     offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(per_position, out=offsets[1:])
-    return offsets, codes.astype(np.uint16)
+    return offsets, codes
 
 
-def _en_passant(boards: Boards, side: _Side, owner: np.ndarray, square: np.ndarray, flat_targets: np.ndarray,
-                key: np.ndarray) -> None:
+def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The move codes of every piece's targets (``reach``, by piece; ``captures``: the targets holding an enemy
+    piece), in (piece, target) order, flagged quiet or capture; and the number of moves of each piece."""
+    flat = reach.view(np.uint8)
+    nonzero = np.flatnonzero(flat != 0)
+    bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
+    byte = (bits >> 3).astype(np.intp)
+    # per non-zero byte: the code of its piece's origin and the byte's first square
+    base = ((origin[nonzero >> 3] << ORIGIN_SHIFT) | ((nonzero & 7) << (3 + TARGET_SHIFT))).astype(np.uint16)
+    capture = np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little")[bits]
+    codes = base[byte] | ((bits & 7).astype(np.uint16) << TARGET_SHIFT) | (capture.astype(np.uint16) << 2)
+    return codes, np.bitwise_count(reach).astype(np.int64)
+
+
+def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of the moves of the given entries (pieces), in order, and the entry of each."""
+    counts = per_entry[entries]
+    starts = np.repeat(entry_start[entries] - (np.cumsum(counts) - counts), counts)
+    return starts + np.arange(len(starts)), np.repeat(entries, counts)
+
+
+def _en_passant(boards: Boards, side: _Side, pawn: np.ndarray, owner: np.ndarray, square: np.ndarray,
+                reach: np.ndarray) -> None:
     """Add the en-passant captures that leave the king safe (tested on the occupancy after the capture)."""
     ep = boards.ep_square[owner].astype(np.int64)
     colour = side.colour[owner]
@@ -342,7 +352,7 @@ def _en_passant(boards: Boards, side: _Side, owner: np.ndarray, square: np.ndarr
     captured = SQUARE_BB[np.where(colour[candidate] == 1, to - 8, to + 8)]
     after = (side.occupied[where] ^ SQUARE_BB[origin] ^ captured) | SQUARE_BB[to]
     safe = _checkers(side, where, after, pawns=side.pawns[where] & ~captured) == 0
-    flat_targets[key[candidate[safe]]] |= SQUARE_BB[to[safe]]
+    reach[pawn[candidate[safe]]] |= SQUARE_BB[to[safe]]
 
 
 def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarray) -> np.ndarray:
