@@ -15,6 +15,7 @@ target when it does not move). The rules are python-chess's (``Board.legal_moves
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -274,12 +275,13 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     if castles.any():
         stepped = reach[monarch] & castles[owner[monarch]]  # king steps that are castling targets too
         reach[monarch] |= castles[owner[monarch]]
-    codes, per_entry = _codes(reach, square, reach & them[owner])
+    codes, per_entry, move_kind, move_entry = _codes(reach, square, reach & them[owner], kind)
     entry_start = np.cumsum(per_entry) - per_entry
     extra_at: list[np.ndarray] = []
     extra_codes: list[np.ndarray] = []
     if pawn.size:
-        which, entry = _moves_of(pawn, per_entry, entry_start)
+        which = np.flatnonzero(move_kind == 1)
+        entry = move_entry(which)
         code = codes[which]
         step = (code >> TARGET_SHIFT & 63).astype(np.int16) - (code >> ORIGIN_SHIFT).astype(np.int16)
         code[(step == 16) | (step == -16)] |= DOUBLE_PUSH
@@ -318,9 +320,11 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     return offsets, codes
 
 
-def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The move codes of every piece's targets (``reach``, by piece; ``captures``: the targets holding an enemy
-    piece), in (piece, target) order, flagged quiet or capture; and the number of moves of each piece."""
+    piece), in (piece, target) order, flagged quiet or capture; the number of moves of each piece, the kind of
+    piece of each move, and a function giving the pieces of some moves."""
     flat = reach.view(np.uint8)
     nonzero = np.flatnonzero(flat != 0)
     bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
@@ -329,7 +333,9 @@ def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray) -> tuple
     base = ((origin[nonzero >> 3] << ORIGIN_SHIFT) | ((nonzero & 7) << (3 + TARGET_SHIFT))).astype(np.uint16)
     capture = np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little")[bits]
     codes = base[byte] | ((bits & 7).astype(np.uint16) << TARGET_SHIFT) | (capture.astype(np.uint16) << 2)
-    return codes, np.bitwise_count(reach).astype(np.int64)
+    entry_of_byte = nonzero >> 3
+    return (codes, np.bitwise_count(reach).astype(np.int64), kind[entry_of_byte][byte],
+            lambda moves: entry_of_byte[byte[moves]])
 
 
 def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

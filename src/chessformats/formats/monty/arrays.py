@@ -29,8 +29,18 @@ from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write
 from ...kernel.batch import Boards
 from ...kernel.tables import SQUARE_BB
-from .model import HEADER_NAMES, HEADER_OFFSETS, HEADER_SIZE, RIGHT_NAMES, RIGHT_SIDES, RIGHTS, ROOK_FIELDS, \
-    STANDARD_FILES, TERMINATORS, check_format
+from .model import (
+    HEADER_NAMES,
+    HEADER_OFFSETS,
+    HEADER_SIZE,
+    RIGHT_NAMES,
+    RIGHT_SIDES,
+    RIGHTS,
+    ROOK_FIELDS,
+    STANDARD_FILES,
+    TERMINATORS,
+    check_format,
+)
 
 __all__ = ["HEADER_DTYPE", "MontyArrays", "PlyArrays", "piece_bitboards", "start_boards", "take_games",
            "write_arrays"]
@@ -110,6 +120,8 @@ class MontyArrays(NamedTuple):
     """``int64 (games + 1)``: game ``g``'s plies are rows ``game_plies[g]:game_plies[g + 1]`` of ``plies``."""
     offsets: np.ndarray
     """``int64``: each game's byte offset in its file."""
+    numbers: np.ndarray
+    """``int64``: each game's number in its file, from 0."""
     plies: PlyArrays
 
 
@@ -168,7 +180,8 @@ def take_games(arrays: MontyArrays, games: np.ndarray) -> MontyArrays:
     bounds = np.zeros(len(games) + 1, dtype=np.int64)
     np.cumsum(counts, out=bounds[1:])
     rows = np.repeat(starts - bounds[:-1], counts) + np.arange(bounds[-1])
-    return MontyArrays(arrays.format, arrays.headers[games], bounds, arrays.offsets[games], arrays.plies.take(rows))
+    return MontyArrays(arrays.format, arrays.headers[games], bounds, arrays.offsets[games], arrays.numbers[games],
+                       arrays.plies.take(rows))
 
 
 def file_bytes(arrays: MontyArrays) -> bytes:

@@ -21,8 +21,8 @@ import numpy as np
 from ...engine.errors import FormatError, InvalidValueError
 from ...kernel.batch import Boards, legal_moves, play
 from ...kernel.tables import SQUARE_BB
-from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from ...schemas import monty as schema
+from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
     BITBOARDS_STRUCT,
     HEADER_NAMES,
@@ -33,8 +33,8 @@ from .model import (
     RIGHT_NAMES,
     RIGHT_SIDES,
     RIGHTS,
-    TERMINATORS,
     STANDARD_FILES,
+    TERMINATORS,
     RawGame,
 )
 from .moves import MOVES, flag_of
@@ -171,14 +171,14 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
                       positions.castling, positions.halfmove, positions.fullmove, move,
                       score.view(np.int16) if value else score, headers["result"][game_of_ply],
                       game_of_ply + first_game, visit_offsets, raw[visit_at], visit_moves)
-    arrays = MontyArrays(format, headers, bounds, game_at + base, plies)
+    arrays = MontyArrays(format, headers, bounds, game_at + base, np.arange(games, dtype=np.int64) + first_game, plies)
     if not faults:
         return Decoded(arrays, games, None)
     game, ply, _, error = min(faults, key=lambda item: item[:3])
     keep = int(bounds[game]) + max(ply, 0)
     kept = game if ply < 0 else game + 1
     cut = MontyArrays(format, headers[:kept], np.minimum(bounds[:kept + 1], keep), arrays.offsets[:kept],
-                      plies.take(np.arange(keep)))
+                      arrays.numbers[:kept], plies.take(np.arange(keep)))
     return Decoded(cut, game, error)
 
 
@@ -375,4 +375,4 @@ def _whole(decoded: Decoded) -> MontyArrays:
         return arrays
     keep = int(arrays.game_plies[games])
     return MontyArrays(arrays.format, arrays.headers[:games], arrays.game_plies[:games + 1], arrays.offsets[:games],
-                       arrays.plies.take(np.arange(keep)))
+                       arrays.numbers[:games], arrays.plies.take(np.arange(keep)))

@@ -27,11 +27,15 @@ from ...engine.contract import ClosedError
 from ...engine.errors import FormatError, InvalidValueError
 from ...engine.tables import Tabular
 from ...schemas import monty as schema
+from .bulk import _structural_error, decode, iter_buffers, walk
+from .games import games_of
 from .model import (
     BITBOARDS_STRUCT,
     FORMATS,
+    HEADER_NAMES,
     HEADER_OFFSETS,
-    PLY_OFFSETS,
+    HEADER_STRUCT,
+    PLY_HEAD_STRUCT,
     RESULTS,
     RIGHT_NAMES,
     RIGHT_SIDES,
@@ -40,13 +44,13 @@ from .model import (
     SCORE_RANGES,
     SIDES,
     STANDARD_FILES,
+    TERMINATORS,
+    VALUE_PLY_STRUCT,
     Game,
     Ply,
     RawGame,
     check_format,
 )
-from .movegen import legal_codes
-from .moves import MOVES, flag_of, move_of
 from .structure import raw_games
 
 __all__ = ["GameFile", "detect_format", "game_from_raw", "open_games", "plies_from_raw", "read_games", "side_score",
@@ -137,47 +141,48 @@ def side_score(raw: int, value: bool, white: bool) -> float:
     return expected if white else 1 - expected
 
 
+def _raw_bytes(raw: RawGame, format: str) -> bytes:
+    """The bytes of a game read as a :class:`RawGame` (its plies up to its structural fault, if any)."""
+    value = format == "value"
+    parts = [HEADER_STRUCT.pack(*(raw.header[name] for name in HEADER_NAMES))]
+    for _, code, raw_score, stored in raw.plies:
+        if value:
+            parts.append(VALUE_PLY_STRUCT.pack(code, raw_score))
+        else:
+            parts.append(PLY_HEAD_STRUCT.pack(code, raw_score, len(stored)) + stored)
+    parts.append(bytes(TERMINATORS[format]))
+    return b"".join(parts)
+
+
+def _decoded_raw(raw: RawGame, file: str | None, format: str) -> tuple[Game | None, FormatError | None]:
+    """A raw game read as chess by the bulk reader: the game (its plies up to a fault) and the fault."""
+    data = _raw_bytes(raw, format)
+    structure = walk(data, format)
+    decoded = decode(data, structure, format, file=file, base=raw.offset, first_game=raw.number)
+    game = next(games_of(decoded.arrays), None)
+    if decoded.error is None and game is not None:  # the plies' offsets: those the raw game read them at
+        return game, raw.error
+    return game, decoded.error
+
+
 def game_from_raw(raw: RawGame, file: str | None, format: str) -> Game:
     """The chess reading of a game: start position, legality, move counts, visit alignment."""
-    board = start_board(raw, file)
-    start = board.copy(stack=False)
-    plies = list(plies_from_raw(raw, board, file, format))
-    return Game(start, plies, RESULTS[raw.header["result"]], tuple(raw.header[name] for name in ROOK_FIELDS),
-                format, raw.number, raw.offset)
+    game, error = _decoded_raw(raw, file, format)
+    if error is not None:
+        raise error
+    assert game is not None
+    return game
 
 
 def plies_from_raw(raw: RawGame, board: chess.Board, file: str | None, format: str) -> Iterator[Ply]:
-    """The plies of a game played on ``board``, each checked; then the game's structural fault, if any."""
-    value = format == "value"
-    moves_table = MOVES
-    push = board.push
-    for index, (offset, code, raw_score, stored) in enumerate(raw.plies):
-        rooks: dict[int, int] = {}
-        codes = legal_codes(board, rooks)
-        count = len(stored)
-        if count and count != len(codes):
-            raise InvalidValueError(
-                f"game {raw.number}, ply {index}: the stored legal-move count is not the position's",
-                expected=len(codes), actual=count, file=file, offset=offset + PLY_OFFSETS["num_moves"],
-                path=f"games[{raw.number}].plies[{index}].num_moves")
-        if code not in codes:
-            raise InvalidValueError(
-                f"game {raw.number}, ply {index}: not a legal move in {board.fen()}",
-                expected=f"one of {len(codes)} legal move codes", actual=f"{code} ({MOVES[code].uci()}, "
-                f"flag {flag_of(code)})", file=file, offset=offset, path=f"games[{raw.number}].plies[{index}].move")
-        move = moves_table[code] if not rooks else move_of(code, board, rooks)
-        visits: dict[chess.Move, float] | None = None
-        if count:
-            codes.sort()
-            if rooks and board.chess960:
-                visits = visit_shares([move_of(c, board, rooks) for c in codes], stored)
-            else:
-                visits = visit_shares(map(moves_table.__getitem__, codes), stored)
-        yield Ply(move, side_score(raw_score, value, board.turn), visits, raw_score, stored if count else None,
-                  board.copy(stack=False), code)
-        push(move)
-    if raw.error is not None:
-        raise raw.error
+    """The plies of a game (``board``: its start position, unused: the plies carry their own), each checked;
+    then the game's first fault, if any."""
+    del board
+    game, error = _decoded_raw(raw, file, format)
+    if game is not None:
+        yield from game.plies
+    if error is not None:
+        raise error
 
 
 def visit_shares(moves: Iterable[chess.Move], stored: bytes) -> dict[chess.Move, float]:
@@ -187,6 +192,9 @@ def visit_shares(moves: Iterable[chess.Move], stored: bytes) -> dict[chess.Move,
         return dict.fromkeys(moves, 0.0)
     return dict(zip(moves, map(total.__rtruediv__, stored), strict=True))  # byte / total, for every byte
 
+
+_CHUNK = 1 << 22
+"""Bytes of a file read at a time (its games are read as chess together)."""
 
 Source: TypeAlias = "str | os.PathLike[str] | IO[bytes]"
 """A path, or a binary file object."""
@@ -249,17 +257,15 @@ def _peek(handle: IO[bytes]) -> tuple[bytes, bool, IO[bytes]]:
 
 
 def _reading(head: bytes, whole: bool, file: str | None, format: str, offset: int) -> FormatError | None:
-    """The first fault of reading ``head`` in ``format`` (its structure, and its first plies as chess), or
-    ``None``. ``whole``: ``head`` is all of the file (else a game cut off at its end is no fault)."""
+    """The first fault of reading ``head`` in ``format`` (its structure, and its plies as chess), or ``None``.
+    ``whole``: ``head`` is all of the file (else a game cut off at its end is no fault)."""
     try:
-        raws = list(raw_games(io.BytesIO(head), file, format, partial=not whole, offset=offset))
-        plies = 0
-        for raw in raws:
-            board = start_board(raw, file)
-            for _ in plies_from_raw(raw, board, file, format):
-                plies += 1
-                if plies >= _SNIFF_PLIES:
-                    return None
+        structure = walk(head, format)
+        decoded = decode(head, structure, format, file=file, base=offset)
+        if decoded.error is not None:
+            return decoded.error
+        if whole and not structure.complete:
+            return _structural_error(head, structure.end, format, file, offset, len(structure.games))
     except FormatError as error:
         return error
     return None
@@ -334,8 +340,8 @@ def read_games(source: Source, *positional: str, format: str | None = None) -> I
         if format is None:
             head, whole, handle = _peek(handle)
             format = _sniff(head, whole, file)
-        for raw in raw_games(handle, file, format):
-            yield game_from_raw(raw, file, format)
+        for arrays in iter_buffers(handle, format, file=file, chunk=_CHUNK):
+            yield from games_of(arrays)
     finally:
         if owned:
             handle.close()
@@ -411,8 +417,11 @@ class GameFile(Tabular):
         return self._offsets
 
     def __iter__(self) -> Iterator[Game]:
-        for raw in self._raw(self._start):
-            yield game_from_raw(raw, self._file, self.format)
+        self._live()
+        cursor = _Cursor(self, self._start)
+        for arrays in iter_buffers(cursor, self.format, file=self._file, base=self._start,  # type: ignore[arg-type]
+                                   chunk=_CHUNK):
+            yield from games_of(arrays)
 
     def __len__(self) -> int:
         return len(self._index())
