@@ -105,13 +105,14 @@ class Boards(NamedTuple):
 
     def take(self, index: np.ndarray | slice) -> Boards:
         """The positions at ``index``."""
-        return Boards(*(array[index] for array in self))
+        return Boards._make(array[index] for array in self)
 
 
 def square_of(bitboards: np.ndarray) -> np.ndarray:
     """The lowest square of each bitboard (``int64``; 0 for an empty one)."""
     low = bitboards & (~bitboards + U64(1))
-    return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> U64(58)]
+    squares: np.ndarray = _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> U64(58)]
+    return squares
 
 
 def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,7 +130,8 @@ def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     base = squares << U64(8)
     rank = (occupied >> (squares & U64(56))) & U64(255)
     file = (((occupied >> (squares & U64(7))) & _FILE_A) * U64(FILE_MAGIC)) >> U64(56)
-    return tables.rank[base | rank] | tables.file[base | file]
+    attacks: np.ndarray = tables.rank[base | rank] | tables.file[base | file]
+    return attacks
 
 
 def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
@@ -137,19 +139,23 @@ def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     base = squares.astype(U64) << U64(8)
     diagonal = ((occupied & tables.diagonal_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
     anti = ((occupied & tables.anti_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
-    return tables.diagonal[base | diagonal] | tables.anti[base | anti]
+    attacks: np.ndarray = tables.diagonal[base | diagonal] | tables.anti[base | anti]
+    return attacks
 
 
 def attacked(squares: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray,
              pawns: np.ndarray, pawn_colour: np.ndarray, diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
     """The attackers of each square among the given pieces (sliders seeing through ``occupied``); ``pawn_colour``
     is the colour (1 white) of the side *defending* the square (its pawn-attack table finds the attacking pawns)."""
-    return ((KNIGHT_BB[squares] & knights) | (KING_BB[squares] & kings) | (PAWN_BB[pawn_colour, squares] & pawns)
-            | (_bishop(squares, occupied) & diagonal) | (_rook(squares, occupied) & straight))
+    found: np.ndarray = ((KNIGHT_BB[squares] & knights) | (KING_BB[squares] & kings)
+                          | (PAWN_BB[pawn_colour, squares] & pawns) | (_bishop(squares, occupied) & diagonal)
+                          | (_rook(squares, occupied) & straight))
+    return found
 
 
 def _shift(bits: np.ndarray, amount: int) -> np.ndarray:
-    return bits << U64(amount) if amount > 0 else bits >> U64(-amount)
+    shifted: np.ndarray = bits << U64(amount) if amount > 0 else bits >> U64(-amount)
+    return shifted
 
 
 _NOT_AB, _NOT_GH = _NOT_A & (_NOT_A << U64(1)), _NOT_H & (_NOT_H >> U64(1))
@@ -182,7 +188,8 @@ def _attack_map(turn: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kin
     empty = ~occupied
     for index, (amount, mask) in enumerate(_DIRECTIONS):
         found |= _slides(straight if index < 4 else diagonal, empty, amount, mask)
-    return found
+    result: np.ndarray = found
+    return result
 
 
 class _Side(NamedTuple):
@@ -212,7 +219,9 @@ def _side(boards: Boards) -> _Side:
 def _checkers(side: _Side, index: np.ndarray | None = None, occupied: np.ndarray | None = None,
               square: np.ndarray | None = None, pawns: np.ndarray | None = None) -> np.ndarray:
     """Enemy pieces attacking the king to move (or ``square``), for the positions ``index`` (default all)."""
-    pick = (lambda array: array) if index is None else (lambda array: array[index])
+    def pick(array: np.ndarray) -> np.ndarray:
+        return array if index is None else array[index]
+
     return attacked(pick(side.king) if square is None else square, pick(side.occupied) if occupied is None
                     else occupied, pick(side.knights), pick(side.kings), pick(side.pawns) if pawns is None else pawns,
                     pick(side.colour), pick(side.diagonal), pick(side.straight))
@@ -405,7 +414,8 @@ def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.nd
 def _msb(bitboards: np.ndarray) -> np.ndarray:
     """The highest square of each bitboard (0 for an empty one)."""
     exponent = np.frexp(bitboards.astype(np.float64))[1] - 1  # exact: only the highest bit sets the exponent
-    return np.maximum(exponent, 0).astype(np.int64)
+    squares: np.ndarray = np.maximum(exponent, 0).astype(np.int64)
+    return squares
 
 
 def play(boards: Boards, codes: np.ndarray) -> Boards:
@@ -444,5 +454,5 @@ def play(boards: Boards, codes: np.ndarray) -> Boards:
     ep = np.where(flag == DOUBLE_PUSH, (origin + target) >> 1, 0).astype(np.uint8)
     halfmove = np.where(moved[0] | capture, 0, boards.halfmove.astype(np.int64) + 1).astype(boards.halfmove.dtype)
     fullmove = boards.fullmove + (~white).astype(boards.fullmove.dtype)
-    return Boards(np.where(white, us, them), np.where(white, them, us), *after, ~white, ep, castling, halfmove,
-                  fullmove)
+    return Boards._make([np.where(white, us, them), np.where(white, them, us), *after, ~white, ep, castling,
+                         halfmove, fullmove])

@@ -18,7 +18,7 @@ _PIECES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 def from_boards(boards: Sequence[chess.Board]) -> Boards:
     """A batch of python-chess boards (castling rights as ``clean_castling_rights`` gives them)."""
     u64 = np.uint64
-    return Boards(
+    return Boards._make([
         np.array([b.occupied_co[chess.WHITE] for b in boards], dtype=u64),
         np.array([b.occupied_co[chess.BLACK] for b in boards], dtype=u64),
         *(np.array([getattr(b, name) for b in boards], dtype=u64) for name in _PIECES),
@@ -27,7 +27,7 @@ def from_boards(boards: Sequence[chess.Board]) -> Boards:
         np.array([b.clean_castling_rights() for b in boards], dtype=u64),
         np.array([b.halfmove_clock for b in boards], dtype=np.uint16),
         np.array([b.fullmove_number for b in boards], dtype=np.uint16),
-    )
+    ])
 
 
 def to_board(boards: Boards, index: int, *, chess960: bool = False) -> chess.Board:

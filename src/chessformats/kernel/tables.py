@@ -12,6 +12,7 @@ multiplication, then a (square, byte) table, filled from python-chess's own atta
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import chess
@@ -127,22 +128,24 @@ def slider_tables() -> SliderTables:
         r, f = chess.square_rank(square), chess.square_file(square)
         rank_squares = [chess.square(x, r) for x in range(8)]
         file_squares = [chess.square(f, y) for y in range(8)]
-        lines = [(rank, rank_squares, RANK_ATTACKS[square], RANK_MASKS[square], chess.BB_ALL),
-                 (file, file_squares, FILE_ATTACKS[square], FILE_MASKS[square], chess.BB_ALL)]
+        lines: list[tuple[np.ndarray, Sequence[int | None], dict[int, int], int, int]] = [
+            (rank, rank_squares, RANK_ATTACKS[square], RANK_MASKS[square], chess.BB_ALL),
+            (file, file_squares, FILE_ATTACKS[square], FILE_MASKS[square], chess.BB_ALL)]
         for table, step, masks in ((diagonal, 9, diagonal_mask), (anti, 7, anti_mask)):
             line = _diagonal(square, step)
             bits = 0
             for s in line:
                 bits |= SQUARES[s]
             masks[square] = bits
-            by_file = [next((s for s in line if chess.square_file(s) == x), None) for x in range(8)]
+            by_file: list[int | None] = [next((s for s in line if chess.square_file(s) == x), None)
+                                         for x in range(8)]
             lines.append((table, by_file, DIAG_ATTACKS[square], DIAG_MASKS[square], bits))
         for table, by_bit, attacks, mask, keep in lines:
             row = table[square]
             for byte in range(256):
                 occupied = 0
-                for bit, s in enumerate(by_bit):
-                    if byte >> bit & 1 and s is not None:
-                        occupied |= SQUARES[s]
+                for bit, at in enumerate(by_bit):
+                    if byte >> bit & 1 and at is not None:
+                        occupied |= SQUARES[at]
                 row[byte] = attacks[occupied & mask] & keep
     return SliderTables(rank.ravel(), file.ravel(), diagonal.ravel(), anti.ravel(), diagonal_mask, anti_mask)

@@ -19,7 +19,6 @@ import pytest
 
 from chessformats import FormatError, InvalidValueError, TruncatedError, monty
 from chessformats.formats.monty import read as monty_read
-from chessformats.formats.monty import structure
 from chessformats.schemas import monty as schema
 from monty_cases import oracle_order
 

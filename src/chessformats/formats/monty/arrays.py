@@ -87,7 +87,9 @@ class PlyArrays(NamedTuple):
     visit_moves: np.ndarray
     """``uint16``: the legal move each visit byte belongs to (the position's legal moves in code order)."""
 
-    def __len__(self) -> int:  # type: ignore[override]
+    @property
+    def size(self) -> int:
+        """The number of plies."""
         return len(self.move)
 
     def take(self, index: np.ndarray) -> PlyArrays:
@@ -98,13 +100,14 @@ class PlyArrays(NamedTuple):
         offsets = np.zeros(len(index) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         flat = np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1])
-        rows = (field[index] for field in self[:10])
-        return PlyArrays(*rows, offsets, self.visits[flat], self.visit_moves[flat])
+        return PlyArrays._make([*(field[index] for field in self[:10]), offsets, self.visits[flat],
+                                self.visit_moves[flat]])
 
     def scores(self) -> np.ndarray:
         """The scores as ``float32`` in [0, 1] for the side to move."""
         if self.score.dtype == np.uint16:
-            return (self.score / np.float32(65535)).astype(np.float32)
+            policy: np.ndarray = (self.score / np.float32(65535)).astype(np.float32)
+            return policy
         white = 1 / (1 + np.exp(-self.score.astype(np.float64) / 400))
         return np.where(self.side == 0, white, 1 - white).astype(np.float32)
 
@@ -157,9 +160,9 @@ def start_boards(headers: np.ndarray) -> tuple[Boards, np.ndarray]:
         castling |= np.where(held, SQUARE_BB[rank + files[:, index]], np.uint64(0))
         own_king = pieces[:, 7] & (white if is_white else black) & np.uint64(0xFF << rank)
         chess960 |= held & (own_king != SQUARE_BB[rank + 4])
-    boards = Boards(white, black, *(pieces[:, i] for i in range(2, 8)), headers["side_to_move"] == 0,
-                    headers["ep_square"].copy(), castling, headers["halfmove_clock"].astype(np.uint16),
-                    headers["fullmove_number"].astype(np.uint16))
+    boards = Boards._make([white, black, *(pieces[:, i] for i in range(2, 8)), headers["side_to_move"] == 0,
+                           headers["ep_square"].copy(), castling, headers["halfmove_clock"].astype(np.uint16),
+                           headers["fullmove_number"].astype(np.uint16)])
     return boards, chess960
 
 
@@ -192,7 +195,7 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     plies = arrays.plies
     games = len(arrays.headers)
     per_game = np.diff(arrays.game_plies)
-    if len(plies) != arrays.game_plies[-1] or len(per_game) != games:
+    if plies.size != arrays.game_plies[-1] or len(per_game) != games:
         raise ValueError("the ply arrays do not match the games' ply counts")
     if np.any(plies.move == 0):
         raise ValueError("a move code 0 (the null move) cannot be stored: it ends a game")
@@ -202,7 +205,8 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     record = np.full(len(counts), 4, dtype=np.int64) if value else 5 + counts
     before = np.zeros(len(record) + 1, dtype=np.int64)
     np.cumsum(record, out=before[1:])
-    game_size = HEADER_SIZE + TERMINATORS[arrays.format] + before[arrays.game_plies[1:]] - before[arrays.game_plies[:-1]]
+    ends = arrays.game_plies
+    game_size = HEADER_SIZE + TERMINATORS[arrays.format] + before[ends[1:]] - before[ends[:-1]]
     starts = np.zeros(games + 1, dtype=np.int64)
     np.cumsum(game_size, out=starts[1:])
     out = np.zeros(int(starts[-1]), dtype=np.uint8)

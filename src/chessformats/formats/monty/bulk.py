@@ -38,6 +38,7 @@ from .model import (
     RawGame,
 )
 from .moves import MOVES, flag_of
+from .start import start_board
 from .structure import raw_games
 
 __all__ = ["Decoded", "Structure", "decode", "walk"]
@@ -109,7 +110,8 @@ class Decoded(NamedTuple):
 
 
 def _u16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return data[at].astype(np.uint16) | (data[at + 1].astype(np.uint16) << 8)
+    words: np.ndarray = data[at].astype(np.uint16) | (data[at + 1].astype(np.uint16) << 8)
+    return words
 
 
 def decode(data: bytes, structure: Structure, format: str, *, file: str | None = None, base: int = 0,
@@ -140,14 +142,14 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
                                                        first_game + game)))
     # the headers: checked together, a suspect one read alone (its error names the field)
     headers_ok = headers
-    for game in np.flatnonzero(suspect_headers(headers)):
-        error = _header_error(data, int(game_at[game]), file, base, first_game + int(game))
+    for suspect in np.flatnonzero(suspect_headers(headers)).tolist():
+        error = _header_error(data, int(game_at[suspect]), file, base, first_game + suspect)
         if error is not None:
-            faults.append((int(game), -1, 0, error))
+            faults.append((suspect, -1, 0, error))
             if headers_ok is headers:
                 headers_ok = headers.copy()
-            headers_ok[game] = _STANDARD_HEADER  # not played as it is (its moves may be anything now)
-    boards, chess960 = start_boards(headers_ok)
+            headers_ok[suspect] = _STANDARD_HEADER  # not played as it is (its moves may be anything now)
+    boards, _ = start_boards(headers_ok)
     positions = _replay(boards, move, bounds)
     offsets, legal = _legal_moves(positions)
     legal_count = np.diff(offsets)
@@ -278,7 +280,8 @@ def suspect_headers(headers: np.ndarray) -> np.ndarray:
                     (~white_to_move).astype(np.int64), (boards.bishops | boards.queens) & mover,
                     (boards.rooks | boards.queens) & mover) != 0
     suspect[np.flatnonzero(safe)[bad]] = True
-    return suspect
+    result: np.ndarray = suspect
+    return result
 
 
 def _square(bitboards: np.ndarray) -> np.ndarray:
@@ -293,8 +296,6 @@ def _raw_game(data: bytes, at: int, base: int, number: int) -> RawGame:
 
 
 def _header_error(data: bytes, at: int, file: str | None, base: int, number: int) -> FormatError | None:
-    from .read import start_board
-
     try:
         start_board(_raw_game(data, at, base, number), file)
     except FormatError as error:

@@ -54,7 +54,8 @@ def _shares(visits: np.ndarray, offsets: np.ndarray) -> list[float]:
     start = offsets[0]
     per = np.repeat(totals, np.diff(offsets)).astype(np.float64)
     values = visits[start:offsets[-1]].astype(np.float64)
-    return np.divide(values, per, out=np.zeros_like(values), where=per != 0).tolist()
+    shares: list[float] = np.divide(values, per, out=np.zeros_like(values), where=per != 0).tolist()
+    return shares
 
 
 def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]:
@@ -93,10 +94,10 @@ def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]
     results = arrays.headers["result"][:count].tolist()
     for game in range(count):
         is960 = bool(chess960[game])
-        start = new_board(*(column[game] for column in start_fields), is960)
+        start = new_board(*(column[game] for column in start_fields), is960)  # type: ignore[call-arg]
         made: list[Ply] = []
         for index in range(game_plies[game], game_plies[game + 1]):
-            board = new_board(*rows[index], is960)
+            board = new_board(*rows[index], is960)  # type: ignore[call-arg]
             code = codes[index]
             raw = raw_scores[index]
             white = rows[index][8]
