@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
 
 import chess
 import numpy as np
 
 from ...kernel.boards import move_of_code
 from .arrays import MontyArrays, piece_bitboards, start_boards
-from .model import RESULTS, Game, Ply
+from .model import RESULTS, Game, Ply, VisitShares
 from .moves import KING_CASTLE, MOVES, QUEEN_CASTLE
+
+assert {KING_CASTLE, QUEEN_CASTLE} == {2, 3}  # ``code & 14 == 2``: a castling code
 
 __all__ = ["games_of", "new_board"]
 
@@ -23,18 +24,19 @@ _FAST = _FIELDS == {"occupied_co", "pawns", "knights", "bishops", "rooks", "quee
                     "occupied", "chess960", "ep_square", "move_stack", "_stack", "turn", "castling_rights",
                     "halfmove_clock", "fullmove_number"}
 """python-chess's board has the attributes this module fills (else boards are made the slower documented way)."""
-_CASTLES = frozenset(code & 15 for code in (KING_CASTLE, QUEEN_CASTLE))
+_BOARD, _new = chess.Board, object.__new__
 
 
 def new_board(white: int, black: int, pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int,
               turn: bool, ep_square: int, castling: int, halfmove: int, fullmove: int, chess960: bool) -> chess.Board:
     """A :class:`chess.Board` of these fields (no move stack)."""
     if _FAST:
-        board = object.__new__(chess.Board)
-        board.__dict__.update(occupied_co=[black, white], pawns=pawns, knights=knights, bishops=bishops, rooks=rooks,
-                              queens=queens, kings=kings, promoted=0, occupied=white | black, chess960=chess960,
-                              ep_square=ep_square or None, move_stack=[], _stack=[], turn=turn,
-                              castling_rights=castling, halfmove_clock=halfmove, fullmove_number=fullmove)
+        board = _new(_BOARD)
+        board.__dict__ = {"occupied_co": [black, white], "pawns": pawns, "knights": knights, "bishops": bishops,
+                          "rooks": rooks, "queens": queens, "kings": kings, "promoted": 0, "occupied": white | black,
+                          "chess960": chess960, "ep_square": ep_square or None, "move_stack": [], "_stack": [],
+                          "turn": turn, "castling_rights": castling, "halfmove_clock": halfmove,
+                          "fullmove_number": fullmove}
         return board
     board = chess.Board(None, chess960=chess960)  # pragma: no cover - another python-chess
     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
@@ -46,7 +48,7 @@ def new_board(white: int, black: int, pawns: int, knights: int, bishops: int, ro
     return board
 
 
-def _shares(visits: np.ndarray, offsets: np.ndarray) -> list[float]:
+def _shares(visits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Each visit byte over the sum of its ply's bytes (0.0 when they are all 0): byte / total as Python does."""
     sums = np.zeros(len(visits) + 1, dtype=np.int64)
     np.cumsum(visits, out=sums[1:])
@@ -54,7 +56,7 @@ def _shares(visits: np.ndarray, offsets: np.ndarray) -> list[float]:
     start = offsets[0]
     per = np.repeat(totals, np.diff(offsets)).astype(np.float64)
     values = visits[start:offsets[-1]].astype(np.float64)
-    shares: list[float] = np.divide(values, per, out=np.zeros_like(values), where=per != 0).tolist()
+    shares: np.ndarray = np.divide(values, per, out=np.zeros_like(values), where=per != 0)
     return shares
 
 
@@ -66,58 +68,58 @@ def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]
     count = len(arrays.headers) if games is None else games
     if not count:
         return
-    starts, chess960 = start_boards(arrays.headers[:count])
+    headers = arrays.headers[:count]
+    starts, chess960 = start_boards(headers)
     stored_files = [tuple(row) for row in np.stack(
-        [arrays.headers[:count][name] for name in ("white_queenside_rook", "white_kingside_rook",
-                                                   "black_queenside_rook", "black_kingside_rook")], axis=1).tolist()]
-    start_fields = [array.tolist() for array in starts[:13]]
+        [headers[name] for name in ("white_queenside_rook", "white_kingside_rook", "black_queenside_rook",
+                                    "black_kingside_rook")], axis=1).tolist()]
+    start_rows = list(zip(*(array.tolist() for array in starts), chess960.tolist(), strict=True))
     end = int(arrays.game_plies[count])
-    pieces = piece_bitboards(plies.boards[:end]).T.tolist()
-    turns = (plies.side[:end] == 0).tolist()
-    fields: list[list[Any]] = [*pieces, turns, plies.ep_square[:end].tolist(), plies.castling[:end].tolist(),
-                               plies.halfmove[:end].tolist(), plies.fullmove[:end].tolist()]
-    rows = list(zip(*fields, strict=True))
+    per_game = np.diff(arrays.game_plies[:count + 1])
+    ply_960 = np.repeat(chess960, per_game)
+    rows = list(zip(*piece_bitboards(plies.boards[:end]).T.tolist(), (plies.side[:end] == 0).tolist(),
+                    plies.ep_square[:end].tolist(), plies.castling[:end].tolist(), plies.halfmove[:end].tolist(),
+                    plies.fullmove[:end].tolist(), ply_960.tolist(), strict=True))
     codes = plies.move[:end].tolist()
     raw_scores = plies.score[:end].tolist()
+    if value:
+        white = (plies.side[:end] == 0).tolist()
+        scores = [1 / (1 + math.exp(-raw / 400)) for raw in raw_scores]
+        scores = [s if w else 1 - s for s, w in zip(scores, white, strict=True)]
+    else:
+        scores = (plies.score[:end] / float(np.iinfo(np.uint16).max)).tolist()
     offsets = plies.visit_offsets[:end + 1]
     bounds = offsets.tolist()
     visit_bytes = plies.visits.tobytes()
-    visit_codes = plies.visit_moves[offsets[0]:offsets[-1]].tolist()
     shares = _shares(plies.visits, offsets)
     first = bounds[0]
-    moves_table = MOVES
-    lookup = moves_table.__getitem__
-    scale = float(np.iinfo(np.uint16).max)
-    game_plies = arrays.game_plies.tolist()
+    codes_of_visits = plies.visit_moves[first:bounds[-1]]
+    castles = ((codes_of_visits & 14) == 2).astype(np.int64)  # flags 2 and 3
+    sums = np.zeros(len(castles) + 1, dtype=np.int64)
+    np.cumsum(castles, out=sums[1:])
+    may_castle = ((sums[offsets[1:] - first] - sums[offsets[:-1] - first]) > 0) & ply_960
+    special = (may_castle | (ply_960 & ((plies.move[:end] & 14) == 2))).tolist()
+    lookup = MOVES.__getitem__
+    lazy = VisitShares.of_codes
+    new = tuple.__new__
+    game_plies = arrays.game_plies[:count + 1].tolist()
     numbers = arrays.numbers[:count].tolist()
     offsets_in_file = arrays.offsets[:count].tolist()
-    results = arrays.headers["result"][:count].tolist()
+    results = headers["result"].tolist()
     for game in range(count):
-        is960 = bool(chess960[game])
-        start = new_board(*(column[game] for column in start_fields), is960)  # type: ignore[call-arg]
         made: list[Ply] = []
+        append = made.append
         for index in range(game_plies[game], game_plies[game + 1]):
-            board = new_board(*rows[index], is960)  # type: ignore[call-arg]
+            board = new_board(*rows[index])
             code = codes[index]
-            raw = raw_scores[index]
-            white = rows[index][8]
-            if value:
-                expected = 1 / (1 + math.exp(-raw / 400))
-                score = expected if white else 1 - expected
+            low, high = bounds[index], bounds[index + 1]
+            if special[index]:
+                move = move_of_code(code, board) if code & 14 == 2 else lookup(code)
+                visits = lazy(codes_of_visits, shares, low - first, high - first, board) if high > low else None
             else:
-                score = raw / scale
-            low, high = bounds[index] - first, bounds[index + 1] - first
-            visits: dict[chess.Move, float] | None = None
-            stored: bytes | None = None
-            if high > low:
-                legal = visit_codes[low:high]
-                if is960 and any(c & 15 in _CASTLES for c in legal):
-                    keys = [move_of_code(c, board) if c & 15 in _CASTLES else lookup(c) for c in legal]
-                else:
-                    keys = list(map(lookup, legal))
-                visits = dict(zip(keys, shares[low:high], strict=True))
-                stored = visit_bytes[bounds[index]:bounds[index + 1]]
-            move = move_of_code(code, board) if is960 and code & 15 in _CASTLES else lookup(code)
-            made.append(Ply(move, score, visits, raw, stored, board, code))
-        yield Game(start, made, RESULTS[results[game]], stored_files[game], arrays.format, numbers[game],
-                   offsets_in_file[game])
+                move = lookup(code)
+                visits = lazy(codes_of_visits, shares, low - first, high - first, None) if high > low else None
+            append(new(Ply, (move, scores[index], visits, raw_scores[index],
+                             visit_bytes[low:high] if high > low else None, board, code)))
+        yield Game(new_board(*start_rows[game]), made, RESULTS[results[game]], stored_files[game], arrays.format,
+                   numbers[game], offsets_in_file[game])
