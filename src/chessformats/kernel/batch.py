@@ -71,6 +71,8 @@ _DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
 for _square in range(64):
     _DEBRUIJN_INDEX[((1 << _square) * 0x03F79D71B4CB0A89 & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _square
 # by colour (0 black, 1 white), then square: the square one step ahead and two steps ahead (0 where none)
+_LOW_TARGETS = (np.arange(8, dtype=np.uint16) << TARGET_SHIFT)[None, :]
+"""The low three bits of a target square (its bit in a byte of targets) in a code."""
 _PUSH = np.zeros((2, 64), dtype=U64)
 _DOUBLE = np.zeros((2, 64), dtype=U64)
 for _square in range(8, 56):
@@ -337,14 +339,15 @@ def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np
     flat = reach.view(np.uint8)
     nonzero = np.flatnonzero(flat != 0)
     bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
-    byte = (bits >> 3).astype(np.intp)
-    # per non-zero byte: the code of its piece's origin and the byte's first square
-    base = ((origin[nonzero >> 3] << ORIGIN_SHIFT) | ((nonzero & 7) << (3 + TARGET_SHIFT))).astype(np.uint16)
-    capture = np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little")[bits]
-    codes = base[byte] | ((bits & 7).astype(np.uint16) << TARGET_SHIFT) | (capture.astype(np.uint16) << 2)
     entry_of_byte = nonzero >> 3
-    return (codes, np.bitwise_count(reach).astype(np.int64), kind[entry_of_byte][byte],
-            lambda moves: entry_of_byte[byte[moves]])
+    # per non-zero byte and bit: the code with the piece's origin, the bit's target and the capture flag
+    slots = ((origin[entry_of_byte] << ORIGIN_SHIFT)
+             | ((nonzero & 7) << (3 + TARGET_SHIFT))).astype(np.uint16)[:, None] | _LOW_TARGETS
+    slots |= np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little").reshape(-1, 8) << np.uint8(2)
+    codes = slots.ravel()[bits]
+    kinds = kind[entry_of_byte]
+    return (codes, np.bitwise_count(reach).astype(np.int64), kinds[bits >> 3],
+            lambda moves: entry_of_byte[bits[moves] >> 3])
 
 
 def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
