@@ -187,3 +187,17 @@ def test_a_damaged_ply(corpus_path: Callable[..., Path], tmp_path: Path) -> None
         for game in monty.read_games(damaged, format="policy"):
             read.append(game)
     assert (again.value.offset, again.value.path) == (at, error.path) and len(read) == 2
+
+
+def test_the_kernel_codes_are_the_declared_ones() -> None:
+    """The kernel's from-to-flag codes are Monty's move word as declared (fields and flag values)."""
+    from chessformats.formats.monty import moves
+    from chessformats.kernel import batch
+
+    assert (batch.ORIGIN_SHIFT, batch.TARGET_SHIFT, batch.FLAG_SHIFT) == (
+        moves.SHIFT_SOURCE, moves.SHIFT_DESTINATION, moves.FLAG_SHIFT)
+    assert (batch.QUIET, batch.DOUBLE_PUSH, batch.KING_CASTLE, batch.QUEEN_CASTLE, batch.CAPTURE,
+            batch.EN_PASSANT) == (moves.QUIET, moves.DOUBLE_PUSH, moves.KING_CASTLE, moves.QUEEN_CASTLE,
+                                  moves.CAPTURE, moves.EN_PASSANT)
+    assert [batch.PROMOTION + i for i in range(4)] == list(moves.PROMOTION_FLAGS)
+    assert [batch.PROMOTION + batch.CAPTURE + i for i in range(4)] == list(moves.PROMOTION_CAPTURE_FLAGS)
