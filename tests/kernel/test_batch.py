@@ -1,7 +1,7 @@
 """The chess kernel's batch move generator and move player against independent oracles: published perft
 counts (chessprogramming.org's perft results, which python-chess's own tests use too), python-chess's
-``Board.legal_moves`` and ``Board.push`` on every position (standard chess and Chess960), and the from-to-flag
-code of each move worked out from python-chess's predicates."""
+``Board.legal_moves`` (in the order the spec gives codes, ``monty_cases.oracle_order``) and ``Board.push`` on
+every position (standard chess and Chess960), and each code's flag worked out from python-chess's predicates."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessformats.kernel import Boards, from_boards, legal_moves, move_of_code, play, to_board
+from monty_cases import oracle_order
 
 PERFT = [  # FEN, leaf counts at depth 1, 2, ... (chessprogramming.org "Perft Results")
     (chess.STARTING_FEN, [20, 400, 8902, 197281]),
@@ -25,25 +26,18 @@ PERFT = [  # FEN, leaf counts at depth 1, 2, ... (chessprogramming.org "Perft Re
 ]
 
 
-def spec_code(board: chess.Board, move: chess.Move) -> int:
-    """A move's code from python-chess's predicates: flag | target << 4 | origin << 10, castling as the king's
-    move to the c- or g-file (flags: quiet 0, double push 1, castling 2/3, capture 4, en passant 5,
-    promotions 8-11, +4 with a capture)."""
-    origin, target = move.from_square, move.to_square
+def flag_of(board: chess.Board, move: chess.Move) -> int:
+    """What the flag of a move must be, from python-chess's predicates (quiet 0, double push 1, castling with
+    the h-side rook 2, a-side 3, capture 4, en passant 5, promotions 8 + piece - 2, +4 for a capture)."""
     if board.is_castling(move):
-        kingside = board.is_kingside_castling(move)
-        target, flag = chess.square(6 if kingside else 2, chess.square_rank(origin)), 2 if kingside else 3
-    elif move.promotion:
-        flag = 8 + move.promotion - chess.KNIGHT + (4 if board.is_capture(move) else 0)
-    elif board.is_en_passant(move):
-        flag = 5
-    elif board.is_capture(move):
-        flag = 4
-    elif board.piece_type_at(origin) == chess.PAWN and abs(target - origin) == 16:
-        flag = 1
-    else:
-        flag = 0
-    return flag | target << 4 | origin << 10
+        return 2 if board.is_kingside_castling(move) else 3
+    capture = 4 if board.is_capture(move) else 0
+    if move.promotion:
+        return 8 + move.promotion - chess.KNIGHT + capture
+    if board.is_en_passant(move):
+        return 5
+    double = board.piece_type_at(move.from_square) == chess.PAWN and abs(move.to_square - move.from_square) == 16
+    return capture or (1 if double else 0)
 
 
 def expand(boards: Boards) -> tuple[Boards, np.ndarray]:
@@ -62,27 +56,33 @@ def test_perft(fen: str, counts: list[int]) -> None:
 
 
 def check_against_python_chess(boards: list[chess.Board]) -> None:
-    """Legal move codes (in order) and the position after each move, for every board."""
+    """For every board: the legal moves, in the order of their codes (``oracle_order``: by the spec alone), each
+    code's fields, and the position after each move."""
     batch = from_boards(boards)
     offsets, codes = legal_moves(batch)
     assert codes.dtype == np.uint16
     keys = (np.repeat(np.arange(len(boards)), np.diff(offsets)) << 16) | codes
     assert np.all(np.diff(keys) > 0)  # sorted by position, then code, without repeats
-    moves = [(i, move) for i, board in enumerate(boards) for move in board.legal_moves]
+    played, rows = [], []
     for i, board in enumerate(boards):
-        assert codes[offsets[i]:offsets[i + 1]].tolist() == sorted(spec_code(board, m) for m in board.legal_moves), \
-            board.fen()
-    if not moves:
+        mine = codes[offsets[i]:offsets[i + 1]].tolist()
+        moves = [move_of_code(code, board) for code in mine]
+        assert moves == oracle_order(board), board.fen()
+        for code, move in zip(mine, moves, strict=True):
+            target = code >> 4 & 63
+            assert code >> 10 == move.from_square and code & 15 == flag_of(board, move), (board.fen(), move.uci())
+            assert target == move.to_square or board.is_castling(move)  # castling: the king's c/g-file square
+        played += mine
+        rows += [i] * len(mine)
+    if not played:
         return
-    index = np.array([i for i, _ in moves])
-    after = play(batch.take(index), np.array([spec_code(boards[i], move) for i, move in moves]))
-    for row, (i, move) in enumerate(moves):
+    after = play(batch.take(np.array(rows)), np.array(played))
+    for row, (i, code) in enumerate(zip(rows, played, strict=True)):
         board = boards[i].copy(stack=False)
-        assert move_of_code(spec_code(board, move), board) == move
-        board.push(move)
+        board.push(move_of_code(code, board))
         again = to_board(after, row, chess960=board.chess960)
         assert (again.fen(en_passant="fen"), again.castling_rights) == (
-            board.fen(en_passant="fen"), board.clean_castling_rights()), (boards[i].fen(), move.uci())
+            board.fen(en_passant="fen"), board.clean_castling_rights()), (boards[i].fen(), code)
 
 
 def test_special_positions() -> None:

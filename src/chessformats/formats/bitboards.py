@@ -3,36 +3,7 @@ readers that bind them as module globals import them from here or from the kerne
 
 from __future__ import annotations
 
-from ..kernel.tables import (
-    BETWEEN,
-    DIAG_ATTACKS,
-    DIAG_MASKS,
-    DIAG_RAYS,
-    FILE_ATTACKS,
-    FILE_MASKS,
-    KING,
-    KNIGHT,
-    PAWN_ATTACKS,
-    RANK_ATTACKS,
-    RANK_MASKS,
-    RAYS,
-    SQUARES,
-    STRAIGHT_RAYS,
-)
+from ..kernel import tables as _tables
+from ..kernel.tables import *  # noqa: F403
 
-__all__ = [
-    "BETWEEN",
-    "DIAG_ATTACKS",
-    "DIAG_MASKS",
-    "DIAG_RAYS",
-    "FILE_ATTACKS",
-    "FILE_MASKS",
-    "KING",
-    "KNIGHT",
-    "PAWN_ATTACKS",
-    "RANK_ATTACKS",
-    "RANK_MASKS",
-    "RAYS",
-    "SQUARES",
-    "STRAIGHT_RAYS",
-]
+__all__ = _tables.__all__

@@ -74,12 +74,8 @@ def random_games(seed: int, count: int) -> list[monty.Game]:
     games = []
     for _ in range(count):
         board = chess.Board.from_chess960_pos(rng.randrange(960)) if rng.random() < 0.5 else chess.Board()
-        start = board.copy()
-        plies = []
-        for _ in range(rng.randrange(0, 90)):
-            legal = list(board.legal_moves)
-            if not legal:
-                break
+        start, plies, length = board.copy(), [], rng.randrange(0, 90)
+        while len(plies) < length and (legal := list(board.legal_moves)):
             special = [m for m in legal if board.is_castling(m) or board.is_capture(m) or m.promotion
                        or board.is_en_passant(m) or board.piece_type_at(m.from_square) == chess.PAWN]
             move = rng.choice(special if special and rng.random() < 0.7 else legal)

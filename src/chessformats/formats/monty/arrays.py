@@ -95,11 +95,7 @@ class PlyArrays(NamedTuple):
     def take(self, index: np.ndarray) -> PlyArrays:
         """The plies at ``index`` (any order), visits moved with them."""
         index = np.asarray(index, dtype=np.int64)
-        starts, ends = self.visit_offsets[index], self.visit_offsets[index + 1]
-        counts = ends - starts
-        offsets = np.zeros(len(index) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        flat = np.repeat(starts - offsets[:-1], counts) + np.arange(offsets[-1])
+        offsets, flat = runs(self.visit_offsets, index)
         return PlyArrays._make([*(field[index] for field in self[:10]), offsets, self.visits[flat],
                                 self.visit_moves[flat]])
 
@@ -126,6 +122,16 @@ class MontyArrays(NamedTuple):
     numbers: np.ndarray
     """``int64``: each game's number in its file, from 0."""
     plies: PlyArrays
+
+
+def runs(offsets: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs ``offsets[i]:offsets[i + 1]`` for each ``i`` of ``index``, one after the other: their new offsets and
+    the position of each of their elements in the old order."""
+    starts = offsets[index]
+    counts = offsets[index + 1] - starts
+    bounds = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    return bounds, np.repeat(starts - bounds[:-1], counts) + np.arange(bounds[-1])
 
 
 def piece_bitboards(boards: np.ndarray) -> np.ndarray:
@@ -178,11 +184,7 @@ def take_games(arrays: MontyArrays, games: np.ndarray) -> MontyArrays:
     """The games at ``games`` (any order, repeats allowed), with their plies: a shuffled or filtered copy of a
     file without a Python object per ply (write it with :func:`write_arrays`)."""
     games = np.asarray(games, dtype=np.int64)
-    starts, ends = arrays.game_plies[games], arrays.game_plies[games + 1]
-    counts = ends - starts
-    bounds = np.zeros(len(games) + 1, dtype=np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    rows = np.repeat(starts - bounds[:-1], counts) + np.arange(bounds[-1])
+    bounds, rows = runs(arrays.game_plies, games)
     return MontyArrays(arrays.format, arrays.headers[games], bounds, arrays.offsets[games], arrays.numbers[games],
                        arrays.plies.take(rows))
 
