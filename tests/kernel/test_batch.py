@@ -138,3 +138,17 @@ def test_castling_with_the_rooks_on_every_file() -> None:
     assert any(board.is_castling(move) and board.is_kingside_castling(move) and move.from_square == chess.G1
                for board in boards for move in board.legal_moves)  # the king that does not move, g1 to g1
     check_against_python_chess(boards)
+
+
+def test_contains() -> None:
+    """Every position asked about every code any of them has (and the same codes with another flag)."""
+    from chessformats.kernel.batch import contains
+
+    boards = [chess.Board(fen) for fen, _ in PERFT]
+    offsets, codes = legal_moves(from_boards(boards))
+    asked = sorted(set(codes.tolist()) | {code ^ 4 for code in codes.tolist()})
+    for code in asked:
+        wanted = [any(move_of_code(code, board) == move and (code & 15) == flag_of(board, move)
+                      for move in board.legal_moves) for board in boards]
+        assert contains(offsets, codes, np.full(len(boards), code)).tolist() == wanted
+    assert any(contains(offsets, codes, np.full(len(boards), code)).any() for code in asked)

@@ -49,6 +49,7 @@ __all__ = [
     "Boards",
     "attacked",
     "castling_rook",
+    "contains",
     "expand_bits",
     "legal_moves",
     "play",
@@ -348,6 +349,20 @@ def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np
     kinds = kind[entry_of_byte]
     return (codes, np.bitwise_count(reach).astype(np.int64), kinds[bits >> 3],
             lambda moves: entry_of_byte[bits[moves] >> 3])
+
+
+def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Whether each position's query code is among its codes (``offsets``, ``codes``: as :func:`legal_moves` gives
+    them, sorted within each position)."""
+    count = len(offsets) - 1
+    if not len(codes):
+        return np.zeros(count, dtype=bool)
+    wide = np.uint32 if count < 1 << 16 else np.uint64
+    keys = (np.repeat(np.arange(count, dtype=wide), np.diff(offsets)) << wide(16)) | codes.astype(wide)
+    wanted = (np.arange(count, dtype=wide) << wide(16)) | queries.astype(wide)
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    found: np.ndarray = keys[at] == wanted
+    return found
 
 
 def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

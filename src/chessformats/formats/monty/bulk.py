@@ -19,7 +19,7 @@ import chess
 import numpy as np
 
 from ...engine.errors import FormatError, InvalidValueError
-from ...kernel.batch import Boards, legal_moves, play
+from ...kernel.batch import Boards, contains, legal_moves, play
 from ...kernel.tables import SQUARE_BB
 from ...schemas import monty as schema
 from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
@@ -151,13 +151,10 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
             headers_ok[suspect] = _STANDARD_HEADER  # not played as it is (its moves may be anything now)
     boards, _ = start_boards(headers_ok)
     positions = _replay(boards, move, bounds)
-    offsets, legal = _legal_moves(positions)
+    offsets, legal, known = _legal_moves(positions, move)
     legal_count = np.diff(offsets)
     bad_count = np.flatnonzero((counts != 0) & (counts != legal_count))
-    keys = (np.repeat(np.arange(total, dtype=np.int64), legal_count) << 16) | legal
-    found = np.searchsorted(keys, (np.arange(total, dtype=np.int64) << 16) | move)
-    found = np.minimum(found, len(keys) - 1) if len(keys) else found
-    illegal = np.flatnonzero(keys[found] != ((np.arange(total) << 16) | move)) if len(keys) else np.arange(total)
+    illegal = np.flatnonzero(~known)
     for ply in np.union1d(bad_count, illegal)[:1]:
         game, index = int(game_of_ply[ply]), int(index_in_game[ply])
         faults.append((game, index, 1, _ply_error(positions, int(ply), game + first_game, index,
@@ -184,18 +181,21 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     return Decoded(cut, game, error)
 
 
-def _legal_moves(positions: Boards) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`legal_moves` over the batch in chunks (one set of offsets and codes)."""
+def _legal_moves(positions: Boards, played: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`legal_moves` over the batch in chunks (one set of offsets and codes), and whether each position's
+    ``played`` code is among its legal moves."""
     total = len(positions.turn)
-    parts_offsets, parts_codes = [np.zeros(1, dtype=np.int64)], []
+    parts_offsets, parts_codes, parts_legal = [np.zeros(1, dtype=np.int64)], [], []
     done = 0
     for start in range(0, total, _MOVEGEN_CHUNK):
         offsets, codes = legal_moves(positions.take(slice(start, start + _MOVEGEN_CHUNK)))
+        parts_legal.append(contains(offsets, codes, played[start:start + _MOVEGEN_CHUNK]))
         parts_offsets.append(offsets[1:] + done)
         parts_codes.append(codes)
         done += len(codes)
-    return np.concatenate(parts_offsets), (np.concatenate(parts_codes) if parts_codes
-                                           else np.zeros(0, dtype=np.uint16))
+    if not parts_codes:
+        return parts_offsets[0], np.zeros(0, dtype=np.uint16), np.zeros(0, dtype=bool)
+    return np.concatenate(parts_offsets), np.concatenate(parts_codes), np.concatenate(parts_legal)
 
 
 def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray) -> Boards:
