@@ -353,19 +353,26 @@ def iter_buffers(handle: IO[bytes], format: str, *, file: str | None = None, bas
         if not data:
             return
         structure = walk(data, format)
-        if structure.games:
+        end, complete, games = structure.end, structure.complete, len(structure.games)
+        if games:
             decoded = decode(data, structure, format, file=file, base=base, first_game=number)
-            if decoded.complete:
-                yield _whole(decoded)
+            del structure  # only the arrays are kept while the caller uses them: memory holds one chunk's
             if decoded.error is not None:
+                if decoded.complete:
+                    yield _whole(decoded)
                 raise decoded.error
-            number += len(structure.games)
+            arrays = decoded.arrays
+            del decoded
+            yield arrays
+            del arrays
+            number += games
         if not block:
-            if not structure.complete:
-                raise _structural_error(data, structure.end, format, file, base + 0, number)
+            if not complete:
+                raise _structural_error(data, end, format, file, base, number)
             return
-        base += structure.end
-        pending = data[structure.end:]
+        base += end
+        pending = data[end:]
+        del data
 
 
 def _whole(decoded: Decoded) -> MontyArrays:
