@@ -33,12 +33,15 @@ from .model import (
     HEADER_NAMES,
     HEADER_OFFSETS,
     HEADER_SIZE,
+    PLY_HEAD_STRUCT,
+    PLY_OFFSETS,
     RIGHT_NAMES,
     RIGHT_SIDES,
     RIGHTS,
     ROOK_FIELDS,
     STANDARD_FILES,
     TERMINATORS,
+    VALUE_PLY_STRUCT,
     check_format,
 )
 
@@ -204,7 +207,8 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     counts = np.diff(plies.visit_offsets)
     if not value and np.any(counts > 255):
         raise ValueError("more than 255 visit bytes in a ply")
-    record = np.full(len(counts), 4, dtype=np.int64) if value else 5 + counts
+    head = VALUE_PLY_STRUCT.size if value else PLY_HEAD_STRUCT.size
+    record = head + (np.zeros_like(counts) if value else counts)
     before = np.zeros(len(record) + 1, dtype=np.int64)
     np.cumsum(record, out=before[1:])
     ends = arrays.game_plies
@@ -219,11 +223,12 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     at = starts[:-1][game_of_ply] + HEADER_SIZE + within
     move = plies.move.astype(np.uint16)
     score = plies.score.astype(np.int16 if value else np.uint16).view(np.uint16)
-    out[at], out[at + 1] = move & 0xFF, move >> 8
-    out[at + 2], out[at + 3] = score & 0xFF, score >> 8
+    score_at, count_at = PLY_OFFSETS["score"], PLY_OFFSETS["num_moves"]
+    out[at], out[at + 1] = move & 0xFF, move >> 8  # little-endian, as declared
+    out[at + score_at], out[at + score_at + 1] = score & 0xFF, score >> 8
     if not value:
-        out[at + 4] = counts
-        first = np.repeat(at + 5 - (plies.visit_offsets[:-1] - plies.visit_offsets[0]), counts)
+        out[at + count_at] = counts
+        first = np.repeat(at + head - (plies.visit_offsets[:-1] - plies.visit_offsets[0]), counts)
         out[first + np.arange(plies.visit_offsets[-1])] = plies.visits[plies.visit_offsets[0]:plies.visit_offsets[-1]]
     return out.tobytes()
 

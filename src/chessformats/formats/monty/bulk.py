@@ -28,6 +28,7 @@ from .model import (
     HEADER_NAMES,
     HEADER_SIZE,
     HEADER_STRUCT,
+    PLY_HEAD_STRUCT,
     PLY_OFFSETS,
     RESULTS,
     RIGHT_NAMES,
@@ -35,6 +36,7 @@ from .model import (
     RIGHTS,
     STANDARD_FILES,
     TERMINATORS,
+    VALUE_PLY_STRUCT,
     RawGame,
 )
 from .moves import MOVES, flag_of
@@ -76,6 +78,7 @@ def walk(data: bytes, format: str, start: int = 0) -> Structure:
     position = start
     value = format == "value"
     terminator = TERMINATORS[format]
+    head, count_at, value_ply = PLY_HEAD_STRUCT.size, PLY_OFFSETS["num_moves"], VALUE_PLY_STRUCT.size
     while position < size:
         here = position + HEADER_SIZE
         mark = len(plies)
@@ -83,11 +86,11 @@ def walk(data: bytes, format: str, start: int = 0) -> Structure:
             if value:
                 while data[here] or data[here + 1]:
                     add_ply(here)
-                    here += 4
+                    here += value_ply
             else:
                 while data[here] or data[here + 1]:
                     add_ply(here)
-                    here += 5 + data[here + 4]
+                    here += head + data[here + count_at]
         except IndexError:
             here = size + 1
         here += terminator
@@ -163,7 +166,7 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     # visits: the stored bytes, and beside each its legal move
     visit_offsets = np.zeros(total + 1, dtype=np.int64)
     np.cumsum(counts, out=visit_offsets[1:])
-    visit_at = np.repeat(ply_at + 5 - visit_offsets[:-1], counts) + np.arange(visit_offsets[-1])
+    visit_at = np.repeat(ply_at + PLY_HEAD_STRUCT.size - visit_offsets[:-1], counts) + np.arange(visit_offsets[-1])
     has = counts != 0
     visit_moves = legal if has.all() else legal[np.repeat(has, legal_count)]
     plies = PlyArrays(stored_boards(positions), (~positions.turn).astype(np.uint8), positions.ep_square,
