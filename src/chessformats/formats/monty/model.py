@@ -131,42 +131,38 @@ class VisitShares(Mapping[chess.Move, float]):
     looking a move up builds a ``dict`` once.
     """
 
-    __slots__ = ("_board", "_codes", "_high", "_lookup", "_low", "_moves", "_shares")
+    __slots__ = ("_lookup", "_moves", "_shares", "_source")
 
     def __init__(self, moves: list[chess.Move], shares: list[float]) -> None:
         self._moves: list[chess.Move] | None = moves
-        self._shares: list[float] | np.ndarray = shares
+        self._shares: list[float] = shares
         self._lookup: dict[chess.Move, float] | None = None
-        self._codes: np.ndarray | None = None
-        self._low = self._high = 0
-        self._board: chess.Board | None = None
+        self._source: tuple[np.ndarray, np.ndarray, int, int, chess.Board | None] | None = None
 
     @classmethod
     def of_codes(cls, codes: np.ndarray, shares: np.ndarray, low: int, high: int,
                  board: chess.Board | None) -> VisitShares:
         """The distribution of ``codes[low:high]`` with ``shares[low:high]``; ``board``: a Chess960 position
-        (castling codes become king-takes-rook moves), else ``None``."""
+        (castling codes become king-takes-rook moves), else ``None``. It keeps the arrays until first used."""
         made = cls.__new__(cls)
-        made._moves, made._lookup, made._codes, made._shares = None, None, codes, shares
-        made._low, made._high, made._board = low, high, board
+        made._source, made._moves, made._lookup = (codes, shares, low, high, board), None, None
         return made
 
     def _made(self) -> tuple[list[chess.Move], list[float]]:
         if self._moves is None:
             from .moves import MOVES
 
-            assert self._codes is not None and isinstance(self._shares, np.ndarray)
-            codes = self._codes[self._low:self._high].tolist()
-            board = self._board
+            assert self._source is not None
+            codes_array, shares, low, high, board = self._source
+            codes = codes_array[low:high].tolist()
             if board is None:
                 self._moves = list(map(MOVES.__getitem__, codes))
             else:
                 from ...kernel.boards import move_of_code
 
                 self._moves = [move_of_code(code, board) if code & 14 == 2 else MOVES[code] for code in codes]
-            self._shares = self._shares[self._low:self._high].tolist()
-            self._codes = None
-        assert isinstance(self._shares, list)
+            self._shares = shares[low:high].tolist()
+            self._source = None
         return self._moves, self._shares
 
     def __getitem__(self, move: chess.Move) -> float:
@@ -178,7 +174,10 @@ class VisitShares(Mapping[chess.Move, float]):
         return iter(self._made()[0])
 
     def __len__(self) -> int:
-        return self._high - self._low if self._moves is None else len(self._moves)
+        if self._source is not None:
+            return self._source[3] - self._source[2]
+        assert self._moves is not None
+        return len(self._moves)
 
     def values(self) -> ValuesView[float]:
         return _Shares(self)
