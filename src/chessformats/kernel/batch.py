@@ -342,8 +342,10 @@ def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np
     bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
     entry_of_byte = nonzero >> 3
     # per non-zero byte and bit: the code with the piece's origin, the bit's target and the capture flag
-    slots = ((origin[entry_of_byte] << ORIGIN_SHIFT)
-             | ((nonzero & 7) << (3 + TARGET_SHIFT))).astype(np.uint16)[:, None] | _LOW_TARGETS
+    # (in 16 bits: the arrays are as long as the moves are many)
+    first_target = (nonzero.astype(np.uint16) & np.uint16(7)) << np.uint16(3 + TARGET_SHIFT)
+    slots = ((origin.astype(np.uint16) << np.uint16(ORIGIN_SHIFT))[entry_of_byte] | first_target)[:, None]
+    slots = slots | _LOW_TARGETS
     slots |= np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little").reshape(-1, 8) << np.uint8(2)
     codes = slots.ravel()[bits]
     kinds = kind[entry_of_byte]
