@@ -2,7 +2,7 @@
 no format package imports another, no module over 600 lines; and the picture of the layers in
 ``docs/architecture.md`` is the one the source gives.
 
-Layers, lowest first: engine < schemas < formats < books < codegen < cli < the public facades
+Layers, lowest first: engine < schemas < kernel < formats < books < codegen < cli < the public facades
 (``chessformats/polyglot.py``, ``ctg.py``, ... and the package's ``__init__``). Every import counts, at module
 level or inside a function (a lazy import is still a dependency), ``TYPE_CHECKING`` blocks included.
 
@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "chessformats"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-LAYERS = ("engine", "schemas", "formats", "books", "codegen", "cli", "api")
+LAYERS = ("engine", "schemas", "kernel", "formats", "books", "codegen", "cli", "api")
 FORMAT_PACKAGES = ("chessbase", "ctg", "kvetka", "monty", "polyglot")
 MAX_LINES = 600
 BEGIN, END = "<!-- import graph: begin (python tests/test_layers.py) -->", "<!-- import graph: end -->"
@@ -163,6 +163,24 @@ def test_no_import_circle() -> None:
     # modules form one unit, so edges from a package to its own submodules are left out
     edges = {name: {t for t in targets if not t.startswith(name + ".")} for name, targets in EDGES.items()}
     assert cycles(edges) == []
+
+
+def test_the_kernel_stands_on_the_engine_numpy_and_python_chess_only() -> None:
+    """The chess kernel (one board model for every format) imports no schema, no format: only the engine, and of
+    the outside world numpy and python-chess."""
+    inside = sorted(f"{name} imports {target}" for name, targets in EDGES.items() if layer(name) == "kernel"
+                    for target in targets if layer(target) not in ("engine", "kernel"))
+    assert inside == []
+    outside = set()
+    for name, path in modules().items():
+        if layer(name) != "kernel":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                outside |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                outside.add(node.module.split(".")[0])
+    assert outside - {"chess", "numpy", "__future__", "collections", "functools", "typing"} == set()
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

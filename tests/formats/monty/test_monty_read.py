@@ -18,7 +18,7 @@ import chess
 import pytest
 
 from chessformats import FormatError, InvalidValueError, TruncatedError, monty
-from chessformats.formats.monty import structure
+from chessformats.formats.monty import read as monty_read
 from chessformats.schemas import monty as schema
 from monty_cases import oracle_order
 
@@ -308,7 +308,7 @@ def test_truncation_anywhere(policy_path: Path, value_path: Path) -> None:
 @pytest.mark.parametrize("chunk", [1, 2, 5, 64, 4096])
 def test_small_chunks_give_the_same_games(policy_path: Path, games: list[monty.Game], chunk: int,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(structure, "_CHUNK", chunk)
+    monkeypatch.setattr(monty_read, "_CHUNK", chunk)
     again = list(monty.read_games(io.BytesIO(policy_path.read_bytes())))
     assert [[(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in again] == [
         [(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in games]
@@ -326,15 +326,14 @@ class CountingReader(io.BytesIO):
 
 
 def test_games_are_streamed(policy_path: Path, games: list[monty.Game], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(structure, "_CHUNK", 64)
+    monkeypatch.setattr(monty_read, "_CHUNK", 64)
     data = policy_path.read_bytes()
     source = CountingReader(data)
     reader = monty.read_games(source, format="policy")  # named: finding the format reads the file's first 8 KiB
     next(reader)
-    # game 0 ends where game 1 starts; the reader keeps a whole ply record (5 + 255 bytes) or a header ahead,
-    # read in chunks of 64 bytes
+    # game 0 ends where game 1 starts; the reader reads chunks of 64 bytes until a game is whole
     end_of_first = games[1].offset
-    assert end_of_first is not None and source.served <= end_of_first + 5 + 255 + 64 < len(data)
+    assert end_of_first is not None and source.served <= end_of_first + 64 < len(data)
     assert len(list(reader)) == 4
 
 

@@ -3,18 +3,18 @@ and decoding a code into a :class:`chess.Move`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import chess
 
 from ...engine.codec import codec
 from ...engine.schema import enum_view
+from ...kernel.batch import legal_moves
+from ...kernel.boards import from_boards, move_of_code
 from ...schemas import monty as schema
 
 __all__ = [
     "CAPTURE", "DOUBLE_PUSH", "EN_PASSANT", "FLAG_MASK", "FLAG_SHIFT", "KING_CASTLE", "MOVES", "MOVE_FIELDS",
     "PROMOTION_CAPTURE_FLAGS", "PROMOTION_FLAGS", "QUEEN_CASTLE", "QUIET", "SHIFT_DESTINATION", "SHIFT_SOURCE",
-    "SQUARE_MASK", "decode_move", "flag_of", "move_of",
+    "SQUARE_MASK", "decode_move", "encode_move", "flag_of", "legal_codes",
 ]
 
 MOVE_FIELDS = codec(schema.MOVE).bit_fields()
@@ -78,8 +78,33 @@ def decode_move(board: chess.Board | None, code: int) -> chess.Move:
     return MOVES[code]
 
 
-def move_of(code: int, board: chess.Board, rooks: Mapping[int, int]) -> chess.Move:
-    """The move of a code from :func:`~.movegen.legal_codes` (``rooks``: the castling rooks it reported)."""
-    if board.chess960 and code in rooks:
-        return chess.Move(_source(code), rooks[code])
-    return MOVES[code]
+def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None) -> list[int]:
+    """The u16 codes of the legal moves of ``board``, sorted (the order the visit bytes follow), from the
+    chess kernel's generator (:func:`chessformats.kernel.batch.legal_moves`, a batch of one position).
+
+    Castling is the king's move to the g- or c-file with flag 2 or 3, in Chess960 too; when ``castling_rooks``
+    is given, the rook square of each castling code is put in it. The moves are the ones ``board.legal_moves``
+    lists (standard chess and Chess960, python-chess's rules).
+    """
+    codes: list[int] = legal_moves(from_boards([board]))[1].tolist()
+    if castling_rooks is not None:
+        for code in codes:
+            if _flag_bits(code) in (KING_CASTLE, QUEEN_CASTLE):
+                castling_rooks[code] = move_of_code(code, _as_chess960(board)).to_square
+    return codes
+
+
+def _as_chess960(board: chess.Board) -> chess.Board:
+    if board.chess960:
+        return board
+    copy = board.copy(stack=False)
+    copy.chess960 = True
+    return copy
+
+
+def encode_move(board: chess.Board, move: chess.Move) -> int:
+    """The u16 code of ``move``, legal in ``board`` (raises :class:`ValueError` for an illegal move)."""
+    for code in legal_codes(board):
+        if decode_move(board, code) == move:
+            return code
+    raise ValueError(f"{move.uci()} is not a legal move in {board.fen()}")

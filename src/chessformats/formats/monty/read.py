@@ -15,7 +15,6 @@ policy ply 5 plus one byte per legal move, whose count must be the position's).
 from __future__ import annotations
 
 import io
-import math
 import os
 import warnings
 from collections.abc import Iterable, Iterator
@@ -24,160 +23,70 @@ from typing import IO, Any, TypeAlias
 import chess
 
 from ...engine.contract import ClosedError
-from ...engine.errors import FormatError, InvalidValueError
+from ...engine.errors import FormatError
 from ...engine.tables import Tabular
-from ...schemas import monty as schema
+from .bulk import _structural_error, decode, iter_buffers, walk
+from .games import games_of
 from .model import (
-    BITBOARDS_STRUCT,
     FORMATS,
-    HEADER_OFFSETS,
-    PLY_OFFSETS,
-    RESULTS,
-    RIGHT_NAMES,
-    RIGHT_SIDES,
-    RIGHTS,
-    ROOK_FIELDS,
-    SCORE_RANGES,
-    SIDES,
-    STANDARD_FILES,
+    HEADER_NAMES,
+    HEADER_STRUCT,
+    PLY_HEAD_STRUCT,
+    TERMINATORS,
+    VALUE_PLY_STRUCT,
     Game,
     Ply,
     RawGame,
     check_format,
 )
-from .movegen import legal_codes
-from .moves import MOVES, flag_of, move_of
+from .start import side_score, start_board
 from .structure import raw_games
 
 __all__ = ["GameFile", "detect_format", "game_from_raw", "open_games", "plies_from_raw", "read_games", "side_score",
            "start_board", "visit_shares"]
 
-_SIDE_TEXT = " or ".join(f"{value} ({name})" for name, value in SIDES.items())
-_RESULT_TEXT = " or ".join(f"{value} ({text})" for value, text in RESULTS.items())
-_POLICY_SCALE = SCORE_RANGES["policy"][1]  # the policy score is stored as trunc(score * this)
-
-_STATUS_CHECKS = (
-    (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS, "board",
-     "each side needs exactly one king"),
-    (chess.STATUS_PAWNS_ON_BACKRANK, "board", "a pawn on the first or last rank"),
-    (chess.STATUS_OPPOSITE_CHECK, "side_to_move", "the side that is not to move is in check"),
-    (chess.STATUS_BAD_CASTLING_RIGHTS, "castling_rights", "a castling right whose king or rook is not in place"),
-    (chess.STATUS_INVALID_EP_SQUARE, "ep_square", "not the square behind a pawn that just advanced two squares"),
-)
-
-
-def start_board(raw: RawGame, file: str | None) -> chess.Board:
-    """The start position of a game, every header field checked (a :class:`FormatError` names the field)."""
-    header = raw.header
-
-    def invalid(field: str, reason: str, expected: Any, actual: Any) -> InvalidValueError:
-        return InvalidValueError(reason, expected=expected, actual=actual, file=file,
-                                 offset=raw.offset + HEADER_OFFSETS[field], path=f"games[{raw.number}].header.{field}")
-
-    stored = BITBOARDS_STRUCT.unpack(header["board"])
-    pieces = schema.expand_bitboards(*stored)
-    if stored[1] & stored[2] & stored[3]:
-        raise invalid("board", "a square in all three piece bitboards", "a square in at most two of them",
-                      [chess.square_name(s) for s in chess.SquareSet(stored[1] & stored[2] & stored[3])])
-    if pieces.black & pieces.white:
-        raise invalid("board", "black pieces on empty squares", "black within the occupied squares",
-                      [chess.square_name(s) for s in chess.SquareSet(pieces.black & pieces.white)])
-    if header["side_to_move"] not in SIDES.values():
-        raise invalid("side_to_move", "side to move", _SIDE_TEXT, header["side_to_move"])
-    rights = header["castling_rights"]
-    unused = rights >> RIGHTS["unused"].shift & RIGHTS["unused"].mask
-    if unused:
-        raise invalid("castling_rights", "castling rights use only the low 4 bits", "0b0000QKqk", rights)
-    if header["ep_square"] > 63:
-        raise invalid("ep_square", "en-passant square", "0 (none) or a square 16-23 or 40-47", header["ep_square"])
-    if header["result"] not in RESULTS:
-        raise invalid("result", "result", _RESULT_TEXT, header["result"])
-    files = tuple(header[name] for name in ROOK_FIELDS)
-    for name, rook_file in zip(ROOK_FIELDS, files, strict=True):
-        if rook_file > 7:
-            raise invalid(name, "rook file", "0-7 (a-h)", rook_file)
-    if not any(files):
-        files = STANDARD_FILES
-    board = chess.Board(None)
-    board.pawns, board.knights, board.bishops = pieces.pawns, pieces.knights, pieces.bishops
-    board.rooks, board.queens, board.kings = pieces.rooks, pieces.queens, pieces.kings
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = pieces.white, pieces.black
-    board.occupied = pieces.white | pieces.black
-    board.turn = header["side_to_move"] == SIDES["white"]
-    board.halfmove_clock = header["halfmove_clock"]
-    board.fullmove_number = header["fullmove_number"]
-    board.ep_square = header["ep_square"] or None
-    chess960 = files != STANDARD_FILES
-    for index, name in enumerate(RIGHT_NAMES):
-        if not rights >> RIGHTS[name].shift & 1:
-            continue
-        white, queenside = RIGHT_SIDES[index]
-        rank = 0 if white else 7
-        rook = chess.square(files[index], rank)
-        board.castling_rights |= chess.BB_SQUARES[rook]
-        king_mask = pieces.kings & (pieces.white if white else pieces.black) & chess.BB_RANKS[rank]
-        king_file = chess.square_file(king_mask.bit_length() - 1) if king_mask else -1
-        if king_mask and (files[index] < king_file) != queenside:
-            raise invalid(ROOK_FIELDS[index], f"the {name.replace('_', ' ')} rook is on the wrong side of the king",
-                          f"a file {'left' if queenside else 'right'} of the king's", files[index])
-        chess960 |= king_file != 4
-    board.chess960 = chess960
-    status = board.status()
-    for bits, field, reason in _STATUS_CHECKS:
-        if status & bits:
-            raise invalid(field, reason, "a legal position", board.fen())
-    return board
+def _raw_bytes(raw: RawGame, format: str) -> bytes:
+    """The bytes of a game read as a :class:`RawGame` (its plies up to its structural fault, if any)."""
+    value = format == "value"
+    parts = [HEADER_STRUCT.pack(*(raw.header[name] for name in HEADER_NAMES))]
+    for _, code, raw_score, stored in raw.plies:
+        if value:
+            parts.append(VALUE_PLY_STRUCT.pack(code, raw_score))
+        else:
+            parts.append(PLY_HEAD_STRUCT.pack(code, raw_score, len(stored)) + stored)
+    parts.append(bytes(TERMINATORS[format]))
+    return b"".join(parts)
 
 
-def side_score(raw: int, value: bool, white: bool) -> float:
-    """The side to move's score in [0, 1] from a stored score."""
-    if not value:
-        return raw / _POLICY_SCALE
-    expected = 1 / (1 + math.exp(-raw / 400))  # white's point of view
-    return expected if white else 1 - expected
+def _decoded_raw(raw: RawGame, file: str | None, format: str) -> tuple[Game | None, FormatError | None]:
+    """A raw game read as chess by the bulk reader: the game (its plies up to a fault) and the fault."""
+    data = _raw_bytes(raw, format)
+    structure = walk(data, format)
+    decoded = decode(data, structure, format, file=file, base=raw.offset, first_game=raw.number)
+    game = next(games_of(decoded.arrays), None)
+    if decoded.error is None and game is not None:  # the plies' offsets: those the raw game read them at
+        return game, raw.error
+    return game, decoded.error
 
 
 def game_from_raw(raw: RawGame, file: str | None, format: str) -> Game:
     """The chess reading of a game: start position, legality, move counts, visit alignment."""
-    board = start_board(raw, file)
-    start = board.copy(stack=False)
-    plies = list(plies_from_raw(raw, board, file, format))
-    return Game(start, plies, RESULTS[raw.header["result"]], tuple(raw.header[name] for name in ROOK_FIELDS),
-                format, raw.number, raw.offset)
+    game, error = _decoded_raw(raw, file, format)
+    if error is not None:
+        raise error
+    assert game is not None
+    return game
 
 
 def plies_from_raw(raw: RawGame, board: chess.Board, file: str | None, format: str) -> Iterator[Ply]:
-    """The plies of a game played on ``board``, each checked; then the game's structural fault, if any."""
-    value = format == "value"
-    moves_table = MOVES
-    push = board.push
-    for index, (offset, code, raw_score, stored) in enumerate(raw.plies):
-        rooks: dict[int, int] = {}
-        codes = legal_codes(board, rooks)
-        count = len(stored)
-        if count and count != len(codes):
-            raise InvalidValueError(
-                f"game {raw.number}, ply {index}: the stored legal-move count is not the position's",
-                expected=len(codes), actual=count, file=file, offset=offset + PLY_OFFSETS["num_moves"],
-                path=f"games[{raw.number}].plies[{index}].num_moves")
-        if code not in codes:
-            raise InvalidValueError(
-                f"game {raw.number}, ply {index}: not a legal move in {board.fen()}",
-                expected=f"one of {len(codes)} legal move codes", actual=f"{code} ({MOVES[code].uci()}, "
-                f"flag {flag_of(code)})", file=file, offset=offset, path=f"games[{raw.number}].plies[{index}].move")
-        move = moves_table[code] if not rooks else move_of(code, board, rooks)
-        visits: dict[chess.Move, float] | None = None
-        if count:
-            codes.sort()
-            if rooks and board.chess960:
-                visits = visit_shares([move_of(c, board, rooks) for c in codes], stored)
-            else:
-                visits = visit_shares(map(moves_table.__getitem__, codes), stored)
-        yield Ply(move, side_score(raw_score, value, board.turn), visits, raw_score, stored if count else None,
-                  board.copy(stack=False), code)
-        push(move)
-    if raw.error is not None:
-        raise raw.error
+    """The plies of a game (``board``: its start position, unused: the plies carry their own), each checked;
+    then the game's first fault, if any."""
+    del board
+    game, error = _decoded_raw(raw, file, format)
+    if game is not None:
+        yield from game.plies
+    if error is not None:
+        raise error
 
 
 def visit_shares(moves: Iterable[chess.Move], stored: bytes) -> dict[chess.Move, float]:
@@ -187,6 +96,9 @@ def visit_shares(moves: Iterable[chess.Move], stored: bytes) -> dict[chess.Move,
         return dict.fromkeys(moves, 0.0)
     return dict(zip(moves, map(total.__rtruediv__, stored), strict=True))  # byte / total, for every byte
 
+
+_CHUNK = 1 << 22
+"""Bytes of a file read at a time (its games are read as chess together)."""
 
 Source: TypeAlias = "str | os.PathLike[str] | IO[bytes]"
 """A path, or a binary file object."""
@@ -249,17 +161,15 @@ def _peek(handle: IO[bytes]) -> tuple[bytes, bool, IO[bytes]]:
 
 
 def _reading(head: bytes, whole: bool, file: str | None, format: str, offset: int) -> FormatError | None:
-    """The first fault of reading ``head`` in ``format`` (its structure, and its first plies as chess), or
-    ``None``. ``whole``: ``head`` is all of the file (else a game cut off at its end is no fault)."""
+    """The first fault of reading ``head`` in ``format`` (its structure, and its plies as chess), or ``None``.
+    ``whole``: ``head`` is all of the file (else a game cut off at its end is no fault)."""
     try:
-        raws = list(raw_games(io.BytesIO(head), file, format, partial=not whole, offset=offset))
-        plies = 0
-        for raw in raws:
-            board = start_board(raw, file)
-            for _ in plies_from_raw(raw, board, file, format):
-                plies += 1
-                if plies >= _SNIFF_PLIES:
-                    return None
+        structure = walk(head, format)
+        decoded = decode(head, structure, format, file=file, base=offset)
+        if decoded.error is not None:
+            return decoded.error
+        if whole and not structure.complete:
+            return _structural_error(head, structure.end, format, file, offset, len(structure.games))
     except FormatError as error:
         return error
     return None
@@ -334,8 +244,8 @@ def read_games(source: Source, *positional: str, format: str | None = None) -> I
         if format is None:
             head, whole, handle = _peek(handle)
             format = _sniff(head, whole, file)
-        for raw in raw_games(handle, file, format):
-            yield game_from_raw(raw, file, format)
+        for arrays in iter_buffers(handle, format, file=file, chunk=_CHUNK):
+            yield from games_of(arrays)
     finally:
         if owned:
             handle.close()
@@ -411,8 +321,11 @@ class GameFile(Tabular):
         return self._offsets
 
     def __iter__(self) -> Iterator[Game]:
-        for raw in self._raw(self._start):
-            yield game_from_raw(raw, self._file, self.format)
+        self._live()
+        cursor = _Cursor(self, self._start)
+        for arrays in iter_buffers(cursor, self.format, file=self._file, base=self._start,  # type: ignore[arg-type]
+                                   chunk=_CHUNK):
+            yield from games_of(arrays)
 
     def __len__(self) -> int:
         return len(self._index())

@@ -13,6 +13,8 @@ import numpy as np
 from ...engine.contract import WriteReport
 from ...engine.errors import FormatError
 from ...engine.fileio import atomic_write
+from ...kernel.batch import legal_moves
+from ...kernel.boards import from_boards, move_of_code
 from ...schemas import monty as schema
 from .model import (
     BITBOARDS_STRUCT,
@@ -37,11 +39,12 @@ from .model import (
     RawGame,
     check_format,
 )
-from .movegen import legal_codes
-from .moves import move_of
+from .moves import KING_CASTLE, MOVES, QUEEN_CASTLE
 from .read import side_score, start_board, visit_shares
 
 __all__ = ["visit_bytes", "write_games"]
+
+_CASTLES = frozenset((KING_CASTLE, QUEEN_CASTLE))
 
 def visit_bytes(visits: Sequence[float], rounding: str = "round") -> bytes:
     """Visit counts (or fractions) as stored: relative to the largest, in 32-bit floats like the reference.
@@ -152,16 +155,49 @@ def _visits_of(ply: Ply, moves: list[chess.Move], rounding: str, where: str) -> 
     return visit_bytes([counts.get(move, 0) for move in moves], rounding)
 
 
-def _game_bytes(game: Game, number: int, format: str, rounding: str) -> bytes:
+_GROUP = 64
+"""Games whose positions get their legal moves together (one batch of the kernel)."""
+
+
+def _legal_of(games: list[Game]) -> list[list[tuple[chess.Board, list[int], list[chess.Move]]]]:
+    """For every ply of the games: the board before it, and its legal moves (codes in order, and as moves), all
+    positions generated in one batch. A game's boards stop at a move that cannot be played."""
+    boards_by_game: list[list[chess.Board]] = []
+    for game in games:
+        board = game.board.copy(stack=False)
+        boards = []
+        for ply in game.plies:
+            boards.append(board.copy(stack=False))
+            try:
+                board.push(ply.move)
+            except Exception:  # not even pseudo-legal: the check of this ply reports it
+                break
+        boards_by_game.append(boards)
+    every = [board for boards in boards_by_game for board in boards]
+    offsets, codes = legal_moves(from_boards(every))
+    listed = codes.tolist()
+    bounds = offsets.tolist()
+    result = []
+    index = 0
+    for boards in boards_by_game:
+        rows = []
+        for board in boards:
+            legal = listed[bounds[index]:bounds[index + 1]]
+            rows.append((board, legal, [move_of_code(code, board) if board.chess960 and code & 15 in _CASTLES
+                                        else MOVES[code] for code in legal]))
+            index += 1
+        result.append(rows)
+    return result
+
+
+def _game_bytes(game: Game, number: int, format: str, rounding: str,
+                legal: list[tuple[chess.Board, list[int], list[chess.Move]]]) -> bytes:
     value = format == "value"
     out = [_header_bytes(game)]
-    board = game.board.copy(stack=False)
     reuse_raw = game.format in (None, format)
     for index, ply in enumerate(game.plies):
         where = f"game {number}, ply {index}"
-        rooks: dict[int, int] = {}
-        codes = sorted(legal_codes(board, rooks))
-        moves = [move_of(code, board, rooks) for code in codes]
+        board, codes, moves = legal[index]
         try:
             slot = moves.index(ply.move)
         except ValueError:
@@ -183,7 +219,6 @@ def _game_bytes(game: Game, number: int, format: str, rounding: str) -> bytes:
         else:
             stored = _visits_of(ply, moves, rounding, where)
             out.append(PLY_HEAD_STRUCT.pack(code, raw, len(stored)) + stored)
-        board.push(moves[slot])
     out.append(bytes(TERMINATORS[format]))
     return b"".join(out)
 
@@ -214,7 +249,18 @@ def write_games(target: str | os.PathLike[str] | IO[bytes], games: Iterable[Game
 
 def _write(handle: IO[bytes], games: Iterable[Game], format: str, rounding: str) -> int:
     count = 0
+    group: list[Game] = []
     for game in games:
-        handle.write(_game_bytes(game, count, format, rounding))
+        _header_bytes(game)  # a bad start position is reported before the moves are generated
+        group.append(game)
+        if len(group) == _GROUP:
+            count = _write_group(handle, group, count, format, rounding)
+            group = []
+    return _write_group(handle, group, count, format, rounding) if group else count
+
+
+def _write_group(handle: IO[bytes], group: list[Game], count: int, format: str, rounding: str) -> int:
+    for game, legal in zip(group, _legal_of(group), strict=True):
+        handle.write(_game_bytes(game, count, format, rounding, legal))
         count += 1
     return count

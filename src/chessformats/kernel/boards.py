@@ -1,0 +1,59 @@
+"""Between python-chess boards and the kernel's batches: :func:`from_boards`, :func:`to_board`, and the
+:class:`chess.Move` of a move code (:func:`move_of_code`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import chess
+import numpy as np
+
+from .batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards
+
+__all__ = ["from_boards", "move_of_code", "to_board"]
+
+_PIECES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
+
+
+def from_boards(boards: Sequence[chess.Board]) -> Boards:
+    """A batch of python-chess boards (castling rights as ``clean_castling_rights`` gives them)."""
+    u64 = np.uint64
+    return Boards._make([
+        np.array([b.occupied_co[chess.WHITE] for b in boards], dtype=u64),
+        np.array([b.occupied_co[chess.BLACK] for b in boards], dtype=u64),
+        *(np.array([getattr(b, name) for b in boards], dtype=u64) for name in _PIECES),
+        np.array([b.turn for b in boards], dtype=bool),
+        np.array([b.ep_square or 0 for b in boards], dtype=np.uint8),
+        np.array([b.clean_castling_rights() for b in boards], dtype=u64),
+        np.array([b.halfmove_clock for b in boards], dtype=np.uint16),
+        np.array([b.fullmove_number for b in boards], dtype=np.uint16),
+    ])
+
+
+def to_board(boards: Boards, index: int, *, chess960: bool = False) -> chess.Board:
+    """Position ``index`` of a batch as a :class:`chess.Board` (no move stack)."""
+    board = chess.Board(None, chess960=chess960)
+    white, black = int(boards.white[index]), int(boards.black[index])
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
+    board.occupied = white | black
+    for name in _PIECES:
+        setattr(board, name, int(getattr(boards, name)[index]))
+    board.turn = bool(boards.turn[index])
+    board.ep_square = int(boards.ep_square[index]) or None
+    board.castling_rights = int(boards.castling[index])
+    board.halfmove_clock = int(boards.halfmove[index])
+    board.fullmove_number = int(boards.fullmove[index])
+    return board
+
+
+def move_of_code(code: int, board: chess.Board) -> chess.Move:
+    """The :class:`chess.Move` of a legal move code in ``board`` (Chess960 castling: king takes own rook)."""
+    origin, target, flag = code >> ORIGIN_SHIFT & 63, code >> TARGET_SHIFT & 63, code & 15
+    if flag in (KING_CASTLE, QUEEN_CASTLE) and board.chess960:
+        rank = chess.BB_RANKS[chess.square_rank(origin)]
+        rooks = board.castling_rights & board.rooks & rank
+        side = rooks & ~(chess.BB_SQUARES[origin] * 2 - 1) if flag == KING_CASTLE else rooks & (
+            chess.BB_SQUARES[origin] - 1)
+        if side:
+            return chess.Move(origin, chess.msb(side) if flag == KING_CASTLE else chess.lsb(side))
+    return chess.Move(origin, target, (flag & 3) + chess.KNIGHT if flag >= PROMOTION else None)
