@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .tables import (
+from .lookup import (
     BETWEEN_BB,
     BISHOP_RAYS_BB,
     DIAGONAL_MAGIC,

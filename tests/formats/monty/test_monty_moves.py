@@ -87,7 +87,7 @@ def test_legal_codes_on_special_positions() -> None:
         assert sorted(moves, key=chess.Move.uci) == sorted(board.legal_moves, key=chess.Move.uci), fen
 
 
-@settings(max_examples=25, deadline=None)  # one position at a time through the batch kernel: tests/kernel has more
+@settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans())
 def test_legal_codes_equal_python_chess_on_random_games(seed: int, chess960: bool) -> None:
     rng = random.Random(seed)

@@ -28,7 +28,7 @@ import numpy as np
 from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write
 from ...kernel.batch import Boards
-from ...kernel.tables import SQUARE_BB
+from ...kernel.lookup import SQUARE_BB
 from .model import (
     HEADER_NAMES,
     HEADER_OFFSETS,

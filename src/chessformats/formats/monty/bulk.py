@@ -20,7 +20,7 @@ import numpy as np
 
 from ...engine.errors import FormatError, InvalidValueError
 from ...kernel.batch import Boards, contains, legal_moves, play
-from ...kernel.tables import SQUARE_BB
+from ...kernel.lookup import SQUARE_BB
 from ...schemas import monty as schema
 from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
