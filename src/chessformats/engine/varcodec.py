@@ -1,0 +1,477 @@
+"""Generated decode/encode functions for declarations whose layout the data decides.
+
+The fixed-layout generator (:mod:`.compiler`) reads a whole record with one ``struct`` call. A variable
+layout is read field after field: this module writes, from the declaration, one Python function per
+``Struct`` that keeps a read position ``pos``, reads each field where the previous one ended and keeps its
+value in a local variable that later fields' counts, lengths, conditions and tags read (:mod:`.varexpr`).
+Runs of consecutive fixed-size fields still go through the fixed generator: one ``struct`` call per run.
+
+Handled: ``Struct``, ``Array`` counted by an expression, ``GreedyRange``, ``GreedyBytes``, ``Bytes`` of a
+length from the data, ``FixedSized``, ``IfThenElse``/``If``, ``Switch``, the engine's :class:`~.tagged.TaggedUnion`,
+``Default``, adapters (their ``_decode``/``_encode``), ``Pass``. Anything else raises
+:class:`~.plan.NoPlan` with the path and the construct, and the codec stays construct's (``reason``).
+
+Values are those construct parses (structs as named tuples, arrays as lists; a tagged union's case is the
+type of its named tuple, construct's private ``_case`` key is not kept); ``encode`` builds what construct
+builds from the same value (counts, lengths and tags are the value's own, checked, not derived).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import linecache
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import construct as cs
+
+from .errors import FormatError, InvalidValueError, TruncatedError, join_path
+from .plan import NoPlan, plan
+from .schema import strip_renamed
+from .tagged import TaggedUnion, _plain_key
+from .varexpr import Expressions, Scope, context_view
+
+__all__ = ["VariableFunctions", "compile_variable"]
+
+_counter = itertools.count()
+
+
+class VariableFunctions(NamedTuple):
+    decode: Callable[..., Any]
+    encode: Callable[[Any], bytes]
+    source: str
+    types: dict[str, type]
+
+
+class NoCase(InvalidValueError):
+    """A tag without a case in a union without a default (construct's ``ExplicitError``: ends a GreedyRange)."""
+
+
+def _get(value: Any, name: Any) -> Any:
+    if isinstance(value, tuple):
+        return getattr(value, name)
+    return value[name]
+
+
+def _truncated(path: str, needed: int, available: int, offset: int) -> TruncatedError:
+    return TruncatedError("truncated field", needed=needed, available=max(available, 0), offset=offset,
+                          path=path or None)
+
+
+def _invalid(path: str, reason: str, actual: Any = None) -> InvalidValueError:
+    return InvalidValueError(reason, actual=actual, path=path or None)
+
+
+class _Fixed(NamedTuple):
+    decode: Callable[..., Any]
+    encode: Callable[[Any], bytes]
+    size: int
+    names: tuple[str, ...] | None
+    """For a run of struct fields: their names, in order (the decoded named tuple's fields)."""
+
+
+class _Generator:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.names: dict[str, Any] = {"_C": cs.Container, "_get": _get, "_view": context_view, "_pk": _plain_key,
+                                      "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
+                                      "_FormatError": FormatError,
+                                      "_L": cs.ListContainer}
+        self.functions: list[str] = []
+        self.fresh = itertools.count()
+        self.types: dict[str, type] = {}
+        self.decoders: dict[tuple[int, bool], tuple[str, bool]] = {}
+        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.fixed_parts: dict[int, _Fixed | None] = {}
+
+    def bind(self, prefix: str, value: Any) -> str:
+        name = f"_{prefix}{next(self.fresh)}"
+        self.names[name] = value
+        return name
+
+    def var(self, prefix: str = "t") -> str:
+        return f"{prefix}{next(self.fresh)}"
+
+    # --- fixed-size parts: the fixed generator -----------------------------------------------------------
+
+    def fixed(self, con: cs.Construct, names: tuple[str, ...] | None = None) -> _Fixed | None:
+        """The fixed generator's functions for ``con`` (None: not a fixed layout). ``names``: ``con`` is a run
+        of struct fields made here (not cached by the codec cache)."""
+        from .codec import Codec, codec  # the codec module imports this one
+
+        if id(con) in self.fixed_parts:
+            return self.fixed_parts[id(con)]
+        found: _Fixed | None = None
+        try:
+            plan(con)
+            derived = Codec(con) if names is not None else codec(con)
+            if derived.plan is not None and derived.size is not None:
+                found = _Fixed(derived.decode, derived.encode, derived.size, names)
+        except (NoPlan, TypeError):
+            pass
+        self.fixed_parts[id(con)] = found
+        self.names[f"_keep{id(con)}"] = con  # ids stay unique while the generator lives
+        return found
+
+    # --- decoding ----------------------------------------------------------------------------------------
+
+    def decode(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str], indent: str,
+               container: bool = False) -> None:
+        """Lines reading ``con`` at ``data[pos]`` into ``target`` and moving ``pos`` past it."""
+        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
+        expressions = Expressions(self.bind, building=False)
+        fixed = None if isinstance(con, cs.Struct) and container else self.fixed(con)
+        if fixed is not None:
+            lines.append(f"{indent}{target} = {self.bind('d', fixed.decode)}(data, pos)")
+            lines.append(f"{indent}pos += {fixed.size}")
+            return
+        if isinstance(con, cs.Struct):
+            function, needs_up = self.struct_decoder(con, path, container)
+            up = expressions.context(scope) if needs_up else "None"
+            lines.append(f"{indent}{target}, pos = {function}(data, pos, {up})")
+            return
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            self.decode_array(con, path, target, scope, lines, indent, container)
+            return
+        if con is cs.GreedyBytes:
+            lines.append(f"{indent}{target} = bytes(data[pos:])")
+            lines.append(f"{indent}pos = len(data)")
+            return
+        if isinstance(con, cs.Bytes):
+            length = self.var("n")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            self.check_room(length, path, lines, indent)
+            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines.append(f"{indent}pos += {length}")
+            return
+        if isinstance(con, cs.FixedSized):
+            self.decode_fixed_sized(con, path, target, scope, lines, indent, container)
+            return
+        if isinstance(con, TaggedUnion):
+            cases = {key: case.declaration for key, case in con.cases.items()}
+            key = self.var("k")
+            lines.append(f"{indent}try:")
+            lines.append(f"{indent}    {key} = _pk({expressions.source(con.tag, scope)})")
+            lines.append(f"{indent}except (KeyError, AttributeError, TypeError) as exc:")
+            lines.append(f"{indent}    raise _NoCase(f'cannot evaluate the tag of the union: {{exc}}', "
+                         f"path={path or None!r}) from exc")
+            self.decode_cases(key, cases, con.default, path, target, scope, lines, indent, container)
+            return
+        if isinstance(con, cs.Switch):
+            key = expressions.source(con.keyfunc, scope)
+            self.decode_cases(key, dict(con.cases), con.default, path, target, scope, lines, indent, container)
+            return
+        if isinstance(con, cs.IfThenElse):
+            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
+            self.decode(con.thensubcon, path, target, scope, lines, indent + "    ", container)
+            lines.append(f"{indent}else:")
+            self.decode(con.elsesubcon, path, target, scope, lines, indent + "    ", container)
+            return
+        if con is cs.Pass:
+            lines.append(f"{indent}{target} = None")
+            return
+        if isinstance(con, cs.Default):
+            self.decode(con.subcon, path, target, scope, lines, indent, container)
+            return
+        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
+            inner = self.var()
+            self.decode(con.subcon, path, inner, scope, lines, indent, container=True)
+            lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
+            return
+        raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is not a construct the compiler knows")
+
+    def check_room(self, length: str, path: str, lines: list[str], indent: str) -> None:
+        lines.append(f"{indent}if {length} < 0:")
+        lines.append(f"{indent}    raise _inv({path!r}, 'negative length', {length})")
+        lines.append(f"{indent}if pos + {length} > len(data):")
+        lines.append(f"{indent}    raise _trunc({path!r}, {length}, len(data) - pos, pos)")
+
+    def decode_array(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
+                     indent: str, container: bool) -> None:
+        if getattr(con, "discard", False):
+            raise NoPlan(f"{path}: an array that discards its elements")
+        expressions = Expressions(self.bind, building=False)
+        item = self.var()
+        fixed = self.fixed(con.subcon)
+        make = "_L" if container else ""
+        if isinstance(con, cs.Array):
+            count = self.var("n")
+            lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
+            lines.append(f"{indent}if not 0 <= {count}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'negative count', {count})")
+            if fixed is not None:
+                decoder = self.bind("d", fixed.decode)
+                lines.append(f"{indent}if pos + {count} * {fixed.size} > len(data):")
+                lines.append(f"{indent}    raise _trunc({path!r}, {count} * {fixed.size}, len(data) - pos, pos)")
+                lines.append(f"{indent}{target} = {make}([{decoder}(data, p) for p in range(pos, pos + "
+                             f"{count} * {fixed.size}, {fixed.size})])")
+                lines.append(f"{indent}pos += {count} * {fixed.size}")
+                return
+            lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
+            lines.append(f"{indent}for _ in range({count}):")
+            self.decode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", container)
+            lines.append(f"{indent}    {target}.append({item})")
+            return
+        save = self.var("p")
+        lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
+        lines.append(f"{indent}while True:")
+        lines.append(f"{indent}    {save} = pos")
+        lines.append(f"{indent}    try:")
+        self.decode(con.subcon, f"{path}[]", item, scope, lines, indent + "        ", container)
+        lines.append(f"{indent}    except _NoCase:")
+        lines.append(f"{indent}        raise")
+        lines.append(f"{indent}    except Exception:")
+        lines.append(f"{indent}        pos = {save}")
+        lines.append(f"{indent}        break")
+        lines.append(f"{indent}    {target}.append({item})")
+
+    def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
+                           indent: str, container: bool) -> None:
+        expressions = Expressions(self.bind, building=False)
+        length = self.var("n")
+        lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+        self.check_room(length, path, lines, indent)
+        if con.subcon is cs.GreedyBytes:
+            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines.append(f"{indent}pos += {length}")
+            return
+        saved = self.var("s")
+        lines.append(f"{indent}{saved} = data, pos + {length}")
+        lines.append(f"{indent}data, pos = data[pos:pos + {length}], 0")
+        lines.append(f"{indent}try:")
+        self.decode(con.subcon, path, target, scope, lines, indent + "    ", container)
+        lines.append(f"{indent}finally:")
+        lines.append(f"{indent}    data, pos = {saved}")
+
+    def decode_cases(self, key: str, cases: dict[Any, cs.Construct], default: cs.Construct | None, path: str,
+                     target: str, scope: Scope, lines: list[str], indent: str, container: bool) -> None:
+        tag = self.var("k")
+        lines.append(f"{indent}{tag} = {key}")
+        keyword = "if"
+        for value, declaration in cases.items():
+            lines.append(f"{indent}{keyword} {tag} == {self.bind('c', value)}:")
+            self.decode(declaration, path, target, scope, lines, indent + "    ", container)
+            keyword = "elif"
+        lines.append(f"{indent}else:" if cases else f"{indent}if True:")
+        if default is None:
+            lines.append(f"{indent}    raise _NoCase('no layout for the tag', actual={tag}, path={path or None!r})")
+        else:
+            self.decode(default, path, target, scope, lines, indent + "    ", container)
+
+    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, bool]:
+        """The name of the function reading struct ``con`` (``(data, pos, up) -> (value, pos)``) and whether
+        it reads ``up``, its parent's context."""
+        known = self.decoders.get((id(con), container))
+        if known is not None:
+            return known
+        function = f"_s{next(self.fresh)}"
+        scope = Scope()
+        lines: list[str] = []
+        names: list[str] = []
+        for group in _runs(con.subcons, self):
+            if isinstance(group, _Fixed):
+                assert group.names is not None
+                local = [f"f_{name}" for name in group.names]
+                lines.append(f"    ({''.join(v + ', ' for v in local)}) = {self.bind('d', group.decode)}(data, pos)"
+                             if local else f"    {self.bind('d', group.decode)}(data, pos)")
+                lines.append(f"    pos += {group.size}")
+                for name, var in zip(group.names, local, strict=True):
+                    scope.names[name] = var
+                names.extend(group.names)
+                continue
+            sub, sub_name, _ = strip_renamed(group) if isinstance(group, cs.Renamed) else (group, None, None)
+            target = f"f_{sub_name}" if sub_name else self.var()
+            self.decode(sub, join_path(path, sub_name or ""), target, scope, lines, "    ")
+            if sub_name:
+                scope.names[sub_name] = target
+                names.append(sub_name)
+        if container:
+            value = "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
+        else:
+            title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
+            record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
+            self.types.setdefault(path, record)
+            value = f"{self.bind('T', record)}({', '.join(f'f_{name}' for name in names)})"
+        self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
+        self.decoders[(id(con), container)] = function, scope.needs_up
+        return function, scope.needs_up
+
+    # --- encoding ----------------------------------------------------------------------------------------
+
+    def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+               out: str = "o") -> None:
+        """Lines appending the bytes of ``value`` (source of an expression) as ``con`` to the list ``out``."""
+        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
+        expressions = Expressions(self.bind, building=True)
+        fixed = self.fixed(con)
+        if fixed is not None:
+            lines.append(f"{indent}{out}.append({self.bind('e', fixed.encode)}({value}))")
+            return
+        if isinstance(con, cs.Struct):
+            function, needs_up = self.struct_encoder(con, path)
+            up = expressions.context(scope) if needs_up else "None"
+            lines.append(f"{indent}{function}({value}, {out}, {up})")
+            return
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            item = self.var()
+            if isinstance(con, cs.Array):
+                count = self.var("n")
+                lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
+                lines.append(f"{indent}if not 0 <= {count} or len({value}) != {count}:")
+                lines.append(f"{indent}    raise _inv({path!r}, f'{{len({value})}} elements, not {{{count}}}')")
+            lines.append(f"{indent}for {item} in {value}:")
+            self.encode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", out)
+            return
+        if con is cs.GreedyBytes:
+            lines.append(f"{indent}{out}.append(bytes({value}))")
+            return
+        if isinstance(con, cs.Bytes):
+            length, raw = self.var("n"), self.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{raw} = bytes({value}) if isinstance({value}, (bytes, bytearray)) else None")
+            lines.append(f"{indent}if {raw} is None or len({raw}) != {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'not {{{length}}} bytes', {value})")
+            lines.append(f"{indent}{out}.append({raw})")
+            return
+        if isinstance(con, cs.FixedSized):
+            length, inner, raw = self.var("n"), self.var("o"), self.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{inner} = []")
+            self.encode(con.subcon, path, value, scope, lines, indent, inner)
+            lines.append(f"{indent}{raw} = b''.join({inner})")
+            lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
+            lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
+            return
+        if isinstance(con, (TaggedUnion, cs.Switch)):
+            union = isinstance(con, TaggedUnion)
+            key = f"_pk({expressions.source(con.tag, scope)})" if union else expressions.source(con.keyfunc, scope)
+            cases = {k: case.declaration for k, case in con.cases.items()} if union else dict(con.cases)
+            tag = self.var("k")
+            lines.append(f"{indent}{tag} = {key}")
+            keyword = "if"
+            for case_key, declaration in cases.items():
+                lines.append(f"{indent}{keyword} {tag} == {self.bind('c', case_key)}:")
+                self.encode(declaration, path, value, scope, lines, indent + "    ", out)
+                keyword = "elif"
+            lines.append(f"{indent}else:" if cases else f"{indent}if True:")
+            if con.default is None:
+                lines.append(f"{indent}    raise _inv({path!r}, 'no layout for the tag', {tag})")
+            else:
+                self.encode(con.default, path, value, scope, lines, indent + "    ", out)
+            return
+        if isinstance(con, cs.IfThenElse):
+            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
+            self.encode(con.thensubcon, path, value, scope, lines, indent + "    ", out)
+            lines.append(f"{indent}else:")
+            self.encode(con.elsesubcon, path, value, scope, lines, indent + "    ", out)
+            return
+        if con is cs.Pass:
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Default):
+            filled = self.var()
+            lines.append(f"{indent}{filled} = {self.bind('k', con.value)} if {value} is None else {value}")
+            self.encode(con.subcon, path, filled, scope, lines, indent, out)
+            return
+        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
+            inner = self.var()
+            lines.append(f"{indent}{inner} = {self.bind('a', con)}._encode({value}, _C(), {path!r})")
+            self.encode(con.subcon, path, inner, scope, lines, indent, out)
+            return
+        raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is not a construct the compiler knows")
+
+    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
+        known = self.encoders.get(id(con))
+        if known is not None:
+            return known
+        function = f"_w{next(self.fresh)}"
+        scope = Scope()
+        named = [strip_renamed(sub)[1] for sub in con.subcons]
+        fields = [name for name in named if name]
+        lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
+                 f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
+                 "    else:"]
+        for sub, name in zip(con.subcons, named, strict=True):
+            if name:
+                access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
+                lines.append(f"        f_{name} = {access}")
+        if not fields:
+            lines.append("        pass")
+        for sub, name in zip(con.subcons, named, strict=True):
+            self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
+            if name:
+                scope.names[name] = f"f_{name}"
+        self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
+        self.encoders[id(con)] = function, scope.needs_up
+        return function, scope.needs_up
+
+
+def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:
+    """The fields of a struct, consecutive named fixed-size ones joined into one :class:`_Fixed` run."""
+    result: list[Any] = []
+    run: list[cs.Construct] = []
+
+    def close() -> None:
+        if not run:
+            return
+        names = tuple(name for name in (strip_renamed(sub)[1] for sub in run) if name)
+        fixed = generator.fixed(cs.Struct(*run), names)
+        if fixed is None or len(set(names)) != len(names):
+            result.extend(run)
+        else:
+            result.append(fixed)
+        run.clear()
+
+    for sub in subcons:
+        name = strip_renamed(sub)[1] if isinstance(sub, cs.Renamed) else None
+        if generator.fixed(sub) is not None and (name or isinstance(strip_renamed(sub)[0], cs.Const)):
+            run.append(sub)
+        else:
+            close()
+            result.append(sub)
+    close()
+    return result
+
+
+def compile_variable(declaration: cs.Construct, name: str) -> VariableFunctions:
+    """The generated ``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when a part of it is
+    not a construct the generator knows."""
+    generator = _Generator(name)
+    decode_lines: list[str] = []
+    encode_lines: list[str] = []
+    generator.decode(declaration, "", "value", Scope(), decode_lines, "        ")
+    generator.encode(declaration, "", "value", Scope(), encode_lines, "        ")
+    source = "\n".join([
+        *generator.functions,
+        "def decode(data, offset=0, file=None):",
+        "    pos = offset",
+        "    up = _ROOT",
+        "    try:",
+        *decode_lines,
+        "    except _FormatError as error:",
+        "        raise error.located(file=file)",
+        "    return value",
+        "",
+        "def encode(value):",
+        "    o = []",
+        "    up = _ROOT_BUILD",
+        "    try:",
+        *encode_lines,
+        "    except _FormatError:",
+        "        raise",
+        "    except _ENCODE_ERRORS as exc:",
+        "        raise _inv('', f'cannot encode: {type(exc).__name__}: {exc}', value) from exc",
+        "    return b''.join(o)",
+        "",
+    ])
+    namespace = dict(generator.names)
+    namespace.update(_ROOT=cs.Container(_parsing=True, _building=False, _sizing=False),
+                     _ROOT_BUILD=cs.Container(_parsing=False, _building=True, _sizing=False),
+                     _ENCODE_ERRORS=(TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError,
+                                     cs.ConstructError))
+    filename = f"<variable codec {name} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types)
