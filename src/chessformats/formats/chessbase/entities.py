@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...engine.codec import codec
-from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile
 from ...engine.layout import describe
 from ...engine.trace import parse
@@ -130,6 +130,7 @@ class EntityFile(MappedFile):
         self.path = os.fspath(path)
         self.extension = os.path.splitext(self.path)[1].lower()
         self.declaration = schema.ENTITY_RECORDS[self.extension]
+        self._codec = codec(self.declaration)
         self.encoding = encoding
         self.signed: bool = _SIGNED_BYTES[self.extension]
         """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
@@ -186,7 +187,10 @@ class EntityFile(MappedFile):
         if not 0 <= number < self.count:
             raise IndexError(f"{os.path.basename(self.path)}: no record {number} (the file has {self.count})")
         start = self.header_size + number * self.record_size
-        record = parse(self.declaration, self._raw(number), file=self.path, offset=start, path=f"records[{number}]")
+        try:
+            record = self._codec.decode(self._data, start)
+        except FormatError as error:
+            raise error.located(file=self.path, path_prefix=f"records[{number}]") from None
         return Entity(number, self._display(record), record, record.left == -999)
 
     def _display(self, record: Any) -> str:
