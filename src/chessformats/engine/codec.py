@@ -11,9 +11,12 @@
 - ``dtype``, ``array(data)``, ``columns(records)``, ``from_columns(columns)``: the numpy bulk path.
 - ``prefix_codes``: the :class:`~.prefixcode.PrefixCode` tables the declaration uses, by path.
 
-Declarations without a fixed layout (arrays counted by the data, prefix codes, ...) get a codec too:
-its fields carry their static layout, and ``decode``/``encode`` are construct's parse and build, with
-errors located (``generated`` is then False and ``reason`` says why).
+Declarations whose layout the data decides (tagged unions, counted arrays, conditional fields, greedy
+ranges, ...) get generated ``decode``/``encode`` too (:mod:`.varcodec`: ``size`` is None, no ``plan``,
+``unpack``/``pack`` or numpy path); a part of one that the generator does not know (a prefix-coded board)
+is read by construct's own parse, and listed in ``delegated``. A declaration the generator cannot take at
+all keeps construct's parse and build, with errors located (``generated`` is then False and ``reason``
+says why).
 """
 
 from __future__ import annotations
@@ -149,6 +152,8 @@ class Codec:
         except NoPlan as exc:
             self.reason = str(exc)
         self.generated = self.plan is not None
+        self.delegated: tuple[str, ...] = ()
+        """Parts of a generated variable layout that construct's own parse and build read (``"path: Class"``)."""
         self.size: int | None = self.plan.size if self.plan is not None else None
         leaves = {leaf.path: leaf for leaf in self.plan.leaves} if self.plan is not None else {}
         self.fields: dict[str, Field] = {}
@@ -180,10 +185,12 @@ class Codec:
             self.reason = str(exc)
             return
         self.generated, self.reason = True, ""
+        self.delegated = self._variable.delegated
         self.decode, self.encode = self._variable.decode, self._variable.encode
 
     def __repr__(self) -> str:
-        kind = f"{self.size} bytes, generated" if self.generated else f"construct ({self.reason})"
+        kind = f"construct ({self.reason})" if not self.generated else "variable, generated" if self.size is None \
+            else f"{self.size} bytes, generated"
         return f"<Codec {self.name}: {kind}>"
 
     @property

@@ -19,6 +19,7 @@ builds from the same value (counts, lengths and tags are the value's own, checke
 from __future__ import annotations
 
 import collections
+import io
 import itertools
 import linecache
 from collections.abc import Callable
@@ -42,6 +43,8 @@ class VariableFunctions(NamedTuple):
     encode: Callable[[Any], bytes]
     source: str
     types: dict[str, type]
+    delegated: tuple[str, ...]
+    """``"path: Construct"`` of each part construct's own parse and build read and write."""
 
 
 class NoCase(InvalidValueError):
@@ -63,6 +66,37 @@ def _invalid(path: str, reason: str, actual: Any = None) -> InvalidValueError:
     return InvalidValueError(reason, actual=actual, path=path or None)
 
 
+def _parse_part(con: cs.Construct, data: Any, pos: int, context: Any, path: str) -> tuple[Any, int]:
+    """``con`` parsed by construct at ``data[pos]`` (a part the generator delegates): its value and end."""
+    base = 0
+    if not isinstance(data, bytes):  # a mapped file: only the rest of it
+        data, base, pos = bytes(data[pos:]), pos, 0
+    stream = io.BytesIO(data)
+    stream.seek(pos)
+    try:
+        value = con._parsereport(stream, context, path)
+    except cs.ExplicitError as exc:
+        raise NoCase(_message(exc), path=path or None, offset=base + pos) from exc
+    except cs.ConstructError as exc:
+        raise InvalidValueError(_message(exc), path=path or None, offset=base + pos) from exc
+    return value, base + stream.tell()
+
+
+def _build_part(con: cs.Construct, value: Any, context: Any, path: str) -> bytes:
+    stream = io.BytesIO()
+    try:
+        con._build(value, stream, context, path)
+    except cs.ExplicitError as exc:
+        raise NoCase(_message(exc), actual=value, path=path or None) from exc
+    except cs.ConstructError as exc:
+        raise InvalidValueError(_message(exc), actual=value, path=path or None) from exc
+    return stream.getvalue()
+
+
+def _message(error: cs.ConstructError) -> str:
+    return str(error).split("\n", 1)[-1].strip()
+
+
 class _Fixed(NamedTuple):
     decode: Callable[..., Any]
     encode: Callable[[Any], bytes]
@@ -77,13 +111,15 @@ class _Generator:
         self.names: dict[str, Any] = {"_C": cs.Container, "_get": _get, "_view": context_view, "_pk": _plain_key,
                                       "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
                                       "_FormatError": FormatError,
-                                      "_L": cs.ListContainer}
+                                      "_L": cs.ListContainer,
+                                      "_parse_part": _parse_part, "_build_part": _build_part}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
         self.decoders: dict[tuple[int, bool], tuple[str, bool]] = {}
         self.encoders: dict[int, tuple[str, bool]] = {}
         self.fixed_parts: dict[int, _Fixed | None] = {}
+        self.delegated: list[str] = []
 
     def bind(self, prefix: str, value: Any) -> str:
         name = f"_{prefix}{next(self.fresh)}"
@@ -171,6 +207,19 @@ class _Generator:
         if con is cs.Pass:
             lines.append(f"{indent}{target} = None")
             return
+        if isinstance(con, cs.Select):
+            save = self.var("p")
+            lines.append(f"{indent}{save} = pos")
+            for sub in con.subcons:
+                lines.append(f"{indent}try:")
+                self.decode(sub, path, target, scope, lines, indent + "    ", container)
+                lines.append(f"{indent}except _NoCase:")
+                lines.append(f"{indent}    raise")
+                lines.append(f"{indent}except Exception:")
+                lines.append(f"{indent}    pos = {save}")
+                indent += "    "
+            lines.append(f"{indent}raise _inv({path!r}, 'no alternative matched')")
+            return
         if isinstance(con, cs.Default):
             self.decode(con.subcon, path, target, scope, lines, indent, container)
             return
@@ -179,7 +228,9 @@ class _Generator:
             self.decode(con.subcon, path, inner, scope, lines, indent, container=True)
             lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
             return
-        raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is not a construct the compiler knows")
+        self.delegate(con, path)
+        context = expressions.context(scope, view=True)
+        lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
 
     def check_room(self, length: str, path: str, lines: list[str], indent: str) -> None:
         lines.append(f"{indent}if {length} < 0:")
@@ -370,6 +421,19 @@ class _Generator:
         if con is cs.Pass:
             lines.append(f"{indent}pass")
             return
+        if isinstance(con, cs.Select):
+            inner = self.var("o")
+            for sub in con.subcons:
+                lines.append(f"{indent}{inner} = []")
+                lines.append(f"{indent}try:")
+                self.encode(sub, path, value, scope, lines, indent + "    ", inner)
+                lines.append(f"{indent}except _NoCase:")
+                lines.append(f"{indent}    raise")
+                lines.append(f"{indent}except Exception:")
+                indent += "    "
+            lines.append(f"{indent}raise _inv({path!r}, 'no alternative builds the value', {value})")
+            lines.append(f"{indent[:-4 * len(con.subcons)]}{out}.extend({inner})")
+            return
         if isinstance(con, cs.Default):
             filled = self.var()
             lines.append(f"{indent}{filled} = {self.bind('k', con.value)} if {value} is None else {value}")
@@ -380,7 +444,18 @@ class _Generator:
             lines.append(f"{indent}{inner} = {self.bind('a', con)}._encode({value}, _C(), {path!r})")
             self.encode(con.subcon, path, inner, scope, lines, indent, out)
             return
-        raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is not a construct the compiler knows")
+        self.delegate(con, path)
+        context = expressions.context(scope, view=True)
+        lines.append(f"{indent}{out}.append(_build_part({self.bind('a', con)}, {value}, {context}, {path!r}))")
+
+    def delegate(self, con: cs.Construct, path: str) -> None:
+        """``con`` is read and written by construct's own parse and build (a construct this generator does not
+        know, inside a declaration it otherwise generates); the declaration itself must be known."""
+        if not path:
+            raise NoPlan(f"the declaration: {type(con).__name__} is not a construct the compiler knows")
+        label = f"{path}: {type(con).__name__}"
+        if label not in self.delegated:
+            self.delegated.append(label)
 
     def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
         known = self.encoders.get(id(con))
@@ -467,11 +542,14 @@ def compile_variable(declaration: cs.Construct, name: str) -> VariableFunctions:
         "",
     ])
     namespace = dict(generator.names)
-    namespace.update(_ROOT=cs.Container(_parsing=True, _building=False, _sizing=False),
-                     _ROOT_BUILD=cs.Container(_parsing=False, _building=True, _sizing=False),
+    root, root_build = (cs.Container(_parsing=not building, _building=building, _sizing=False)
+                        for building in (False, True))
+    root["_params"], root_build["_params"] = root, root_build  # as construct's parse and build set them
+    namespace.update(_ROOT=root, _ROOT_BUILD=root_build,
                      _ENCODE_ERRORS=(TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError,
                                      cs.ConstructError))
     filename = f"<variable codec {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
-    return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types)
+    return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types,
+                             tuple(generator.delegated))

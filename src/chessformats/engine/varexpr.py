@@ -61,13 +61,14 @@ class Expressions:
             return f"{base}.{name}"
         return f"_get({base}, {name!r})"
 
-    def context(self, scope: Scope) -> str:
-        """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context."""
+    def context(self, scope: Scope, view: bool = False) -> str:
+        """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context. Decoded values
+        are shown as construct's ``Container`` s (always when ``view``: construct's own code reads it)."""
         scope.needs_up = True
-        view = "" if self.building else "_view"
-        items = "".join(f"{name!r}: {view}({var}), " for name, var in scope.names.items())
+        view_call = "_view" if view or not self.building else ""
+        items = "".join(f"{name!r}: {view_call}({var}), " for name, var in scope.names.items())
         flags = f"'_parsing': {not self.building}, '_building': {self.building}, '_sizing': False"
-        return f"_C({{{items}'_': up, {flags}}})"
+        return f"_C({{{items}'_': up, '_params': up['_params'], {flags}}})"
 
     def source(self, expression: Any, scope: Scope) -> str:
         """Python source evaluating ``expression`` (construct's ``evaluate``) in ``scope``."""

@@ -193,12 +193,18 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
         int(body.result), body.white_elo, body.black_elo, eco.code, eco.subcode, body.annotator, body.source)
     headers, teams = pgn_headers(database, number, fields)
     _, chess960 = _eco(body.eco.code, body.eco.subcode)
-    medals = [name for name, value in zip(body.medals._fields, body.medals, strict=True) if value is True]
-    flags = [name for name, value in zip(body.flags._fields, body.flags, strict=True) if value is True]
+    medals, flags = _set_flags(body.medals), _set_flags(body.flags)
     if body.flags.chess960 and chess960 is None:
         chess960 = -1
     return GameHeader(number, headers, fields, chess960, medals, flags, database, white_team=teams[0],
                       black_team=teams[1], deleted=bool(record.kind.deleted), _record=record)
+
+
+def _set_flags(flags: Any) -> list[str]:
+    """The names of the flags set in a decoded bit structure (its other fields are numbers, never ``True``)."""
+    if True not in flags:  # most games: no medal
+        return []
+    return [name for name, value in zip(flags._fields, flags, strict=True) if value is True]
 
 
 class RecordFields(NamedTuple):
