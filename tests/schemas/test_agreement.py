@@ -317,3 +317,38 @@ def test_the_corpus_reaches_the_record_declarations() -> None:
     assert expected <= reached, expected - reached
     chessbase = {label.rsplit(".", 1)[1] for label in reached if label.startswith("chessbase")}
     assert {"GAME_RECORD", "CBH_RECORD", "ENTITY_NODE", "PLAYER", "TOURNAMENT", "CBJ_RECORD"} <= chessbase
+
+
+# --- the list in docs/architecture.md ---------------------------------------------------------------------------
+
+ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+BEGIN, END = "<!-- codec coverage: begin (python tests/schemas/test_agreement.py) -->", "<!-- codec coverage: end -->"
+
+
+def coverage_text() -> str:
+    """What the compiler generates: the count, each declaration it does not with the reason, and the parts of
+    generated declarations that construct's own parse and build read."""
+    codecs = {label: codec(con) for label, con in DECLARATIONS.items()}
+    generated = sum(derived.generated for derived in codecs.values())
+    lines = [f"{generated} of the {len(codecs)} public declarations of `schemas/` are generated "
+             f"({sum(derived.plan is not None for derived in codecs.values())} of them fixed layouts).", "",
+             "| not generated | why |", "|---|---|"]
+    lines += [f"| `{label}` | {derived.reason} |" for label, derived in codecs.items() if not derived.generated]
+    lines += ["", "| generated, with parts read by construct | parts |", "|---|---|"]
+    lines += [f"| `{label}` | {'; '.join(derived.delegated)} |" for label, derived in codecs.items()
+              if derived.delegated]
+    return "\n".join(lines)
+
+
+def test_architecture_lists_what_is_not_generated() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert BEGIN in text and END in text
+    assert text.split(BEGIN, 1)[1].split(END, 1)[0].strip() == coverage_text(), \
+        "run: python tests/schemas/test_agreement.py"
+
+
+if __name__ == "__main__":
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    head, rest = text.split(BEGIN, 1)
+    ARCHITECTURE.write_text(f"{head}{BEGIN}\n{coverage_text()}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
+    print(f"wrote the codec coverage into {ARCHITECTURE}")

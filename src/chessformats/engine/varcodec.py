@@ -29,7 +29,8 @@ import construct as cs
 
 from .errors import FormatError, InvalidValueError, TruncatedError, join_path
 from .plan import NoPlan, plan
-from .schema import strip_renamed
+from .prefixcode import PrefixCoded
+from .schema import BitsUnsigned, strip_renamed
 from .tagged import TaggedUnion, _plain_key
 from .varexpr import Expressions, Scope, context_view
 
@@ -106,8 +107,9 @@ class _Fixed(NamedTuple):
 
 
 class _Generator:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, fixed_codec: Callable[[cs.Construct, bool], Any]) -> None:
         self.name = name
+        self.fixed_codec = fixed_codec
         self.names: dict[str, Any] = {"_C": cs.Container, "_get": _get, "_view": context_view, "_pk": _plain_key,
                                       "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
                                       "_FormatError": FormatError,
@@ -134,14 +136,12 @@ class _Generator:
     def fixed(self, con: cs.Construct, names: tuple[str, ...] | None = None) -> _Fixed | None:
         """The fixed generator's functions for ``con`` (None: not a fixed layout). ``names``: ``con`` is a run
         of struct fields made here (not cached by the codec cache)."""
-        from .codec import Codec, codec  # the codec module imports this one
-
         if id(con) in self.fixed_parts:
             return self.fixed_parts[id(con)]
         found: _Fixed | None = None
         try:
             plan(con)
-            derived = Codec(con) if names is not None else codec(con)
+            derived = self.fixed_codec(con, names is not None)
             if derived.plan is not None and derived.size is not None:
                 found = _Fixed(derived.decode, derived.encode, derived.size, names)
         except (NoPlan, TypeError):
@@ -229,7 +229,7 @@ class _Generator:
             lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
             return
         self.delegate(con, path)
-        context = expressions.context(scope, view=True)
+        context = expressions.context(scope)
         lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
 
     def check_room(self, length: str, path: str, lines: list[str], indent: str) -> None:
@@ -445,14 +445,19 @@ class _Generator:
             self.encode(con.subcon, path, inner, scope, lines, indent, out)
             return
         self.delegate(con, path)
-        context = expressions.context(scope, view=True)
+        context = expressions.context(scope)
         lines.append(f"{indent}{out}.append(_build_part({self.bind('a', con)}, {value}, {context}, {path!r}))")
 
     def delegate(self, con: cs.Construct, path: str) -> None:
         """``con`` is read and written by construct's own parse and build (a construct this generator does not
         know, inside a declaration it otherwise generates); the declaration itself must be known."""
+        if _bit_level(con):
+            raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is a bit field: the declaration is read "
+                         "bit by bit, inside a bit run")
         if not path:
-            raise NoPlan(f"the declaration: {type(con).__name__} is not a construct the compiler knows")
+            what = "a bit run whose layout the data decides" if isinstance(con, (cs.Transformed, cs.Restreamed)) \
+                else "not a construct the compiler knows"
+            raise NoPlan(f"the declaration: {type(con).__name__}, {what}")
         label = f"{path}: {type(con).__name__}"
         if label not in self.delegated:
             self.delegated.append(label)
@@ -483,6 +488,13 @@ class _Generator:
         return function, scope.needs_up
 
 
+def _bit_level(con: cs.Construct) -> bool:
+    """A field read from a bit stream (construct's bit integers, the engine's bit fields and prefix codes)."""
+    while isinstance(con, (cs.Renamed, cs.Adapter)) and not isinstance(con, PrefixCoded):
+        con = con.subcon
+    return isinstance(con, (cs.BitsInteger, BitsUnsigned, PrefixCoded))
+
+
 def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:
     """The fields of a struct, consecutive named fixed-size ones joined into one :class:`_Fixed` run."""
     result: list[Any] = []
@@ -510,10 +522,13 @@ def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:
     return result
 
 
-def compile_variable(declaration: cs.Construct, name: str) -> VariableFunctions:
-    """The generated ``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when a part of it is
-    not a construct the generator knows."""
-    generator = _Generator(name)
+def compile_variable(declaration: cs.Construct, name: str,
+                     fixed_codec: Callable[[cs.Construct, bool], Any]) -> VariableFunctions:
+    """The generated ``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when it cannot be.
+
+    ``fixed_codec(con, run)`` gives the codec of a fixed-size part (``run``: a struct of fields made here, not
+    to be cached); its ``plan``, ``size``, ``decode`` and ``encode`` are used."""
+    generator = _Generator(name, fixed_codec)
     decode_lines: list[str] = []
     encode_lines: list[str] = []
     generator.decode(declaration, "", "value", Scope(), decode_lines, "        ")

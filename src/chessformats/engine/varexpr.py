@@ -61,12 +61,11 @@ class Expressions:
             return f"{base}.{name}"
         return f"_get({base}, {name!r})"
 
-    def context(self, scope: Scope, view: bool = False) -> str:
-        """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context. Decoded values
-        are shown as construct's ``Container`` s (always when ``view``: construct's own code reads it)."""
+    def context(self, scope: Scope) -> str:
+        """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context; decoded named
+        tuples shown as construct's ``Container`` s (construct's code and the schemas' callables index them)."""
         scope.needs_up = True
-        view_call = "_view" if view or not self.building else ""
-        items = "".join(f"{name!r}: {view_call}({var}), " for name, var in scope.names.items())
+        items = "".join(f"{name!r}: _view({var}), " for name, var in scope.names.items())
         flags = f"'_parsing': {not self.building}, '_building': {self.building}, '_sizing': False"
         return f"_C({{{items}'_': up, '_params': up['_params'], {flags}}})"
 
