@@ -22,13 +22,14 @@ import collections
 import io
 import itertools
 import linecache
+import struct
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import construct as cs
 
 from .errors import FormatError, InvalidValueError, TruncatedError, join_path
-from .plan import NoPlan, plan
+from .plan import NoPlan, Plan, plan
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .tagged import TaggedUnion, _plain_key
@@ -104,6 +105,10 @@ class _Fixed(NamedTuple):
     size: int
     names: tuple[str, ...] | None
     """For a run of struct fields: their names, in order (the decoded named tuple's fields)."""
+    plain: tuple[str, ...] = ()
+    """The fields of a run that decode to a number, bytes or a flag (never a named tuple)."""
+    number: str = ""
+    """For a plain integer (no enum, constant or bit field): its struct format (``">H"``)."""
 
 
 class _Generator:
@@ -114,7 +119,8 @@ class _Generator:
                                       "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
                                       "_FormatError": FormatError,
                                       "_L": cs.ListContainer,
-                                      "_parse_part": _parse_part, "_build_part": _build_part}
+                                      "_parse_part": _parse_part, "_build_part": _build_part,
+                                      "_iter_unpack": struct.iter_unpack}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
@@ -143,7 +149,8 @@ class _Generator:
             plan(con)
             derived = self.fixed_codec(con, names is not None)
             if derived.plan is not None and derived.size is not None:
-                found = _Fixed(derived.decode, derived.encode, derived.size, names)
+                plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
+                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, _number(derived.plan))
         except (NoPlan, TypeError):
             pass
         self.fixed_parts[id(con)] = found
@@ -255,6 +262,13 @@ class _Generator:
                 decoder = self.bind("d", fixed.decode)
                 lines.append(f"{indent}if pos + {count} * {fixed.size} > len(data):")
                 lines.append(f"{indent}    raise _trunc({path!r}, {count} * {fixed.size}, len(data) - pos, pos)")
+                if fixed.number:  # plain integers: one call for the whole array
+                    end = f"pos + {count} * {fixed.size}"
+                    numbers = f"list(data[pos:{end}])" if fixed.number[1:] == "B" else \
+                        f"[x for (x,) in _iter_unpack({fixed.number!r}, data[pos:{end}])]"
+                    lines.append(f"{indent}{target} = {make}({numbers})")
+                    lines.append(f"{indent}pos += {count} * {fixed.size}")
+                    return
                 lines.append(f"{indent}{target} = {make}([{decoder}(data, p) for p in range(pos, pos + "
                              f"{count} * {fixed.size}, {fixed.size})])")
                 lines.append(f"{indent}pos += {count} * {fixed.size}")
@@ -329,6 +343,7 @@ class _Generator:
                 lines.append(f"    pos += {group.size}")
                 for name, var in zip(group.names, local, strict=True):
                     scope.names[name] = var
+                scope.plain.update(group.plain)
                 names.extend(group.names)
                 continue
             sub, sub_name, _ = strip_renamed(group) if isinstance(group, cs.Renamed) else (group, None, None)
@@ -486,6 +501,16 @@ class _Generator:
         self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
         self.encoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up
+
+
+def _number(plan_: Plan) -> str:
+    """The struct format of a plan that is one plain integer (else "")."""
+    leaf = plan_.root.leaf
+    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
+            or leaf.value != "int":
+        return ""
+    slot = plan_.slots[leaf.slot]
+    return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
 
 
 def _bit_level(con: cs.Construct) -> bool:
