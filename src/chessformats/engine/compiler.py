@@ -106,7 +106,7 @@ class _Generator:
             pieces if index in self.split else token for index, token in enumerate(self.tokens))
         self.names: dict[str, Any] = {
             "_unpack_from": struct.Struct(decode_format).unpack_from, "_pack": struct.Struct(self.format).pack,
-            "_ifb": int.from_bytes, "_Bad": _Bad, "_CTX": cs.Container(), "_C": cs.Container,
+            "_ifb": int.from_bytes, "_tn": tuple.__new__, "_Bad": _Bad, "_CTX": cs.Container(), "_C": cs.Container,
             "_L": cs.ListContainer,
         }
         self.leaf_index = {id(leaf): index for index, leaf in enumerate(plan.leaves)}
@@ -170,8 +170,8 @@ class _Generator:
             if container:
                 items = ", ".join(f"{child.name}={self.node_value(child, True)}" for child in named)
                 return f"_C({items})"
-            record = self.bind("T", self.types[node.path])
-            return f"{record}({', '.join(self.node_value(child) for child in named)})"
+            record = self.bind("T", self.types[node.path])  # tuple.__new__: no Python frame of the named tuple's own
+            return f"_tn({record}, ({''.join(self.node_value(child) + ', ' for child in named)}))"
         if node.kind == "array":
             items = ", ".join(self.node_value(child, container) for child in node.children)
             return f"_L([{items}])" if container else f"[{items}]"

@@ -120,7 +120,8 @@ class _Generator:
                                       "_FormatError": FormatError,
                                       "_L": cs.ListContainer,
                                       "_parse_part": _parse_part, "_build_part": _build_part,
-                                      "_iter_unpack": struct.iter_unpack}
+                                      "_iter_unpack": struct.iter_unpack,
+                                      "_tn": tuple.__new__}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
@@ -358,7 +359,7 @@ class _Generator:
             title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
             record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
             self.types.setdefault(path, record)
-            value = f"{self.bind('T', record)}({', '.join(f'f_{name}' for name in names)})"
+            value = f"_tn({self.bind('T', record)}, ({''.join(f'f_{name}, ' for name in names)}))"
         self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
         self.decoders[(id(con), container)] = function, scope.needs_up
         return function, scope.needs_up

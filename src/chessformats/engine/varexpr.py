@@ -67,8 +67,8 @@ class Expressions:
         """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context; decoded named
         tuples shown as construct's ``Container`` s (construct's code and the schemas' callables index them)."""
         scope.needs_up = True
-        items = "".join(f"{name!r}: {var}, " if name in scope.plain and not self.building else f"{name!r}: _view({var}), "
-                        for name, var in scope.names.items())
+        items = "".join(f"{name!r}: {var}, " if name in scope.plain and not self.building
+                        else f"{name!r}: _view({var}), " for name, var in scope.names.items())
         flags = f"'_parsing': {not self.building}, '_building': {self.building}, '_sizing': False"
         return f"_C({{{items}'_': up, '_params': up['_params'], {flags}}})"
 

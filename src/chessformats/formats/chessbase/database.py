@@ -217,7 +217,8 @@ class Database(Tabular, MappedFile):
     def team_numbers(self, number: int) -> tuple[int | None, int | None]:
         """Game ``number``'s (white, black) team record numbers (``None``: not given), checked."""
         teams = self.extended.team_numbers(number)
-        self._check_teams(number, teams)
+        if teams != (None, None):
+            self._check_teams(number, teams)
         return teams
 
     def _check_teams(self, number: int, teams: tuple[int | None, int | None]) -> None:

@@ -136,6 +136,8 @@ class EntityFile(MappedFile):
         """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
         self.record_size: int = _RECORD_SIZES[self.extension]
         self._cache: dict[int, Entity] = {}
+        self.derived: dict[Any, Any] = {}
+        """Values other modules derive from records and keep with the file (a tournament's PGN tags)."""
         if os.path.exists(self.path):
             self._map(self.path)
         if not self._data:

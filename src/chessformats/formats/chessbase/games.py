@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import warnings
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -258,24 +257,22 @@ def pgn_headers(database: GameSource, number: int, fields: RecordFields) -> tupl
     if event_type is not None:
         headers["EventType"] = event_type
     teams: list[str | None] = [None, None]
-    for side, (team, tag) in enumerate(zip(database.team_numbers(number), ("WhiteTeam", "BlackTeam"), strict=True)):
+    numbers = database.team_numbers(number)
+    if numbers == (None, None):  # most games
+        return headers, teams
+    for side, (team, tag) in enumerate(zip(numbers, ("WhiteTeam", "BlackTeam"), strict=True)):
         if team is not None and (name := database.team_name(team)):
             teams[side] = name
             headers[tag] = _tag_value(name)
     return headers, teams
 
 
-_TOURNAMENT_TAGS: weakref.WeakKeyDictionary[EntityFile, dict[tuple[int, str | None], tuple[str, str, str | None,
-                                                                                            str | None]]] = \
-    weakref.WeakKeyDictionary()
-"""(Event, Site, EventDate, EventType) of each tournament record read, per open entity file."""
-
-
 def _tournament_tags(database: GameSource, number: int) -> tuple[str, str, str | None, str | None]:
-    """The tags a game takes from its tournament record ``number`` (kept: many games share a tournament)."""
+    """(Event, Site, EventDate, EventType) of tournament record ``number``, kept with the tournament file (many
+    games share a tournament)."""
     tournaments = database.tournaments
-    known = _TOURNAMENT_TAGS.setdefault(tournaments, {})
-    found = known.get((number, database.encoding))
+    known = tournaments.derived
+    found: tuple[str, str, str | None, str | None] | None = known.get(("tags", number, database.encoding))
     if found is not None:
         return found
     if number >= len(tournaments):
@@ -287,5 +284,5 @@ def _tournament_tags(database: GameSource, number: int) -> tuple[str, str, str |
              _tag_value(decode_name(tournament.record.place, database.encoding)) or "?",
              _pgn_date(date.year, date.month, date.day) if date.year else None,
              str(kind.type) if int(kind.type) else None)
-    known[number, database.encoding] = found
+    known["tags", number, database.encoding] = found
     return found
