@@ -19,6 +19,7 @@ builds from the same value (counts, lengths and tags are the value's own, checke
 from __future__ import annotations
 
 import collections
+import functools
 import io
 import itertools
 import linecache
@@ -192,41 +193,11 @@ class _Generator:
         if isinstance(con, cs.FixedSized):
             self.decode_fixed_sized(con, path, target, scope, lines, indent, container)
             return
-        if isinstance(con, TaggedUnion):
-            cases = {key: case.declaration for key, case in con.cases.items()}
-            key = self.var("k")
-            lines.append(f"{indent}try:")
-            lines.append(f"{indent}    {key} = _pk({expressions.source(con.tag, scope)})")
-            lines.append(f"{indent}except (KeyError, AttributeError, TypeError) as exc:")
-            lines.append(f"{indent}    raise _NoCase(f'cannot evaluate the tag of the union: {{exc}}', "
-                         f"path={path or None!r}) from exc")
-            self.decode_cases(key, cases, con.default, path, target, scope, lines, indent, container)
-            return
-        if isinstance(con, cs.Switch):
-            key = expressions.source(con.keyfunc, scope)
-            self.decode_cases(key, dict(con.cases), con.default, path, target, scope, lines, indent, container)
-            return
-        if isinstance(con, cs.IfThenElse):
-            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
-            self.decode(con.thensubcon, path, target, scope, lines, indent + "    ", container)
-            lines.append(f"{indent}else:")
-            self.decode(con.elsesubcon, path, target, scope, lines, indent + "    ", container)
+        if self.alternatives(con, path, scope, lines, indent, False, lambda sub, inner, _: self.decode(
+                sub, path, target, scope, lines, inner, container)):
             return
         if con is cs.Pass:
             lines.append(f"{indent}{target} = None")
-            return
-        if isinstance(con, cs.Select):
-            save = self.var("p")
-            lines.append(f"{indent}{save} = pos")
-            for sub in con.subcons:
-                lines.append(f"{indent}try:")
-                self.decode(sub, path, target, scope, lines, indent + "    ", container)
-                lines.append(f"{indent}except _NoCase:")
-                lines.append(f"{indent}    raise")
-                lines.append(f"{indent}except Exception:")
-                lines.append(f"{indent}    pos = {save}")
-                indent += "    "
-            lines.append(f"{indent}raise _inv({path!r}, 'no alternative matched')")
             return
         if isinstance(con, cs.Default):
             self.decode(con.subcon, path, target, scope, lines, indent, container)
@@ -240,11 +211,13 @@ class _Generator:
         context = expressions.context(scope)
         lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
 
-    def check_room(self, length: str, path: str, lines: list[str], indent: str) -> None:
+    def check_room(self, length: str, path: str, lines: list[str], indent: str, unit: int = 1) -> None:
+        """Lines refusing a negative ``length`` (a count of ``unit``-byte items) and one beyond the data."""
+        size = f"{length} * {unit}" if unit != 1 else length
         lines.append(f"{indent}if {length} < 0:")
-        lines.append(f"{indent}    raise _inv({path!r}, 'negative length', {length})")
-        lines.append(f"{indent}if pos + {length} > len(data):")
-        lines.append(f"{indent}    raise _trunc({path!r}, {length}, len(data) - pos, pos)")
+        lines.append(f"{indent}    raise _inv({path!r}, 'negative {'count' if unit != 1 else 'length'}', {length})")
+        lines.append(f"{indent}if pos + {size} > len(data):")
+        lines.append(f"{indent}    raise _trunc({path!r}, {size}, len(data) - pos, pos)")
 
     def decode_array(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
                      indent: str, container: bool) -> None:
@@ -257,12 +230,9 @@ class _Generator:
         if isinstance(con, cs.Array):
             count = self.var("n")
             lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
-            lines.append(f"{indent}if not 0 <= {count}:")
-            lines.append(f"{indent}    raise _inv({path!r}, 'negative count', {count})")
             if fixed is not None:
                 decoder = self.bind("d", fixed.decode)
-                lines.append(f"{indent}if pos + {count} * {fixed.size} > len(data):")
-                lines.append(f"{indent}    raise _trunc({path!r}, {count} * {fixed.size}, len(data) - pos, pos)")
+                self.check_room(count, path, lines, indent, fixed.size or 1)
                 if fixed.number:  # plain integers: one call for the whole array
                     end = f"pos + {count} * {fixed.size}"
                     numbers = f"list(data[pos:{end}])" if fixed.number[1:] == "B" else \
@@ -274,6 +244,8 @@ class _Generator:
                              f"{count} * {fixed.size}, {fixed.size})])")
                 lines.append(f"{indent}pos += {count} * {fixed.size}")
                 return
+            lines.append(f"{indent}if {count} < 0:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'negative count', {count})")
             lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
             lines.append(f"{indent}for _ in range({count}):")
             self.decode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", container)
@@ -283,13 +255,8 @@ class _Generator:
         lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
         lines.append(f"{indent}while True:")
         lines.append(f"{indent}    {save} = pos")
-        lines.append(f"{indent}    try:")
-        self.decode(con.subcon, f"{path}[]", item, scope, lines, indent + "        ", container)
-        lines.append(f"{indent}    except _NoCase:")
-        lines.append(f"{indent}        raise")
-        lines.append(f"{indent}    except Exception:")
-        lines.append(f"{indent}        pos = {save}")
-        lines.append(f"{indent}        break")
+        _attempt(lines, indent + "    ", lambda inner: self.decode(con.subcon, f"{path}[]", item, scope, lines, inner,
+                                                                   container), [f"pos = {save}", "break"])
         lines.append(f"{indent}    {target}.append({item})")
 
     def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
@@ -310,20 +277,54 @@ class _Generator:
         lines.append(f"{indent}finally:")
         lines.append(f"{indent}    data, pos = {saved}")
 
-    def decode_cases(self, key: str, cases: dict[Any, cs.Construct], default: cs.Construct | None, path: str,
-                     target: str, scope: Scope, lines: list[str], indent: str, container: bool) -> None:
+    def alternatives(self, con: cs.Construct, path: str, scope: Scope, lines: list[str], indent: str, building: bool,
+                     emit: Callable[[cs.Construct, str, str | None], None], out: str = "") -> bool:
+        """Lines choosing the alternative of an ``IfThenElse``, ``Switch``, ``TaggedUnion`` or ``Select``
+        (``emit(sub, indent, into)`` writes one; ``into``: the list an encoder writes to, None: ``out``); False
+        when ``con`` is none of them."""
+        expressions = Expressions(self.bind, building=building)
+        if isinstance(con, cs.IfThenElse):
+            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
+            emit(con.thensubcon, indent + "    ", None)
+            lines.append(f"{indent}else:")
+            emit(con.elsesubcon, indent + "    ", None)
+            return True
+        if isinstance(con, cs.Select):  # the first alternative that reads (builds) without an error
+            save, inner = self.var("p"), indent
+            lines.append(f"{indent}{save} = pos" if not building else f"{indent}{save} = []")
+            into = save if building else None
+            for sub in con.subcons:
+                _attempt(lines, inner, functools.partial(_emit_at, emit, sub, into=into),
+                         [f"{save} = []" if building else f"pos = {save}"])
+                inner += "    "
+            lines.append(f"{inner}raise _inv({path!r}, 'no alternative matched')")
+            if building:
+                lines.append(f"{indent}{out}.extend({save})")
+            return True
+        if not isinstance(con, (TaggedUnion, cs.Switch)):
+            return False
         tag = self.var("k")
-        lines.append(f"{indent}{tag} = {key}")
+        if isinstance(con, TaggedUnion):
+            cases = {key: case.declaration for key, case in con.cases.items()}
+            lines.append(f"{indent}try:")
+            lines.append(f"{indent}    {tag} = _pk({expressions.source(con.tag, scope)})")
+            lines.append(f"{indent}except (KeyError, AttributeError, TypeError) as exc:")
+            lines.append(f"{indent}    raise _NoCase(f'cannot evaluate the tag of the union: {{exc}}', "
+                         f"path={path or None!r}) from exc")
+        else:
+            cases = dict(con.cases)
+            lines.append(f"{indent}{tag} = {expressions.source(con.keyfunc, scope)}")
         keyword = "if"
         for value, declaration in cases.items():
             lines.append(f"{indent}{keyword} {tag} == {self.bind('c', value)}:")
-            self.decode(declaration, path, target, scope, lines, indent + "    ", container)
+            emit(declaration, indent + "    ", None)
             keyword = "elif"
         lines.append(f"{indent}else:" if cases else f"{indent}if True:")
-        if default is None:
+        if con.default is None:
             lines.append(f"{indent}    raise _NoCase('no layout for the tag', actual={tag}, path={path or None!r})")
         else:
-            self.decode(default, path, target, scope, lines, indent + "    ", container)
+            emit(con.default, indent + "    ", None)
+        return True
 
     def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, bool]:
         """The name of the function reading struct ``con`` (``(data, pos, up) -> (value, pos)``) and whether
@@ -411,44 +412,11 @@ class _Generator:
             lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
             lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
             return
-        if isinstance(con, (TaggedUnion, cs.Switch)):
-            union = isinstance(con, TaggedUnion)
-            key = f"_pk({expressions.source(con.tag, scope)})" if union else expressions.source(con.keyfunc, scope)
-            cases = {k: case.declaration for k, case in con.cases.items()} if union else dict(con.cases)
-            tag = self.var("k")
-            lines.append(f"{indent}{tag} = {key}")
-            keyword = "if"
-            for case_key, declaration in cases.items():
-                lines.append(f"{indent}{keyword} {tag} == {self.bind('c', case_key)}:")
-                self.encode(declaration, path, value, scope, lines, indent + "    ", out)
-                keyword = "elif"
-            lines.append(f"{indent}else:" if cases else f"{indent}if True:")
-            if con.default is None:
-                lines.append(f"{indent}    raise _inv({path!r}, 'no layout for the tag', {tag})")
-            else:
-                self.encode(con.default, path, value, scope, lines, indent + "    ", out)
-            return
-        if isinstance(con, cs.IfThenElse):
-            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
-            self.encode(con.thensubcon, path, value, scope, lines, indent + "    ", out)
-            lines.append(f"{indent}else:")
-            self.encode(con.elsesubcon, path, value, scope, lines, indent + "    ", out)
+        if self.alternatives(con, path, scope, lines, indent, True, lambda sub, inner, into: self.encode(
+                sub, path, value, scope, lines, inner, into or out), out):
             return
         if con is cs.Pass:
             lines.append(f"{indent}pass")
-            return
-        if isinstance(con, cs.Select):
-            inner = self.var("o")
-            for sub in con.subcons:
-                lines.append(f"{indent}{inner} = []")
-                lines.append(f"{indent}try:")
-                self.encode(sub, path, value, scope, lines, indent + "    ", inner)
-                lines.append(f"{indent}except _NoCase:")
-                lines.append(f"{indent}    raise")
-                lines.append(f"{indent}except Exception:")
-                indent += "    "
-            lines.append(f"{indent}raise _inv({path!r}, 'no alternative builds the value', {value})")
-            lines.append(f"{indent[:-4 * len(con.subcons)]}{out}.extend({inner})")
             return
         if isinstance(con, cs.Default):
             filled = self.var()
@@ -502,6 +470,20 @@ class _Generator:
         self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
         self.encoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up
+
+
+def _emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
+             into: str | None) -> None:
+    emit(sub, indent, into)
+
+
+def _attempt(lines: list[str], indent: str, body: Callable[[str], None], recover: list[str]) -> None:
+    """``try: body`` (written by ``body(indent)``); on an error but a missing case (construct's explicit errors
+    end the search), the ``recover`` lines: how GreedyRange and Select try an alternative."""
+    lines.append(f"{indent}try:")
+    body(indent + "    ")
+    lines += [f"{indent}except _NoCase:", f"{indent}    raise", f"{indent}except Exception:",
+              *(f"{indent}    {line}" for line in recover)]
 
 
 def _number(plan_: Plan) -> str:
