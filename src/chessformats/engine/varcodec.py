@@ -34,6 +34,8 @@ from .plan import NoPlan, Plan, plan
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .tagged import TaggedUnion, _plain_key
+from .varbits import NAMES as BIT_NAMES
+from .varbits import BitRuns, is_bit_run
 from .varexpr import Expressions, Scope, context_view
 
 __all__ = ["VariableFunctions", "compile_variable"]
@@ -122,7 +124,7 @@ class _Generator:
                                       "_L": cs.ListContainer,
                                       "_parse_part": _parse_part, "_build_part": _build_part,
                                       "_iter_unpack": struct.iter_unpack,
-                                      "_tn": tuple.__new__}
+                                      "_tn": tuple.__new__, "_ifb": int.from_bytes, **BIT_NAMES}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
@@ -130,6 +132,7 @@ class _Generator:
         self.encoders: dict[int, tuple[str, bool]] = {}
         self.fixed_parts: dict[int, _Fixed | None] = {}
         self.delegated: list[str] = []
+        self.bit_runs = BitRuns(self)
 
     def bind(self, prefix: str, value: Any) -> str:
         name = f"_{prefix}{next(self.fresh)}"
@@ -269,6 +272,16 @@ class _Generator:
             lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
             lines.append(f"{indent}pos += {length}")
             return
+        if is_bit_run(con.subcon):  # the region's bits as one integer, read by a cursor
+            bit_lines: list[str] = []
+            try:
+                self.bit_runs.decode(con.subcon.subcon, path, target, scope, bit_lines, indent)
+            except NoPlan:
+                pass  # construct reads it (delegated below)
+            else:
+                lines += [f"{indent}v, nb, b = _ifb(data[pos:pos + {length}], 'big'), 8 * {length}, 0", *bit_lines,
+                          f"{indent}pos += {length}"]
+                return
         saved = self.var("s")
         lines.append(f"{indent}{saved} = data, pos + {length}")
         lines.append(f"{indent}data, pos = data[pos:pos + {length}], 0")
@@ -354,16 +367,20 @@ class _Generator:
             if sub_name:
                 scope.names[sub_name] = target
                 names.append(sub_name)
-        if container:
-            value = "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
-        else:
-            title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
-            record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
-            self.types.setdefault(path, record)
-            value = f"_tn({self.bind('T', record)}, ({''.join(f'f_{name}, ' for name in names)}))"
+        value = self.record_value(path, names, container)
         self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
         self.decoders[(id(con), container)] = function, scope.needs_up
         return function, scope.needs_up
+
+    def record_value(self, path: str, names: list[str], container: bool) -> str:
+        """The expression of a struct's value from its locals ``f_<name>``: a named tuple (a ``Container`` under
+        an adapter)."""
+        if container:
+            return "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
+        title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
+        record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
+        self.types.setdefault(path, record)
+        return f"_tn({self.bind('T', record)}, ({''.join(f'f_{name}, ' for name in names)}))"
 
     # --- encoding ----------------------------------------------------------------------------------------
 
@@ -406,8 +423,9 @@ class _Generator:
             length, inner, raw = self.var("n"), self.var("o"), self.var("b")
             lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
             lines.append(f"{indent}{inner} = []")
-            self.encode(con.subcon, path, value, scope, lines, indent, inner)
-            lines.append(f"{indent}{raw} = b''.join({inner})")
+            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw):
+                self.encode(con.subcon, path, value, scope, lines, indent, inner)
+                lines.append(f"{indent}{raw} = b''.join({inner})")
             lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
             lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
             lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
@@ -446,23 +464,29 @@ class _Generator:
         if label not in self.delegated:
             self.delegated.append(label)
 
+    def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+                       raw: str) -> bool:
+        """Lines putting the bytes of a bit run the data lays out in ``raw``; False when it is none (or one the
+        generator leaves to construct)."""
+        if not is_bit_run(con):
+            return False
+        bit_lines: list[str] = []
+        try:
+            self.bit_runs.encode(con.subcon, path, value, scope, bit_lines, indent)
+        except NoPlan:
+            return False
+        lines += [f"{indent}acc, nbits = 0, 0", *bit_lines, f"{indent}if nbits % 8:",
+                  f"{indent}    raise _inv({path!r}, f'{{nbits}} bits are no whole number of bytes')",
+                  f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
+        return True
+
     def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
         known = self.encoders.get(id(con))
         if known is not None:
             return known
         function = f"_w{next(self.fresh)}"
         scope = Scope()
-        named = [strip_renamed(sub)[1] for sub in con.subcons]
-        fields = [name for name in named if name]
-        lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
-                 f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
-                 "    else:"]
-        for sub, name in zip(con.subcons, named, strict=True):
-            if name:
-                access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
-                lines.append(f"        f_{name} = {access}")
-        if not fields:
-            lines.append("        pass")
+        named, lines = take_fields(con)
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
             if name:
@@ -494,6 +518,23 @@ def _number(plan_: Plan) -> str:
         return ""
     slot = plan_.slots[leaf.slot]
     return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
+
+
+def take_fields(con: cs.Struct) -> tuple[list[str | None], list[str]]:
+    """The names of a struct's fields (None: unnamed) and the lines of an encoder binding each named one to
+    ``f_<name>`` from ``obj``: a tuple in field order (the decoder's named tuple) or a mapping."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    fields = [name for name in named if name]
+    lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
+             f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
+             "    else:"]
+    for sub, name in zip(con.subcons, named, strict=True):
+        if name:
+            access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
+            lines.append(f"        f_{name} = {access}")
+    if not fields:
+        lines.append("        pass")
+    return named, lines
 
 
 def _bit_level(con: cs.Construct) -> bool:
