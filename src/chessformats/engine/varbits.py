@@ -10,18 +10,17 @@ bits that end inside a field a :class:`~.errors.TruncatedError`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import construct as cs
 
+from .compiler import _EnumMap
 from .errors import InvalidValueError, TruncatedError
 from .plan import NoPlan
 from .prefixcode import PrefixCode, PrefixCoded, PrefixCodeError
 from .schema import BitsUnsigned, strip_renamed
-from .varexpr import Expressions, Scope
-
-if TYPE_CHECKING:
-    from .varcodec import _Generator
+from .varexpr import Expressions, Scope, take_fields
+from .varruntime import NoCase
 
 __all__ = ["BitRuns", "is_bit_run"]
 
@@ -43,8 +42,6 @@ def bits(v: int, nb: int, b: int, width: int, path: str) -> int:
 
 def prefix(code: PrefixCode, v: int, nb: int, b: int, count: int, path: str) -> tuple[list[str], int]:
     """``count`` code words from bit ``b``; errors as construct's ``PrefixCoded`` raises them."""
-    from .varcodec import NoCase
-
     try:
         return code.decode(v, nb, count, b)
     except PrefixCodeError as error:
@@ -54,8 +51,6 @@ def prefix(code: PrefixCode, v: int, nb: int, b: int, count: int, path: str) -> 
 
 
 def width_of(value: Any, path: str) -> int:
-    from .varcodec import NoCase
-
     if not isinstance(value, int) or value < 0:
         raise NoCase(f"invalid bit width {value!r}", path=path or None)
     return value
@@ -85,55 +80,83 @@ NAMES = {"_bits": bits, "_prefix": prefix, "_width": width_of, "_put": put, "_pu
 
 
 class BitRuns:
-    """Writes the functions of bit-level structs into a :class:`~.varcodec._Generator`'s module."""
+    """Writes the functions of bit-level structs into the module of a variable-layout generator (``bind``,
+    ``var``, ``fresh``, ``functions`` and ``record_value`` of :mod:`.varcodec`'s generator)."""
 
-    def __init__(self, generator: _Generator) -> None:
+    def __init__(self, generator: Any) -> None:
         self.g = generator
         self.decoders: dict[int, tuple[str, bool]] = {}
         self.encoders: dict[int, tuple[str, bool]] = {}
 
-    # --- decoding: locals v (the bits), nb (their number), b (the cursor) --------------------------------------
+    # decoding: locals v (the bits), nb (their number), b (the cursor); encoding: acc (the bits so far), nbits
 
     def decode(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str], indent: str) -> None:
+        """Lines reading ``con`` from the bit cursor into ``target``."""
+        self.part(con, path, target, scope, lines, indent, False)
+
+    def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str) -> None:
+        """Lines shifting ``value`` (source of an expression) as ``con`` into the accumulator."""
+        self.part(con, path, value, scope, lines, indent, True)
+
+    def part(self, con: cs.Construct, path: str, name: str, scope: Scope, lines: list[str], indent: str,
+             building: bool) -> None:
         con = strip_renamed(con)[0] if isinstance(con, cs.Renamed) else con
-        expressions = Expressions(self.g.bind, building=False)
+        expressions = Expressions(self.g.bind, building=building)
         if isinstance(con, cs.Struct):
-            function, needs_up = self.struct_decoder(con, path)
+            function, needs_up = self.struct_encoder(con, path) if building else self.struct_decoder(con, path)
             up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}{target}, b = {function}(v, nb, b, {up})")
+            lines.append(f"{indent}acc, nbits = {function}({name}, acc, nbits, {up})" if building
+                         else f"{indent}{name}, b = {function}(v, nb, b, {up})")
         elif isinstance(con, PrefixCoded):
-            count = expressions.source(con.count, scope)
-            code = self.g.bind("q", con.code)
-            lines.append(f"{indent}{target}, b = _prefix({code}, v, nb, b, {count}, {path!r})")
+            count, code = expressions.source(con.count, scope), self.g.bind("q", con.code)
+            lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {name}, {count}, {path!r})" if building
+                         else f"{indent}{name}, b = _prefix({code}, v, nb, b, {count}, {path!r})")
         elif isinstance(con, (BitsUnsigned, cs.BitsInteger, _FLAG)):
             width = self.width(con, scope, expressions)
-            number = self.g.var("w")
-            if width == "0":
-                lines.append(f"{indent}{target} = 0")
-                return
-            lines.append(f"{indent}{number} = _width({width}, {path!r})" if not width.isdigit()
-                         else f"{indent}{number} = {width}")
-            lines.append(f"{indent}{target} = _bits(v, nb, b, {number}, {path!r})")
-            lines.append(f"{indent}b += {number}")
-            if isinstance(con, _FLAG):
-                lines.append(f"{indent}{target} = {target} != 0")
-            elif isinstance(con, cs.BitsInteger) and con.signed:
-                lines.append(f"{indent}if {target} >> ({number} - 1):")
-                lines.append(f"{indent}    {target} -= 1 << {number}")
+            if building:
+                self.put_number(con, width, name, path, lines, indent)
+            else:
+                self.read_number(con, width, name, path, lines, indent)
+        elif isinstance(con, cs.Enum) and building:
+            number = self.g.var()
+            lines.append(f"{indent}{number} = {self.g.bind('d', con.encmapping)}.get({name}, {name})")
+            self.part(con.subcon, path, number, scope, lines, indent, building)
         elif isinstance(con, cs.Enum):
-            self.decode(con.subcon, path, target, scope, lines, indent)
-            from .compiler import _EnumMap
-
-            lines.append(f"{indent}{target} = {self.g.bind('e', _EnumMap(con.decmapping))}[{target}]")
+            self.part(con.subcon, path, name, scope, lines, indent, building)
+            lines.append(f"{indent}{name} = {self.g.bind('e', _EnumMap(con.decmapping))}[{name}]")
         elif isinstance(con, cs.IfThenElse):
             lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
-            self.decode(con.thensubcon, path, target, scope, lines, indent + "    ")
+            self.part(con.thensubcon, path, name, scope, lines, indent + "    ", building)
             lines.append(f"{indent}else:")
-            self.decode(con.elsesubcon, path, target, scope, lines, indent + "    ")
+            self.part(con.elsesubcon, path, name, scope, lines, indent + "    ", building)
         elif con is cs.Pass:
-            lines.append(f"{indent}{target} = None")
+            lines.append(f"{indent}pass" if building else f"{indent}{name} = None")
         else:
             raise NoPlan(f"{path}: {type(con).__name__} in a bit run the data lays out")
+
+    def read_number(self, con: cs.Construct, width: str, target: str, path: str, lines: list[str],
+                    indent: str) -> None:
+        if width == "0":
+            lines.append(f"{indent}{target} = 0")
+            return
+        number = self.g.var("w")
+        checked = width if width.isdigit() else f"_width({width}, {path!r})"
+        lines.append(f"{indent}{number} = {checked}")
+        lines.append(f"{indent}{target} = _bits(v, nb, b, {number}, {path!r})")
+        lines.append(f"{indent}b += {number}")
+        if isinstance(con, _FLAG):
+            lines.append(f"{indent}{target} = {target} != 0")
+        elif isinstance(con, cs.BitsInteger) and con.signed:
+            lines.append(f"{indent}if {target} >> ({number} - 1):")
+            lines.append(f"{indent}    {target} -= 1 << {number}")
+
+    def put_number(self, con: cs.Construct, width: str, value: str, path: str, lines: list[str], indent: str) -> None:
+        if isinstance(con, _FLAG):
+            value = f"(1 if {value} else 0)"
+        if not width.isdigit():
+            width = f"_width({width}, {path!r})"
+        signed = isinstance(con, cs.BitsInteger) and bool(con.signed)
+        lines.append(f"{indent}acc, nbits = _put(acc, nbits, {value}, {width}, {signed}, {path!r})")
 
     def width(self, con: cs.Construct, scope: Scope, expressions: Expressions) -> str:
         if isinstance(con, _FLAG):
@@ -161,44 +184,7 @@ class BitRuns:
         self.decoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up
 
-    # --- encoding: locals acc (the bits so far), nbits (their number) --------------------------------------------
-
-    def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str) -> None:
-        con = strip_renamed(con)[0] if isinstance(con, cs.Renamed) else con
-        expressions = Expressions(self.g.bind, building=True)
-        if isinstance(con, cs.Struct):
-            function, needs_up = self.struct_encoder(con, path)
-            up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}acc, nbits = {function}({value}, acc, nbits, {up})")
-        elif isinstance(con, PrefixCoded):
-            count = expressions.source(con.count, scope)
-            code = self.g.bind("q", con.code)
-            lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {value}, {count}, {path!r})")
-        elif isinstance(con, (BitsUnsigned, cs.BitsInteger, _FLAG)):
-            width = self.width(con, scope, expressions)
-            if isinstance(con, _FLAG):
-                value = f"(1 if {value} else 0)"
-            if not width.isdigit():
-                width = f"_width({width}, {path!r})"
-            signed = isinstance(con, cs.BitsInteger) and bool(con.signed)
-            lines.append(f"{indent}acc, nbits = _put(acc, nbits, {value}, {width}, {signed}, {path!r})")
-        elif isinstance(con, cs.Enum):
-            number = self.g.var()
-            lines.append(f"{indent}{number} = {self.g.bind('d', con.encmapping)}.get({value}, {value})")
-            self.encode(con.subcon, path, number, scope, lines, indent)
-        elif isinstance(con, cs.IfThenElse):
-            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
-            self.encode(con.thensubcon, path, value, scope, lines, indent + "    ")
-            lines.append(f"{indent}else:")
-            self.encode(con.elsesubcon, path, value, scope, lines, indent + "    ")
-        elif con is cs.Pass:
-            lines.append(f"{indent}pass")
-        else:
-            raise NoPlan(f"{path}: {type(con).__name__} in a bit run the data lays out")
-
     def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        from .varcodec import take_fields
-
         known = self.encoders.get(id(con))
         if known is not None:
             return known

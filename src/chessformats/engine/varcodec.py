@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import io
 import itertools
 import linecache
 import struct
@@ -29,14 +28,15 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
-from .errors import FormatError, InvalidValueError, TruncatedError, join_path
+from .errors import join_path
 from .plan import NoPlan, Plan, plan
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .tagged import TaggedUnion, _plain_key
 from .varbits import NAMES as BIT_NAMES
 from .varbits import BitRuns, is_bit_run
-from .varexpr import Expressions, Scope, context_view
+from .varexpr import Expressions, Scope, take_fields
+from .varruntime import NAMES as RUNTIME_NAMES
 
 __all__ = ["VariableFunctions", "compile_variable"]
 
@@ -50,56 +50,6 @@ class VariableFunctions(NamedTuple):
     types: dict[str, type]
     delegated: tuple[str, ...]
     """``"path: Construct"`` of each part construct's own parse and build read and write."""
-
-
-class NoCase(InvalidValueError):
-    """A tag without a case in a union without a default (construct's ``ExplicitError``: ends a GreedyRange)."""
-
-
-def _get(value: Any, name: Any) -> Any:
-    if isinstance(value, tuple):
-        return getattr(value, name)
-    return value[name]
-
-
-def _truncated(path: str, needed: int, available: int, offset: int) -> TruncatedError:
-    return TruncatedError("truncated field", needed=needed, available=max(available, 0), offset=offset,
-                          path=path or None)
-
-
-def _invalid(path: str, reason: str, actual: Any = None) -> InvalidValueError:
-    return InvalidValueError(reason, actual=actual, path=path or None)
-
-
-def _parse_part(con: cs.Construct, data: Any, pos: int, context: Any, path: str) -> tuple[Any, int]:
-    """``con`` parsed by construct at ``data[pos]`` (a part the generator delegates): its value and end."""
-    base = 0
-    if not isinstance(data, bytes):  # a mapped file: only the rest of it
-        data, base, pos = bytes(data[pos:]), pos, 0
-    stream = io.BytesIO(data)
-    stream.seek(pos)
-    try:
-        value = con._parsereport(stream, context, path)
-    except cs.ExplicitError as exc:
-        raise NoCase(_message(exc), path=path or None, offset=base + pos) from exc
-    except cs.ConstructError as exc:
-        raise InvalidValueError(_message(exc), path=path or None, offset=base + pos) from exc
-    return value, base + stream.tell()
-
-
-def _build_part(con: cs.Construct, value: Any, context: Any, path: str) -> bytes:
-    stream = io.BytesIO()
-    try:
-        con._build(value, stream, context, path)
-    except cs.ExplicitError as exc:
-        raise NoCase(_message(exc), actual=value, path=path or None) from exc
-    except cs.ConstructError as exc:
-        raise InvalidValueError(_message(exc), actual=value, path=path or None) from exc
-    return stream.getvalue()
-
-
-def _message(error: cs.ConstructError) -> str:
-    return str(error).split("\n", 1)[-1].strip()
 
 
 class _Fixed(NamedTuple):
@@ -118,13 +68,9 @@ class _Generator:
     def __init__(self, name: str, fixed_codec: Callable[[cs.Construct, bool], Any]) -> None:
         self.name = name
         self.fixed_codec = fixed_codec
-        self.names: dict[str, Any] = {"_C": cs.Container, "_get": _get, "_view": context_view, "_pk": _plain_key,
-                                      "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
-                                      "_FormatError": FormatError,
-                                      "_L": cs.ListContainer,
-                                      "_parse_part": _parse_part, "_build_part": _build_part,
-                                      "_iter_unpack": struct.iter_unpack,
-                                      "_tn": tuple.__new__, "_ifb": int.from_bytes, **BIT_NAMES}
+        self.names: dict[str, Any] = {"_C": cs.Container, "_L": cs.ListContainer, "_tn": tuple.__new__,
+                                      "_ifb": int.from_bytes, "_iter_unpack": struct.iter_unpack, "_pk": _plain_key,
+                                      **RUNTIME_NAMES, **BIT_NAMES}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
@@ -209,6 +155,9 @@ class _Generator:
             inner = self.var()
             self.decode(con.subcon, path, inner, scope, lines, indent, container=True)
             lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
+            return
+        if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
+            lines.append(f"{indent}{target}, pos = _read_own({self.bind('a', con)}, data, pos, {path!r})")
             return
         self.delegate(con, path)
         context = expressions.context(scope)
@@ -446,6 +395,9 @@ class _Generator:
             lines.append(f"{indent}{inner} = {self.bind('a', con)}._encode({value}, _C(), {path!r})")
             self.encode(con.subcon, path, inner, scope, lines, indent, out)
             return
+        if callable(getattr(con, "codec_write", None)):
+            lines.append(f"{indent}{out}.append(_write_own({self.bind('a', con)}, {value}, {path!r}))")
+            return
         self.delegate(con, path)
         context = expressions.context(scope)
         lines.append(f"{indent}{out}.append(_build_part({self.bind('a', con)}, {value}, {context}, {path!r}))")
@@ -518,23 +470,6 @@ def _number(plan_: Plan) -> str:
         return ""
     slot = plan_.slots[leaf.slot]
     return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
-
-
-def take_fields(con: cs.Struct) -> tuple[list[str | None], list[str]]:
-    """The names of a struct's fields (None: unnamed) and the lines of an encoder binding each named one to
-    ``f_<name>`` from ``obj``: a tuple in field order (the decoder's named tuple) or a mapping."""
-    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
-    fields = [name for name in named if name]
-    lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
-             f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
-             "    else:"]
-    for sub, name in zip(con.subcons, named, strict=True):
-        if name:
-            access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
-            lines.append(f"        f_{name} = {access}")
-    if not fields:
-        lines.append("        pass")
-    return named, lines
 
 
 def _bit_level(con: cs.Construct) -> bool:

@@ -14,7 +14,9 @@ from typing import Any
 import construct as cs
 from construct import expr as cs_expr
 
-__all__ = ["Scope", "context_view", "path_fields"]
+from .schema import strip_renamed
+
+__all__ = ["Scope", "context_view", "path_fields", "take_fields"]
 
 
 @dataclass
@@ -105,3 +107,20 @@ class Expressions:
         for name in names[1:]:
             base = self.attribute(base, name)
         return base
+
+
+def take_fields(con: cs.Struct) -> tuple[list[str | None], list[str]]:
+    """The names of a struct's fields (None: unnamed) and the lines of an encoder binding each named one to
+    ``f_<name>`` from ``obj``: a tuple in field order (the decoder's named tuple) or a mapping."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    fields = [name for name in named if name]
+    lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
+             f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
+             "    else:"]
+    for sub, name in zip(con.subcons, named, strict=True):
+        if name:
+            access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
+            lines.append(f"        f_{name} = {access}")
+    if not fields:
+        lines.append("        pass")
+    return named, lines
