@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import timeit
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -198,6 +199,11 @@ class Case(NamedTuple):
     ksy: str
     kaitai_type: str
     data: Callable[[], bytes]
+    root: Any = None
+    """The ``_root`` a Kaitai type reads from (a Kvetka element: the book header's ``game_links`` bit)."""
+
+
+_KVETKA_ROOT = types.SimpleNamespace(header=types.SimpleNamespace(element_type=types.SimpleNamespace(game_links=True)))
 
 
 def _ctg_moves() -> bytes:
@@ -226,6 +232,10 @@ KAITAI_CASES = [
          lambda: (CORPUS / "chessbase" / "uncbv_twic1134" / "twic1134.cbh").read_bytes()[46:92]),
     Case("counted array", "`ctg.MOVES`", ctg.MOVES, "ctg_book", "Moves", _ctg_moves),
     Case("counted array", "`monty.PLY`", monty.PLY, "monty_policy", "Ply", _monty_ply),
+    Case("prefix-coded board", "`ctg.RECORD`", ctg.RECORD, "ctg_book", "Record", lambda: ctg.FORMAT.examples[0].data),
+    Case("variable Kvetka element", "`kvetka.ELEMENT`", kvetka.ELEMENT, "kvetka_kob", "Element",
+         lambda: next(example.data for example in kvetka.FORMAT.examples if example.structure is kvetka.ELEMENT),
+         _KVETKA_ROOT),
 ]
 
 
@@ -250,8 +260,8 @@ def _kaitai_row(case: Case, folder: Path, repeat: int) -> str:
     kaitai = getattr(getattr(module, _kaitai_class(case.ksy)), case.kaitai_type) if module else None
     ours, theirs = _best(lambda: derived.decode(data), repeat), None
     if kaitai is not None:
-        kaitai(KaitaiStream(io.BytesIO(data)))  # reads the whole record without error
-        theirs = _best(lambda: kaitai(KaitaiStream(io.BytesIO(data))), repeat)
+        kaitai(KaitaiStream(io.BytesIO(data)), None, case.root)  # reads the whole record without error
+        theirs = _best(lambda: kaitai(KaitaiStream(io.BytesIO(data)), None, case.root), repeat)
     parse = _best(lambda: case.con.parse(data), repeat)
     encode = _best(lambda: derived.encode(value), repeat)
     return (f"| {case.declaration_class} | {case.label} | {len(data)} | {parse:.2f} | "
