@@ -302,7 +302,10 @@ def docs_section(rows: list[str], repeat: int) -> str:
         "every figure of a row from the same run on the same bytes (a corpus record). \"Kaitai (Python)\" is the "
         "parser the Kaitai Struct compiler (npm build, non-debug) generates from our own exported "
         "`docs/kaitai/*.ksy`, reading one record of the type named; \"ours\" is `codec(D).decode` / "
-        "`.encode` (construct's parse for reference; Kaitai's Python runtime does not write).", "",
+        "`.encode` (construct's parse for reference; Kaitai's Python runtime does not write). On the last two "
+        "rows the work differs: a `.ksy` cannot express a prefix code, so Kaitai's parser keeps the board (the "
+        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode`, and "
+        "the schema's padding function summing the code words' lengths, take most of the time).", "",
         *rows, "", END_MARKER, ""])
 
 

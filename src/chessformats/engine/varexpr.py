@@ -8,6 +8,7 @@ with a construct ``Container`` built from the fields read so far, as construct i
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,10 +46,41 @@ def path_fields(expression: Any) -> list[Any] | None:
 
 
 def context_view(value: Any) -> Any:
-    """A decoded value as construct would hand it to a callable: named tuples as ``Container`` s."""
+    """A decoded value as construct would hand it to a callable: a named tuple seen as a mapping of its fields
+    (:class:`RecordView`, made in constant time; its fields are viewed when read)."""
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return cs.Container((name, context_view(item)) for name, item in zip(value._fields, value, strict=True))
+        return RecordView(value)
     return value
+
+
+class RecordView(Mapping[str, Any]):
+    """A named tuple as construct's ``Container`` is read: ``view.name``, ``view["name"]``, ``get``, ``in``,
+    ``keys``/``items``; nested named tuples are viewed the same way."""
+
+    __slots__ = ("_record",)
+
+    def __init__(self, record: Any) -> None:
+        self._record = record
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return context_view(getattr(self._record, name))
+        except (AttributeError, TypeError):
+            raise KeyError(name) from None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return context_view(getattr(self._record, name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._record._fields)
+
+    def __len__(self) -> int:
+        return len(self._record._fields)
+
+    def __repr__(self) -> str:
+        return f"RecordView({self._record!r})"
 
 
 class Expressions:
