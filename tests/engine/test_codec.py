@@ -137,7 +137,7 @@ def test_variable_declarations_are_generated() -> None:
     assert record.generated and record.size is None and record.plan is None and "def _s" in record.source
     assert record.delegated == () and "_prefix(" in record.source
     assert codec(kvetka.ELEMENT).delegated == ()  # CompactInt reads itself (codec_read/codec_write)
-    assert codec(monty.POLICY_GAME).delegated == ("plies[]: FocusedSeq",)  # construct's own parse, in place
+    assert codec(monty.POLICY_GAME).delegated == ()  # FocusedSeq, Peek, Check
     example = ctg.FORMAT.examples[0].data
     assert plain(record.decode(example)) == plain(ctg.RECORD.parse(example))
     assert record.encode(ctg.RECORD.parse(example)) == example
@@ -148,6 +148,19 @@ def test_variable_declarations_are_generated() -> None:
     assert record.prefix_codes == {"position.board.squares": squares.SQUARE_CODE}
     with pytest.raises(TypeError):
         record.columns(example)
+
+
+def test_a_part_the_generator_does_not_know_is_read_by_construct() -> None:
+    declaration = cs.Struct("a" / cs.Int8ub, "name" / cs.CString("ascii"), "sizes" / cs.Array(cs.this.a, cs.Int16ub))
+    derived = codec(declaration)
+    assert derived.generated and derived.delegated == ("name: NullTerminated",)
+    data = bytes.fromhex("02" "6869" "00" "0001" "0203")
+    assert plain(derived.decode(data)) == {"a": 2, "name": "hi", "sizes": [1, 0x203]} == plain(declaration.parse(data))
+    assert derived.encode(derived.decode(data)) == data
+    with pytest.raises(FormatError):  # construct's error, as the project's
+        derived.decode(bytes.fromhex("02" "6869"))
+    with pytest.raises(InvalidValueError):
+        derived.encode({"a": 0, "name": 5, "sizes": []})
 
 
 def test_field_layout_and_bit_fields() -> None:

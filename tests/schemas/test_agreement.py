@@ -352,9 +352,10 @@ def coverage_text() -> str:
              f"({sum(derived.plan is not None for derived in codecs.values())} of them fixed layouts).", "",
              "| not generated | why |", "|---|---|"]
     lines += [f"| `{label}` | {derived.reason} |" for label, derived in codecs.items() if not derived.generated]
-    lines += ["", "| generated, with parts read by construct | parts |", "|---|---|"]
-    lines += [f"| `{label}` | {'; '.join(derived.delegated)} |" for label, derived in codecs.items()
-              if derived.delegated]
+    delegated = [f"| `{label}` | {'; '.join(derived.delegated)} |" for label, derived in codecs.items()
+                 if derived.delegated]
+    lines += ["", "| generated, with parts read by construct | parts |", "|---|---|", *delegated] if delegated else \
+        ["", "No generated declaration leaves a part to construct (`codec(D).delegated` is empty for all)."]
     return "\n".join(lines)
 
 

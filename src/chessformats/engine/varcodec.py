@@ -120,10 +120,21 @@ class _Generator:
             lines.append(f"{indent}{target} = {self.bind('d', fixed.decode)}(data, pos)")
             lines.append(f"{indent}pos += {fixed.size}")
             return
-        if isinstance(con, cs.Struct):
+        if isinstance(con, cs.Struct) or _focused(con):
             function, needs_up = self.struct_decoder(con, path, container)
             up = expressions.context(scope) if needs_up else "None"
             lines.append(f"{indent}{target}, pos = {function}(data, pos, {up})")
+            return
+        if isinstance(con, cs.Peek):  # read, then back to where it started
+            save = self.var("p")
+            lines.append(f"{indent}{save} = pos")
+            self.decode(con.subcon, path, target, scope, lines, indent, container)
+            lines.append(f"{indent}pos = {save}")
+            return
+        if isinstance(con, cs.Check):
+            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
+            lines.append(f"{indent}{target} = None")
             return
         if isinstance(con, (cs.Array, cs.GreedyRange)):
             self.decode_array(con, path, target, scope, lines, indent, container)
@@ -316,7 +327,7 @@ class _Generator:
             if sub_name:
                 scope.names[sub_name] = target
                 names.append(sub_name)
-        value = self.record_value(path, names, container)
+        value = f"f_{con.parsebuildfrom}" if _focused(con) else self.record_value(path, names, container)
         self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
         self.decoders[(id(con), container)] = function, scope.needs_up
         return function, scope.needs_up
@@ -342,10 +353,17 @@ class _Generator:
         if fixed is not None:
             lines.append(f"{indent}{out}.append({self.bind('e', fixed.encode)}({value}))")
             return
-        if isinstance(con, cs.Struct):
+        if isinstance(con, cs.Struct) or _focused(con):
             function, needs_up = self.struct_encoder(con, path)
             up = expressions.context(scope) if needs_up else "None"
             lines.append(f"{indent}{function}({value}, {out}, {up})")
+            return
+        if isinstance(con, cs.Peek):  # writes nothing
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Check):
+            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
             return
         if isinstance(con, (cs.Array, cs.GreedyRange)):
             item = self.var()
@@ -438,7 +456,7 @@ class _Generator:
             return known
         function = f"_w{next(self.fresh)}"
         scope = Scope()
-        named, lines = take_fields(con)
+        named, lines = take_fields(con) if not _focused(con) else _focus_fields(con)
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
             if name:
@@ -470,6 +488,17 @@ def _number(plan_: Plan) -> str:
         return ""
     slot = plan_.slots[leaf.slot]
     return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
+
+
+def _focused(con: cs.Construct) -> bool:
+    """A ``FocusedSeq`` that gives the value of one field, named: a struct whose value is that field's."""
+    return isinstance(con, cs.FocusedSeq) and isinstance(con.parsebuildfrom, str)
+
+
+def _focus_fields(con: cs.FocusedSeq) -> tuple[list[str | None], list[str]]:
+    """As :func:`take_fields` for a ``FocusedSeq``: the value is the focused field's, the others are None."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    return named, [f"    f_{name} = {'obj' if name == con.parsebuildfrom else 'None'}" for name in named if name]
 
 
 def _bit_level(con: cs.Construct) -> bool:
