@@ -67,8 +67,6 @@ _ANNOTATION_COUNT_AT: int = schema.ANNOTATION_RECORD_HEAD.subcons[0].sizeof() + 
 
 
 _GAME = codec(schema.GAME_RECORD)
-_CBH_RECORD = codec(schema.CBH_RECORD)
-_TEXT_DATA = codec(schema.TEXT_DATA)
 
 
 @functools.cache
@@ -288,7 +286,7 @@ class Database(Tabular, MappedFile):
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = schema.CBH_HEADER_SIZE * number
         try:
-            return _CBH_RECORD.decode(self._cbh, start)
+            return codec(schema.CBH_RECORD).decode(self._cbh, start)  # compiled on first use (cached)
         except FormatError as error:
             raise error.located(file=self.cbh_path, path_prefix=f"records[{number}]") from None
 
@@ -343,7 +341,7 @@ class Database(Tabular, MappedFile):
             raise TruncatedError(f"guiding text {number}: {size} bytes from offset {start}",
                                  file=self.companion(".cbg"), offset=start)
         try:
-            data = _TEXT_DATA.decode(self._cbg[start:start + size])
+            data = codec(schema.TEXT_DATA).decode(self._cbg[start:start + size])
         except FormatError as error:
             raise error.located(file=self.companion(".cbg"), base_offset=start, path_prefix=f"texts[{number}]") \
                 from None
