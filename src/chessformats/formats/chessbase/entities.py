@@ -204,6 +204,9 @@ class EntityFile(MappedFile):
 
     def name_of(self, number: int) -> str:
         """The display name of record ``number`` ("" when out of range: a game may name no entity)."""
+        cached = self._cache.get(number)  # only numbers in range are kept
+        if cached is not None:
+            return cached.name
         if not 0 <= number < self.count:
             return ""
         return self[number].name
