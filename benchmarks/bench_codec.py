@@ -1,22 +1,38 @@
-"""Per-record cost of the engine's generated codecs against construct (``parse``, ``Struct.compile()``) and of
-the bit-level paths against bitstring. Prints Markdown tables (the figures of docs/architecture.md).
+"""Per-record cost of the engine's generated codecs against construct (``parse``, ``Struct.compile()``), of
+the bit-level paths against bitstring, and of the generated decoders against the Python parser Kaitai Struct's
+compiler generates from our exported ``docs/kaitai/*.ksy``, per declaration class (fixed record, tagged union,
+counted array). Prints Markdown tables (the figures of docs/architecture.md); ``--write-docs`` writes the
+Kaitai table into docs/performance.md (``codec-bench`` markers).
 
-    python benchmarks/bench_codec.py [--repeat 5]
+    python benchmarks/bench_codec.py [--repeat 5] [--kaitai-only] [--write-docs]
+
+The Kaitai compiler is the npm build ``.ci/run`` installs (``CHESSFORMATS_KAITAI``: its ``node_modules``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
 import timeit
+import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import construct as cs
 from bitstring import Bits, Reader, pack
 
 from chessformats.engine.codec import codec
 from chessformats.schemas import chessbase, ctg, kvetka, monty, polyglot, squares
+from perfdoc import replace_section
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
@@ -146,13 +162,169 @@ def bit_paths(repeat: int) -> list[str]:
     return rows
 
 
+# --- side by side with the Python parser Kaitai Struct generates from our exported .ksy -----------------------
+
+REPO = Path(__file__).resolve().parent.parent
+_COMPILE = """
+const path = require("path");
+const compiler = require(path.join(process.argv[1], "kaitai-struct-compiler"));
+const spec = JSON.parse(require("fs").readFileSync(0, "utf8"));
+compiler.compile("python", spec, null, false).then((files) => process.stdout.write(JSON.stringify(files)));
+"""
+"""The Kaitai compiler (npm build), as .ci/kaitai/compile.js runs it but without debug mode: the parser reads
+in its constructor, as a Kaitai user's parser does."""
+
+
+def kaitai_module(ksy: str, folder: Path) -> Any:
+    """The Python module Kaitai's compiler makes of ``docs/kaitai/<ksy>.ksy`` (None: no Node or compiler)."""
+    import yaml
+
+    node = shutil.which(os.environ.get("CHESSFORMATS_NODE", "node"))
+    modules = Path(os.environ.get("CHESSFORMATS_KAITAI") or REPO / ".ci" / "cache" / "kaitai" / "node_modules")
+    if node is None or not (modules / "kaitai-struct-compiler").is_dir():
+        return None
+    spec = yaml.safe_load((REPO / "docs" / "kaitai" / f"{ksy}.ksy").read_text(encoding="utf-8"))
+    result = subprocess.run([node, "-e", _COMPILE, str(modules)], input=json.dumps(spec), capture_output=True,
+                            text=True, timeout=300, check=True)
+    for filename, source in json.loads(result.stdout).items():
+        (folder / filename).write_text(source, encoding="utf-8")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module(ksy)
+
+
+class Case(NamedTuple):
+    declaration_class: str
+    label: str
+    con: cs.Construct
+    ksy: str
+    kaitai_type: str
+    data: Callable[[], bytes]
+    root: Any = None
+    """The ``_root`` a Kaitai type reads from (a Kvetka element: the book header's ``game_links`` bit)."""
+
+
+_KVETKA_ROOT = types.SimpleNamespace(header=types.SimpleNamespace(element_type=types.SimpleNamespace(game_links=True)))
+
+
+def _ctg_moves() -> bytes:
+    """The move block of the first record with at least 8 moves in the first CTG book of the corpus."""
+    data = sorted((CORPUS / "ctg").glob("*.ctg"))[0].read_bytes()
+    for page in range(4096, len(data), 4096):
+        offset, positions = page + 4, int.from_bytes(data[page:page + 2], "big")
+        for _ in range(positions):
+            length = data[offset] & 0x1F
+            moves = data[offset + length]
+            if moves >= 17:
+                return data[offset + length:offset + length + moves]
+            offset += length + moves + 33
+    raise LookupError("no CTG record with 8 moves")
+
+
+def _monty_ply() -> bytes:
+    data = (CORPUS / "monty" / "reference_generated_policy.montyformat").read_bytes()
+    return data[43:43 + 5 + data[43 + 4]]
+
+
+KAITAI_CASES = [
+    Case("fixed record", "`polyglot.ENTRY`", polyglot.ENTRY, "polyglot_book", "Entry",
+         lambda: (CORPUS / "polyglot" / "gm2001.bin").read_bytes()[16 * 8376:16 * 8377]),
+    Case("tagged union", "`chessbase.CBH_RECORD` (a game)", chessbase.CBH_RECORD, "chessbase_cbh", "CbhRecord",
+         lambda: (CORPUS / "chessbase" / "uncbv_twic1134" / "twic1134.cbh").read_bytes()[46:92]),
+    Case("counted array", "`ctg.MOVES`", ctg.MOVES, "ctg_book", "Moves", _ctg_moves),
+    Case("counted array", "`monty.PLY`", monty.PLY, "monty_policy", "Ply", _monty_ply),
+    Case("prefix-coded board", "`ctg.RECORD`", ctg.RECORD, "ctg_book", "Record", lambda: ctg.FORMAT.examples[0].data),
+    Case("variable Kvetka element", "`kvetka.ELEMENT`", kvetka.ELEMENT, "kvetka_kob", "Element",
+         lambda: next(example.data for example in kvetka.FORMAT.examples if example.structure is kvetka.ELEMENT),
+         _KVETKA_ROOT),
+]
+
+
+def kaitai_rows(repeat: int) -> list[str]:
+    """Decode per record: construct's parse, Kaitai's Python parser, ours; our encode."""
+    rows = ["| class | declaration | bytes | construct parse | Kaitai (Python) | ours: decode | ours: encode | "
+            "ours vs Kaitai | ours vs construct |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as folder:
+        rows += [_kaitai_row(case, Path(folder), repeat) for case in KAITAI_CASES]
+    return rows
+
+
+def _kaitai_row(case: Case, folder: Path, repeat: int) -> str:
+    from kaitaistruct import KaitaiStream
+
+    module = kaitai_module(case.ksy, folder)
+    data = case.data()
+    derived = codec(case.con)
+    assert derived.generated and not derived.delegated, case.label
+    value = derived.decode(data)
+    assert derived.encode(value) == data
+    kaitai = getattr(getattr(module, _kaitai_class(case.ksy)), case.kaitai_type) if module else None
+    ours, theirs = _best(lambda: derived.decode(data), repeat), None
+    if kaitai is not None:
+        kaitai(KaitaiStream(io.BytesIO(data)), None, case.root)  # reads the whole record without error
+        theirs = _best(lambda: kaitai(KaitaiStream(io.BytesIO(data)), None, case.root), repeat)
+    parse = _best(lambda: case.con.parse(data), repeat)
+    encode = _best(lambda: derived.encode(value), repeat)
+    return (f"| {case.declaration_class} | {case.label} | {len(data)} | {parse:.2f} | "
+            + (f"{theirs:.2f}" if theirs else "n/a") + f" | {ours:.2f} | {encode:.2f} | "
+            + (f"{theirs / ours:.1f}×" if theirs else "n/a") + f" | {parse / ours:.0f}× |")
+
+
+def _kaitai_class(ksy: str) -> str:
+    return "".join(part.capitalize() for part in ksy.split("_"))
+
+
+def database_reads(repeat: int) -> list[str]:
+    """``db[n]`` over every game of twic1134 (the header with its names resolved), warm and cold entity caches."""
+    from chessformats.formats.chessbase import Database
+
+    path = CORPUS / "chessbase" / "uncbv_twic1134" / "twic1134.cbh"
+    if not path.exists():
+        return []
+    with Database(path) as db:
+        numbers = db.numbers().tolist()
+        first = timeit.timeit(lambda: [db[n] for n in numbers], number=1) / len(numbers) * 1e6
+        warm = min(timeit.repeat(lambda: [db[n] for n in numbers], number=1, repeat=repeat)) / len(numbers) * 1e6
+    return [f"`db[n]` on twic1134 ({len(numbers):,} games, the header with its names resolved): {warm:.1f} µs a game "
+            f"(first pass, entity records read as they come: {first:.1f} µs; 190 µs before, issue 21)."]
+
+
+START_MARKER, END_MARKER = "<!-- codec-bench:start -->", "<!-- codec-bench:end -->"
+
+
+def docs_section(rows: list[str], repeat: int) -> str:
+    load = os.getloadavg()
+    return "\n".join([
+        START_MARKER,
+        "<!-- Generated by benchmarks/bench_codec.py --write-docs; edits between the markers are lost. -->",
+        "", "## Generated codecs against Kaitai Struct's Python parser", "",
+        f"Microseconds per record, best of {repeat} runs, Python {platform.python_version()} ({os.cpu_count()} CPUs "
+        f"shared with other work: load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} when the run ended), "
+        "every figure of a row from the same run on the same bytes (a corpus record). \"Kaitai (Python)\" is the "
+        "parser the Kaitai Struct compiler (npm build, non-debug) generates from our own exported "
+        "`docs/kaitai/*.ksy`, reading one record of the type named; \"ours\" is `codec(D).decode` / "
+        "`.encode` (construct's parse for reference; Kaitai's Python runtime does not write). On the last two "
+        "rows the work differs: a `.ksy` cannot express a prefix code, so Kaitai's parser keeps the board (the "
+        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode`, and "
+        "the schema's padding function summing the code words' lengths, take most of the time).", "",
+        *rows, "", END_MARKER, ""])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--write-docs", action="store_true",
+                        help="regenerate the codec section of docs/performance.md (the Kaitai table)")
+    parser.add_argument("--kaitai-only", action="store_true", help="only the Kaitai comparison")
     args = parser.parse_args()
-    print("\n".join(codecs(args.repeat)))
-    print()
-    print("\n".join(bit_paths(args.repeat)))
+    if not args.kaitai_only:
+        print("\n".join(codecs(args.repeat)))
+        print()
+        print("\n".join(bit_paths(args.repeat)))
+        print()
+    rows = [*kaitai_rows(args.repeat), "", *database_reads(args.repeat)]
+    print("\n".join(rows))
+    if args.write_docs:
+        replace_section(docs_section(rows, args.repeat), START_MARKER, END_MARKER)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from chessformats.codegen.hexview import render
 from chessformats.codegen.markdown import format_page
 from chessformats.engine import InvalidValueError, TruncatedError, codec, describe, trace
 from chessformats.engine.schema import Example, FormatDoc, MeaningEnum, Structure, enum_view
+from chessformats.engine.tagged import Case, TaggedUnion
 from roundtrip import assert_roundtrip, plain
 
 # --- the whole declaration of the toy format ---------------------------------------------------------------
@@ -179,3 +180,74 @@ def test_docs_list_every_field_with_its_layout() -> None:
     for name in ("knight", "black"):
         assert f"`{name}`" in page  # the enum tables
     assert "by hand: 513 times a black knight on e2" in page and "knight (2)" in page  # the worked example
+
+
+# --- a variable-length record: a counted array and a tagged union ------------------------------------------
+
+MOVE = cs.Struct("count" / cs.Int16ul * "times played", "square" / SQUARE * "the destination")
+NOTE = TaggedUnion(cs.this.tag, {
+    1: Case("Text note", cs.Struct("length" / cs.Int8ub * "bytes of text", "text" / cs.Bytes(cs.this.length)
+                                   * "the text"), "a text"),
+    2: Case("Score note", cs.Struct("score" / cs.Int16sb * "a score in centipawns"), "a score"),
+}, label="by tag (others: raw)")
+VARIABLE = cs.Struct(
+    "kind" / KIND * "what the piece is",
+    "moves_count" / cs.Int8ub * "how many moves follow",
+    "moves" / cs.Array(cs.this.moves_count, MOVE) * "the moves",
+    "tag" / cs.Int8ub * "what the note is",
+    "note" / cs.FixedSized(3, NOTE) * "the note, 3 bytes",
+    "rest" / cs.GreedyBytes * "anything after",
+)
+# knight; 2 moves: 513 times to e2 black (01 02 86), 7 times to h8 white moved (07 00 fd); tag 1: text "hi"
+# (02 68 69); rest ff
+VARIABLE_BYTES = bytes.fromhex("02" "02" "010286" "0700fd" "01" "026869" "ff")
+VARIABLE_VALUE = {"kind": "knight", "moves_count": 2, "moves": [
+    {"count": 513, "square": OBJECTS[0]["square"]}, {"count": 7, "square": OBJECTS[1]["square"]}],
+    "tag": 1, "note": {"length": 2, "text": b"hi"}, "rest": b"\xff"}
+# pawn, no moves, tag 2: score -2 (ff fe) and a padding byte of the 3-byte note; tag 9 would be kept raw
+SCORE_BYTES = bytes.fromhex("01" "00" "02" "fffe00")
+
+
+def test_variable_record_reader_and_writer() -> None:
+    assert_roundtrip(VARIABLE, VARIABLE_BYTES, VARIABLE_VALUE, size=cs.SizeofError)
+    toy = codec(VARIABLE)
+    assert toy.generated and toy.size is None and toy.delegated == ()
+    decoded = toy.decode(VARIABLE_BYTES)
+    assert plain(decoded) == VARIABLE_VALUE
+    assert decoded.moves[1].square.moved is True and decoded.note.text == b"hi"
+    assert toy.encode(decoded) == toy.encode(VARIABLE_VALUE) == VARIABLE_BYTES
+    score = toy.decode(SCORE_BYTES)
+    assert plain(score) == {"kind": "pawn", "moves_count": 0, "moves": [], "tag": 2, "note": {"score": -2},
+                            "rest": b""}
+    assert toy.encode(score) == SCORE_BYTES  # the note padded to its 3 bytes, as construct builds it
+    raw = toy.decode(bytes.fromhex("0100" "09" "abcdef"))
+    assert plain(raw.note) == {"data": bytes.fromhex("abcdef")}  # a tag without a case: raw bytes
+
+
+def test_variable_record_errors() -> None:
+    toy = codec(VARIABLE)
+    with pytest.raises(TruncatedError) as caught:  # 2 moves announced, one given
+        toy.decode(VARIABLE_BYTES[:5], file="v.toy")
+    assert caught.value.file == "v.toy" and caught.value.path == "moves"
+    with pytest.raises(InvalidValueError) as invalid:  # a count that disagrees with the moves
+        toy.encode({**VARIABLE_VALUE, "moves_count": 3})
+    assert invalid.value.path == "moves"
+    with pytest.raises(InvalidValueError):  # a text longer than its length says
+        toy.encode({**VARIABLE_VALUE, "note": {"length": 1, "text": b"hi"}})
+
+
+@given(st.lists(st.tuples(st.integers(0, 0xFFFF), st.integers(0, 255)), max_size=6),
+       st.one_of(st.binary(max_size=2).map(lambda text: (1, {"length": len(text), "text": text})),
+                 st.integers(-0x8000, 0x7FFF).map(lambda score: (2, {"score": score}))),
+       st.binary(max_size=4))
+def test_variable_record_agrees_with_construct(moves: list[tuple[int, int]], note: tuple[int, dict[str, object]],
+                                               rest: bytes) -> None:
+    toy = codec(VARIABLE)
+    squares = [SQUARE.parse(bytes([byte])) for _, byte in moves]
+    value = {"kind": 3, "moves_count": len(moves), "tag": note[0], "note": note[1], "rest": rest,
+             "moves": [{"count": count, "square": square} for (count, _), square in zip(moves, squares, strict=True)]}
+    data = VARIABLE.build(value)
+    assert toy.encode(value) == data
+    decoded = toy.decode(data)
+    assert plain(decoded) == plain(VARIABLE.parse(data))
+    assert toy.encode(decoded) == data

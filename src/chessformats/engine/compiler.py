@@ -98,9 +98,15 @@ class _Generator:
         self.little = _record_order(plan.slots)
         self.tokens = [_token(slot, self.little) for slot in plan.slots]
         self.format = ("<" if self.little else ">") + "".join(self.tokens)
+        self.split = {index for index, slot in enumerate(plan.slots)
+                      if slot.kind == "int" and slot.size == 3 and slot.little == self.little}
+        """3-byte integers in the record's byte order: read as a byte and a 16-bit word (no int.from_bytes)."""
+        pieces = "BH" if not self.little else "HB"
+        decode_format = ("<" if self.little else ">") + "".join(
+            pieces if index in self.split else token for index, token in enumerate(self.tokens))
         self.names: dict[str, Any] = {
-            "_unpack_from": struct.Struct(self.format).unpack_from, "_pack": struct.Struct(self.format).pack,
-            "_ifb": int.from_bytes, "_Bad": _Bad, "_CTX": cs.Container(), "_C": cs.Container,
+            "_unpack_from": struct.Struct(decode_format).unpack_from, "_pack": struct.Struct(self.format).pack,
+            "_ifb": int.from_bytes, "_tn": tuple.__new__, "_Bad": _Bad, "_CTX": cs.Container(), "_C": cs.Container,
             "_L": cs.ListContainer,
         }
         self.leaf_index = {id(leaf): index for index, leaf in enumerate(plan.leaves)}
@@ -119,6 +125,9 @@ class _Generator:
         var = f"s{index}"
         if slot.kind == "bytes" or token == slot.code:
             return var
+        if index in self.split:
+            number = f"({var}h << 16 | {var}l)"
+            return f"({number} - ({number} >> 23 << 24))" if slot.signed else number
         order = "'little'" if slot.little else "'big'"
         if slot.kind == "float":
             reader = self.bind("f", struct.Struct(("<" if slot.little else ">") + slot.code).unpack)
@@ -161,8 +170,8 @@ class _Generator:
             if container:
                 items = ", ".join(f"{child.name}={self.node_value(child, True)}" for child in named)
                 return f"_C({items})"
-            record = self.bind("T", self.types[node.path])
-            return f"{record}({', '.join(self.node_value(child) for child in named)})"
+            record = self.bind("T", self.types[node.path])  # tuple.__new__: no Python frame of the named tuple's own
+            return f"_tn({record}, ({''.join(self.node_value(child) + ', ' for child in named)}))"
         if node.kind == "array":
             items = ", ".join(self.node_value(child, container) for child in node.children)
             return f"_L([{items}])" if container else f"[{items}]"
@@ -170,7 +179,8 @@ class _Generator:
         return f"{adapter}._decode({self.node_value(node.children[0], True)}, _CTX, {node.path!r})"
 
     def decode_prologue(self) -> list[str]:
-        slots = ", ".join(f"s{i}" for i in range(len(self.plan.slots)))
+        slots = ", ".join((f"s{i}h, s{i}l" if not self.little else f"s{i}l, s{i}h") if i in self.split else f"s{i}"
+                          for i in range(len(self.plan.slots)))
         lines = ["    try:", f"        ({slots},) = _unpack_from(data, offset)", "    except _StructError:",
                  "        raise _truncated(data, offset, file) from None"]
         for index in range(len(self.plan.slots)):

@@ -215,7 +215,8 @@ class Database(Tabular, MappedFile):
     def team_numbers(self, number: int) -> tuple[int | None, int | None]:
         """Game ``number``'s (white, black) team record numbers (``None``: not given), checked."""
         teams = self.extended.team_numbers(number)
-        self._check_teams(number, teams)
+        if teams != (None, None):
+            self._check_teams(number, teams)
         return teams
 
     def _check_teams(self, number: int, teams: tuple[int | None, int | None]) -> None:
@@ -284,8 +285,10 @@ class Database(Tabular, MappedFile):
         if not 1 <= number <= count:
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = schema.CBH_HEADER_SIZE * number
-        return parse(schema.CBH_RECORD, bytes(self._cbh[start:start + schema.CBH_RECORD_SIZE]), file=self.cbh_path,
-                     offset=start, path=f"records[{number}]")
+        try:
+            return codec(schema.CBH_RECORD).decode(self._cbh, start)  # compiled on first use (cached)
+        except FormatError as error:
+            raise error.located(file=self.cbh_path, path_prefix=f"records[{number}]") from None
 
     def __getitem__(self, number: int) -> GameHeader:
         """Game ``number``, numbered from 1 as ChessBase does (its record number). :class:`IndexError` when the
@@ -337,8 +340,11 @@ class Database(Tabular, MappedFile):
         if start + size > len(self._cbg) or size < 8:
             raise TruncatedError(f"guiding text {number}: {size} bytes from offset {start}",
                                  file=self.companion(".cbg"), offset=start)
-        data = parse(schema.TEXT_DATA, bytes(self._cbg[start:start + size]), file=self.companion(".cbg"),
-                     offset=start, path=f"texts[{number}]")
+        try:
+            data = codec(schema.TEXT_DATA).decode(self._cbg[start:start + size])
+        except FormatError as error:
+            raise error.located(file=self.companion(".cbg"), base_offset=start, path_prefix=f"texts[{number}]") \
+                from None
         titles = {str(t.language): decode_name(t.title, self.encoding) for t in data.titles}
         head = 8 + sum(4 + int(t.length) for t in data.titles)
         raw = bytes(self._cbg[start + head:start + size])

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...engine.codec import codec
-from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile
 from ...engine.layout import describe
 from ...engine.trace import parse
@@ -130,11 +130,14 @@ class EntityFile(MappedFile):
         self.path = os.fspath(path)
         self.extension = os.path.splitext(self.path)[1].lower()
         self.declaration = schema.ENTITY_RECORDS[self.extension]
+        self._codec = codec(self.declaration)
         self.encoding = encoding
         self.signed: bool = _SIGNED_BYTES[self.extension]
         """Whether this kind's names compare as signed bytes (ChessBase's rule; see ``sort_key``)."""
         self.record_size: int = _RECORD_SIZES[self.extension]
         self._cache: dict[int, Entity] = {}
+        self.derived: dict[Any, Any] = {}
+        """Values other modules derive from records and keep with the file (a tournament's PGN tags)."""
         if os.path.exists(self.path):
             self._map(self.path)
         if not self._data:
@@ -186,7 +189,10 @@ class EntityFile(MappedFile):
         if not 0 <= number < self.count:
             raise IndexError(f"{os.path.basename(self.path)}: no record {number} (the file has {self.count})")
         start = self.header_size + number * self.record_size
-        record = parse(self.declaration, self._raw(number), file=self.path, offset=start, path=f"records[{number}]")
+        try:
+            record = self._codec.decode(self._data, start)
+        except FormatError as error:
+            raise error.located(file=self.path, path_prefix=f"records[{number}]") from None
         return Entity(number, self._display(record), record, record.left == -999)
 
     def _display(self, record: Any) -> str:
@@ -198,6 +204,9 @@ class EntityFile(MappedFile):
 
     def name_of(self, number: int) -> str:
         """The display name of record ``number`` ("" when out of range: a game may name no entity)."""
+        cached = self._cache.get(number)  # only numbers in range are kept
+        if cached is not None:
+            return cached.name
         if not 0 <= number < self.count:
             return ""
         return self[number].name

@@ -26,6 +26,8 @@ _CBJ_MODIFIED_EPOCH = datetime(1582, 10, 15, tzinfo=_UTC)
 _CBJ_LATEST = datetime(2100, 1, 1, tzinfo=_UTC)  # later times are another writer's unit, not a date
 _CBJ_MAX_RECORD = 1 << 16
 _CBJ_TEAM_FIELDS = {name: codec(schema.CBJ_RECORD).field(name) for name in ("white_team", "black_team")}
+_CBJ_TEAMS = codec(schema.CBJ_RECORD).picker("white_team", "black_team")
+_CBJ_TEAMS_END = max((team.offset or 0) + (team.size or 0) for team in _CBJ_TEAM_FIELDS.values())
 """Fixed fields at the start of every record version."""
 
 
@@ -99,6 +101,7 @@ class ExtendedHeaders(MappedFile):
             self._map(self.path)
         self.header: Any = None
         self.record_size = 0
+        self._teams_fit = False
         self.count = 0
         self._available = 0
         if not self._data:
@@ -112,6 +115,7 @@ class ExtendedHeaders(MappedFile):
             raise InvalidValueError(f".cbj records of {size} bytes", expected=f"1..{_CBJ_MAX_RECORD}", actual=size,
                                     file=self.path, offset=4, path="record_size")
         self.record_size = size
+        self._teams_fit = size >= _CBJ_TEAMS_END
         self.count = int(self.header.records)
         self._available = (len(self._data) - schema.CBJ_HEADER_SIZE) // size
         self.declaration = schema.cbj_record(size)
@@ -168,6 +172,12 @@ class ExtendedHeaders(MappedFile):
         if found is None:
             return None, None
         start = found
+        if self._teams_fit:  # both fields in the record: one read
+            white, black = _CBJ_TEAMS(self._data, start)
+            if white == black == -1:
+                return None, None
+            return (self._checked_team(white, number, start, "white_team"),
+                    self._checked_team(black, number, start, "black_team"))
         teams: list[int | None] = []
         for name in ("white_team", "black_team"):
             team = _CBJ_TEAM_FIELDS[name]

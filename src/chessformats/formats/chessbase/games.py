@@ -186,18 +186,24 @@ def game_header(database: GameSource, number: int, record: Any) -> GameHeader:
     """Game ``number``'s header from its parsed ``.cbh`` record: the PGN tags with the names of its players,
     tournament, annotator, source and teams, its medals and flags."""
     body = record.body
+    date, eco = body.date, body.eco  # the generated decoder's numbers are ints already (the result: an enum)
     fields = RecordFields(
-        int(body.tournament), int(body.date.year), int(body.date.month), int(body.date.day), int(body.round),
-        int(body.subround), int(body.white), int(body.black), int(body.result), int(body.white_elo),
-        int(body.black_elo), int(body.eco.code), int(body.eco.subcode), int(body.annotator), int(body.source))
+        body.tournament, date.year, date.month, date.day, body.round, body.subround, body.white, body.black,
+        int(body.result), body.white_elo, body.black_elo, eco.code, eco.subcode, body.annotator, body.source)
     headers, teams = pgn_headers(database, number, fields)
     _, chess960 = _eco(body.eco.code, body.eco.subcode)
-    medals = [name for name, value in body.medals.items() if value is True]
-    flags = [name for name, value in body.flags.items() if value is True]
+    medals, flags = _set_flags(body.medals), _set_flags(body.flags)
     if body.flags.chess960 and chess960 is None:
         chess960 = -1
     return GameHeader(number, headers, fields, chess960, medals, flags, database, white_team=teams[0],
                       black_team=teams[1], deleted=bool(record.kind.deleted), _record=record)
+
+
+def _set_flags(flags: Any) -> list[str]:
+    """The names of the flags set in a decoded bit structure (its other fields are numbers, never ``True``)."""
+    if True not in flags:  # most games: no medal
+        return []
+    return [name for name, value in zip(flags._fields, flags, strict=True) if value is True]
 
 
 class RecordFields(NamedTuple):
@@ -223,15 +229,14 @@ class RecordFields(NamedTuple):
 def pgn_headers(database: GameSource, number: int, fields: RecordFields) -> tuple[dict[str, str],
                                                                                    list[str | None]]:
     """Game ``number``'s PGN tags and its (white, black) team names."""
-    tournament = database.tournaments[fields.tournament] if fields.tournament < len(database.tournaments) else None
+    event, site, event_date, event_type = _tournament_tags(database, fields.tournament)
     headers = {
-        # an empty title or place is PGN's unknown "?" (as ChessBase exports it: corpus libcbh_Annotation)
-        "Event": (tournament.name if tournament else "") or "?",
-        "Site": (decode_name(tournament.record.place, database.encoding) if tournament else "") or "?",
+        "Event": event,
+        "Site": site,
         "Date": _pgn_date(fields.year, fields.month, fields.day),
         "Round": (f"{fields.round}" + (f".{fields.subround}" if fields.subround else "")) if fields.round else "?",
-        "White": database.players.name_of(fields.white) or "?",
-        "Black": database.players.name_of(fields.black) or "?",
+        "White": _tag_value(database.players.name_of(fields.white)) or "?",
+        "Black": _tag_value(database.players.name_of(fields.black)) or "?",
         "Result": RESULT_TAGS.get(fields.result, "*"),
     }
     if fields.white_elo:
@@ -243,20 +248,41 @@ def pgn_headers(database: GameSource, number: int, fields: RecordFields) -> tupl
         headers["ECO"] = eco
     annotator = database.annotators.name_of(fields.annotator)
     if annotator:
-        headers["Annotator"] = annotator
+        headers["Annotator"] = _tag_value(annotator)
     source = database.sources.name_of(fields.source)
     if source:
-        headers["Source"] = source
-    if tournament is not None:
-        date = tournament.record.date
-        if date.year:
-            headers["EventDate"] = _pgn_date(date.year, date.month, date.day)
-        kind = tournament.record.kind
-        if int(kind.type):
-            headers["EventType"] = str(kind.type)
+        headers["Source"] = _tag_value(source)
+    if event_date is not None:
+        headers["EventDate"] = event_date
+    if event_type is not None:
+        headers["EventType"] = event_type
     teams: list[str | None] = [None, None]
-    for side, (team, tag) in enumerate(zip(database.team_numbers(number), ("WhiteTeam", "BlackTeam"), strict=True)):
+    numbers = database.team_numbers(number)
+    if numbers == (None, None):  # most games
+        return headers, teams
+    for side, (team, tag) in enumerate(zip(numbers, ("WhiteTeam", "BlackTeam"), strict=True)):
         if team is not None and (name := database.team_name(team)):
             teams[side] = name
-            headers[tag] = name
-    return {name: _tag_value(value) for name, value in headers.items()}, teams
+            headers[tag] = _tag_value(name)
+    return headers, teams
+
+
+def _tournament_tags(database: GameSource, number: int) -> tuple[str, str, str | None, str | None]:
+    """(Event, Site, EventDate, EventType) of tournament record ``number``, kept with the tournament file (many
+    games share a tournament)."""
+    tournaments = database.tournaments
+    known = tournaments.derived
+    found: tuple[str, str, str | None, str | None] | None = known.get(("tags", number, database.encoding))
+    if found is not None:
+        return found
+    if number >= len(tournaments):
+        return "?", "?", None, None
+    tournament = tournaments[number]
+    date, kind = tournament.record.date, tournament.record.kind
+    # an empty title or place is PGN's unknown "?" (as ChessBase exports it: corpus libcbh_Annotation)
+    found = (_tag_value(tournament.name) or "?",
+             _tag_value(decode_name(tournament.record.place, database.encoding)) or "?",
+             _pgn_date(date.year, date.month, date.day) if date.year else None,
+             str(kind.type) if int(kind.type) else None)
+    known["tags", number, database.encoding] = found
+    return found

@@ -1,0 +1,583 @@
+"""Generated decode/encode functions for declarations whose layout the data decides.
+
+The fixed-layout generator (:mod:`.compiler`) reads a whole record with one ``struct`` call. A variable
+layout is read field after field: this module writes, from the declaration, one Python function per
+``Struct`` that keeps a read position ``pos``, reads each field where the previous one ended and keeps its
+value in a local variable that later fields' counts, lengths, conditions and tags read (:mod:`.varexpr`).
+Runs of consecutive fixed-size fields still go through the fixed generator: one ``struct`` call per run.
+
+Handled: ``Struct``, ``Array`` counted by an expression, ``GreedyRange``, ``GreedyBytes``, ``Bytes`` of a
+length from the data, ``FixedSized``, ``IfThenElse``/``If``, ``Switch``, the engine's :class:`~.tagged.TaggedUnion`,
+``Default``, adapters (their ``_decode``/``_encode``), ``Pass``. Anything else raises
+:class:`~.plan.NoPlan` with the path and the construct, and the codec stays construct's (``reason``).
+
+Values are those construct parses (structs as named tuples, arrays as lists; a tagged union's case is the
+type of its named tuple, construct's private ``_case`` key is not kept); ``encode`` builds what construct
+builds from the same value (counts, lengths and tags are the value's own, checked, not derived).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import linecache
+import struct
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import construct as cs
+
+from .errors import join_path
+from .plan import NoPlan, Plan, plan
+from .prefixcode import PrefixCoded
+from .schema import BitsUnsigned, strip_renamed
+from .tagged import TaggedUnion, _plain_key
+from .varbits import NAMES as BIT_NAMES
+from .varbits import BitRuns, is_bit_run
+from .varexpr import Expressions, Scope, take_fields
+from .varruntime import NAMES as RUNTIME_NAMES
+
+__all__ = ["VariableFunctions", "compile_variable"]
+
+_counter = itertools.count()
+
+
+class VariableFunctions(NamedTuple):
+    decode: Callable[..., Any]
+    encode: Callable[[Any], bytes]
+    source: str
+    types: dict[str, type]
+    delegated: tuple[str, ...]
+    """``"path: Construct"`` of each part construct's own parse and build read and write."""
+
+
+class _Fixed(NamedTuple):
+    decode: Callable[..., Any]
+    encode: Callable[[Any], bytes]
+    size: int
+    names: tuple[str, ...] | None
+    """For a run of struct fields: their names, in order (the decoded named tuple's fields)."""
+    plain: tuple[str, ...] = ()
+    """The fields of a run that decode to a number, bytes or a flag (never a named tuple)."""
+    number: str = ""
+    """For a plain integer (no enum, constant or bit field): its struct format (``">H"``)."""
+
+
+class _Generator:
+    def __init__(self, name: str, fixed_codec: Callable[[cs.Construct, bool], Any]) -> None:
+        self.name = name
+        self.fixed_codec = fixed_codec
+        self.names: dict[str, Any] = {"_C": cs.Container, "_L": cs.ListContainer, "_tn": tuple.__new__,
+                                      "_ifb": int.from_bytes, "_iter_unpack": struct.iter_unpack, "_pk": _plain_key,
+                                      **RUNTIME_NAMES, **BIT_NAMES}
+        self.functions: list[str] = []
+        self.fresh = itertools.count()
+        self.types: dict[str, type] = {}
+        self.decoders: dict[tuple[int, bool], tuple[str, bool]] = {}
+        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.fixed_parts: dict[int, _Fixed | None] = {}
+        self.delegated: list[str] = []
+        self.bit_runs = BitRuns(self)
+
+    def bind(self, prefix: str, value: Any) -> str:
+        name = f"_{prefix}{next(self.fresh)}"
+        self.names[name] = value
+        return name
+
+    def var(self, prefix: str = "t") -> str:
+        return f"{prefix}{next(self.fresh)}"
+
+    # --- fixed-size parts: the fixed generator -----------------------------------------------------------
+
+    def fixed(self, con: cs.Construct, names: tuple[str, ...] | None = None) -> _Fixed | None:
+        """The fixed generator's functions for ``con`` (None: not a fixed layout). ``names``: ``con`` is a run
+        of struct fields made here (not cached by the codec cache)."""
+        if id(con) in self.fixed_parts:
+            return self.fixed_parts[id(con)]
+        found: _Fixed | None = None
+        try:
+            plan(con)
+            derived = self.fixed_codec(con, names is not None)
+            if derived.plan is not None and derived.size is not None:
+                plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
+                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, _number(derived.plan))
+        except (NoPlan, TypeError):
+            pass
+        self.fixed_parts[id(con)] = found
+        self.names[f"_keep{id(con)}"] = con  # ids stay unique while the generator lives
+        return found
+
+    # --- decoding ----------------------------------------------------------------------------------------
+
+    def decode(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str], indent: str,
+               container: bool = False) -> None:
+        """Lines reading ``con`` at ``data[pos]`` into ``target`` and moving ``pos`` past it."""
+        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
+        expressions = Expressions(self.bind, building=False)
+        fixed = None if isinstance(con, cs.Struct) and container else self.fixed(con)
+        if fixed is not None:
+            lines.append(f"{indent}{target} = {self.bind('d', fixed.decode)}(data, pos)")
+            lines.append(f"{indent}pos += {fixed.size}")
+            return
+        if isinstance(con, cs.Struct) or _focused(con):
+            function, needs_up = self.struct_decoder(con, path, container)
+            up = expressions.context(scope) if needs_up else "None"
+            lines.append(f"{indent}{target}, pos = {function}(data, pos, {up})")
+            return
+        if isinstance(con, cs.Peek):  # read, then back to where it started
+            save = self.var("p")
+            lines.append(f"{indent}{save} = pos")
+            self.decode(con.subcon, path, target, scope, lines, indent, container)
+            lines.append(f"{indent}pos = {save}")
+            return
+        if isinstance(con, cs.Check):
+            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
+            lines.append(f"{indent}{target} = None")
+            return
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            self.decode_array(con, path, target, scope, lines, indent, container)
+            return
+        if con is cs.GreedyBytes:
+            lines.append(f"{indent}{target} = bytes(data[pos:])")
+            lines.append(f"{indent}pos = len(data)")
+            return
+        if isinstance(con, cs.Bytes):
+            length = self.var("n")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            self.check_room(length, path, lines, indent)
+            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines.append(f"{indent}pos += {length}")
+            return
+        if isinstance(con, cs.FixedSized):
+            self.decode_fixed_sized(con, path, target, scope, lines, indent, container)
+            return
+        if self.alternatives(con, path, scope, lines, indent, False, lambda sub, inner, _: self.decode(
+                sub, path, target, scope, lines, inner, container)):
+            return
+        if con is cs.Pass:
+            lines.append(f"{indent}{target} = None")
+            return
+        if isinstance(con, cs.Default):
+            self.decode(con.subcon, path, target, scope, lines, indent, container)
+            return
+        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
+            inner = self.var()
+            self.decode(con.subcon, path, inner, scope, lines, indent, container=True)
+            lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
+            return
+        if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
+            lines.append(f"{indent}{target}, pos = _read_own({self.bind('a', con)}, data, pos, {path!r})")
+            return
+        self.delegate(con, path)
+        context = expressions.context(scope)
+        lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
+
+    def check_room(self, length: str, path: str, lines: list[str], indent: str, unit: int = 1) -> None:
+        """Lines refusing a negative ``length`` (a count of ``unit``-byte items) and one beyond the data."""
+        size = f"{length} * {unit}" if unit != 1 else length
+        lines.append(f"{indent}if {length} < 0:")
+        lines.append(f"{indent}    raise _inv({path!r}, 'negative {'count' if unit != 1 else 'length'}', {length})")
+        lines.append(f"{indent}if pos + {size} > len(data):")
+        lines.append(f"{indent}    raise _trunc({path!r}, {size}, len(data) - pos, pos)")
+
+    def decode_array(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
+                     indent: str, container: bool) -> None:
+        if getattr(con, "discard", False):
+            raise NoPlan(f"{path}: an array that discards its elements")
+        expressions = Expressions(self.bind, building=False)
+        item = self.var()
+        fixed = self.fixed(con.subcon)
+        make = "_L" if container else ""
+        if isinstance(con, cs.Array):
+            count = self.var("n")
+            lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
+            if fixed is not None:
+                decoder = self.bind("d", fixed.decode)
+                self.check_room(count, path, lines, indent, fixed.size or 1)
+                if fixed.number:  # plain integers: one call for the whole array
+                    end = f"pos + {count} * {fixed.size}"
+                    numbers = f"list(data[pos:{end}])" if fixed.number[1:] == "B" else \
+                        f"[x for (x,) in _iter_unpack({fixed.number!r}, data[pos:{end}])]"
+                    lines.append(f"{indent}{target} = {make}({numbers})")
+                    lines.append(f"{indent}pos += {count} * {fixed.size}")
+                    return
+                lines.append(f"{indent}{target} = {make}([{decoder}(data, p) for p in range(pos, pos + "
+                             f"{count} * {fixed.size}, {fixed.size})])")
+                lines.append(f"{indent}pos += {count} * {fixed.size}")
+                return
+            lines.append(f"{indent}if {count} < 0:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'negative count', {count})")
+            lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
+            lines.append(f"{indent}for _ in range({count}):")
+            self.decode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", container)
+            lines.append(f"{indent}    {target}.append({item})")
+            return
+        save = self.var("p")
+        lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
+        lines.append(f"{indent}while True:")
+        lines.append(f"{indent}    {save} = pos")
+        _attempt(lines, indent + "    ", lambda inner: self.decode(con.subcon, f"{path}[]", item, scope, lines, inner,
+                                                                   container), [f"pos = {save}", "break"])
+        lines.append(f"{indent}    {target}.append({item})")
+
+    def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
+                           indent: str, container: bool) -> None:
+        expressions = Expressions(self.bind, building=False)
+        length = self.var("n")
+        lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+        self.check_room(length, path, lines, indent)
+        if con.subcon is cs.GreedyBytes:
+            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines.append(f"{indent}pos += {length}")
+            return
+        if is_bit_run(con.subcon):  # the region's bits as one integer, read by a cursor
+            bit_lines: list[str] = []
+            try:
+                self.bit_runs.decode(con.subcon.subcon, path, target, scope, bit_lines, indent)
+            except NoPlan:
+                pass  # construct reads it (delegated below)
+            else:
+                lines += [f"{indent}v, nb, b = _ifb(data[pos:pos + {length}], 'big'), 8 * {length}, 0", *bit_lines,
+                          f"{indent}pos += {length}"]
+                return
+        saved = self.var("s")
+        lines.append(f"{indent}{saved} = data, pos + {length}")
+        lines.append(f"{indent}data, pos = data[pos:pos + {length}], 0")
+        lines.append(f"{indent}try:")
+        self.decode(con.subcon, path, target, scope, lines, indent + "    ", container)
+        lines.append(f"{indent}finally:")
+        lines.append(f"{indent}    data, pos = {saved}")
+
+    def alternatives(self, con: cs.Construct, path: str, scope: Scope, lines: list[str], indent: str, building: bool,
+                     emit: Callable[[cs.Construct, str, str | None], None], out: str = "") -> bool:
+        """Lines choosing the alternative of an ``IfThenElse``, ``Switch``, ``TaggedUnion`` or ``Select``
+        (``emit(sub, indent, into)`` writes one; ``into``: the list an encoder writes to, None: ``out``); False
+        when ``con`` is none of them."""
+        expressions = Expressions(self.bind, building=building)
+        if isinstance(con, cs.IfThenElse):
+            lines.append(f"{indent}if {expressions.source(con.condfunc, scope)}:")
+            emit(con.thensubcon, indent + "    ", None)
+            lines.append(f"{indent}else:")
+            emit(con.elsesubcon, indent + "    ", None)
+            return True
+        if isinstance(con, cs.Select):  # the first alternative that reads (builds) without an error
+            save, inner = self.var("p"), indent
+            lines.append(f"{indent}{save} = pos" if not building else f"{indent}{save} = []")
+            into = save if building else None
+            for sub in con.subcons:
+                _attempt(lines, inner, functools.partial(_emit_at, emit, sub, into=into),
+                         [f"{save} = []" if building else f"pos = {save}"])
+                inner += "    "
+            lines.append(f"{inner}raise _inv({path!r}, 'no alternative matched')")
+            if building:
+                lines.append(f"{indent}{out}.extend({save})")
+            return True
+        if not isinstance(con, (TaggedUnion, cs.Switch)):
+            return False
+        tag = self.var("k")
+        if isinstance(con, TaggedUnion):
+            cases = {key: case.declaration for key, case in con.cases.items()}
+            lines.append(f"{indent}try:")
+            lines.append(f"{indent}    {tag} = _pk({expressions.source(con.tag, scope)})")
+            lines.append(f"{indent}except (KeyError, AttributeError, TypeError) as exc:")
+            lines.append(f"{indent}    raise _NoCase(f'cannot evaluate the tag of the union: {{exc}}', "
+                         f"path={path or None!r}) from exc")
+        else:
+            cases = dict(con.cases)
+            lines.append(f"{indent}{tag} = {expressions.source(con.keyfunc, scope)}")
+        keyword = "if"
+        for value, declaration in cases.items():
+            lines.append(f"{indent}{keyword} {tag} == {self.bind('c', value)}:")
+            emit(declaration, indent + "    ", None)
+            keyword = "elif"
+        lines.append(f"{indent}else:" if cases else f"{indent}if True:")
+        if con.default is None:
+            lines.append(f"{indent}    raise _NoCase('no layout for the tag', actual={tag}, path={path or None!r})")
+        else:
+            emit(con.default, indent + "    ", None)
+        return True
+
+    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, bool]:
+        """The name of the function reading struct ``con`` (``(data, pos, up) -> (value, pos)``) and whether
+        it reads ``up``, its parent's context."""
+        known = self.decoders.get((id(con), container))
+        if known is not None:
+            return known
+        function = f"_s{next(self.fresh)}"
+        scope = Scope()
+        lines: list[str] = []
+        names: list[str] = []
+        for group in _runs(con.subcons, self):
+            if isinstance(group, _Fixed):
+                assert group.names is not None
+                local = [f"f_{name}" for name in group.names]
+                lines.append(f"    ({''.join(v + ', ' for v in local)}) = {self.bind('d', group.decode)}(data, pos)"
+                             if local else f"    {self.bind('d', group.decode)}(data, pos)")
+                lines.append(f"    pos += {group.size}")
+                for name, var in zip(group.names, local, strict=True):
+                    scope.names[name] = var
+                scope.plain.update(group.plain)
+                names.extend(group.names)
+                continue
+            sub, sub_name, _ = strip_renamed(group) if isinstance(group, cs.Renamed) else (group, None, None)
+            target = f"f_{sub_name}" if sub_name else self.var()
+            self.decode(sub, join_path(path, sub_name or ""), target, scope, lines, "    ")
+            if sub_name:
+                scope.names[sub_name] = target
+                names.append(sub_name)
+        value = f"f_{con.parsebuildfrom}" if _focused(con) else self.record_value(path, names, container)
+        self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
+        self.decoders[(id(con), container)] = function, scope.needs_up
+        return function, scope.needs_up
+
+    def record_value(self, path: str, names: list[str], container: bool) -> str:
+        """The expression of a struct's value from its locals ``f_<name>``: a named tuple (a ``Container`` under
+        an adapter)."""
+        if container:
+            return "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
+        title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
+        record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
+        self.types.setdefault(path, record)
+        return f"_tn({self.bind('T', record)}, ({''.join(f'f_{name}, ' for name in names)}))"
+
+    # --- encoding ----------------------------------------------------------------------------------------
+
+    def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+               out: str = "o") -> None:
+        """Lines appending the bytes of ``value`` (source of an expression) as ``con`` to the list ``out``."""
+        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
+        expressions = Expressions(self.bind, building=True)
+        fixed = self.fixed(con)
+        if fixed is not None:
+            lines.append(f"{indent}{out}.append({self.bind('e', fixed.encode)}({value}))")
+            return
+        if isinstance(con, cs.Struct) or _focused(con):
+            function, needs_up = self.struct_encoder(con, path)
+            up = expressions.context(scope) if needs_up else "None"
+            lines.append(f"{indent}{function}({value}, {out}, {up})")
+            return
+        if isinstance(con, cs.Peek):  # writes nothing
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Check):
+            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
+            return
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            item = self.var()
+            if isinstance(con, cs.Array):
+                count = self.var("n")
+                lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
+                lines.append(f"{indent}if not 0 <= {count} or len({value}) != {count}:")
+                lines.append(f"{indent}    raise _inv({path!r}, f'{{len({value})}} elements, not {{{count}}}')")
+            lines.append(f"{indent}for {item} in {value}:")
+            self.encode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", out)
+            return
+        if con is cs.GreedyBytes:
+            lines.append(f"{indent}{out}.append(bytes({value}))")
+            return
+        if isinstance(con, cs.Bytes):
+            length, raw = self.var("n"), self.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{raw} = bytes({value}) if isinstance({value}, (bytes, bytearray)) else None")
+            lines.append(f"{indent}if {raw} is None or len({raw}) != {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'not {{{length}}} bytes', {value})")
+            lines.append(f"{indent}{out}.append({raw})")
+            return
+        if isinstance(con, cs.FixedSized):
+            length, inner, raw = self.var("n"), self.var("o"), self.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{inner} = []")
+            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw):
+                self.encode(con.subcon, path, value, scope, lines, indent, inner)
+                lines.append(f"{indent}{raw} = b''.join({inner})")
+            lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
+            lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
+            return
+        if self.alternatives(con, path, scope, lines, indent, True, lambda sub, inner, into: self.encode(
+                sub, path, value, scope, lines, inner, into or out), out):
+            return
+        if con is cs.Pass:
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Default):
+            filled = self.var()
+            lines.append(f"{indent}{filled} = {self.bind('k', con.value)} if {value} is None else {value}")
+            self.encode(con.subcon, path, filled, scope, lines, indent, out)
+            return
+        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
+            inner = self.var()
+            lines.append(f"{indent}{inner} = {self.bind('a', con)}._encode({value}, _C(), {path!r})")
+            self.encode(con.subcon, path, inner, scope, lines, indent, out)
+            return
+        if callable(getattr(con, "codec_write", None)):
+            lines.append(f"{indent}{out}.append(_write_own({self.bind('a', con)}, {value}, {path!r}))")
+            return
+        self.delegate(con, path)
+        context = expressions.context(scope)
+        lines.append(f"{indent}{out}.append(_build_part({self.bind('a', con)}, {value}, {context}, {path!r}))")
+
+    def delegate(self, con: cs.Construct, path: str) -> None:
+        """``con`` is read and written by construct's own parse and build (a construct this generator does not
+        know, inside a declaration it otherwise generates); the declaration itself must be known."""
+        if _bit_level(con):
+            raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is a bit field: the declaration is read "
+                         "bit by bit, inside a bit run")
+        if not path:
+            what = "a bit run whose layout the data decides" if isinstance(con, (cs.Transformed, cs.Restreamed)) \
+                else "not a construct the compiler knows"
+            raise NoPlan(f"the declaration: {type(con).__name__}, {what}")
+        label = f"{path}: {type(con).__name__}"
+        if label not in self.delegated:
+            self.delegated.append(label)
+
+    def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+                       raw: str) -> bool:
+        """Lines putting the bytes of a bit run the data lays out in ``raw``; False when it is none (or one the
+        generator leaves to construct)."""
+        if not is_bit_run(con):
+            return False
+        bit_lines: list[str] = []
+        try:
+            self.bit_runs.encode(con.subcon, path, value, scope, bit_lines, indent)
+        except NoPlan:
+            return False
+        lines += [f"{indent}acc, nbits = 0, 0", *bit_lines, f"{indent}if nbits % 8:",
+                  f"{indent}    raise _inv({path!r}, f'{{nbits}} bits are no whole number of bytes')",
+                  f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
+        return True
+
+    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
+        known = self.encoders.get(id(con))
+        if known is not None:
+            return known
+        function = f"_w{next(self.fresh)}"
+        scope = Scope()
+        named, lines = take_fields(con) if not _focused(con) else _focus_fields(con)
+        for sub, name in zip(con.subcons, named, strict=True):
+            self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
+            if name:
+                scope.names[name] = f"f_{name}"
+        self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
+        self.encoders[id(con)] = function, scope.needs_up
+        return function, scope.needs_up
+
+
+def _emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
+             into: str | None) -> None:
+    emit(sub, indent, into)
+
+
+def _attempt(lines: list[str], indent: str, body: Callable[[str], None], recover: list[str]) -> None:
+    """``try: body`` (written by ``body(indent)``); on an error but a missing case (construct's explicit errors
+    end the search), the ``recover`` lines: how GreedyRange and Select try an alternative."""
+    lines.append(f"{indent}try:")
+    body(indent + "    ")
+    lines += [f"{indent}except _NoCase:", f"{indent}    raise", f"{indent}except Exception:",
+              *(f"{indent}    {line}" for line in recover)]
+
+
+def _number(plan_: Plan) -> str:
+    """The struct format of a plan that is one plain integer (else "")."""
+    leaf = plan_.root.leaf
+    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
+            or leaf.value != "int":
+        return ""
+    slot = plan_.slots[leaf.slot]
+    return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
+
+
+def _focused(con: cs.Construct) -> bool:
+    """A ``FocusedSeq`` that gives the value of one field, named: a struct whose value is that field's."""
+    return isinstance(con, cs.FocusedSeq) and isinstance(con.parsebuildfrom, str)
+
+
+def _focus_fields(con: cs.FocusedSeq) -> tuple[list[str | None], list[str]]:
+    """As :func:`take_fields` for a ``FocusedSeq``: the value is the focused field's, the others are None."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    return named, [f"    f_{name} = {'obj' if name == con.parsebuildfrom else 'None'}" for name in named if name]
+
+
+def _bit_level(con: cs.Construct) -> bool:
+    """A field read from a bit stream (construct's bit integers, the engine's bit fields and prefix codes)."""
+    while isinstance(con, (cs.Renamed, cs.Adapter)) and not isinstance(con, PrefixCoded):
+        con = con.subcon
+    return isinstance(con, (cs.BitsInteger, BitsUnsigned, PrefixCoded))
+
+
+def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:
+    """The fields of a struct, consecutive named fixed-size ones joined into one :class:`_Fixed` run."""
+    result: list[Any] = []
+    run: list[cs.Construct] = []
+
+    def close() -> None:
+        if not run:
+            return
+        names = tuple(name for name in (strip_renamed(sub)[1] for sub in run) if name)
+        fixed = generator.fixed(cs.Struct(*run), names)
+        if fixed is None or len(set(names)) != len(names):
+            result.extend(run)
+        else:
+            result.append(fixed)
+        run.clear()
+
+    for sub in subcons:
+        name = strip_renamed(sub)[1] if isinstance(sub, cs.Renamed) else None
+        if generator.fixed(sub) is not None and (name or isinstance(strip_renamed(sub)[0], cs.Const)):
+            run.append(sub)
+        else:
+            close()
+            result.append(sub)
+    close()
+    return result
+
+
+def compile_variable(declaration: cs.Construct, name: str,
+                     fixed_codec: Callable[[cs.Construct, bool], Any]) -> VariableFunctions:
+    """The generated ``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when it cannot be.
+
+    ``fixed_codec(con, run)`` gives the codec of a fixed-size part (``run``: a struct of fields made here, not
+    to be cached); its ``plan``, ``size``, ``decode`` and ``encode`` are used."""
+    generator = _Generator(name, fixed_codec)
+    decode_lines: list[str] = []
+    encode_lines: list[str] = []
+    generator.decode(declaration, "", "value", Scope(), decode_lines, "        ")
+    generator.encode(declaration, "", "value", Scope(), encode_lines, "        ")
+    source = "\n".join([
+        *generator.functions,
+        "def decode(data, offset=0, file=None):",
+        "    pos = offset",
+        "    up = _ROOT",
+        "    try:",
+        *decode_lines,
+        "    except _FormatError as error:",
+        "        raise error.located(file=file)",
+        "    return value",
+        "",
+        "def encode(value):",
+        "    o = []",
+        "    up = _ROOT_BUILD",
+        "    try:",
+        *encode_lines,
+        "    except _FormatError:",
+        "        raise",
+        "    except _ENCODE_ERRORS as exc:",
+        "        raise _inv('', f'cannot encode: {type(exc).__name__}: {exc}', value) from exc",
+        "    return b''.join(o)",
+        "",
+    ])
+    namespace = dict(generator.names)
+    root, root_build = (cs.Container(_parsing=not building, _building=building, _sizing=False)
+                        for building in (False, True))
+    root["_params"], root_build["_params"] = root, root_build  # as construct's parse and build set them
+    namespace.update(_ROOT=root, _ROOT_BUILD=root_build,
+                     _ENCODE_ERRORS=(TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError,
+                                     cs.ConstructError))
+    filename = f"<variable codec {name} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types,
+                             tuple(generator.delegated))

@@ -1,0 +1,158 @@
+"""construct's context expressions as Python source, for the variable-layout generator (:mod:`.varcodec`).
+
+A path (``this.count``, ``this.header.used``, ``this._.flag``) becomes a local variable of the generated
+function, or an attribute of the parent's context; arithmetic over paths (``this.used - 2``) stays
+arithmetic. Anything else (a ``lambda``, a project's callable such as Kvetka's ``PartPresent``) is called
+with a construct ``Container`` built from the fields read so far, as construct itself would call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import construct as cs
+from construct import expr as cs_expr
+
+from .schema import strip_renamed
+
+__all__ = ["Scope", "context_view", "path_fields", "take_fields"]
+
+
+@dataclass
+class Scope:
+    """The fields of one ``Struct`` read (decoding) or given (encoding) so far, by name -> local variable."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    needs_up: bool = False
+    """The struct's code reads its parent's context (``this._``, or a callable that may)."""
+    plain: set[str] = field(default_factory=set)
+    """Fields whose decoded value is never a named tuple (no ``Container`` view needed)."""
+
+
+def path_fields(expression: Any) -> list[Any] | None:
+    """The fields of a ``this`` path, from the root (``this._.a.b`` -> ``["_", "a", "b"]``); None otherwise."""
+    if not isinstance(expression, cs_expr.Path):
+        return None
+    names: list[Any] = []
+    node: Any = expression
+    while True:
+        parent = node._Path__parent
+        if parent is None:
+            return names[::-1] if node._Path__name == "this" else None
+        names.append(node._Path__field)
+        node = parent
+
+
+def context_view(value: Any) -> Any:
+    """A decoded value as construct would hand it to a callable: a named tuple seen as a mapping of its fields
+    (:class:`RecordView`, made in constant time; its fields are viewed when read)."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return RecordView(value)
+    return value
+
+
+class RecordView(Mapping[str, Any]):
+    """A named tuple as construct's ``Container`` is read: ``view.name``, ``view["name"]``, ``get``, ``in``,
+    ``keys``/``items``; nested named tuples are viewed the same way."""
+
+    __slots__ = ("_record",)
+
+    def __init__(self, record: Any) -> None:
+        self._record = record
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return context_view(getattr(self._record, name))
+        except (AttributeError, TypeError):
+            raise KeyError(name) from None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return context_view(getattr(self._record, name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._record._fields)
+
+    def __len__(self) -> int:
+        return len(self._record._fields)
+
+    def __repr__(self) -> str:
+        return f"RecordView({self._record!r})"
+
+
+class Expressions:
+    """Source of expressions in one generated module; ``bind(prefix, value)`` names a constant of the module."""
+
+    def __init__(self, bind: Any, building: bool) -> None:
+        self.bind = bind
+        self.building = building
+
+    def attribute(self, base: str, name: Any) -> str:
+        if self.building:  # a value given to encode may be a dict, a Container or a named tuple
+            return f"_get({base}, {name!r})"
+        if isinstance(name, str) and name.isidentifier():
+            return f"{base}.{name}"
+        return f"_get({base}, {name!r})"
+
+    def context(self, scope: Scope) -> str:
+        """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context; decoded named
+        tuples shown as construct's ``Container`` s (construct's code and the schemas' callables index them)."""
+        scope.needs_up = True
+        items = "".join(f"{name!r}: {var}, " if name in scope.plain and not self.building
+                        else f"{name!r}: _view({var}), " for name, var in scope.names.items())
+        flags = f"'_parsing': {not self.building}, '_building': {self.building}, '_sizing': False"
+        return f"_C({{{items}'_': up, '_params': up['_params'], {flags}}})"
+
+    def source(self, expression: Any, scope: Scope) -> str:
+        """Python source evaluating ``expression`` (construct's ``evaluate``) in ``scope``."""
+        if not callable(expression):
+            return repr(expression) if isinstance(expression, (int, bool, str, type(None))) \
+                else self.bind("k", expression)
+        names = path_fields(expression)
+        if names is not None:
+            return self.path(names, scope) or f"{self.bind('x', expression)}({self.context(scope)})"
+        if isinstance(expression, cs_expr.BinExpr):
+            op = self.bind("o", expression.op)
+            return f"{op}({self.source(expression.lhs, scope)}, {self.source(expression.rhs, scope)})"
+        if isinstance(expression, cs_expr.UniExpr):
+            return f"{self.bind('o', expression.op)}({self.source(expression.operand, scope)})"
+        return f"{self.bind('x', expression)}({self.context(scope)})"
+
+    def path(self, names: list[Any], scope: Scope) -> str | None:
+        if not names:
+            return None
+        if names[0] == "_":  # the parent's context: a Container the parent built
+            if len(names) == 1:
+                return None
+            scope.needs_up = True
+            base = "up"
+            for name in names[1:]:
+                base = self.attribute(base, name) if base != "up" else f"up[{name!r}]"
+            return base
+        first = scope.names.get(names[0]) if isinstance(names[0], str) else None
+        if first is None:
+            return None
+        base = first
+        for name in names[1:]:
+            base = self.attribute(base, name)
+        return base
+
+
+def take_fields(con: cs.Struct) -> tuple[list[str | None], list[str]]:
+    """The names of a struct's fields (None: unnamed) and the lines of an encoder binding each named one to
+    ``f_<name>`` from ``obj``: a tuple in field order (the decoder's named tuple) or a mapping."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    fields = [name for name in named if name]
+    lines = [f"    if isinstance(obj, tuple) and len(obj) == {len(fields)}:",
+             f"        ({''.join(f'f_{name}, ' for name in fields)}) = obj" if fields else "        pass",
+             "    else:"]
+    for sub, name in zip(con.subcons, named, strict=True):
+        if name:
+            access = f"obj.get({name!r})" if sub.flagbuildnone else f"obj[{name!r}]"
+            lines.append(f"        f_{name} = {access}")
+    if not fields:
+        lines.append("        pass")
+    return named, lines

@@ -1,0 +1,91 @@
+"""What the generated code of variable layouts (:mod:`.varcodec`, :mod:`.varbits`) calls at run time: its
+errors, value access, and the reading and writing of parts that construct (or a construct of the project's,
+through ``codec_read``/``codec_write``) reads and writes itself.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import construct as cs
+
+from .errors import FormatError, InvalidValueError, TruncatedError
+from .varexpr import context_view
+
+__all__ = ["NAMES", "NoCase"]
+
+
+class NoCase(InvalidValueError):
+    """A tag without a case in a union without a default (construct's ``ExplicitError``: ends a GreedyRange)."""
+
+
+def _get(value: Any, name: Any) -> Any:
+    if isinstance(value, tuple):
+        return getattr(value, name)
+    return value[name]
+
+
+def _truncated(path: str, needed: int, available: int, offset: int) -> TruncatedError:
+    return TruncatedError("truncated field", needed=needed, available=max(available, 0), offset=offset,
+                          path=path or None)
+
+
+def _invalid(path: str, reason: str, actual: Any = None) -> InvalidValueError:
+    return InvalidValueError(reason, actual=actual, path=path or None)
+
+
+def _parse_part(con: cs.Construct, data: Any, pos: int, context: Any, path: str) -> tuple[Any, int]:
+    """``con`` parsed by construct at ``data[pos]`` (a part the generator delegates): its value and end."""
+    base = 0
+    if not isinstance(data, bytes):  # a mapped file: only the rest of it
+        data, base, pos = bytes(data[pos:]), pos, 0
+    stream = io.BytesIO(data)
+    stream.seek(pos)
+    try:
+        value = con._parsereport(stream, context, path)
+    except cs.ExplicitError as exc:
+        raise NoCase(_message(exc), path=path or None, offset=base + pos) from exc
+    except cs.ConstructError as exc:
+        raise InvalidValueError(_message(exc), path=path or None, offset=base + pos) from exc
+    return value, base + stream.tell()
+
+
+def _build_part(con: cs.Construct, value: Any, context: Any, path: str) -> bytes:
+    stream = io.BytesIO()
+    try:
+        con._build(value, stream, context, path)
+    except cs.ExplicitError as exc:
+        raise NoCase(_message(exc), actual=value, path=path or None) from exc
+    except cs.ConstructError as exc:
+        raise InvalidValueError(_message(exc), actual=value, path=path or None) from exc
+    return stream.getvalue()
+
+
+def _read_own(con: Any, data: Any, pos: int, path: str) -> tuple[Any, int]:
+    """A construct's own ``codec_read(data, pos)``: IndexError is bytes that end, ValueError construct's explicit
+    error (the protocol of the project's constructs, such as Kvetka's CompactInt)."""
+    try:
+        value, end = con.codec_read(data, pos)
+    except IndexError as exc:
+        raise TruncatedError(str(exc), offset=pos, path=path or None) from exc
+    except ValueError as exc:
+        raise NoCase(str(exc), offset=pos, path=path or None) from exc
+    return value, end
+
+
+def _write_own(con: Any, value: Any, path: str) -> bytes:
+    try:
+        return bytes(con.codec_write(value))
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidValueError(str(exc), actual=value, path=path or None) from exc
+
+
+def _message(error: cs.ConstructError) -> str:
+    return str(error).split("\n", 1)[-1].strip()
+
+
+NAMES = {"_get": _get, "_view": context_view, "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
+         "_FormatError": FormatError, "_parse_part": _parse_part, "_build_part": _build_part, "_read_own": _read_own,
+         "_write_own": _write_own}
+"""The helpers by the names generated code calls them."""
