@@ -127,7 +127,8 @@ def _readable(kind: str, body: Any, encoding: str | None) -> Any:
                  "evaluation": None if str(e.kind) == "none" else
                  f"#{int(e.value)}" if str(e.kind) == "mate" else f"{int(e.value) / 100:.2f}"}
                 for e in body.entries]
-    return {k: v for k, v in body.items() if not k.startswith("_")}
+    fields = body._asdict() if hasattr(body, "_asdict") else body  # a generated record, or construct's Container
+    return {k: v for k, v in fields.items() if not k.startswith("_")}
 
 
 def _square(number: int) -> int | None:

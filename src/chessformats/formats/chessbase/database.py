@@ -397,7 +397,10 @@ class Database(Tabular, MappedFile):
             return []
         offset, data = found
         cba = self.companion(".cba")
-        record = parse(schema.ANNOTATION_RECORD, data, file=cba, offset=offset, path=f"annotations[{number}]")
+        try:
+            record = codec(schema.ANNOTATION_RECORD).decode(data)
+        except FormatError as error:
+            raise error.located(file=cba, base_offset=offset, path_prefix=f"annotations[{number}]") from None
         items = list(record.entries)
         used = _ANNOTATION_HEAD_SIZE + sum(int(item.size) for item in items)
         if used < len(data):
