@@ -72,8 +72,6 @@ _DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
 for _square in range(64):
     _DEBRUIJN_INDEX[((1 << _square) * 0x03F79D71B4CB0A89 & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _square
 # by colour (0 black, 1 white), then square: the square one step ahead and two steps ahead (0 where none)
-_LOW_TARGETS = (np.arange(8, dtype=np.uint16) << TARGET_SHIFT)[None, :]
-"""The low three bits of a target square (its bit in a byte of targets) in a code."""
 _PUSH = np.zeros((2, 64), dtype=U64)
 _DOUBLE = np.zeros((2, 64), dtype=U64)
 for _square in range(8, 56):
@@ -341,15 +339,18 @@ def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np
     nonzero = np.flatnonzero(flat != 0)
     bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
     entry_of_byte = nonzero >> 3
-    # per non-zero byte and bit: the code with the piece's origin, the bit's target and the capture flag
-    # (in 16 bits: the arrays are as long as the moves are many)
-    first_target = (nonzero.astype(np.uint16) & np.uint16(7)) << np.uint16(3 + TARGET_SHIFT)
-    slots = ((origin.astype(np.uint16) << np.uint16(ORIGIN_SHIFT))[entry_of_byte] | first_target)[:, None]
-    slots = slots | _LOW_TARGETS
-    slots |= np.unpackbits(captures.view(np.uint8)[nonzero], bitorder="little").reshape(-1, 8) << np.uint8(2)
-    codes = slots.ravel()[bits]
+    byte_of_move = bits >> 3
+    # per non-zero byte: the code of the piece's origin and the byte's first target; per move: that code with the
+    # bit's target and the capture flag (in 16 bits: the arrays are as long as the moves are many)
+    u16 = np.uint16
+    base = ((origin.astype(u16) << u16(ORIGIN_SHIFT))[entry_of_byte]
+            | (nonzero.astype(u16) & u16(7)) << u16(3 + TARGET_SHIFT))
+    low = (bits & 7).astype(u16)
+    codes = base[byte_of_move] | low << u16(TARGET_SHIFT)
+    captured = (captures.view(np.uint8)[nonzero][byte_of_move] >> low.astype(np.uint8)) & np.uint8(1)
+    codes |= captured.astype(u16) * u16(CAPTURE)
     kinds = kind[entry_of_byte]
-    return (codes, np.bitwise_count(reach).astype(np.int64), kinds[bits >> 3],
+    return (codes, np.bitwise_count(reach).astype(np.int64), kinds[byte_of_move],
             lambda moves: entry_of_byte[bits[moves] >> 3])
 
 

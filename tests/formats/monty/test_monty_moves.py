@@ -99,3 +99,28 @@ def test_legal_codes_equal_python_chess_on_random_games(seed: int, chess960: boo
         if not moves:
             break
         board.push(rng.choice(moves))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans())
+def test_one_position_codes_equal_the_kernels(seed: int, chess960: bool) -> None:
+    """``legal_codes`` (python-chess, one position) and the kernel's batch generator: the same codes, same order."""
+    from chessformats.kernel import from_boards, legal_moves
+
+    rng = random.Random(seed)
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    boards = [chess.Board(fen) for fen in SPECIAL]
+    for _ in range(rng.randrange(20, 160)):
+        boards.append(board.copy(stack=False))
+        if board.is_game_over():
+            break
+        board.push(rng.choice(list(board.legal_moves)))
+    offsets, kernel = legal_moves(from_boards(boards))
+    for index, position in enumerate(boards):
+        codes = monty.legal_codes(position)
+        assert codes == kernel[offsets[index]:offsets[index + 1]].tolist(), position.fen()
+        assert [monty.encode_move(position, monty.decode_move(position, code)) for code in codes] == codes
+        rooks: dict[int, int] = {}
+        monty.legal_codes(position, rooks)
+        castles = [move for move in position.legal_moves if position.is_castling(move)]
+        assert len(rooks) == len(castles)

@@ -18,6 +18,7 @@ import chess
 import pytest
 
 from chessformats import FormatError, InvalidValueError, TruncatedError, monty
+from chessformats.formats.monty import games as monty_games
 from chessformats.formats.monty import read as monty_read
 from chessformats.schemas import monty as schema
 from monty_cases import oracle_order
@@ -312,6 +313,23 @@ def test_small_chunks_give_the_same_games(policy_path: Path, games: list[monty.G
     again = list(monty.read_games(io.BytesIO(policy_path.read_bytes())))
     assert [[(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in again] == [
         [(p.code, p.raw_score, p.visit_bytes) for p in g.plies] for g in games]
+
+
+def _everything(games: list[monty.Game]) -> list[Any]:
+    return [(g.board.fen(), g.board.chess960, g.result, g.rook_files, g.number, g.offset,
+             [(p.move, p.score, None if p.visits is None else dict(p.visits.items()), p.raw_score, p.visit_bytes,
+               p.board.fen() if p.board else None, p.board.chess960 if p.board else None, p.code) for p in g.plies])
+            for g in games]
+
+
+@pytest.mark.parametrize("window", [1, 50])
+def test_small_windows_give_the_same_games(policy_path: Path, value_path: Path, games: list[monty.Game],
+                                           value_games: list[monty.Game], window: int,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader makes Python values a window of plies at a time: windows ending inside games change nothing."""
+    monkeypatch.setattr(monty_games, "_WINDOW", window)
+    assert _everything(list(monty.read_games(policy_path))) == _everything(games)
+    assert _everything(list(monty.read_games(value_path, format="value"))) == _everything(value_games)
 
 
 class CountingReader(io.BytesIO):

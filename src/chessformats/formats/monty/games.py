@@ -1,42 +1,47 @@
-"""Games and plies (:class:`~.model.Game`, :class:`~.model.Ply`) from the bulk reader's arrays: every value of a
-batch is turned into Python objects at once (``tolist``), then each ply takes its slices."""
+"""Games and plies (:class:`~.model.Game`, :class:`~.model.Ply`) from the bulk reader's arrays: the values of a
+window of plies (whole games, about :data:`_WINDOW` plies) are turned into Python objects at once (``tolist``),
+then each ply takes its own. (A window, not the whole batch: every full collection of the garbage collector walks
+the lists alive, and batch-long lists made it a fifth of the reading time.)"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from itertools import islice
 
 import chess
 import numpy as np
 
 from ...kernel.boards import move_of_code
 from .arrays import MontyArrays, piece_bitboards, start_boards
-from .model import RESULTS, Game, Ply, VisitShares
+from .model import RESULTS, Game, Ply, lazy_shares
 from .moves import KING_CASTLE, MOVES, QUEEN_CASTLE
 
 assert {KING_CASTLE, QUEEN_CASTLE} == {2, 3}  # ``code & 14 == 2``: a castling code
 
 __all__ = ["games_of", "new_board"]
 
-_TEMPLATE = chess.Board(None)
-_FIELDS = frozenset(_TEMPLATE.__dict__)
-_FAST = _FIELDS == {"occupied_co", "pawns", "knights", "bishops", "rooks", "queens", "kings", "promoted",
-                    "occupied", "chess960", "ep_square", "move_stack", "_stack", "turn", "castling_rights",
-                    "halfmove_clock", "fullmove_number"}
-"""python-chess's board has the attributes this module fills (else boards are made the slower documented way)."""
+_FAST = list(chess.Board(None).__dict__) == [
+    "occupied_co", "pawns", "knights", "bishops", "rooks", "queens", "kings", "promoted", "occupied", "chess960",
+    "ep_square", "move_stack", "_stack", "turn", "castling_rights", "halfmove_clock", "fullmove_number"]
+"""python-chess's board has the attributes this module fills, in this order (else boards are made the slower,
+documented way)."""
 _BOARD, _new = chess.Board, object.__new__
+_WINDOW = 4096
+"""Plies made Python values at a time (at least one game)."""
 
 
 def new_board(white: int, black: int, pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int,
               turn: bool, ep_square: int, castling: int, halfmove: int, fullmove: int, chess960: bool) -> chess.Board:
     """A :class:`chess.Board` of these fields (no move stack)."""
     if _FAST:
-        board = _new(_BOARD)
-        board.__dict__ = {"occupied_co": [black, white], "pawns": pawns, "knights": knights, "bishops": bishops,
-                          "rooks": rooks, "queens": queens, "kings": kings, "promoted": 0, "occupied": white | black,
-                          "chess960": chess960, "ep_square": ep_square or None, "move_stack": [], "_stack": [],
-                          "turn": turn, "castling_rights": castling, "halfmove_clock": halfmove,
-                          "fullmove_number": fullmove}
+        board = _new(_BOARD)  # attributes set in the order of Board.__init__ (no dict object is made)
+        board.occupied_co = [black, white]
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
+            pawns, knights, bishops, rooks, queens, kings)
+        board.promoted, board.occupied, board.chess960, board.ep_square = 0, white | black, chess960, ep_square or None
+        board.move_stack, board._stack, board.turn, board.castling_rights = [], [], turn, castling
+        board.halfmove_clock, board.fullmove_number = halfmove, fullmove
         return board
     board = chess.Board(None, chess960=chess960)  # pragma: no cover - another python-chess
     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
@@ -60,6 +65,12 @@ def _shares(visits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return shares
 
 
+def _value_scores(raw_scores: list[int], white: list[bool]) -> list[float]:
+    """The value format's scores in [0, 1] for the side to move (the stored score is white's, in centipawns)."""
+    scores = [1 / (1 + math.exp(-raw / 400)) for raw in raw_scores]
+    return [score if white_to_move else 1 - score for score, white_to_move in zip(scores, white, strict=True)]
+
+
 def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]:
     """The games of ``arrays`` (the first ``games`` of them) as :class:`Game` objects, with every ply's board,
     move, scores and visit distribution."""
@@ -77,49 +88,72 @@ def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]
     end = int(arrays.game_plies[count])
     per_game = np.diff(arrays.game_plies[:count + 1])
     ply_960 = np.repeat(chess960, per_game)
-    rows = list(zip(*piece_bitboards(plies.boards[:end]).T.tolist(), (plies.side[:end] == 0).tolist(),
-                    plies.ep_square[:end].tolist(), plies.castling[:end].tolist(), plies.halfmove[:end].tolist(),
-                    plies.fullmove[:end].tolist(), ply_960.tolist(), strict=True))
-    codes = plies.move[:end].tolist()
-    raw_scores = plies.score[:end].tolist()
-    if value:
-        white = (plies.side[:end] == 0).tolist()
-        scores = [1 / (1 + math.exp(-raw / 400)) for raw in raw_scores]
-        scores = [s if w else 1 - s for s, w in zip(scores, white, strict=True)]
-    else:
-        scores = (plies.score[:end] / float(np.iinfo(np.uint16).max)).tolist()
+    raw_scores = plies.score[:end]
+    scores = None if value else raw_scores / float(np.iinfo(np.uint16).max)
     offsets = plies.visit_offsets[:end + 1]
-    bounds = offsets.tolist()
     visit_bytes = plies.visits.tobytes()
     shares = _shares(plies.visits, offsets)
-    first = bounds[0]
-    codes_of_visits = plies.visit_moves[first:bounds[-1]]
+    first = int(offsets[0])
+    codes_of_visits = plies.visit_moves[first:int(offsets[-1])]
     castles = ((codes_of_visits & 14) == 2).astype(np.int64)  # flags 2 and 3
     sums = np.zeros(len(castles) + 1, dtype=np.int64)
     np.cumsum(castles, out=sums[1:])
     may_castle = ((sums[offsets[1:] - first] - sums[offsets[:-1] - first]) > 0) & ply_960
-    special = (may_castle | (ply_960 & ((plies.move[:end] & 14) == 2))).tolist()
+    special = may_castle | (ply_960 & ((plies.move[:end] & 14) == 2))
+    # the ply values by type, one row per value; made Python objects a window of games at a time (long lists of
+    # Python values would be traversed by every full collection of the garbage collector)
+    bitboards = np.concatenate([piece_bitboards(plies.boards[:end]).T, plies.castling[:end][None]])
+    numbers_of_plies = np.stack([plies.ep_square[:end], plies.halfmove[:end], plies.fullmove[:end], plies.move[:end],
+                                 raw_scores, offsets[:-1], offsets[1:]]).astype(np.int64)
+    flags = np.stack([plies.side[:end] == 0, ply_960, special])
     lookup = MOVES.__getitem__
-    lazy = VisitShares.of_codes
+    make_shares = lazy_shares
     new = tuple.__new__
-    game_plies = arrays.game_plies[:count + 1].tolist()
+    game_plies = arrays.game_plies[:count + 1]
+    limits = game_plies.tolist()
     numbers = arrays.numbers[:count].tolist()
     offsets_in_file = arrays.offsets[:count].tolist()
     results = headers["result"].tolist()
-    for game in range(count):
-        made: list[Ply] = []
-        append = made.append
-        for index in range(game_plies[game], game_plies[game + 1]):
-            board = new_board(*rows[index])
-            code = codes[index]
-            low, high = bounds[index], bounds[index + 1]
-            if special[index]:
-                move = move_of_code(code, board) if code & 14 == 2 else lookup(code)
-                visits = lazy(codes_of_visits, shares, low - first, high - first, board) if high > low else None
-            else:
-                move = lookup(code)
-                visits = lazy(codes_of_visits, shares, low - first, high - first, None) if high > low else None
-            append(new(Ply, (move, scores[index], visits, raw_scores[index],
-                             visit_bytes[low:high] if high > low else None, board, code)))
-        yield Game(new_board(*start_rows[game]), made, RESULTS[results[game]], stored_files[game], arrays.format,
-                   numbers[game], offsets_in_file[game])
+    fast = _FAST
+    following = 0
+    while following < count:
+        last = max(following + 1, int(np.searchsorted(game_plies, limits[following] + _WINDOW, side="right")) - 1)
+        last = min(last, count)
+        low_ply, high_ply = limits[following], limits[last]
+        # one row per ply, consumed as it is made (zip reuses its tuple)
+        window = numbers_of_plies[:, low_ply:high_ply].tolist()
+        rows = zip(*bitboards[:, low_ply:high_ply].tolist(), *window, *flags[:, low_ply:high_ply].tolist(),
+                   _value_scores(window[4], flags[0, low_ply:high_ply].tolist()) if scores is None
+                   else scores[low_ply:high_ply].tolist(), strict=True)
+        for game in range(following, last):
+            made: list[Ply] = []
+            append = made.append
+            length = limits[game + 1] - limits[game]
+            for (white_bb, black_bb, pawns, knights, bishops, rooks, queens, kings, castling, ep_square, halfmove,
+                 fullmove, code, raw, low, high, turn, is_960, odd, score) in islice(rows, length):
+                if fast:
+                    board = _new(_BOARD)  # attributes set in the order of Board.__init__ (no dict object is made)
+                    board.occupied_co = [black_bb, white_bb]
+                    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
+                        pawns, knights, bishops, rooks, queens, kings)
+                    board.promoted, board.occupied, board.chess960, board.ep_square = (
+                        0, white_bb | black_bb, is_960, ep_square or None)
+                    board.move_stack, board._stack, board.turn, board.castling_rights = [], [], turn, castling
+                    board.halfmove_clock, board.fullmove_number = halfmove, fullmove
+                else:  # pragma: no cover - another python-chess
+                    board = new_board(white_bb, black_bb, pawns, knights, bishops, rooks, queens, kings, turn,
+                                      ep_square, castling, halfmove, fullmove, is_960)
+                if high == low:
+                    visits = None
+                    move = move_of_code(code, board) if odd and code & 14 == 2 else lookup(code)
+                elif odd:
+                    move = move_of_code(code, board) if code & 14 == 2 else lookup(code)
+                    visits = make_shares(codes_of_visits, shares, low - first, high - first, board)
+                else:
+                    move = lookup(code)
+                    visits = make_shares(codes_of_visits, shares, low - first, high - first, None)
+                append(new(Ply, (move, score, visits, raw, visit_bytes[low:high] if high > low else None, board,
+                                 code)))
+            yield Game(new_board(*start_rows[game]), made, RESULTS[results[game]], stored_files[game], arrays.format,
+                       numbers[game], offsets_in_file[game])
+        following = last

@@ -144,6 +144,12 @@ class VisitShares(Mapping[chess.Move, float]):
                  board: chess.Board | None) -> VisitShares:
         """The distribution of ``codes[low:high]`` with ``shares[low:high]``; ``board``: a Chess960 position
         (castling codes become king-takes-rook moves), else ``None``. It keeps the arrays until first used."""
+        return lazy_shares(codes, shares, low, high, board) if cls is VisitShares else cls._of(
+            codes, shares, low, high, board)
+
+    @classmethod
+    def _of(cls, codes: np.ndarray, shares: np.ndarray, low: int, high: int,
+            board: chess.Board | None) -> VisitShares:
         made = cls.__new__(cls)
         made._source, made._moves, made._lookup = (codes, shares, low, high, board), None, None
         return made
@@ -187,6 +193,18 @@ class VisitShares(Mapping[chess.Move, float]):
 
     def __repr__(self) -> str:
         return repr(dict(self.items()))
+
+
+_new_shares = object.__new__
+
+
+def lazy_shares(codes: np.ndarray, shares: np.ndarray, low: int, high: int,
+                board: chess.Board | None) -> VisitShares:
+    """:meth:`VisitShares.of_codes` without a method call (the reader makes one per ply)."""
+    made: VisitShares = _new_shares(VisitShares)
+    made._source = (codes, shares, low, high, board)
+    made._moves = made._lookup = None
+    return made
 
 
 class Ply(NamedTuple):

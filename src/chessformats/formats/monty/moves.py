@@ -7,8 +7,7 @@ import chess
 
 from ...engine.codec import codec
 from ...engine.schema import enum_view
-from ...kernel.batch import legal_moves
-from ...kernel.boards import from_boards, move_of_code
+from ...kernel.boards import move_of_code
 from ...schemas import monty as schema
 
 __all__ = [
@@ -78,15 +77,43 @@ def decode_move(board: chess.Board | None, code: int) -> chess.Move:
     return MOVES[code]
 
 
-def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None) -> list[int]:
-    """The u16 codes of the legal moves of ``board``, sorted (the order the visit bytes follow), from the
-    chess kernel's generator (:func:`chessformats.kernel.batch.legal_moves`, a batch of one position).
+_PROMOTION_BITS = {chess.PIECE_NAMES.index(name): (PROMOTION_FLAGS[index], PROMOTION_CAPTURE_FLAGS[index])
+                   for index, name in enumerate(_PROMOTED)}
 
-    Castling is the king's move to the g- or c-file with flag 2 or 3, in Chess960 too; when ``castling_rooks``
-    is given, the rook square of each castling code is put in it. The moves are the ones ``board.legal_moves``
-    lists (standard chess and Chess960, python-chess's rules).
+
+def _code(board: chess.Board, move: chess.Move, theirs: int) -> int:
+    """The u16 code of ``move``, legal in ``board`` (``theirs``: the opponent's pieces)."""
+    origin, target = move.from_square, move.to_square
+    bit = chess.BB_SQUARES[target]
+    if move.promotion:
+        quiet, capture = _PROMOTION_BITS[move.promotion]
+        flag = capture if bit & theirs else quiet
+    elif board.pawns & chess.BB_SQUARES[origin]:
+        if bit & theirs:
+            flag = CAPTURE
+        elif target == board.ep_square and (origin - target) & 7:
+            flag = EN_PASSANT
+        else:
+            flag = DOUBLE_PUSH if abs(target - origin) == 16 else QUIET
+    elif board.kings & chess.BB_SQUARES[origin] and board.is_castling(move):
+        kingside = board.is_kingside_castling(move)
+        target = chess.square(6 if kingside else 2, chess.square_rank(origin))
+        flag = KING_CASTLE if kingside else QUEEN_CASTLE
+    else:
+        flag = CAPTURE if bit & theirs else QUIET
+    return origin << SHIFT_SOURCE | target << SHIFT_DESTINATION | flag
+
+
+def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None) -> list[int]:
+    """The u16 codes of the legal moves of ``board``, sorted (the order the visit bytes follow).
+
+    One position at a time, from python-chess's ``board.legal_moves`` (each move's code by the specification's
+    flag table); a batch of positions is the chess kernel's (:func:`chessformats.kernel.batch.legal_moves`,
+    which the tests check against this). Castling is the king's move to the g- or c-file with flag 2 or 3, in
+    Chess960 too; when ``castling_rooks`` is given, the rook square of each castling code is put in it.
     """
-    codes: list[int] = legal_moves(from_boards([board]))[1].tolist()
+    theirs = board.occupied_co[not board.turn]
+    codes = sorted(_code(board, move, theirs) for move in board.generate_legal_moves())
     if castling_rooks is not None:
         for code in codes:
             if _flag_bits(code) in (KING_CASTLE, QUEEN_CASTLE):
@@ -104,7 +131,7 @@ def _as_chess960(board: chess.Board) -> chess.Board:
 
 def encode_move(board: chess.Board, move: chess.Move) -> int:
     """The u16 code of ``move``, legal in ``board`` (raises :class:`ValueError` for an illegal move)."""
-    for code in legal_codes(board):
-        if decode_move(board, code) == move:
-            return code
+    for legal in board.generate_legal_moves(chess.BB_SQUARES[move.from_square]):  # (castling: the king's moves)
+        if legal == move:
+            return _code(board, legal, board.occupied_co[not board.turn])
     raise ValueError(f"{move.uci()} is not a legal move in {board.fen()}")
