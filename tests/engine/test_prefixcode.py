@@ -106,6 +106,42 @@ def test_decoding_a_cut_stream_fails_cleanly(code: PrefixCode, data: Any) -> Non
         assert end <= cut
 
 
+def _reference_decode(code: PrefixCode, bits: str, count: int, start: int) -> tuple[list[str], int] | tuple[str, int]:
+    """Decoding as the declaration reads: at each position the one word the bits (read on as zeros past their
+    end) start with; no such word, or one that ends past the bits, is an error at that position."""
+    words = {word: name for name, (word, _) in code.members.items()}
+    padded = bits + "0" * code.max_length
+    out, position = [], start
+    for _ in range(count):
+        word = next((word for word in words if padded.startswith(word, position)), None)
+        if word is None:
+            return "none", position
+        if position + len(word) > len(bits):
+            return "end", position
+        out.append(words[word])
+        position += len(word)
+    return out, position
+
+
+# words longer than the decoder's window of whole words
+LONG = PrefixCode({"z": ("1", "z"), **{f"w{i}": (format(i, "014b"), f"w{i}") for i in range(5)}})
+
+
+@given(st.one_of(codes(), st.just(LONG)), st.data())
+@settings(max_examples=300, deadline=None)
+def test_decode_agrees_with_reading_the_bit_string(code: PrefixCode, data: Any) -> None:
+    """Any bits, any start and count (symbols, end, or the error and its bit) as a word-by-word reading."""
+    bits = data.draw(st.text("01", max_size=90))
+    start = data.draw(st.integers(0, len(bits)))
+    count = data.draw(st.integers(0, 70))
+    expected = _reference_decode(code, bits, count, start)
+    try:
+        found: Any = code.decode(int(bits, 2) if bits else 0, len(bits), count, start)
+    except PrefixCodeError as exc:
+        found = ("end" if "end inside" in str(exc) else "none"), exc.bit
+    assert found == expected
+
+
 FIELD = cs.BitStruct(
     "head" / cs.BitsInteger(2) * "two bits",
     "letters" / PrefixCoded(TOY, 4, ["w", "x", "y", "z"]) * "four letters",

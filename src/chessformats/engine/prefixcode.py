@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PrefixCode", "PrefixCodeError", "PrefixCoded"]
 
+_WIDE = 12
+"""Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold."""
+
 
 class PrefixCodeError(ValueError):
     """Bits that are not a sequence of code words (an unknown word, or the bits end inside a word).
@@ -69,6 +72,37 @@ class PrefixCode:
                 table[(value << shift) | low] = (name, length)
         self._table = table
         self._by_word = {(length, value): name for name, (value, length) in self.codes.items()}
+        self._lengths = {name: length for name, (_, length) in self.codes.items()}
+        self._wide: list[tuple[tuple[str, ...], int] | None] | None = None  # built on the first decode
+
+    def _wide_table(self) -> list[tuple[tuple[str, ...], int] | None]:
+        """Decoding table indexed by the next ``_WIDE`` bits: the whole code words those bits start with (at
+        least one, since ``_WIDE >= max_length``) and their total length; None where no word starts."""
+        width = max(self.max_length, _WIDE)
+        table = self._table
+        shift = width - self.max_length
+        low = (1 << self.max_length) - 1
+        wide: list[tuple[tuple[str, ...], int] | None] = []
+        for window in range(1 << width):
+            symbols: list[str] = []
+            used = 0
+            while used + self.max_length <= width:  # a word that starts here ends inside the window
+                entry = table[(window >> (shift - used)) & low]
+                if entry is None:
+                    break
+                symbols.append(entry[0])
+                used += entry[1]
+            while used < width:  # the last bits: only words that end inside the window
+                rest = width - used
+                entry = table[((window << (self.max_length - rest)) & low) if rest < self.max_length
+                              else (window >> (rest - self.max_length)) & low]
+                if entry is None or entry[1] > rest:
+                    break
+                symbols.append(entry[0])
+                used += entry[1]
+            wide.append((tuple(symbols), used) if symbols else None)
+        self._wide = wide
+        return wide
 
     @property
     def complete(self) -> bool:
@@ -84,8 +118,7 @@ class PrefixCode:
 
     def bit_length(self, symbols: Iterable[str]) -> int:
         """Total length in bits of the code words of ``symbols``."""
-        codes = self.codes
-        return sum(codes[symbol][1] for symbol in symbols)
+        return sum(map(self._lengths.__getitem__, symbols))
 
     def encode(self, symbols: Iterable[str]) -> tuple[int, int]:
         """``(value, length)``: the code words of ``symbols`` concatenated, first word in the high bits."""
@@ -104,14 +137,30 @@ class PrefixCode:
         position after the last one. Raises :class:`PrefixCodeError` when the bits run out inside a word
         or hold no code word.
         """
-        width = self.max_length
+        position = start
+        out: list[str] = []
+        remaining = count
+        wide = self._wide if self._wide is not None else self._wide_table()
+        width = max(self.max_length, _WIDE)
+        mask = (1 << width) - 1
+        padded = value << width  # so that peeking past the end reads zeros instead of shifting negatively
+        extend = out.extend
+        while remaining > 0:  # whole windows of words, while they are all wanted and inside the bits
+            found = wide[(padded >> (length - position)) & mask]
+            if found is None:
+                break
+            symbols, size = found
+            if len(symbols) > remaining or position + size > length:
+                break
+            extend(symbols)
+            position += size
+            remaining -= len(symbols)
+        width = self.max_length  # the rest word by word, for the exact end and the error
         mask = (1 << width) - 1
         table = self._table
-        padded = value << width  # so that peeking past the end reads zeros instead of shifting negatively
+        padded = value << width
         end = length + width
-        position = start
-        out = []
-        for _ in range(count):
+        for _ in range(remaining):
             entry = table[(padded >> (end - position - width)) & mask]
             if entry is None:
                 raise PrefixCodeError(f"no code word starts with the bits at bit {position}", bit=position)

@@ -169,7 +169,7 @@ class BitRuns:
         known = self.decoders.get(id(con))
         if known is not None:
             return known
-        function, scope = f"_r{next(self.g.fresh)}", Scope()
+        function, scope = f"_r{next(self.g.fresh)}", Scope(incremental=True)
         lines: list[str] = []
         names: list[str] = []
         for sub in con.subcons:
@@ -177,9 +177,10 @@ class BitRuns:
             target = f"f_{name}" if name else self.g.var()
             self.decode(sub, f"{path}.{name}" if path and name else name or path, target, scope, lines, "    ")
             if name:
-                scope.names[name] = target
+                scope.add(name, target, lines)
                 names.append(name)
         value = self.g.record_value(path, names, False)
+        lines = scope.finish(lines, building=False)
         self.g.functions.append("\n".join([f"def {function}(v, nb, b, up):", *lines, f"    return {value}, b", ""]))
         self.decoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up
@@ -188,13 +189,14 @@ class BitRuns:
         known = self.encoders.get(id(con))
         if known is not None:
             return known
-        function, scope = f"_c{next(self.g.fresh)}", Scope()
+        function, scope = f"_c{next(self.g.fresh)}", Scope(incremental=True)
         named, lines = take_fields(con)
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, f"{path}.{name}" if path and name else name or path, f"f_{name}" if name else "None",
                         scope, lines, "    ")
             if name:
-                scope.names[name] = f"f_{name}"
+                scope.add(name, f"f_{name}", lines)
+        lines = scope.finish(lines, building=True)
         self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, up):", *lines,
                                            "    return acc, nbits", ""]))
         self.encoders[id(con)] = function, scope.needs_up

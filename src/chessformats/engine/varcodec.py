@@ -29,13 +29,13 @@ from typing import Any, NamedTuple
 import construct as cs
 
 from .errors import join_path
-from .plan import NoPlan, Plan, plan
-from .prefixcode import PrefixCoded
-from .schema import BitsUnsigned, strip_renamed
+from .plan import NoPlan, plan
+from .schema import strip_renamed
 from .tagged import TaggedUnion, _plain_key
 from .varbits import NAMES as BIT_NAMES
 from .varbits import BitRuns, is_bit_run
 from .varexpr import Expressions, Scope, take_fields
+from .varparts import attempt, emit_at, focus_fields, is_bit_level, is_focused, number_format, refuses_none
 from .varruntime import NAMES as RUNTIME_NAMES
 
 __all__ = ["VariableFunctions", "compile_variable"]
@@ -79,6 +79,11 @@ class _Generator:
         self.fixed_parts: dict[int, _Fixed | None] = {}
         self.delegated: list[str] = []
         self.bit_runs = BitRuns(self)
+        self.guard = False
+        """The lines written are inside an alternative (``Select``, ``GreedyRange``) of this function: a fixed part
+        that the bytes cannot hold fails it at once (:class:`~.varruntime.Short`), not through the full error."""
+        self.lead_sizes: dict[int, int] = {}
+        """Struct id -> size of the fixed run its decoder reads first."""
 
     def bind(self, prefix: str, value: Any) -> str:
         name = f"_{prefix}{next(self.fresh)}"
@@ -101,7 +106,7 @@ class _Generator:
             derived = self.fixed_codec(con, names is not None)
             if derived.plan is not None and derived.size is not None:
                 plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
-                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, _number(derived.plan))
+                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, number_format(derived.plan))
         except (NoPlan, TypeError):
             pass
         self.fixed_parts[id(con)] = found
@@ -117,10 +122,12 @@ class _Generator:
         expressions = Expressions(self.bind, building=False)
         fixed = None if isinstance(con, cs.Struct) and container else self.fixed(con)
         if fixed is not None:
+            if self.guard:
+                lines += [f"{indent}if pos + {fixed.size} > len(data):", f"{indent}    raise _Short"]
             lines.append(f"{indent}{target} = {self.bind('d', fixed.decode)}(data, pos)")
             lines.append(f"{indent}pos += {fixed.size}")
             return
-        if isinstance(con, cs.Struct) or _focused(con):
+        if isinstance(con, cs.Struct) or is_focused(con):
             function, needs_up = self.struct_decoder(con, path, container)
             up = expressions.context(scope) if needs_up else "None"
             lines.append(f"{indent}{target}, pos = {function}(data, pos, {up})")
@@ -174,6 +181,14 @@ class _Generator:
         context = expressions.context(scope)
         lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
 
+    def guarded(self, write: Callable[[], None]) -> None:
+        """``write()`` the lines of an alternative: fixed parts in them guarded (:attr:`guard`)."""
+        guard, self.guard = self.guard, True
+        try:
+            write()
+        finally:
+            self.guard = guard
+
     def check_room(self, length: str, path: str, lines: list[str], indent: str, unit: int = 1) -> None:
         """Lines refusing a negative ``length`` (a count of ``unit``-byte items) and one beyond the data."""
         size = f"{length} * {unit}" if unit != 1 else length
@@ -218,8 +233,13 @@ class _Generator:
         lines.append(f"{indent}{target} = {make}()" if container else f"{indent}{target} = []")
         lines.append(f"{indent}while True:")
         lines.append(f"{indent}    {save} = pos")
-        _attempt(lines, indent + "    ", lambda inner: self.decode(con.subcon, f"{path}[]", item, scope, lines, inner,
-                                                                   container), [f"pos = {save}", "break"])
+        sub = strip_renamed(con.subcon)[0]
+        if isinstance(sub, cs.Struct) and self.fixed(sub) is None:  # its first fixed run ends the range at once
+            self.struct_decoder(sub, f"{path}[]", container)
+            if id(sub) in self.lead_sizes:
+                lines += [f"{indent}    if pos + {self.lead_sizes[id(sub)]} > len(data):", f"{indent}        break"]
+        self.guarded(lambda: attempt(lines, indent + "    ", lambda inner: self.decode(
+            con.subcon, f"{path}[]", item, scope, lines, inner, container), [f"pos = {save}", "break"]))
         lines.append(f"{indent}    {target}.append({item})")
 
     def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
@@ -267,8 +287,8 @@ class _Generator:
             lines.append(f"{indent}{save} = pos" if not building else f"{indent}{save} = []")
             into = save if building else None
             for sub in con.subcons:
-                _attempt(lines, inner, functools.partial(_emit_at, emit, sub, into=into),
-                         [f"{save} = []" if building else f"pos = {save}"])
+                self.guarded(functools.partial(attempt, lines, inner, functools.partial(
+                    emit_at, emit, sub, into=into), [f"{save} = []" if building else f"pos = {save}"]))
                 inner += "    "
             lines.append(f"{inner}raise _inv({path!r}, 'no alternative matched')")
             if building:
@@ -306,28 +326,33 @@ class _Generator:
         if known is not None:
             return known
         function = f"_s{next(self.fresh)}"
-        scope = Scope()
+        scope = Scope(incremental=True)
         lines: list[str] = []
         names: list[str] = []
-        for group in _runs(con.subcons, self):
+        guard, self.guard = self.guard, False  # a function of its own, called from anywhere
+        for index, group in enumerate(_runs(con.subcons, self)):
             if isinstance(group, _Fixed):
+                if index == 0:
+                    self.lead_sizes[id(con)] = group.size
                 assert group.names is not None
                 local = [f"f_{name}" for name in group.names]
                 lines.append(f"    ({''.join(v + ', ' for v in local)}) = {self.bind('d', group.decode)}(data, pos)"
                              if local else f"    {self.bind('d', group.decode)}(data, pos)")
                 lines.append(f"    pos += {group.size}")
-                for name, var in zip(group.names, local, strict=True):
-                    scope.names[name] = var
                 scope.plain.update(group.plain)
+                for name, var in zip(group.names, local, strict=True):
+                    scope.add(name, var, lines)
                 names.extend(group.names)
                 continue
             sub, sub_name, _ = strip_renamed(group) if isinstance(group, cs.Renamed) else (group, None, None)
             target = f"f_{sub_name}" if sub_name else self.var()
             self.decode(sub, join_path(path, sub_name or ""), target, scope, lines, "    ")
             if sub_name:
-                scope.names[sub_name] = target
+                scope.add(sub_name, target, lines)
                 names.append(sub_name)
-        value = f"f_{con.parsebuildfrom}" if _focused(con) else self.record_value(path, names, container)
+        value = f"f_{con.parsebuildfrom}" if is_focused(con) else self.record_value(path, names, container)
+        lines = scope.finish(lines, building=False)
+        self.guard = guard
         self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
         self.decoders[(id(con), container)] = function, scope.needs_up
         return function, scope.needs_up
@@ -351,9 +376,11 @@ class _Generator:
         expressions = Expressions(self.bind, building=True)
         fixed = self.fixed(con)
         if fixed is not None:
+            if self.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
+                lines += [f"{indent}if {value} is None:", f"{indent}    raise _Short"]
             lines.append(f"{indent}{out}.append({self.bind('e', fixed.encode)}({value}))")
             return
-        if isinstance(con, cs.Struct) or _focused(con):
+        if isinstance(con, cs.Struct) or is_focused(con):
             function, needs_up = self.struct_encoder(con, path)
             up = expressions.context(scope) if needs_up else "None"
             lines.append(f"{indent}{function}({value}, {out}, {up})")
@@ -423,7 +450,7 @@ class _Generator:
     def delegate(self, con: cs.Construct, path: str) -> None:
         """``con`` is read and written by construct's own parse and build (a construct this generator does not
         know, inside a declaration it otherwise generates); the declaration itself must be known."""
-        if _bit_level(con):
+        if is_bit_level(con):
             raise NoPlan(f"{path or 'the declaration'}: {type(con).__name__} is a bit field: the declaration is read "
                          "bit by bit, inside a bit run")
         if not path:
@@ -455,57 +482,18 @@ class _Generator:
         if known is not None:
             return known
         function = f"_w{next(self.fresh)}"
-        scope = Scope()
-        named, lines = take_fields(con) if not _focused(con) else _focus_fields(con)
+        scope = Scope(incremental=True)
+        named, lines = take_fields(con) if not is_focused(con) else focus_fields(con)
+        guard, self.guard = self.guard, False  # a function of its own, called from anywhere
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
             if name:
-                scope.names[name] = f"f_{name}"
+                scope.add(name, f"f_{name}", lines)
+        self.guard = guard
+        lines = scope.finish(lines, building=True)
         self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
         self.encoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up
-
-
-def _emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
-             into: str | None) -> None:
-    emit(sub, indent, into)
-
-
-def _attempt(lines: list[str], indent: str, body: Callable[[str], None], recover: list[str]) -> None:
-    """``try: body`` (written by ``body(indent)``); on an error but a missing case (construct's explicit errors
-    end the search), the ``recover`` lines: how GreedyRange and Select try an alternative."""
-    lines.append(f"{indent}try:")
-    body(indent + "    ")
-    lines += [f"{indent}except _NoCase:", f"{indent}    raise", f"{indent}except Exception:",
-              *(f"{indent}    {line}" for line in recover)]
-
-
-def _number(plan_: Plan) -> str:
-    """The struct format of a plan that is one plain integer (else "")."""
-    leaf = plan_.root.leaf
-    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
-            or leaf.value != "int":
-        return ""
-    slot = plan_.slots[leaf.slot]
-    return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
-
-
-def _focused(con: cs.Construct) -> bool:
-    """A ``FocusedSeq`` that gives the value of one field, named: a struct whose value is that field's."""
-    return isinstance(con, cs.FocusedSeq) and isinstance(con.parsebuildfrom, str)
-
-
-def _focus_fields(con: cs.FocusedSeq) -> tuple[list[str | None], list[str]]:
-    """As :func:`take_fields` for a ``FocusedSeq``: the value is the focused field's, the others are None."""
-    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
-    return named, [f"    f_{name} = {'obj' if name == con.parsebuildfrom else 'None'}" for name in named if name]
-
-
-def _bit_level(con: cs.Construct) -> bool:
-    """A field read from a bit stream (construct's bit integers, the engine's bit fields and prefix codes)."""
-    while isinstance(con, (cs.Renamed, cs.Adapter)) and not isinstance(con, PrefixCoded):
-        con = con.subcon
-    return isinstance(con, (cs.BitsInteger, BitsUnsigned, PrefixCoded))
 
 
 def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:

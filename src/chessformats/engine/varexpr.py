@@ -8,6 +8,7 @@ with a construct ``Container`` built from the fields read so far, as construct i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,8 @@ from .schema import strip_renamed
 
 __all__ = ["Scope", "context_view", "path_fields", "take_fields"]
 
+_CTX = re.compile(r"\bctx\b")
+
 
 @dataclass
 class Scope:
@@ -29,6 +32,37 @@ class Scope:
     """The struct's code reads its parent's context (``this._``, or a callable that may)."""
     plain: set[str] = field(default_factory=set)
     """Fields whose decoded value is never a named tuple (no ``Container`` view needed)."""
+    incremental: bool = False
+    """The scope of a struct's function: its context is one ``Container`` (``ctx``), made at the start when
+    the code reads it and given each field once read, as construct's ``Struct`` keeps its context."""
+    uses_ctx: bool = False
+    """The struct's code reads ``ctx``."""
+
+    def add(self, name: str, var: str, lines: list[str]) -> None:
+        """Field ``name`` is read (or given) into ``var``: the later code sees it (and so does ``ctx``)."""
+        self.names[name] = var
+        if self.incremental:
+            lines.append(f"\0{name}\0{var}")
+
+    def finish(self, lines: list[str], building: bool) -> list[str]:
+        """The lines of the struct's function with its ``ctx`` made and filled when the code reads it."""
+        if not self.incremental:
+            return lines
+        if not self.uses_ctx:
+            return [line for line in lines if not line.startswith("\0")]
+        flags = f"'_parsing': {not building}, '_building': {building}, '_sizing': False"
+        out = [f"    ctx = _C({{'_': up, '_params': up['_params'], {flags}}})"]
+        last = max(index for index, line in enumerate(lines) if _CTX.search(line) and not line.startswith("\0"))
+        for index, line in enumerate(lines):
+            if line.startswith("\0"):
+                if index > last:  # no code reads the context after this field
+                    continue
+                _, name, var = line.split("\0")
+                view = var if name in self.plain and not building else f"_view({var})"
+                out.append(f"    ctx[{name!r}] = {view}")
+            else:
+                out.append(line)
+        return out
 
 
 def path_fields(expression: Any) -> list[Any] | None:
@@ -101,6 +135,9 @@ class Expressions:
         """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context; decoded named
         tuples shown as construct's ``Container`` s (construct's code and the schemas' callables index them)."""
         scope.needs_up = True
+        if scope.incremental:
+            scope.uses_ctx = True
+            return "ctx"
         items = "".join(f"{name!r}: {var}, " if name in scope.plain and not self.building
                         else f"{name!r}: _view({var}), " for name, var in scope.names.items())
         flags = f"'_parsing': {not self.building}, '_building': {self.building}, '_sizing': False"

@@ -13,11 +13,16 @@ import construct as cs
 from .errors import FormatError, InvalidValueError, TruncatedError
 from .varexpr import context_view
 
-__all__ = ["NAMES", "NoCase"]
+__all__ = ["NAMES", "NoCase", "Short"]
 
 
 class NoCase(InvalidValueError):
     """A tag without a case in a union without a default (construct's ``ExplicitError``: ends a GreedyRange)."""
+
+
+class Short(Exception):
+    """The bytes cannot hold a fixed part of an alternative (``Select``, ``GreedyRange``): the alternative fails
+    as it would with the fixed decoder's own truncation error, which is not built."""
 
 
 def _get(value: Any, name: Any) -> Any:
@@ -87,5 +92,5 @@ def _message(error: cs.ConstructError) -> str:
 
 NAMES = {"_get": _get, "_view": context_view, "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
          "_FormatError": FormatError, "_parse_part": _parse_part, "_build_part": _build_part, "_read_own": _read_own,
-         "_write_own": _write_own}
+         "_write_own": _write_own, "_Short": Short}
 """The helpers by the names generated code calls them."""

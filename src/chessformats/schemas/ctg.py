@@ -298,11 +298,12 @@ POSITION_HEADER = cs.BitStruct(
 _EN_PASSANT_FILE = cs.BitsInteger(3)
 """The en-passant file after the squares: 0 = a ... 7 = h."""
 _CASTLING_WIDTH = len(CASTLING.subcons)  # one bit per right
+_EN_PASSANT_WIDTH: int = _EN_PASSANT_FILE.sizeof()
 
 
 def flag_bits(has_en_passant: Any, has_castling: Any) -> int:
     """Bits of the flags that end the encoded position (en-passant file, castling rights)."""
-    return int(_EN_PASSANT_FILE.sizeof() * bool(has_en_passant) + _CASTLING_WIDTH * bool(has_castling))
+    return (_EN_PASSANT_WIDTH if has_en_passant else 0) + (_CASTLING_WIDTH if has_castling else 0)
 
 
 def position_bits(squares_end: int, flags: int) -> int:

@@ -1,0 +1,70 @@
+"""Small parts of the variable-layout generator (:mod:`.varcodec`): the ``try`` of an alternative, and what it
+asks of a construct (a focused sequence, a bit-level field, a plain number, an encoder that refuses None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import construct as cs
+
+from .plan import Plan
+from .prefixcode import PrefixCoded
+from .schema import BitsUnsigned, strip_renamed
+from .varruntime import NoCase
+
+__all__ = ["attempt", "emit_at", "focus_fields", "is_bit_level", "is_focused", "number_format", "refuses_none"]
+
+
+def emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
+             into: str | None) -> None:
+    emit(sub, indent, into)
+
+
+def attempt(lines: list[str], indent: str, body: Callable[[str], None], recover: list[str]) -> None:
+    """``try: body`` (written by ``body(indent)``); on an error but a missing case (construct's explicit errors
+    end the search), the ``recover`` lines: how GreedyRange and Select try an alternative."""
+    lines.append(f"{indent}try:")
+    body(indent + "    ")
+    lines += [f"{indent}except _NoCase:", f"{indent}    raise", f"{indent}except Exception:",
+              *(f"{indent}    {line}" for line in recover)]
+
+
+def refuses_none(encode: Callable[[Any], bytes]) -> bool:
+    """A fixed encoder fails on None with an error an alternative catches (not a missing case)."""
+    try:
+        encode(None)
+    except NoCase:
+        return False
+    except Exception:
+        return True
+    return False
+
+
+def number_format(plan_: Plan) -> str:
+    """The struct format of a plan that is one plain integer (else "")."""
+    leaf = plan_.root.leaf
+    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
+            or leaf.value != "int":
+        return ""
+    slot = plan_.slots[leaf.slot]
+    return f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
+
+
+def is_focused(con: cs.Construct) -> bool:
+    """A ``FocusedSeq`` that gives the value of one field, named: a struct whose value is that field's."""
+    return isinstance(con, cs.FocusedSeq) and isinstance(con.parsebuildfrom, str)
+
+
+def focus_fields(con: cs.FocusedSeq) -> tuple[list[str | None], list[str]]:
+    """As :func:`take_fields` for a ``FocusedSeq``: the value is the focused field's, the others are None."""
+    named: list[str | None] = [strip_renamed(sub)[1] for sub in con.subcons]
+    return named, [f"    f_{name} = {'obj' if name == con.parsebuildfrom else 'None'}" for name in named if name]
+
+
+def is_bit_level(con: cs.Construct) -> bool:
+    """A field read from a bit stream (construct's bit integers, the engine's bit fields and prefix codes)."""
+    while isinstance(con, (cs.Renamed, cs.Adapter)) and not isinstance(con, PrefixCoded):
+        con = con.subcon
+    return isinstance(con, (cs.BitsInteger, BitsUnsigned, PrefixCoded))
