@@ -8,10 +8,12 @@ with a construct ``Container`` built from the fields read so far, as construct i
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Iterator, Mapping
+from abc import ABCMeta
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import construct as cs
 from construct import expr as cs_expr
@@ -21,6 +23,7 @@ from .schema import strip_renamed
 __all__ = ["Scope", "context_view", "path_fields", "take_fields"]
 
 _CTX = re.compile(r"\bctx\b")
+_VIEW_TYPES: dict[type, type[RecordView]] = {}
 
 
 @dataclass
@@ -83,8 +86,27 @@ def context_view(value: Any) -> Any:
     """A decoded value as construct would hand it to a callable: a named tuple seen as a mapping of its fields
     (:class:`RecordView`, made in constant time; its fields are viewed when read)."""
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return RecordView(value)
+        view = _VIEW_TYPES.get(type(value))
+        return (view or _view_type(type(value)))(value)
     return value
+
+
+def _view_type(record: type) -> type[RecordView]:
+    """:class:`RecordView` with a property per field of ``record`` (read without ``__getattr__``, which runs
+    only after a failed lookup; a field named as a method of the view stays the method's, as in ``Container``)."""
+    fields = {name: property(_field_reader(name)) for name in getattr(record, "_fields", ())
+              if isinstance(name, str) and not name.startswith("__") and not hasattr(RecordView, name)}
+    view = cast("type[RecordView]", ABCMeta(f"{record.__name__}View", (RecordView,), {"__slots__": (), **fields}))
+    _VIEW_TYPES[record] = view
+    return view
+
+
+def _field_reader(name: str) -> Callable[[RecordView], Any]:
+    get = operator.attrgetter(name)
+
+    def read(view: RecordView) -> Any:
+        return context_view(get(view._record))
+    return read
 
 
 class RecordView(Mapping[str, Any]):
