@@ -73,16 +73,16 @@ class PrefixCode:
         self._table = table
         self._by_word = {(length, value): name for name, (value, length) in self.codes.items()}
         self._lengths = {name: length for name, (_, length) in self.codes.items()}
-        self._wide: list[tuple[tuple[str, ...], int] | None] | None = None  # built on the first decode
+        self._wide: list[tuple[tuple[str, ...], int, int] | None] | None = None  # built on the first decode
 
-    def _wide_table(self) -> list[tuple[tuple[str, ...], int] | None]:
+    def _wide_table(self) -> list[tuple[tuple[str, ...], int, int] | None]:
         """Decoding table indexed by the next ``_WIDE`` bits: the whole code words those bits start with (at
-        least one, since ``_WIDE >= max_length``) and their total length; None where no word starts."""
+        least one, since ``_WIDE >= max_length``), their total length and number; None where no word starts."""
         width = max(self.max_length, _WIDE)
         table = self._table
         shift = width - self.max_length
         low = (1 << self.max_length) - 1
-        wide: list[tuple[tuple[str, ...], int] | None] = []
+        wide: list[tuple[tuple[str, ...], int, int] | None] = []
         for window in range(1 << width):
             symbols: list[str] = []
             used = 0
@@ -100,7 +100,7 @@ class PrefixCode:
                     break
                 symbols.append(entry[0])
                 used += entry[1]
-            wide.append((tuple(symbols), used) if symbols else None)
+            wide.append((tuple(symbols), used, len(symbols)) if symbols else None)
         self._wide = wide
         return wide
 
@@ -145,16 +145,18 @@ class PrefixCode:
         mask = (1 << width) - 1
         padded = value << width  # so that peeking past the end reads zeros instead of shifting negatively
         extend = out.extend
+        shift = length - position  # the bits left
         while remaining > 0:  # whole windows of words, while they are all wanted and inside the bits
-            found = wide[(padded >> (length - position)) & mask]
+            found = wide[(padded >> shift) & mask]
             if found is None:
                 break
-            symbols, size = found
-            if len(symbols) > remaining or position + size > length:
+            symbols, size, number = found
+            if number > remaining or size > shift:
                 break
             extend(symbols)
-            position += size
-            remaining -= len(symbols)
+            shift -= size
+            remaining -= number
+        position = length - shift
         width = self.max_length  # the rest word by word, for the exact end and the error
         mask = (1 << width) - 1
         table = self._table

@@ -317,8 +317,8 @@ def position_bits(squares_end: int, flags: int) -> int:
 
 def _padding_bits(ctx: Any) -> int:
     """The zero bits between the squares and the flags: the flags end on the position's last byte."""
-    header = ctx._.header
-    return int(8 * (header.length - 1) - SQUARE_CODE.bit_length(ctx.squares)
+    header = ctx["_"]["header"]  # item access: the context is construct's Container (a dict)
+    return int(8 * (header.length - 1) - SQUARE_CODE.bit_length(ctx["squares"])
                - flag_bits(header.has_en_passant, header.has_castling))
 
 

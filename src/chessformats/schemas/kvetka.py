@@ -145,7 +145,7 @@ _FLAG_BITS = 4 + 4  # the en-passant file and the castling flags
 
 def _key_padding(ctx: Any) -> int:
     """The bits after the castling flags up to the end of the 22 bytes."""
-    return _KEY_BITS - _FLAG_BITS - SQUARE_CODE.bit_length(ctx.squares)
+    return _KEY_BITS - _FLAG_BITS - SQUARE_CODE.bit_length(ctx["squares"])  # the context: construct's Container
 
 
 KEY_BITS = cs.Struct(
