@@ -19,7 +19,7 @@ from .errors import InvalidValueError, TruncatedError
 from .plan import NoPlan
 from .prefixcode import PrefixCode, PrefixCoded, PrefixCodeError
 from .schema import BitsUnsigned, strip_renamed
-from .varexpr import Expressions, Scope, take_fields
+from .varexpr import Expressions, Scope, never_record, take_fields
 from .varruntime import NoCase
 
 __all__ = ["BitRuns", "is_bit_run"]
@@ -177,6 +177,8 @@ class BitRuns:
             target = f"f_{name}" if name else self.g.var()
             self.decode(sub, f"{path}.{name}" if path and name else name or path, target, scope, lines, "    ")
             if name:
+                if never_record(sub):
+                    scope.plain.add(name)
                 scope.add(name, target, lines)
                 names.append(name)
         value = self.g.record_value(path, names, False)

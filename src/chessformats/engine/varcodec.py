@@ -34,7 +34,7 @@ from .schema import strip_renamed
 from .tagged import TaggedUnion, _plain_key
 from .varbits import NAMES as BIT_NAMES
 from .varbits import BitRuns, is_bit_run
-from .varexpr import Expressions, Scope, take_fields
+from .varexpr import Expressions, Scope, never_record, take_fields
 from .varparts import attempt, emit_at, focus_fields, is_bit_level, is_focused, number_format, refuses_none
 from .varruntime import NAMES as RUNTIME_NAMES
 
@@ -348,6 +348,8 @@ class _Generator:
             target = f"f_{sub_name}" if sub_name else self.var()
             self.decode(sub, join_path(path, sub_name or ""), target, scope, lines, "    ")
             if sub_name:
+                if never_record(sub):
+                    scope.plain.add(sub_name)
                 scope.add(sub_name, target, lines)
                 names.append(sub_name)
         value = f"f_{con.parsebuildfrom}" if is_focused(con) else self.record_value(path, names, container)

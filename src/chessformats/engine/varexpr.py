@@ -18,9 +18,10 @@ from typing import Any, cast
 import construct as cs
 from construct import expr as cs_expr
 
-from .schema import strip_renamed
+from .prefixcode import PrefixCoded
+from .schema import BitsUnsigned, strip_renamed
 
-__all__ = ["Scope", "context_view", "path_fields", "take_fields"]
+__all__ = ["Scope", "context_view", "never_record", "path_fields", "take_fields"]
 
 _CTX = re.compile(r"\bctx\b")
 _VIEW_TYPES: dict[type, type[RecordView]] = {}
@@ -198,6 +199,19 @@ class Expressions:
         for name in names[1:]:
             base = self.attribute(base, name)
         return base
+
+
+def never_record(con: Any) -> bool:
+    """``con`` decodes to a list, bytes, a number, an enum's value, a flag or None, never a named tuple: its value
+    needs no context view."""
+    con = strip_renamed(con)[0]
+    if isinstance(con, cs.IfThenElse):
+        return never_record(con.thensubcon) and never_record(con.elsesubcon)
+    if isinstance(con, cs.Default):
+        return never_record(con.subcon)
+    return con is cs.Pass or con is cs.GreedyBytes or isinstance(con, (
+        cs.Array, cs.GreedyRange, cs.Bytes, cs.BitsInteger, cs.FormatField, cs.Enum, type(cs.Flag), PrefixCoded,
+        BitsUnsigned))
 
 
 def take_fields(con: cs.Struct) -> tuple[list[str | None], list[str]]:
