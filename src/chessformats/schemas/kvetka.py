@@ -250,10 +250,13 @@ def _keeps_games(ctx: Any) -> bool:
     """
     node = ctx
     while node is not None:
-        header = node.get("header") if hasattr(node, "get") else None
+        get = getattr(node, "get", None)  # a context's get, looked up once
+        if get is None:
+            break
+        header = get("header")
         if header is not None and "element_type" in header:
             return bool(header.element_type.game_links)
-        node = node.get("_") if hasattr(node, "get") else None
+        node = get("_")
     params = ctx.get("_params") if hasattr(ctx, "get") else None
     return bool(params.get("keeps_games", True)) if params is not None else True
 
