@@ -52,11 +52,12 @@ class Scope:
         """The lines of the struct's function with its ``ctx`` made and filled when the code reads it."""
         if not self.incremental:
             return lines
-        if not self.uses_ctx:
+        last = max((index for index, line in enumerate(lines) if _CTX.search(line) and not line.startswith("\0")),
+                   default=-1)  # the last line reading the context (none: lines tried and left read it)
+        if not self.uses_ctx or last < 0:
             return [line for line in lines if not line.startswith("\0")]
         flags = f"'_parsing': {not building}, '_building': {building}, '_sizing': False"
         out = [f"    ctx = _C({{'_': up, '_params': up['_params'], {flags}}})"]
-        last = max(index for index, line in enumerate(lines) if _CTX.search(line) and not line.startswith("\0"))
         for index, line in enumerate(lines):
             if line.startswith("\0"):
                 if index > last:  # no code reads the context after this field
