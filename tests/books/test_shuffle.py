@@ -117,3 +117,18 @@ def test_a_shuffle_folder_a_worker_does_not_see_is_refused(tmp_path: Path) -> No
     with pytest.raises(ValueError, match="tcp://elsewhere:1"):
         write_book([pgn], tmp_path / "book.bin", scheduler=Elsewhere(), shuffle_dir=tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["games.pgn"]
+
+
+def test_a_shuffle_folder_that_does_not_exist_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `build --dask --shuffle-dir new/folder` made nothing and failed on the temporary folder inside it
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result "0-1"]\n\n1. d4 d5 0-1\n')
+    local = BookBuilder(table_rows=None)
+    local.add_pgn(pgn)
+    make_book(tmp_path / "one.bin", local, min_games=1)
+    monkeypatch.chdir(tmp_path)
+    done = write_book([pgn], tmp_path / "reduced.bin", scheduler=InProcess(), reducers=2, min_games=1,
+                      shuffle_dir=Path("new") / "shuffle")
+    assert done.games == 2
+    assert (tmp_path / "reduced.bin").read_bytes() == (tmp_path / "one.bin").read_bytes()
+    assert (tmp_path / "new" / "shuffle").is_dir() and list((tmp_path / "new" / "shuffle").iterdir()) == []

@@ -186,10 +186,11 @@ def write_book(
     :func:`~chessformats.polyglot.make_book` writes from a one-process build with the same options.
 
     ``reducers``: key ranges (reduce tasks; by default :func:`reducers_for`). ``shuffle_dir``: where the map tasks
-    write the pieces' events and the reducers their ranges of the book (a temporary folder is made in it, removed at
-    the end): it must be at the same path on the client and every worker (the system's temporary folder by default:
-    a ``LocalCluster``, or workers on the client's machine). ``table_rows``/``spill_dir``: each reducer's memory
-    budget for counts and where its counts spill beyond it (on the worker). The client holds the pieces' game counts
+    write the pieces' events and the reducers their ranges of the book (made when missing; a temporary folder is
+    made in it, removed at the end): it must be at the same path on the client and every worker (the system's
+    temporary folder by default: a ``LocalCluster``, or workers on the client's machine).
+    ``table_rows``/``spill_dir``: each reducer's memory budget for counts and where its counts spill beyond it (on
+    the worker). The client holds the pieces' game counts
     and copies the range files into the book: its memory does not grow with the book. ChessBase databases are not
     read here (:func:`build_book` reads them on the client)."""
     import shutil
@@ -202,6 +203,9 @@ def write_book(
             raise ValueError(f"{os.fspath(path)}: a ChessBase database is read on the client: use build_book")
     if game_filter is None:
         game_filter = GameFilter()
+    if shuffle_dir is not None:  # made when missing; absolute, as the workers see it (a worker's folder differs)
+        shuffle_dir = os.path.abspath(shuffle_dir)
+        os.makedirs(shuffle_dir, exist_ok=True)
     client, cluster = _connect(scheduler, workers)
     folder = tempfile.mkdtemp(prefix="chessformats-shuffle-", dir=shuffle_dir)
     try:

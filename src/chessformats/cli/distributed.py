@@ -25,8 +25,9 @@ def add_dask_options(p: argparse.ArgumentParser) -> None:
                    help="with --dask and a .bin book: key ranges merged by R tasks on the workers (default: one per "
                         "GiB of input, at least one per worker thread)")
     p.add_argument("--shuffle-dir", metavar="DIR",
-                   help="with --dask and a .bin book: where the workers exchange the events by key range; the same "
-                        "path on the client and every worker (default: the system's temporary folder)")
+                   help="with --dask and a .bin book: where the workers exchange the events by key range, made when "
+                        "missing; the same path on the client and every worker (default: the system's temporary "
+                        "folder)")
 
 
 def build_reduced(args: argparse.Namespace, say: Any, started: float, bar: Any, game_filter: GameFilter) -> int:
