@@ -1,12 +1,15 @@
 """A PGN file of distinct games, for measuring book building when the counts grow with the input.
 
     python benchmarks/distinct_pgn.py GAMES OUT.pgn [--source twic1134-mainlines.pgn] [--plies 40] [--seed 1]
+                                      [--first N]
 
 Repeating one file many times (``bench_build.py --copies``) keeps the book's table at the size of one copy;
 real collections (a lichess month) meet new positions with every game. Each game here opens with the first
 0-12 plies of a random game of ``--source`` (so the common openings are shared and reach polyglot's
 16,384-game halving in large files), then goes on with random legal moves to ``--plies`` plies: nearly every
-position after the opening is new. Deterministic for a seed; written by two processes.
+position after the opening is new. Deterministic for a seed; written by two processes. Game ``n`` depends only on
+the seed and ``n``: ``--first 1000000`` writes games 1,000,000 on, so files made in parts concatenate to the
+file made at once.
 """
 
 from __future__ import annotations
@@ -54,10 +57,12 @@ def _games(task: tuple[int, int, int, int, list[list[chess.Move]]]) -> str:
     return "".join(out)
 
 
-def write(games: int, path: str | Path, *, source: str, plies: int = 40, seed: int = 1, processes: int = 2) -> None:
+def write(games: int, path: str | Path, *, source: str, plies: int = 40, seed: int = 1, processes: int = 2,
+          first: int = 0) -> None:
     openings = _openings(source)
     step = 2000
-    tasks = [(first, min(step, games - first), plies, seed, openings) for first in range(0, games, step)]
+    end = first + games
+    tasks = [(start, min(step, end - start), plies, seed, openings) for start in range(first, end, step)]
     with multiprocessing.get_context("fork").Pool(processes) as pool, open(path, "w", encoding="utf-8") as out:
         for text in pool.imap(_games, tasks):
             out.write(text)
@@ -70,8 +75,9 @@ def main() -> None:
     parser.add_argument("--source", default=str(ROOT.parent / "shared/corpus/pgn/twic1134-mainlines.pgn"))
     parser.add_argument("--plies", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0, help="number of the first game (default 0)")
     args = parser.parse_args()
-    write(args.games, args.out, source=args.source, plies=args.plies, seed=args.seed)
+    write(args.games, args.out, source=args.source, plies=args.plies, seed=args.seed, first=args.first)
 
 
 if __name__ == "__main__":
