@@ -24,6 +24,7 @@ and each copied byte follows its source back (pointer doubling) until it reaches
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import numpy as np
@@ -104,16 +105,92 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     too_far = is_copy & (ends - lengths < distance)
     if too_far.any():
         raise LzError("a copy from before the start of the block", at=int(where[int(np.argmax(too_far))]))
-    values = np.select([literal, nibble_high == 0], [first, second], third)
-    base = np.repeat(np.where(is_copy, 0, values).astype(np.uint8), lengths)
-    source = np.arange(total, dtype=np.int32) - np.repeat(distance, lengths)
-    copied = np.repeat(is_copy, lengths)
-    pending = np.flatnonzero(copied)
-    while pending.size:  # each copied byte follows its source back until a literal or a run
-        further = source[source[pending]]
-        source[pending] = further
-        pending = pending[copied[further]]
-    return bytes(base[source].tobytes())
+    is_run = (coded_flag == 1) & (nibble_high < 2)
+    value = np.select([literal, nibble_high == 0], [first, second], third)
+    run = np.where(literal, 1, np.where(is_run, np.where(lengths == 3, 3, 1), 0))
+    match = np.where(is_copy, lengths, np.where(is_run & (lengths > 3), lengths - 1, 0))
+    return _inflate(value, run, match, np.where(is_copy, distance, 1), total)
+
+
+def _reversed(code: int, bits: int) -> int:
+    return int(format(code, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+def _deflate_tables() -> tuple[np.ndarray[Any, Any], ...]:
+    """DEFLATE's fixed code (RFC 1951, 3.2.6), as (value, bits) to put in the stream, least significant bit
+    first: for each literal byte; for each match length (3-258: its symbol and extra bits); for each distance
+    (1-4098, the farthest an LZ/RLE copy reaches: its code and extra bits)."""
+    literal_value = [_reversed(0x30 + byte, 8) if byte < 144 else _reversed(0x190 + byte - 144, 9)
+                     for byte in range(256)]
+    literal_bits = [8 if byte < 144 else 9 for byte in range(256)]
+    length_value, length_bits = [0] * 259, [0] * 259
+    base, symbol = 3, 257
+    for extra in [0] * 8 + sorted([1, 2, 3, 4, 5] * 4):
+        for offset in range(1 << extra):
+            code = symbol - 256 if symbol < 280 else 0xC0 + symbol - 280
+            size = 7 if symbol < 280 else 8
+            length_value[base + offset] = _reversed(code, size) | offset << size
+            length_bits[base + offset] = size + extra
+        base, symbol = base + (1 << extra), symbol + 1
+    length_value[258], length_bits[258] = _reversed(0xC0 + 285 - 280, 8), 8  # 258 has its own symbol
+    distance_value, distance_bits = [0] * (_FARTHEST + 1), [0] * (_FARTHEST + 1)
+    base = 1
+    for code in range(30):
+        extra = max(0, code // 2 - 1)
+        for offset in range(1 << extra):
+            if base + offset <= _FARTHEST:
+                distance_value[base + offset] = _reversed(code, 5) | offset << 5
+                distance_bits[base + offset] = 5 + extra
+        base += 1 << extra
+    return tuple(np.array(values, np.uint64) for values in (literal_value, literal_bits, length_value, length_bits,
+                                                            distance_value, distance_bits))
+
+
+_FARTHEST = (255 << 4) + 15 + 3
+_LONGEST = 258
+"""DEFLATE's longest match."""
+_TABLES: tuple[np.ndarray[Any, Any], ...] = ()
+
+
+def _inflate(value: np.ndarray[Any, Any], run: np.ndarray[Any, Any], match: np.ndarray[Any, Any],
+             distance: np.ndarray[Any, Any], total: int) -> bytes:
+    """The output of the items, through a raw DEFLATE stream (fixed code) that ``zlib`` inflates. Each item is
+    ``run`` literal bytes ``value`` (0, 1 or 3) then a match of ``match`` bytes (0 or at least 3) from
+    ``distance`` back, cut into pieces of at most 258 bytes."""
+    global _TABLES
+    if not _TABLES:
+        _TABLES = _deflate_tables()
+    literal_value, literal_bits, length_value, length_bits, distance_value, distance_bits = _TABLES
+    pieces = -(-match // _LONGEST)
+    tokens = run + pieces
+    count = int(tokens.sum())
+    item = np.repeat(np.arange(len(tokens)), tokens)
+    rank = np.arange(count) - np.repeat(np.cumsum(tokens) - tokens, tokens)
+    piece = rank - run[item]
+    is_match = piece >= 0
+    pieces_of = pieces[item]
+    matched = match[item]
+    # pieces as even as can be: each at least 3 when the match is
+    size = matched // np.maximum(pieces_of, 1) + (np.where(is_match, piece, 0) < matched % np.maximum(pieces_of, 1))
+    size = np.where(is_match, size, 0)
+    far = np.where(is_match, distance[item], 0)
+    bits = np.where(is_match, length_bits[size] + distance_bits[far], literal_bits[value[item]])
+    code = np.where(is_match, length_value[size] | distance_value[far] << length_bits[size],
+                    literal_value[value[item]])
+    code = np.concatenate((np.array([3], np.uint64), code))  # the head: last block, fixed code
+    bits = np.concatenate((np.array([3], np.uint64), bits))
+    ends = np.cumsum(bits)
+    start = ends - bits
+    word = start >> np.uint64(6)
+    shift = start & np.uint64(63)
+    low = code << shift
+    high = (code >> np.uint64(1)) >> (np.uint64(63) - shift)
+    first = np.flatnonzero(np.diff(word, prepend=np.uint64(1 << 63)))
+    words = np.zeros(len(first) + 2, np.uint64)
+    words[:len(first)] = np.bitwise_or.reduceat(low, first)
+    words[1:len(first) + 1] |= np.bitwise_or.reduceat(high, first)
+    stream = words.astype("<u8").tobytes()[:(int(ends[-1]) + 7 + 7) // 8]  # + the end-of-block word (7 zero bits)
+    return zlib.decompress(stream, -15, total)
 
 
 def store(data: bytes) -> bytes:
