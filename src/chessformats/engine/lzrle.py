@@ -25,7 +25,7 @@ and each copied byte follows its source back (pointer doubling) until it reaches
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -85,110 +85,162 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     flat, flat_flags = where.ravel(), group_flags.ravel()
     keep = flat < size
     where, coded_flag = flat[keep], flat_flags[keep]
-    cut = where + np.where(coded_flag == 1, extra[where], 0) >= size
-    if cut.any():
-        raise LzError("an item cut short", at=int(where[int(np.argmax(cut))]))
-    first, second, third = padded[where], padded[where + 1], padded[where + 2]
-    nibble_high, nibble_low = first >> 4, first & 15
-    is_copy = (coded_flag == 1) & (nibble_high >= 2)
-    literal = coded_flag == 0
-    lengths = np.select(
-        [literal, nibble_high == 0, nibble_high == 1, nibble_high == 2],
-        [np.ones_like(first), nibble_low + 3, nibble_low + (second << 4) + 19, third + 16],
-        nibble_high)
-    ends = np.cumsum(lengths, dtype=np.int64)
+    last = int(where[-1])
+    if last + (int(extra[last]) if coded_flag[-1] else 0) >= size:  # only the last item can be cut short
+        raise LzError("an item cut short", at=last)
+    key = padded[where] | coded_flag << 8  # what an item is: its first byte, and whether it is coded
+    second, third = padded[where + 1], padded[where + 2]
+    items = _ITEMS
+    lengths = items.base[key] + items.second[key] * second + items.third[key] * third
+    ends = np.cumsum(lengths)
     total = int(ends[-1])
     if total > limit:
         over = int(np.argmax(ends > limit))
         raise LzError(f"the output passes the {limit} bytes it may have", at=int(where[over]))
-    distance = np.where(is_copy, (second << 4) + nibble_low + 3, 0)
-    too_far = is_copy & (ends - lengths < distance)
+    distance = items.near[key] + items.far[key] * second
+    too_far = ends - lengths < distance
     if too_far.any():
         raise LzError("a copy from before the start of the block", at=int(where[int(np.argmax(too_far))]))
-    is_run = (coded_flag == 1) & (nibble_high < 2)
-    value = np.select([literal, nibble_high == 0], [first, second], third)
-    run = np.where(literal, 1, np.where(is_run, np.where(lengths == 3, 3, 1), 0))
-    match = np.where(is_copy, lengths, np.where(is_run & (lengths > 3), lengths - 1, 0))
-    return _inflate(value, run, match, np.where(is_copy, distance, 1), total)
+    literal = items.literal[key] + items.literal_second[key] * second + items.literal_third[key] * third
+    match = lengths - items.unmatched[key]
+    return _inflate(literal, match, distance + items.run[key], total)
 
 
-def _reversed(code: int, bits: int) -> int:
-    return int(format(code, f"0{bits}b")[::-1], 2) if bits else 0
+class _Items(NamedTuple):
+    """For each item (its first byte, plus 256 when its control bit is set), how its output length, copy
+    distance and DEFLATE parts are made from its bytes: ``length = base + second * b1 + third * b2``, ``distance =
+    near + far * b1`` (0: not a copy), the literal index of :data:`_DEFLATE` ``literal + literal_second * b1 +
+    literal_third * b2``, the match length ``length - unmatched``, its distance ``distance + run``."""
+
+    base: np.ndarray[Any, Any]
+    second: np.ndarray[Any, Any]
+    third: np.ndarray[Any, Any]
+    near: np.ndarray[Any, Any]
+    far: np.ndarray[Any, Any]
+    literal: np.ndarray[Any, Any]
+    literal_second: np.ndarray[Any, Any]
+    literal_third: np.ndarray[Any, Any]
+    unmatched: np.ndarray[Any, Any]
+    run: np.ndarray[Any, Any]
 
 
-def _deflate_tables() -> tuple[np.ndarray[Any, Any], ...]:
-    """DEFLATE's fixed code (RFC 1951, 3.2.6), as (value, bits) to put in the stream, least significant bit
-    first: for each literal byte; for each match length (3-258: its symbol and extra bits); for each distance
-    (1-4098, the farthest an LZ/RLE copy reaches: its code and extra bits)."""
-    literal_value = [_reversed(0x30 + byte, 8) if byte < 144 else _reversed(0x190 + byte - 144, 9)
-                     for byte in range(256)]
-    literal_bits = [8 if byte < 144 else 9 for byte in range(256)]
-    length_value, length_bits = [0] * 259, [0] * 259
-    base, symbol = 3, 257
-    for extra in [0] * 8 + sorted([1, 2, 3, 4, 5] * 4):
-        for offset in range(1 << extra):
-            code = symbol - 256 if symbol < 280 else 0xC0 + symbol - 280
-            size = 7 if symbol < 280 else 8
-            length_value[base + offset] = _reversed(code, size) | offset << size
-            length_bits[base + offset] = size + extra
-        base, symbol = base + (1 << extra), symbol + 1
-    length_value[258], length_bits[258] = _reversed(0xC0 + 285 - 280, 8), 8  # 258 has its own symbol
-    distance_value, distance_bits = [0] * (_FARTHEST + 1), [0] * (_FARTHEST + 1)
-    base = 1
-    for code in range(30):
-        extra = max(0, code // 2 - 1)
-        for offset in range(1 << extra):
-            if base + offset <= _FARTHEST:
-                distance_value[base + offset] = _reversed(code, 5) | offset << 5
-                distance_bits[base + offset] = 5 + extra
-        base += 1 << extra
-    return tuple(np.array(values, np.uint64) for values in (literal_value, literal_bits, length_value, length_bits,
-                                                            distance_value, distance_bits))
+def _items() -> _Items:
+    columns = [[0] * 512 for _ in range(10)]
+    base, second, third, near, far, literal, literal_second, literal_third, unmatched, run = columns
+    for byte in range(256):  # a literal: one literal byte, no match
+        base[byte], literal[byte], unmatched[byte] = 1, byte, 1
+    for byte in range(256):
+        key, high, low = 256 + byte, byte >> 4, byte & 15
+        if high == 0:  # a run of low + 3: a literal, then a match of the rest from 1 back (3 literals for 3)
+            base[key], literal_second[key] = low + 3, 1
+            if low == 0:
+                literal[key], unmatched[key] = 256, 3
+            else:
+                unmatched[key], run[key] = 1, 1
+        elif high == 1:  # a run of low + 16 * b1 + 19
+            base[key], second[key], literal_third[key], unmatched[key], run[key] = low + 19, 16, 1, 1, 1
+        else:  # a copy of high bytes (or b2 + 16) from 16 * b1 + low + 3 back
+            base[key], third[key] = (16, 1) if high == 2 else (high, 0)
+            near[key], far[key], literal[key] = low + 3, 16, 512
+    return _Items(*(np.array(column, np.int64) for column in columns))
+
+
+_ITEMS = _items()
+
+
+def _reversed(codes: np.ndarray[Any, Any], bits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The codes with their ``bits`` low bits in the reverse order (DEFLATE puts Huffman codes most
+    significant bit first into a stream read least significant bit first)."""
+    out = np.zeros_like(codes)
+    for bit in range(int(bits.max(initial=0))):
+        inside = bit < bits
+        out |= np.where(inside, ((codes >> bit) & 1) << np.where(inside, bits - 1 - bit, 0), 0)
+    return out
+
+
+class _Deflate(NamedTuple):
+    """DEFLATE's fixed code (RFC 1951, 3.2.6) as (value, bits) to put in the stream, least significant bit
+    first: for each literal index (a byte; 256 + a byte: that byte three times; 512: nothing); for each match
+    length (0: no match; 3-258: its symbol and extra bits); for each distance (0: none; 1-4098, the farthest
+    an LZ/RLE copy reaches: its code and extra bits)."""
+
+    literal_value: np.ndarray[Any, Any]
+    literal_bits: np.ndarray[Any, Any]
+    length_value: np.ndarray[Any, Any]
+    length_bits: np.ndarray[Any, Any]
+    distance_value: np.ndarray[Any, Any]
+    distance_bits: np.ndarray[Any, Any]
+
+
+def _deflate() -> _Deflate:
+    byte = np.arange(256, dtype=np.uint64)
+    bits = np.where(byte < 144, 8, 9).astype(np.uint64)
+    value = _reversed(np.where(byte < 144, 0x30 + byte, 0x190 + byte - 144).astype(np.uint64), bits)
+    literal_value = np.concatenate((value, value | value << bits | value << 2 * bits, [0])).astype(np.uint64)
+    literal_bits = np.concatenate((bits, 3 * bits, [0])).astype(np.uint64)
+    extras = np.array([0] * 8 + [1] * 4 + [2] * 4 + [3] * 4 + [4] * 4 + [5] * 4, np.uint64)  # symbols 257-284
+    starts = 3 + np.concatenate(([0], np.cumsum(1 << extras)[:-1])).astype(np.uint64)
+    length = np.arange(259, dtype=np.uint64)
+    symbol = np.maximum(np.searchsorted(starts, length, side="right"), 1) - 1  # 257 + symbol
+    code = np.where(symbol < 23, symbol + 1, 0xC0 + symbol - 23).astype(np.uint64)
+    size = np.where(symbol < 23, 7, 8).astype(np.uint64)
+    length_value = _reversed(code, size) | (length - starts[symbol]) << size
+    length_bits = size + extras[symbol]
+    length_value[258], length_bits[258] = _reversed(np.array([0xC5], np.uint64), np.array([8], np.uint64))[0], 8
+    length_value[:3] = length_bits[:3] = 0
+    dextras = np.array([0, 0] + [bit // 2 - 1 for bit in range(2, 30)], np.uint64)
+    dstarts = 1 + np.concatenate(([0], np.cumsum(1 << dextras)[:-1])).astype(np.uint64)
+    distance = np.arange(_FARTHEST + 1, dtype=np.uint64)
+    dcode = (np.maximum(np.searchsorted(dstarts, distance, side="right"), 1) - 1).astype(np.uint64)
+    distance_value = _reversed(dcode, np.full(len(dcode), 5, np.uint64)) | (distance - dstarts[dcode]) << np.uint64(5)
+    distance_bits = 5 + dextras[dcode]
+    distance_value[0] = distance_bits[0] = 0
+    return _Deflate(literal_value, literal_bits, length_value, length_bits, distance_value, distance_bits)
 
 
 _FARTHEST = (255 << 4) + 15 + 3
 _LONGEST = 258
 """DEFLATE's longest match."""
-_TABLES: tuple[np.ndarray[Any, Any], ...] = ()
+_DEFLATE = _deflate()
 
 
-def _inflate(value: np.ndarray[Any, Any], run: np.ndarray[Any, Any], match: np.ndarray[Any, Any],
-             distance: np.ndarray[Any, Any], total: int) -> bytes:
+def _inflate(literal: np.ndarray[Any, Any], match: np.ndarray[Any, Any], distance: np.ndarray[Any, Any],
+             total: int) -> bytes:
     """The output of the items, through a raw DEFLATE stream (fixed code) that ``zlib`` inflates. Each item is
-    ``run`` literal bytes ``value`` (0, 1 or 3) then a match of ``match`` bytes (0 or at least 3) from
-    ``distance`` back, cut into pieces of at most 258 bytes."""
-    global _TABLES
-    if not _TABLES:
-        _TABLES = _deflate_tables()
-    literal_value, literal_bits, length_value, length_bits, distance_value, distance_bits = _TABLES
-    pieces = -(-match // _LONGEST)
-    tokens = run + pieces
-    count = int(tokens.sum())
-    item = np.repeat(np.arange(len(tokens)), tokens)
-    rank = np.arange(count) - np.repeat(np.cumsum(tokens) - tokens, tokens)
-    piece = rank - run[item]
-    is_match = piece >= 0
-    pieces_of = pieces[item]
-    matched = match[item]
-    # pieces as even as can be: each at least 3 when the match is
-    size = matched // np.maximum(pieces_of, 1) + (np.where(is_match, piece, 0) < matched % np.maximum(pieces_of, 1))
-    size = np.where(is_match, size, 0)
-    far = np.where(is_match, distance[item], 0)
-    bits = np.where(is_match, length_bits[size] + distance_bits[far], literal_bits[value[item]])
-    code = np.where(is_match, length_value[size] | distance_value[far] << length_bits[size],
-                    literal_value[value[item]])
-    code = np.concatenate((np.array([3], np.uint64), code))  # the head: last block, fixed code
-    bits = np.concatenate((np.array([3], np.uint64), bits))
-    ends = np.cumsum(bits)
+    a literal index of :class:`_Deflate` then a match of ``match`` bytes (0 or at least 3) from ``distance``
+    back (cut into pieces of at most 258 bytes)."""
+    table = _DEFLATE
+    long = np.flatnonzero(match > _LONGEST)
+    if long.size:  # the first piece in the item, the others after it (as even as can be: each at least 3)
+        whole = match[long]
+        pieces = -(-whole // _LONGEST)
+        match = match.copy()
+        match[long] = whole // pieces + (whole % pieces > 0)
+    literal_bits = table.literal_bits[literal]
+    length_bits = table.length_bits[match]
+    code = table.literal_value[literal] | (table.length_value[match] | table.distance_value[distance]
+                                           << length_bits) << literal_bits
+    bits = literal_bits + length_bits + table.distance_bits[distance]
+    if long.size:
+        rest = pieces - 1
+        at = np.repeat(long, rest)
+        piece = np.arange(len(at)) - np.repeat(np.cumsum(rest) - rest, rest) + 1
+        whole, pieces = np.repeat(whole, rest), np.repeat(pieces, rest)
+        size = whole // pieces + (piece < whole % pieces)
+        far = distance[at]
+        code = np.insert(code, at + 1, table.length_value[size] | table.distance_value[far] << table.length_bits[size])
+        bits = np.insert(bits, at + 1, table.length_bits[size] + table.distance_bits[far])
+    ends = np.cumsum(bits) + np.uint64(3)  # after the head: the last block, the fixed code
     start = ends - bits
     word = start >> np.uint64(6)
     shift = start & np.uint64(63)
     low = code << shift
     high = (code >> np.uint64(1)) >> (np.uint64(63) - shift)
     first = np.flatnonzero(np.diff(word, prepend=np.uint64(1 << 63)))
-    words = np.zeros(len(first) + 2, np.uint64)
-    words[:len(first)] = np.bitwise_or.reduceat(low, first)
-    words[1:len(first) + 1] |= np.bitwise_or.reduceat(high, first)
+    words = np.zeros(int(word[-1]) + 3, np.uint64)
+    words[word[first]] = np.bitwise_or.reduceat(low, first)
+    words[word[first] + np.uint64(1)] |= np.bitwise_or.reduceat(high, first)
+    words[0] |= np.uint64(3)
     stream = words.astype("<u8").tobytes()[:(int(ends[-1]) + 7 + 7) // 8]  # + the end-of-block word (7 zero bits)
     return zlib.decompress(stream, -15, total)
 

@@ -335,19 +335,25 @@ class Archive:
             raise InvalidValueError(f"a block that claims {count} bytes, more than the {block.limit} it may",
                                     file=self.path, offset=at, path=f"{path}.data.count")
         coded = body[2:]
-        head = coded[:_HUFFMAN_TABLE_BYTES]
-        bits, available = int.from_bytes(head, "big"), len(head) * 8
-        lengths, codes, used = [0] * 256, [0] * 256, 0
-        for value in range(256):
-            length = (bits >> (available - used - 4)) & 15 if used + 4 <= available else -1
+        bits = np.unpackbits(np.frombuffer(coded[:_HUFFMAN_TABLE_BYTES], np.uint8)).astype(np.int64)
+        available = len(bits)
+        padded = np.zeros(available + 4 + huffman.MAX_LENGTH, np.int64)
+        padded[:available] = bits
+        nibble = padded[:-3] << 3 | padded[1:-2] << 2 | padded[2:-1] << 1 | padded[3:]
+        nibbles = nibble.tolist()
+        starts, used = [], 0
+        for value in range(256):  # each byte's 4-bit length, then its code word of that many bits
+            length = nibbles[used] if used + 4 <= available else -1
             if length < 0 or used + 4 + length > available:
                 raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
                                      path=f"{path}.data.table[{value}]")
-            used += 4
-            lengths[value] = length
-            codes[value] = (bits >> (available - used - length)) & ((1 << length) - 1)
-            used += length
-        return huffman.Stream(coded, used, huffman.decode_table(lengths, codes), count)
+            starts.append(used)
+            used += 4 + length
+        first = np.array(starts) + 4
+        lengths = nibble[first - 4]
+        window = padded[first[:, None] + np.arange(huffman.MAX_LENGTH)] @ (1 << np.arange(huffman.MAX_LENGTH)[::-1])
+        codes = window >> (huffman.MAX_LENGTH - lengths)
+        return huffman.Stream(coded, used, huffman.decode_table(lengths.tolist(), codes.tolist()), count)
 
     # --- writing files out ------------------------------------------------------------------------------
 
