@@ -47,25 +47,23 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     size = len(coded)
     if size == 0:
         return b""
-    padded = np.zeros(size + 64, np.int32)  # room for the positions a group's walk can reach past the end
+    reach = size + 64  # room for the positions a group's walk can reach past the end
+    padded = np.zeros(reach + 4, np.int64)
     padded[:size] = coded
     high = padded >> 4
-    extra = np.where((high == 1) | (high == 2), 2, 1).astype(np.int32)  # a coded item's bytes after its first
-    bits = np.unpackbits(np.concatenate((coded, np.zeros(2, np.uint8)))).reshape(-1, 8)
-    # the group that would start at every position: its control word's bit k is bit k of the byte after (k < 8)
-    # or of the byte itself (k >= 8), most significant first; ``position`` is one past each item's first byte
-    flags = np.empty((16, size), np.int32)
-    flags[:8] = bits[1:size + 1].T
-    flags[8:] = bits[:size].T
-    after = np.concatenate(([0], extra))  # extra, one position later
-    position = np.arange(3, size + 3, dtype=np.int32)
-    step = np.empty(size, np.int32)
-    for bit in range(16):
-        np.take(after, position, out=step)
-        step *= flags[bit]
-        position += step
-        position += 1
-    position -= 1
+    extra = 1 + ((high == 1) | (high == 2))  # a coded item's bytes after its first
+    # the group that would start at every position, two items a step: ``pairs`` is what two items starting at a
+    # position take, for each pair of control bits (first item's bit high), one row of ``reach`` a pair
+    pairs = np.empty(4 * reach, np.int64)
+    pairs[:reach] = 2
+    pairs[reach:2 * reach] = 2 + extra[1:reach + 1]
+    pairs[2 * reach:3 * reach] = 2 + extra[:reach]
+    pairs[3 * reach:] = 2 + extra[:reach] + extra[np.arange(1, reach + 1) + extra[:reach]]
+    # the control word's bits, most significant first: those of the byte after the group's start, then its own
+    position = np.arange(2, size + 2, dtype=np.int64)
+    for control in (padded[1:size + 1], padded[:size]):
+        for shift in (6, 4, 2, 0):
+            position += np.take(pairs, position + _PAIR_ROWS[shift][control] * reach)
     following = position.item  # a group's successor, one at a time (cheaper than a list of every position)
     groups = []
     group = 0
@@ -104,6 +102,10 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     literal = items.literal[key] + items.literal_second[key] * second + items.literal_third[key] * third
     match = lengths - items.unmatched[key]
     return _inflate(literal, match, distance + items.run[key], total)
+
+
+_PAIR_ROWS = {shift: (np.arange(256) >> shift) & 3 for shift in (6, 4, 2, 0)}
+"""For each control byte, the row of ``pairs`` of the two items of its bits ``shift + 1`` and ``shift``."""
 
 
 class _Items(NamedTuple):
