@@ -76,10 +76,10 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     group_flags = np.unpackbits(np.stack((coded[chosen + 1] if size > 1 else coded[chosen], coded[chosen]),
                                          axis=1), axis=1).astype(np.int32)
     where: np.ndarray[Any, Any] = np.empty((len(chosen), 16), np.int32)
-    position = chosen + 2
+    item = chosen + 2
     for bit in range(16):
-        where[:, bit] = position
-        position = position + 1 + group_flags[:, bit] * extra[position]
+        where[:, bit] = item
+        item = item + 1 + group_flags[:, bit] * extra[item]
     flat, flat_flags = where.ravel(), group_flags.ravel()
     keep = flat < size
     where, coded_flag = flat[keep], flat_flags[keep]
