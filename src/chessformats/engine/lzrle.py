@@ -17,9 +17,15 @@ The coded bytes end after any item (the last group may have fewer than 16). A co
 output, byte by byte (a copy longer than its distance repeats what it copies, as in LZ77). Facts from uncbv
 (``src/cbv.rs``, ``decompress_block``), which rejects such overlapping copies; none occurs in the corpus.
 
-How it is fast: the item that follows a group's start is known for *every* byte position at once (16 numpy
-steps), so walking the groups costs one step per group; the output is then laid out from the items' lengths,
-and each copied byte follows its source back (pointer doubling) until it reaches a literal or a run.
+How it is fast: the group that follows a group's start is known for *every* byte position at once (8 numpy
+steps of two items, from a table of what two items take for each pair of control bits), so walking the groups
+costs one Python step per group; the items of the groups are then read all at once (16 steps), and what each
+item is (its output length, its copy distance) comes from 512-entry tables keyed by its first byte and its
+control bit. The output is not made by numpy: each item becomes one token of a raw DEFLATE stream with the fixed
+code (RFC 1951: a literal is a literal, a run a literal and a match from 1 back, a copy a match, matches longer
+than 258 bytes cut into pieces), the tokens' bits are packed 64 at a time, and ``zlib`` (C, in the standard
+library) inflates the stream. DEFLATE's matches copy byte by byte as these copies do; the checks (limit, copies
+before the start, items cut short) are made before, on the items.
 """
 
 from __future__ import annotations
