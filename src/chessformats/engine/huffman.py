@@ -171,14 +171,14 @@ class _Lanes(NamedTuple):
     """Whether the lane is its stream's first."""
     stream: np.ndarray[Any, Any]
 
-    def table_index(self, source: _Source, position: np.ndarray[Any, Any],
-                    which: Any = slice(None)) -> np.ndarray[Any, Any]:
+    def table_index(self, source: _Source, position: np.ndarray[Any, Any], which: Any = slice(None),
+                    out: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
         """The index in the joined tables of the word at each position (of the lanes ``which``)."""
         quad = np.take(source.quads, position >> 3, mode="clip")
         window: np.ndarray[Any, Any] = quad >> (self.shift[which] - (position & 7))
         window &= self.mask[which]
-        window += self.offset[which]
-        return window
+        found: np.ndarray[Any, Any] = np.add(window, self.offset[which], out=out)
+        return found
 
 
 def decode_many(streams: list[Stream]) -> list[bytes]:
@@ -335,8 +335,7 @@ def _guess(source: _Source, lanes: _Lanes) -> tuple[np.ndarray[Any, Any], np.nda
             indices = np.concatenate((indices, np.empty_like(indices)))
             rows *= 2
         position = positions[step]
-        index = lanes.table_index(source, position)
-        indices[step] = index
+        index = lanes.table_index(source, position, out=indices[step])
         np.add(position, np.take(source.lengths, index), out=positions[step + 1])
         step += 1
         if step % 4 == 0 and (positions[step] >= lanes.bounds).all():  # every 4 steps: fewer calls

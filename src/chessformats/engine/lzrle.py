@@ -67,9 +67,10 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     pairs[3 * reach:] = 2 + extra[:reach] + extra[np.arange(1, reach + 1) + extra[:reach]]
     # the control word's bits, most significant first: those of the byte after the group's start, then its own
     position = np.arange(2, size + 2, dtype=np.int64)
+    rows = {shift: _PAIR_ROWS[shift] * reach for shift in (6, 4, 2, 0)}
     for control in (padded[1:size + 1], padded[:size]):
         for shift in (6, 4, 2, 0):
-            position += np.take(pairs, position + _PAIR_ROWS[shift][control] * reach)
+            position += np.take(pairs, position + np.take(rows[shift], control))
     following = position.item  # a group's successor, one at a time (cheaper than a list of every position)
     groups = []
     group = 0
@@ -243,11 +244,13 @@ def _inflate(literal: np.ndarray[Any, Any], match: np.ndarray[Any, Any], distanc
     word = start >> np.uint64(6)
     shift = start & np.uint64(63)
     low = code << shift
-    high = (code >> np.uint64(1)) >> (np.uint64(63) - shift)
+    high = code >> (np.uint64(64) - shift)  # numpy shifts by 64 to 0
+    # every word has a token that starts in it (a token is at most 38 bits), so the words are those of the
+    # tokens that start first in them, in order
     first = np.flatnonzero(np.diff(word, prepend=np.uint64(1 << 63)))
-    words = np.zeros(int(word[-1]) + 3, np.uint64)
-    words[word[first]] = np.bitwise_or.reduceat(low, first)
-    words[word[first] + np.uint64(1)] |= np.bitwise_or.reduceat(high, first)
+    words = np.zeros(len(first) + 2, np.uint64)
+    words[:len(first)] = np.bitwise_or.reduceat(low, first)
+    words[1:len(first) + 1] |= np.bitwise_or.reduceat(high, first)
     words[0] |= np.uint64(3)
     stream = words.astype("<u8").tobytes()[:(int(ends[-1]) + 7 + 7) // 8]  # + the end-of-block word (7 zero bits)
     return zlib.decompress(stream, -15, total)
