@@ -275,7 +275,8 @@ def _walk(source: _Source, lanes: _Lanes, streams: int) -> tuple[np.ndarray[Any,
     every = np.arange(count)
     entered = (positions < lanes.starts).sum(axis=0)  # the row of each lane's first word in its lane
     left = (positions < lanes.bounds).sum(axis=0)  # and of the first past it
-    entry, exits = positions[entered, every], positions[left, every]
+    entry, guessed_exits = positions[entered, every], positions[left, every]
+    exits = guessed_exits.copy()  # where each lane's true walk leaves it, as far as known
     # a lane's guess is its truth when it passes where the lane before it truly left (the first lanes are true)
     pending = np.flatnonzero(~lanes.first & (entry != np.roll(exits, 1)))
     walks: dict[int, np.ndarray[Any, Any]] = {}
@@ -293,7 +294,7 @@ def _walk(source: _Source, lanes: _Lanes, streams: int) -> tuple[np.ndarray[Any,
             walks[lane] = part
         # from where the walk met the guess, the guess; a lane that was left without meeting it has no guess part
         entered[pending] = np.where(met, (positions[:, pending] < final).sum(axis=0), left[pending])
-        leaving = np.where(met, exits[pending], final)
+        leaving = np.where(met, guessed_exits[pending], final)
         changed = pending[leaving != exits[pending]] + 1
         exits[pending] = leaving
         changed = changed[changed < count]

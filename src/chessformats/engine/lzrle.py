@@ -90,6 +90,8 @@ def decode(data: bytes | memoryview, limit: int) -> bytes:
     flat, flat_flags = where.ravel(), group_flags.ravel()
     keep = flat < size
     where, coded_flag = flat[keep], flat_flags[keep]
+    if not len(where):  # a control word and no item
+        return b""
     last = int(where[-1])
     if last + (int(extra[last]) if coded_flag[-1] else 0) >= size:  # only the last item can be cut short
         raise LzError("an item cut short", at=last)
@@ -167,18 +169,19 @@ def _reversed(codes: np.ndarray[Any, Any], bits: np.ndarray[Any, Any]) -> np.nda
     return out
 
 
-class _Deflate(NamedTuple):
-    """DEFLATE's fixed code (RFC 1951, 3.2.6) as (value, bits) to put in the stream, least significant bit
-    first: for each literal index (a byte; 256 + a byte: that byte three times; 512: nothing); for each match
-    length (0: no match; 3-258: its symbol and extra bits); for each distance (0: none; 1-4098, the farthest
-    an LZ/RLE copy reaches: its code and extra bits)."""
+_Code = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+"""Values to put in a DEFLATE stream (least significant bit first) and their numbers of bits."""
 
-    literal_value: np.ndarray[Any, Any]
-    literal_bits: np.ndarray[Any, Any]
-    length_value: np.ndarray[Any, Any]
-    length_bits: np.ndarray[Any, Any]
-    distance_value: np.ndarray[Any, Any]
-    distance_bits: np.ndarray[Any, Any]
+
+class _Deflate(NamedTuple):
+    """DEFLATE's fixed code (RFC 1951, 3.2.6)."""
+
+    literal: _Code
+    """For each literal index: a byte; 256 + a byte: that byte three times; 512: nothing."""
+    length: _Code
+    """For each match length: 0, no match; 3-258: its symbol and extra bits."""
+    distance: _Code
+    """For each distance: 0, none; 1-4098 (the farthest an LZ/RLE copy reaches): its code and extra bits."""
 
 
 def _deflate() -> _Deflate:
@@ -204,7 +207,7 @@ def _deflate() -> _Deflate:
     distance_value = _reversed(dcode, np.full(len(dcode), 5, np.uint64)) | (distance - dstarts[dcode]) << np.uint64(5)
     distance_bits = 5 + dextras[dcode]
     distance_value[0] = distance_bits[0] = 0
-    return _Deflate(literal_value, literal_bits, length_value, length_bits, distance_value, distance_bits)
+    return _Deflate((literal_value, literal_bits), (length_value, length_bits), (distance_value, distance_bits))
 
 
 _FARTHEST = (255 << 4) + 15 + 3
@@ -218,18 +221,16 @@ def _inflate(literal: np.ndarray[Any, Any], match: np.ndarray[Any, Any], distanc
     """The output of the items, through a raw DEFLATE stream (fixed code) that ``zlib`` inflates. Each item is
     a literal index of :class:`_Deflate` then a match of ``match`` bytes (0 or at least 3) from ``distance``
     back (cut into pieces of at most 258 bytes)."""
-    table = _DEFLATE
+    (literal_value, literal_bits), (length_value, length_bits), (distance_value, distance_bits) = _DEFLATE
     long = np.flatnonzero(match > _LONGEST)
     if long.size:  # the first piece in the item, the others after it (as even as can be: each at least 3)
         whole = match[long]
         pieces = -(-whole // _LONGEST)
         match = match.copy()
         match[long] = whole // pieces + (whole % pieces > 0)
-    literal_bits = table.literal_bits[literal]
-    length_bits = table.length_bits[match]
-    code = table.literal_value[literal] | (table.length_value[match] | table.distance_value[distance]
-                                           << length_bits) << literal_bits
-    bits = literal_bits + length_bits + table.distance_bits[distance]
+    literal_size, length_size = literal_bits[literal], length_bits[match]
+    code = literal_value[literal] | (length_value[match] | distance_value[distance] << length_size) << literal_size
+    bits = literal_size + length_size + distance_bits[distance]
     if long.size:
         rest = pieces - 1
         at = np.repeat(long, rest)
@@ -237,8 +238,8 @@ def _inflate(literal: np.ndarray[Any, Any], match: np.ndarray[Any, Any], distanc
         whole, pieces = np.repeat(whole, rest), np.repeat(pieces, rest)
         size = whole // pieces + (piece < whole % pieces)
         far = distance[at]
-        code = np.insert(code, at + 1, table.length_value[size] | table.distance_value[far] << table.length_bits[size])
-        bits = np.insert(bits, at + 1, table.length_bits[size] + table.distance_bits[far])
+        code = np.insert(code, at + 1, length_value[size] | distance_value[far] << length_bits[size])
+        bits = np.insert(bits, at + 1, length_bits[size] + distance_bits[far])
     ends = np.cumsum(bits) + np.uint64(3)  # after the head: the last block, the fixed code
     start = ends - bits
     word = start >> np.uint64(6)
