@@ -351,8 +351,11 @@ class Archive:
             used += 4 + length
         first = np.array(starts) + 4
         lengths = nibble[first - 4]
-        window = padded[first[:, None] + np.arange(huffman.MAX_LENGTH)] @ (1 << np.arange(huffman.MAX_LENGTH)[::-1])
-        codes = window >> (huffman.MAX_LENGTH - lengths)
+        head = np.zeros(_HUFFMAN_TABLE_BYTES + 3, np.int64)
+        head[:available // 8] = np.frombuffer(coded[:available // 8], np.uint8)
+        byte = first >> 3  # the 24 bits from each word's byte hold its 15 bits at most
+        window = (head[byte] << 16 | head[byte + 1] << 8 | head[byte + 2]) >> (24 - huffman.MAX_LENGTH - (first & 7))
+        codes = (window & (1 << huffman.MAX_LENGTH) - 1) >> (huffman.MAX_LENGTH - lengths)
         return huffman.Stream(coded, used, huffman.decode_table(lengths.tolist(), codes.tolist()), count)
 
     # --- writing files out ------------------------------------------------------------------------------
