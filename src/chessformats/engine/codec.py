@@ -33,7 +33,17 @@ import construct as cs
 from .compiler import Functions, compile_functions
 from .errors import FormatError, InvalidValueError, TruncatedError
 from .layout import BitField, LayoutField, describe, numpy_dtype
-from .plan import Leaf, Node, NoPlan, Plan, Slot, plan
+from .leafvalues import (
+    check_leaf,
+    check_node,
+    leaf_from_number,
+    leaf_range,
+    leaf_to_number,
+    slot_bytes,
+    slot_column,
+    slot_number,
+)
+from .plan import Leaf, NoPlan, Plan, Slot, plan
 from .prefixcode import PrefixCode, PrefixCoded
 from .schema import strip_renamed, unwrap
 from .trace import parse, use_decoders
@@ -105,7 +115,7 @@ class Field:
     def extract(self, word: int) -> Any:
         """This field's value from its run's integer (a whole field: from its integer value)."""
         leaf, _ = self._parts()
-        return _leaf_from_number(leaf, word)
+        return leaf_from_number(leaf, word)
 
     def insert(self, word: Any, value: Any) -> Any:
         """``word`` with this field's bits replaced by ``value`` (enum names accepted).
@@ -113,7 +123,7 @@ class Field:
         For a whole (byte-aligned) field the result is the stored form: its number, bytes or float.
         """
         leaf, slot = self._parts()
-        number = _leaf_to_number(leaf, slot, value)
+        number = leaf_to_number(leaf, slot, value)
         if not leaf.width:
             return number
         return (word & ~(leaf.mask << leaf.shift)) | (number << leaf.shift)
@@ -126,7 +136,7 @@ class Field:
             raise TruncatedError(f"truncated {leaf.path}", needed=slot.size, available=max(len(data) - start, 0),
                                  file=file, offset=start, path=leaf.path, show_path=False)
         raw = bytes(data[start:start + slot.size])
-        return _leaf_from_number(leaf, _slot_number(slot, raw))
+        return leaf_from_number(leaf, slot_number(slot, raw))
 
     def put(self, buffer: bytearray | memoryview, value: Any, offset: int = 0) -> None:
         """Write ``value`` into the record at ``buffer[offset]`` (other bits of a run are kept)."""
@@ -135,8 +145,8 @@ class Field:
         if len(buffer) - start < slot.size:
             raise TruncatedError(f"no room for {leaf.path}", needed=slot.size,
                                  available=max(len(buffer) - start, 0), offset=start, path=leaf.path)
-        word = _slot_number(slot, bytes(buffer[start:start + slot.size])) if leaf.width else 0
-        buffer[start:start + slot.size] = _slot_bytes(slot, self.insert(word, value))
+        word = slot_number(slot, bytes(buffer[start:start + slot.size])) if leaf.width else 0
+        buffer[start:start + slot.size] = slot_bytes(slot, self.insert(word, value))
 
 
 class Codec:
@@ -255,7 +265,7 @@ class Codec:
                     numbers = unpack(data, offset)
                 except struct.error:
                     raise short(data, offset, file) from None
-                return tuple(_leaf_from_number(leaf, numbers[n]) for leaf, n in order)
+                return tuple(leaf_from_number(leaf, numbers[n]) for leaf, n in order)
         return pick
 
     def bit_fields(self, run: str = "") -> dict[str, BitField]:
@@ -315,7 +325,7 @@ class Codec:
 
         plan_ = self._need_plan()
         matrix = self._matrix(records)
-        slots = [_slot_column(slot, matrix) for slot in plan_.slots]
+        slots = [slot_column(slot, matrix) for slot in plan_.slots]
         out: dict[str, np.ndarray[Any, Any]] = {}
         for leaf in plan_.leaves:
             column = slots[leaf.slot]
@@ -370,7 +380,7 @@ class Codec:
     def _checked(self, leaf: Leaf, slot: Slot, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         import numpy as np
 
-        low, high = _leaf_range(leaf, slot)
+        low, high = leaf_range(leaf, slot)
         numbers = values.astype(np.int64) if values.dtype.kind in "biu" and values.dtype != np.uint64 else values
         if numbers.size and (numbers.min() < low or numbers.max() > high):
             bad = int(np.flatnonzero((numbers < low) | (numbers > high))[0])
@@ -408,7 +418,7 @@ class Codec:
 
     def _explain(self, value: Any) -> InvalidValueError:
         try:
-            _check_node(self._need_plan(), self._need_plan().root, value)
+            check_node(self._need_plan(), self._need_plan().root, value)
         except InvalidValueError as error:
             return error
         return InvalidValueError(f"cannot encode {self.name}", actual=value)
@@ -416,144 +426,9 @@ class Codec:
     def _explain_leaves(self, values: tuple[Any, ...]) -> InvalidValueError:
         plan_ = self._need_plan()
         for leaf, value in zip(plan_.leaves, values, strict=True):
-            _check_leaf(leaf, plan_.slots[leaf.slot], value)
+            check_leaf(leaf, plan_.slots[leaf.slot], value)
         return InvalidValueError(f"cannot pack {self.name}", actual=values)
 
-
-# --- one value at a time (Field accessors and error explanations) ---------------------------------------
-
-def _slot_number(slot: Slot, raw: bytes) -> Any:
-    if slot.kind == "bytes":
-        return raw
-    if slot.kind == "float":
-        return struct.unpack(("<" if slot.little else ">") + slot.code, raw)[0]
-    return int.from_bytes(raw, "little" if slot.little else "big", signed=slot.signed)
-
-
-def _slot_bytes(slot: Slot, number: Any) -> bytes:
-    if slot.kind == "bytes":
-        return bytes(number)
-    if slot.kind == "float":
-        return struct.pack(("<" if slot.little else ">") + slot.code, number)
-    return int(number).to_bytes(slot.size, "little" if slot.little else "big", signed=slot.signed)
-
-
-def _leaf_from_number(leaf: Leaf, word: Any) -> Any:
-    value = word
-    if leaf.width:
-        value = (word >> leaf.shift) & leaf.mask
-        if leaf.signed and value >> (leaf.width - 1):
-            value -= 1 << leaf.width
-    if leaf.value == "flag":
-        return value != 0
-    if leaf.enum is not None:
-        return leaf.enum._decode(value, None, leaf.path)
-    return value
-
-
-def _leaf_range(leaf: Leaf, slot: Slot) -> tuple[int, int]:
-    bits = leaf.width or 8 * slot.size
-    if leaf.signed or (not leaf.width and slot.signed):
-        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    return 0, (1 << bits) - 1
-
-
-def _leaf_to_number(leaf: Leaf, slot: Slot, value: Any) -> Any:
-    """The number (bytes, float) ``value`` is stored as; InvalidValueError when it cannot be."""
-    _check_leaf(leaf, slot, value)
-    if leaf.has_const and value is None:
-        value = leaf.const
-    if leaf.value == "flag":
-        return 1 if value else 0
-    if leaf.enum is not None and not isinstance(value, int):
-        value = leaf.enum.encmapping[value]
-    if leaf.value in ("bytes", "float"):
-        return value
-    return value & leaf.mask if leaf.width and leaf.signed else value
-
-
-def _check_leaf(leaf: Leaf, slot: Slot, value: Any) -> None:
-    def bad(reason: str, expected: Any = None) -> InvalidValueError:
-        return InvalidValueError(reason, expected=expected, actual=value, path=leaf.path)
-
-    if leaf.has_const:
-        if value is not None and value != leaf.const:
-            raise bad("wrong constant", repr(leaf.const))
-        return
-    if leaf.value == "flag":
-        return
-    if leaf.value == "bytes":
-        if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != slot.size:
-            raise bad("wrong bytes", f"{slot.size} bytes")
-        return
-    if leaf.value == "float":
-        if not isinstance(value, (int, float)):
-            raise bad("not a number")
-        return
-    if leaf.enum is not None and not isinstance(value, int):
-        if not isinstance(value, str) or value not in leaf.enum.encmapping:
-            raise bad("not a name of the enumeration", ", ".join(sorted(map(str, leaf.enum.encmapping))))
-        return
-    if not isinstance(value, int):
-        raise bad("not an integer")
-    low, high = _leaf_range(leaf, slot)
-    if not low <= value <= high:
-        raise bad("out of range", f"{low}..{high}")
-
-
-def _check_node(plan_: Plan, node: Node, value: Any) -> None:
-    if node.kind == "leaf":
-        assert node.leaf is not None
-        _check_leaf(node.leaf, plan_.slots[node.leaf.slot], value)
-        return
-    if node.kind == "adapter":
-        try:
-            inner = node.con._encode(value, cs.Container(), node.path)
-        except Exception as exc:
-            raise InvalidValueError(f"cannot encode: {exc}", actual=value, path=node.path or None) from exc
-        _check_node(plan_, node.children[0], inner)
-        return
-    if node.kind == "array":
-        if not hasattr(value, "__len__") or len(value) != node.count:
-            raise InvalidValueError("wrong number of elements", expected=node.count, actual=value,
-                                    path=node.path or None)
-        for child, item in zip(node.children, value, strict=True):
-            _check_node(plan_, child, item)
-        return
-    named = [child for child in node.children if child.name]
-    if isinstance(value, tuple):
-        if len(value) != len(named):
-            raise InvalidValueError("wrong number of fields", expected=len(named), actual=value,
-                                    path=node.path or None)
-        items = list(zip(named, value, strict=True))
-    elif hasattr(value, "get") and hasattr(value, "__contains__"):
-        for child in named:
-            if child.name not in value and not (child.leaf is not None and child.leaf.has_const):
-                raise InvalidValueError("missing field", path=child.path)
-        items = [(child, value.get(child.name)) for child in named]
-    else:
-        raise InvalidValueError("not a tuple or a mapping", actual=value, path=node.path or None)
-    for child, item in items:
-        _check_node(plan_, child, item)
-
-
-def _slot_column(slot: Slot, matrix: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    import numpy as np
-
-    part = matrix[:, slot.offset:slot.offset + slot.size]
-    if slot.kind == "bytes":
-        return part
-    if slot.kind == "float":
-        return np.ascontiguousarray(part).view(f"{'<' if slot.little else '>'}f{slot.size}").ravel()
-    word = np.zeros(len(matrix), dtype=np.uint64)
-    order = range(slot.size - 1, -1, -1) if slot.little else range(slot.size)
-    for index in order:
-        word = (word << np.uint64(8)) | part[:, index].astype(np.uint64)
-    if slot.signed:
-        bits = 8 * slot.size
-        signed = word.astype(np.int64)
-        return signed - ((signed >> (bits - 1)) & 1) * (1 << bits) if bits < 64 else word.view(np.int64)
-    return word
 
 
 def _prefix_codes(declaration: cs.Construct) -> dict[str, PrefixCode]:

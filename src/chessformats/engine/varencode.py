@@ -1,0 +1,138 @@
+"""The encoding half of the variable-layout generator (:mod:`.varcodec`): lines appending a value's bytes to a
+list, one function per ``Struct`` (``(obj, o, up)``), bit runs through :mod:`.varbits`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import construct as cs
+
+from .errors import join_path
+from .plan import NoPlan
+from .schema import strip_renamed
+from .varbits import is_bit_run
+from .varexpr import Expressions, Scope, take_fields
+from .varparts import focus_fields, is_focused, refuses_none
+
+__all__ = ["Writer"]
+
+
+class Writer:
+    """Writes the encoders of a variable-layout generator (its ``bind``, ``var``, ``fixed``, ``alternatives``,
+    ``delegate``, ``functions``, ``bit_runs`` and ``guard``)."""
+
+    def __init__(self, generator: Any) -> None:
+        self.g = generator
+        self.encoders: dict[int, tuple[str, bool]] = {}
+
+    def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+               out: str = "o") -> None:
+        """Lines appending the bytes of ``value`` (source of an expression) as ``con`` to the list ``out``."""
+        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
+        expressions = Expressions(self.g.bind, building=True)
+        fixed = self.g.fixed(con)
+        if fixed is not None:
+            if self.g.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
+                lines += [f"{indent}if {value} is None:", f"{indent}    raise _Short"]
+            lines.append(f"{indent}{out}.append({self.g.bind('e', fixed.encode)}({value}))")
+            return
+        if isinstance(con, cs.Struct) or is_focused(con):
+            function, needs_up = self.struct_encoder(con, path)
+            up = expressions.context(scope) if needs_up else "None"
+            lines.append(f"{indent}{function}({value}, {out}, {up})")
+            return
+        if isinstance(con, cs.Peek):  # writes nothing
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Check):
+            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
+            return
+        if isinstance(con, (cs.Array, cs.GreedyRange)):
+            item = self.g.var()
+            if isinstance(con, cs.Array):
+                count = self.g.var("n")
+                lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
+                lines.append(f"{indent}if not 0 <= {count} or len({value}) != {count}:")
+                lines.append(f"{indent}    raise _inv({path!r}, f'{{len({value})}} elements, not {{{count}}}')")
+            lines.append(f"{indent}for {item} in {value}:")
+            self.encode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", out)
+            return
+        if con is cs.GreedyBytes:
+            lines.append(f"{indent}{out}.append(bytes({value}))")
+            return
+        if isinstance(con, cs.Bytes):
+            length, raw = self.g.var("n"), self.g.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{raw} = bytes({value}) if isinstance({value}, (bytes, bytearray)) else None")
+            lines.append(f"{indent}if {raw} is None or len({raw}) != {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'not {{{length}}} bytes', {value})")
+            lines.append(f"{indent}{out}.append({raw})")
+            return
+        if isinstance(con, cs.FixedSized):
+            length, inner, raw = self.g.var("n"), self.g.var("o"), self.g.var("b")
+            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+            lines.append(f"{indent}{inner} = []")
+            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw):
+                self.encode(con.subcon, path, value, scope, lines, indent, inner)
+                lines.append(f"{indent}{raw} = b''.join({inner})")
+            lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
+            lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
+            lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
+            return
+        if self.g.alternatives(con, path, scope, lines, indent, True, lambda sub, inner, into: self.encode(
+                sub, path, value, scope, lines, inner, into or out), out):
+            return
+        if con is cs.Pass:
+            lines.append(f"{indent}pass")
+            return
+        if isinstance(con, cs.Default):
+            filled = self.g.var()
+            lines.append(f"{indent}{filled} = {self.g.bind('k', con.value)} if {value} is None else {value}")
+            self.encode(con.subcon, path, filled, scope, lines, indent, out)
+            return
+        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
+            inner = self.g.var()
+            lines.append(f"{indent}{inner} = {self.g.bind('a', con)}._encode({value}, _C(), {path!r})")
+            self.encode(con.subcon, path, inner, scope, lines, indent, out)
+            return
+        if callable(getattr(con, "codec_write", None)):
+            lines.append(f"{indent}{out}.append(_write_own({self.g.bind('a', con)}, {value}, {path!r}))")
+            return
+        self.g.delegate(con, path)
+        context = expressions.context(scope)
+        lines.append(f"{indent}{out}.append(_build_part({self.g.bind('a', con)}, {value}, {context}, {path!r}))")
+
+    def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+                       raw: str) -> bool:
+        """Lines putting the bytes of a bit run the data lays out in ``raw``; False when it is none (or one the
+        generator leaves to construct)."""
+        if not is_bit_run(con):
+            return False
+        bit_lines: list[str] = []
+        try:
+            self.g.bit_runs.encode(con.subcon, path, value, scope, bit_lines, indent)
+        except NoPlan:
+            return False
+        lines += [f"{indent}acc, nbits = 0, 0", *bit_lines, f"{indent}if nbits % 8:",
+                  f"{indent}    raise _inv({path!r}, f'{{nbits}} bits are no whole number of bytes')",
+                  f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
+        return True
+
+    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
+        known = self.encoders.get(id(con))
+        if known is not None:
+            return known
+        function = f"_w{next(self.g.fresh)}"
+        scope = Scope(incremental=True)
+        named, lines = take_fields(con) if not is_focused(con) else focus_fields(con)
+        guard, self.g.guard = self.g.guard, False  # a function of its own, called from anywhere
+        for sub, name in zip(con.subcons, named, strict=True):
+            self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
+            if name:
+                scope.add(name, f"f_{name}", lines)
+        self.g.guard = guard
+        lines = scope.finish(lines, building=True)
+        self.g.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
+        self.encoders[id(con)] = function, scope.needs_up
+        return function, scope.needs_up
