@@ -12,6 +12,7 @@ from .plan import NoPlan
 from .schema import strip_renamed
 from .varbits import is_bit_run
 from .varexpr import Expressions, Scope, take_fields
+from .varoptions import stored_form
 from .varparts import focus_fields, is_focused, refuses_none
 
 __all__ = ["Writer"]
@@ -23,13 +24,16 @@ class Writer:
 
     def __init__(self, generator: Any) -> None:
         self.g = generator
-        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.encoders: dict[int, tuple[str, Any]] = {}
 
     def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
                out: str = "o") -> None:
         """Lines appending the bytes of ``value`` (source of an expression) as ``con`` to the list ``out``."""
         con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
         expressions = Expressions(self.g.bind, building=True)
+        if path in self.g.options.stored:
+            self.encode_stored(con, path, value, scope, lines, indent, out)
+            return
         fixed = self.g.fixed(con)
         if fixed is not None:
             if self.g.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
@@ -37,9 +41,8 @@ class Writer:
             lines.append(f"{indent}{out}.append({self.g.bind('e', fixed.encode)}({value}))")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs_up = self.struct_encoder(con, path)
-            up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}{function}({value}, {out}, {up})")
+            function, needs = self.struct_encoder(con, path)
+            lines.append(f"{indent}{function}({value}, {out}, {self.g.up_for(needs, scope, expressions)})")
             return
         if isinstance(con, cs.Peek):  # writes nothing
             lines.append(f"{indent}pass")
@@ -91,17 +94,39 @@ class Writer:
             lines.append(f"{indent}{filled} = {self.g.bind('k', con.value)} if {value} is None else {value}")
             self.encode(con.subcon, path, filled, scope, lines, indent, out)
             return
+        if callable(getattr(con, "codec_write", None)):
+            slow = f"_write_own({self.g.bind('a', con)}, {value}, {path!r})"
+            inline = getattr(con, "codec_write_source", None)
+            lines.append(f"{indent}{out}.append({inline(value, slow, self.g.bind) if callable(inline) else slow})")
+            return
         if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
             inner = self.g.var()
             lines.append(f"{indent}{inner} = {self.g.bind('a', con)}._encode({value}, _C(), {path!r})")
             self.encode(con.subcon, path, inner, scope, lines, indent, out)
             return
-        if callable(getattr(con, "codec_write", None)):
-            lines.append(f"{indent}{out}.append(_write_own({self.g.bind('a', con)}, {value}, {path!r}))")
-            return
         self.g.delegate(con, path)
         context = expressions.context(scope)
         lines.append(f"{indent}{out}.append(_build_part({self.g.bind('a', con)}, {value}, {context}, {path!r}))")
+
+    def encode_stored(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
+                      out: str) -> None:
+        """Lines appending a field kept as stored (:mod:`.varoptions`): its integer or its bytes."""
+        if self.g.fixed(con) is None and isinstance(con, cs.FixedSized):
+            size = Expressions(self.g.bind, building=True).source(con.length, scope)
+            order = ""
+        elif self.g.fixed(con) is not None:
+            number, order = stored_form(self.g.fixed_codec(con, False), path)
+            size = str(number)
+        else:
+            raise NoPlan(f"{path}: kept as stored, but of no fixed size")
+        if order:
+            limit = 1 << (8 * int(size))
+            lines += [f"{indent}if {value}.__class__ is not int or not 0 <= {value} < {limit}:",
+                      f"{indent}    raise _bad_stored({path!r}, {value}, {size})",
+                      f"{indent}{out}.append({value}.to_bytes({size}, {order!r}))"]
+            return
+        lines += [f"{indent}if not isinstance({value}, (bytes, bytearray)) or len({value}) != {size}:",
+                  f"{indent}    raise _bad_stored({path!r}, {value}, {size})", f"{indent}{out}.append(bytes({value}))"]
 
     def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
                        raw: str) -> bool:
@@ -119,7 +144,7 @@ class Writer:
                   f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
         return True
 
-    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
+    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, Any]:
         known = self.encoders.get(id(con))
         if known is not None:
             return known
@@ -130,9 +155,12 @@ class Writer:
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
             if name:
+                if join_path(path, name) in self.g.options.stored and self.g.fixed(sub) is not None:
+                    scope.stored[name] = self.g.fixed_codec(strip_renamed(sub)[0], False)
                 scope.add(name, f"f_{name}", lines)
         self.g.guard = guard
         lines = scope.finish(lines, building=True)
         self.g.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
-        self.encoders[id(con)] = function, scope.needs_up
-        return function, scope.needs_up
+        needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
+        self.encoders[id(con)] = function, needs
+        return function, needs

@@ -15,6 +15,7 @@ from typing import Any
 import construct as cs
 
 from ..engine.compactint import COMPACT_INT_MAX_BYTES, COMPACT_INT_MORE, CompactInt, compact_int_bytes, read_compact_int
+from ..engine.conditions import FlagSet, Parameter
 from ..engine.prefixcode import PrefixCoded
 from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
 from .movecode import MoveCode, move_code_field
@@ -39,6 +40,7 @@ __all__ = [
     "HEADER_END",
     "HEADER_START",
     "INTERNET_KIND",
+    "KEEPS_GAMES",
     "KEY",
     "KEY_BITS",
     "KEY_SIZE",
@@ -107,6 +109,37 @@ class Text(cs.Adapter):  # type: ignore[misc]
         data = self.encode_text(obj)
         return {"length": len(data) // self.width, "text": data}
 
+    def codec_read(self, data: Any, offset: int, end: int | None = None) -> tuple[str, int]:
+        """For the engine's generated codecs: (text, end); IndexError when the bytes (up to ``end``) end first."""
+        stop = len(data) if end is None else end
+        if offset + _LENGTH_SIZE > stop:
+            raise IndexError("the bytes end inside the length of a string")
+        after = offset + _LENGTH_SIZE + self.width * int.from_bytes(data[offset:offset + _LENGTH_SIZE], "big")
+        if after > stop:
+            raise IndexError("the bytes end inside a string")
+        return bytes(data[offset + _LENGTH_SIZE:after]).decode(self.encoding, self.errors), after
+
+    def codec_write(self, value: Any) -> bytes:
+        """For the engine's generated codecs: the length and the characters (TypeError: not a string)."""
+        if not isinstance(value, str):
+            raise TypeError(f"{value!r} is not a string")
+        stored = self.encode_text(value)
+        return (len(stored) // self.width).to_bytes(_LENGTH_SIZE, "big") + stored
+
+    def codec_read_lines(self, target: str, slow: str, path: str = "") -> list[str]:
+        """Generated lines (over ``data``, ``pos``, ``end``) reading the string into ``target``; a length that runs
+        past ``end`` is an error of the length field (``<path>.length``, at its offset)."""
+        where, size = repr(f"{path}.length" if path else "length"), f"{target}_n"
+        return [f"if pos + {_LENGTH_SIZE} > end:", f"    raise _trunc({where}, {_LENGTH_SIZE}, end - pos, pos)",
+                f"{size} = _ifb(data[pos:pos + {_LENGTH_SIZE}], 'big') * {self.width}",
+                f"if pos + {_LENGTH_SIZE} + {size} > end:",
+                f"    raise _trunc({where}, {size}, end - pos - {_LENGTH_SIZE}, pos)",
+                f"{target} = bytes(data[pos + {_LENGTH_SIZE}:pos + {_LENGTH_SIZE} + {size}]).decode("
+                f"{self.encoding!r}, {self.errors!r})", f"pos += {_LENGTH_SIZE} + {size}"]
+
+    def codec_write_source(self, value: str, slow: str, bind: Any) -> str:
+        return slow
+
     def encode_text(self, text: str) -> bytes:
         """The stored characters of ``text`` (ANSI: characters Windows-1251 lacks become ``?``)."""
         try:
@@ -114,6 +147,9 @@ class Text(cs.Adapter):  # type: ignore[misc]
         except UnicodeEncodeError:
             return "".join(c if _encodable(c, self.encoding, self.errors) else "?" for c in text).encode(
                 self.encoding, self.errors)
+
+
+_LENGTH_SIZE = cs.Int32ub.sizeof()
 
 
 def _encodable(char: str, encoding: str, errors: str) -> bool:
@@ -229,36 +265,21 @@ SOURCE_REF = cs.Struct(
 """The spec's SourceType: where a game is (6 bytes)."""
 
 
-class PartPresent:
+KEEPS_GAMES = Parameter("keeps_games", True, source=("header", "element_type", "game_links"))
+"""Bit 0 of the header's element_type: from the enclosing file's header, else the parse keyword (parse an
+element on its own with ``ELEMENT.parse(data, keeps_games=True/False)``, default True; a codec's
+``params={"keeps_games": ...}``)."""
+
+
+class PartPresent(FlagSet):
     """The condition of an optional part of an element: its bit ``flag`` of the field ``field`` is set (and,
-    for a part about games, bit 0 of the header's ``element_type`` too). Readers and writers take the bit from
-    here; construct calls it with the parse context."""
+    for a part about games, bit 0 of the header's ``element_type`` too: :data:`KEEPS_GAMES`). Readers and
+    writers take the bit from here; construct calls it with the parse context, the generated codecs test the
+    bit directly (:mod:`chessformats.engine.conditions`)."""
 
     def __init__(self, flag: str, *, needs_game_links: bool, field: str = "flags") -> None:
-        self.flag = flag
+        super().__init__(flag, field=field, parameter=KEEPS_GAMES if needs_game_links else None)
         self.needs_game_links = needs_game_links
-        self.field = field
-
-    def __call__(self, ctx: Any) -> bool:
-        return bool(ctx[self.field][self.flag]) and (not self.needs_game_links or _keeps_games(ctx))
-
-
-def _keeps_games(ctx: Any) -> bool:
-    """Bit 0 of the header's element_type: from the enclosing file's header, else the parse keyword.
-
-    Parse an element on its own with ``ELEMENT.parse(data, keeps_games=True/False)`` (default True).
-    """
-    node = ctx
-    while node is not None:
-        get = getattr(node, "get", None)  # a context's get, looked up once
-        if get is None:
-            break
-        header = get("header")
-        if header is not None and "element_type" in header:
-            return bool(header.element_type.game_links)
-        node = get("_")
-    params = ctx.get("_params") if hasattr(ctx, "get") else None
-    return bool(params.get("keeps_games", True)) if params is not None else True
 
 
 ELEMENT_BODY = cs.Struct(
