@@ -48,7 +48,7 @@ from .prefixcode import PrefixCode, PrefixCoded
 from .schema import strip_renamed, unwrap
 from .trace import parse, use_decoders
 from .varcodec import VariableFunctions, compile_variable
-from .varoptions import ENUM_MODES, Options
+from .varoptions import ENUM_MODES, RECORD_MODES, Options
 from .varruntime import parse_part, root_context
 
 if TYPE_CHECKING:
@@ -58,13 +58,15 @@ __all__ = ["Codec", "Field", "codec"]
 
 
 @functools.cache
-def codec(declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...] = (), enums: str = "names") -> Codec:
+def codec(declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...] = (), enums: str = "names",
+          records: str = "named") -> Codec:
     """The codec of ``declaration``, built on first use and cached (declarations are module constants).
 
     ``stored`` and ``enums`` change what a variable layout's generated functions take and give
     (:mod:`.varoptions`): fields by path kept as their stored integer or bytes; enum leaves as construct's names,
-    as ``"numbers"``, or as ``"checked"`` numbers (a value outside the enumeration is an error)."""
-    return Codec(declaration, stored=stored, enums=enums)
+    as ``"numbers"``, or as ``"checked"`` numbers (a value outside the enumeration is an error); structs as
+    named tuples or (``records="tuples"``) plain tuples."""
+    return Codec(declaration, stored=stored, enums=enums, records=records)
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,11 @@ class Codec:
     """What the engine derives from one declaration (see the module's documentation)."""
 
     def __init__(self, declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...] = (),
-                 enums: str = "names") -> None:
-        if enums not in ENUM_MODES:
-            raise ValueError(f"enums: one of {', '.join(ENUM_MODES)}, not {enums!r}")
-        self.options = Options(frozenset(stored), enums)
+                 enums: str = "names", records: str = "named") -> None:
+        if enums not in ENUM_MODES or records not in RECORD_MODES:
+            raise ValueError(f"enums: one of {', '.join(ENUM_MODES)}, not {enums!r}; records: one of "
+                             f"{', '.join(RECORD_MODES)}, not {records!r}")
+        self.options = Options(frozenset(stored), enums, records)
         self.declaration = declaration
         self.name = strip_renamed(declaration)[1] or type(unwrap(declaration)).__name__
         self.plan: Plan | None = None
@@ -185,6 +188,13 @@ class Codec:
         self.prefix_codes: dict[str, PrefixCode] = _prefix_codes(declaration)
         self._functions: Functions | None = None
         self._variable: VariableFunctions | None = None
+        self.decode: Callable[..., Any]
+        """``decode(data, offset=0, file=None)`` (a layout the data decides: also ``end=``, ``params=``)."""
+        self.encode: Callable[..., bytes]
+        """``encode(value)`` (a layout the data decides: also ``params``)."""
+        self.read: Callable[..., tuple[Any, int]]
+        """``read(data, offset=0, end=None, params=None, file=None)``: the value and the offset after it; errors
+        at offsets of ``data`` (and ``file`` when given)."""
         if self.plan is not None:
             self._functions = compile_functions(
                 self.plan, self.name, truncated=self._truncated, bad_const=self._bad_const,
@@ -316,9 +326,10 @@ class Codec:
     def _parse(self, data: Any, offset: int = 0, file: str | os.PathLike[str] | None = None) -> Any:
         return parse(self.declaration, bytes(data[offset:]), offset=offset, file=file)
 
-    def _build(self, value: Any) -> bytes:
+    def _build(self, value: Any, params: Any = None) -> bytes:
         try:
-            return bytes(self.declaration.build(value))
+            return bytes(self.declaration.build(value, **{key: item for key, item in (params or {}).items()
+                                                          if not key.startswith("_")}))
         except cs.ConstructError as exc:
             text = str(exc).split("\n", 1)[-1].strip()
             path = getattr(exc, "path", None) or ""

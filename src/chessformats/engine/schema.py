@@ -28,6 +28,7 @@ __all__ = [
     "enum_view",
     "extension_map",
     "is_bitwise",
+    "member",
     "strip_renamed",
     "type_name",
     "unwrap",
@@ -98,6 +99,15 @@ def strip_renamed(con: cs.Construct) -> tuple[cs.Construct, str, str]:
         meaning = meaning or field_meaning(con)
         con = con.subcon
     return con, name, meaning
+
+
+def member(struct: cs.Construct, name: str) -> cs.Construct:
+    """The declaration of field ``name`` of a struct (its name and meaning stripped)."""
+    for sub in unwrap(struct).subcons:
+        inner, found, _ = strip_renamed(sub)
+        if found == name:
+            return inner
+    raise KeyError(f"no field {name!r}")
 
 
 def is_bitwise(con: cs.Construct) -> bool:

@@ -22,6 +22,7 @@ import collections
 import functools
 import itertools
 import linecache
+import re
 import struct
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -98,6 +99,8 @@ class _Generator:
         self.guard = False
         """The lines written are inside an alternative (``Select``, ``GreedyRange``) of this function: a fixed part
         that the bytes cannot hold fails it at once (:class:`~.varruntime.Short`), not through the full error."""
+        self.bodies: dict[str, tuple[list[str], str]] = {}
+        """A struct function's lines and value (the declaration's own is written into ``read``)."""
         self.lead_sizes: dict[int, int] = {}
         """Struct id -> size of the fixed run its decoder reads first."""
 
@@ -122,13 +125,12 @@ class _Generator:
             derived = self.fixed_codec(con, names is not None)
             if derived.plan is not None and derived.size is not None:
                 plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
-                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, number_format(derived.plan))
-                numbers = enum_parts(derived.plan, derived.unpack, names is not None) \
-                    if self.options.enums != "names" else None
+                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain,
+                               number_format(derived.plan, names is not None))
+                numbers = enum_parts(derived.plan, derived.unpack, names is not None, self.options)
                 if numbers is not None:
-                    checks = numbers.checks if self.options.enums == "checked" else ()
-                    found = found._replace(decode=numbers.decode, number=numbers.number, single=numbers.single,
-                                           checks=checks)
+                    found = found._replace(decode=numbers.decode, number=numbers.number or found.number,
+                                           single=numbers.single, checks=numbers.checks)
         except (NoPlan, TypeError):
             pass
         self.fixed_parts[id(con)] = found
@@ -223,6 +225,16 @@ class _Generator:
                                                                    f"{indent}    raise {short}"]
         return decoder
 
+    def stored_part(self, con: cs.Construct) -> cs.Construct:
+        """The part whose stored form a field kept as stored has: alternatives stored alike (same size and kind)
+        are their second one."""
+        if isinstance(con, cs.IfThenElse):
+            then, other = (strip_renamed(sub)[0] for sub in (con.thensubcon, con.elsesubcon))
+            if self.fixed(then) and self.fixed(other) and stored_form(self.fixed_codec(then, False), "") \
+                    == stored_form(self.fixed_codec(other, False), ""):
+                return other
+        return con
+
     def up_for(self, needs: tuple[bool, frozenset[str] | None], scope: Scope, expressions: Expressions) -> str:
         """The ``up`` a struct function is called with: this struct's context when it reads it (or parameters
         that a field read here may give), else this function's own ``up`` when it reads parameters only."""
@@ -238,10 +250,10 @@ class _Generator:
     def decode_stored(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
                       indent: str) -> None:
         """Lines reading a field kept as stored (:mod:`.varoptions`): its integer or its bytes."""
+        con = self.stored_part(con)
         fixed = self.fixed(con)
         if fixed is None and isinstance(con, cs.FixedSized):
-            length = self.var("n")
-            lines.append(f"{indent}{length} = {Expressions(self.bind, building=False).source(con.length, scope)}")
+            length = self.length(con.length, scope, lines, indent)
             self.check_room(length, path, lines, indent)
             lines += [f"{indent}{target} = bytes(data[pos:pos + {length}])", f"{indent}pos += {length}"]
             return
@@ -260,6 +272,15 @@ class _Generator:
             write()
         finally:
             self.guard = guard
+
+    def length(self, expression: Any, scope: Scope, lines: list[str], indent: str) -> str:
+        """A local holding the value of a length ``expression`` (a number: the number itself)."""
+        source = Expressions(self.bind, building=False).source(expression, scope)
+        if source.isdigit():
+            return source
+        length = self.var("n")
+        lines.append(f"{indent}{length} = {source}")
+        return length
 
     def check_room(self, length: str, path: str, lines: list[str], indent: str, unit: int = 1) -> None:
         """Lines refusing a negative ``length`` (a count of ``unit``-byte items) and one beyond the data."""
@@ -324,9 +345,7 @@ class _Generator:
 
     def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
                            indent: str, container: bool) -> None:
-        expressions = Expressions(self.bind, building=False)
-        length = self.var("n")
-        lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+        length = self.length(con.length, scope, lines, indent)
         self.check_room(length, path, lines, indent)
         if con.subcon is cs.GreedyBytes:
             lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
@@ -450,6 +469,7 @@ class _Generator:
         self.guard = guard
         self.functions.append("\n".join([f"def {function}(data, pos, end, up):", *lines, f"    return {value}, pos",
                                          ""]))
+        self.bodies[function] = lines, value
         needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
         self.decoders[(id(con), container)] = function, needs
         return function, needs
@@ -459,6 +479,8 @@ class _Generator:
         an adapter)."""
         if container:
             return "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
+        if self.options.records == "tuples":
+            return f"({''.join(f'f_{name}, ' for name in names)})"
         title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
         record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
         self.types.setdefault(path, record)
@@ -530,6 +552,11 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
     encode_lines: list[str] = []
     generator.decode(declaration, "", "value", Scope(root=True), decode_lines, "        ")
     generator.encode(declaration, "", "value", Scope(root=True), encode_lines, "        ")
+    called = re.fullmatch(r" +value, pos = (_s\d+)\(data, pos, end, up\)", decode_lines[0]) \
+        if len(decode_lines) == 1 else None
+    if called is not None and called.group(1) in generator.bodies:  # the declaration's struct read in place
+        lines, value = generator.bodies[called.group(1)]
+        decode_lines = [f"    {line}" for line in lines] + [f"        value = {value}"]
     prologue = ["    pos = offset", "    if end is None:", "        end = len(data)",
                 "    up = _ROOT if params is None else params if params.__class__ is _Root and not "
                 "params['_building'] else _root(params, False)", "    try:", *decode_lines,

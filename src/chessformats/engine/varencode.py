@@ -58,6 +58,14 @@ class Writer:
                 lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
                 lines.append(f"{indent}if not 0 <= {count} or len({value}) != {count}:")
                 lines.append(f"{indent}    raise _inv({path!r}, f'{{len({value})}} elements, not {{{count}}}')")
+            fixed = self.g.fixed(con.subcon)
+            if isinstance(con, cs.Array) and fixed is not None and fixed.number[1:] == "B":  # bytes at once
+                for _, _, valid in fixed.checks:
+                    values = self.g.bind("v", valid)
+                    lines += [f"{indent}if not {values}.issuperset({value}):",
+                              f"{indent}    raise _bad_items({path!r}, 0, list({value}), {values})"]
+                lines.append(f"{indent}{out}.append(bytes({value}))")
+                return
             lines.append(f"{indent}for {item} in {value}:")
             self.encode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", out)
             return
@@ -111,6 +119,7 @@ class Writer:
     def encode_stored(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
                       out: str) -> None:
         """Lines appending a field kept as stored (:mod:`.varoptions`): its integer or its bytes."""
+        con = self.g.stored_part(con)
         if self.g.fixed(con) is None and isinstance(con, cs.FixedSized):
             size = Expressions(self.g.bind, building=True).source(con.length, scope)
             order = ""

@@ -7,6 +7,8 @@
 - ``enums``: ``"names"`` (construct's values), ``"numbers"`` (the stored integers: an enum that is a field, an
   array's items, or a leaf of a run of plain fields), ``"checked"`` (numbers, each a value of its enumeration,
   else :class:`~.errors.InvalidValueError` at its offset, as when decoding, so when encoding).
+- ``records``: ``"named"`` (a struct decodes to a named tuple, the codec's ``types``) or ``"tuples"`` (plain
+  tuples in field order: cheaper to make, for a reader that unpacks them at once).
 
 Also here: the test of a :class:`~.conditions.FlagSet` condition as a direct expression.
 """
@@ -18,14 +20,17 @@ from typing import Any, NamedTuple
 
 from .plan import NoPlan, Plan
 
-__all__ = ["ENUM_MODES", "EnumParts", "Options", "condition_source", "enum_parts", "inline_number", "stored_form"]
+__all__ = ["ENUM_MODES", "RECORD_MODES", "EnumParts", "Options", "condition_source", "enum_parts", "inline_number",
+           "stored_form"]
 
 ENUM_MODES = ("names", "numbers", "checked")
+RECORD_MODES = ("named", "tuples")
 
 
 class Options(NamedTuple):
     stored: frozenset[str] = frozenset()
     enums: str = "names"
+    records: str = "named"
 
 
 class EnumParts(NamedTuple):
@@ -41,24 +46,28 @@ class EnumParts(NamedTuple):
     """``(index in the tuple, byte offset in the part, the enumeration's values)`` of each enum leaf (checked)."""
 
 
-def enum_parts(plan_: Plan, unpack: Callable[..., Any], run: bool) -> EnumParts | None:
-    """The enum-as-numbers reading of a fixed part (``run``: a run of struct fields, read into locals); None
-    when the part has no enum leaf or is not one leaf or a run of whole plain leaves."""
+def enum_parts(plan_: Plan, unpack: Callable[..., Any], run: bool, options: Options) -> EnumParts | None:
+    """The reading of a fixed part by its codec's ``unpack`` (``run``: a run of struct fields, read into locals):
+    enum leaves as numbers, or (``records="tuples"``) a struct of plain numbers as a tuple. None when the
+    options leave the part to its ``decode``, or it is not one leaf or a struct of whole plain leaves."""
     leaves = plan_.leaves
-    if not any(leaf.enum is not None for leaf in leaves):
+    enums = any(leaf.enum is not None for leaf in leaves)
+    if enums and options.enums == "names":
         return None
     root = plan_.root
     single = root.kind == "leaf"
-    if not single and not (run and all(child.kind == "leaf" for child in root.children)):
+    if not (enums or (options.records == "tuples" and not single and not run)):
         return None
-    if any(leaf.width or leaf.value != "int" for leaf in leaves):
+    if not single and not all(child.kind == "leaf" for child in root.children):
+        return None
+    if any(leaf.width or leaf.value != "int" or leaf.has_const for leaf in leaves):
         return None
     checks = tuple((index, plan_.slots[leaf.slot].offset, frozenset(leaf.enum.decmapping))
-                   for index, leaf in enumerate(leaves) if leaf.enum is not None)
+                   for index, leaf in enumerate(leaves) if leaf.enum is not None and options.enums == "checked")
     number = ""
     if single:
         slot = plan_.slots[leaves[0].slot]
-        number = f"{'<' if slot.little else '>'}{slot.code}" if slot.code and not leaves[0].has_const else ""
+        number = f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
     return EnumParts(unpack, single, number, checks)
 
 

@@ -42,10 +42,14 @@ def refuses_none(encode: Callable[[Any], bytes]) -> bool:
     return False
 
 
-def number_format(plan_: Plan) -> str:
-    """The struct format of a plan that is one plain integer (else "")."""
-    leaf = plan_.root.leaf
-    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
+def number_format(plan_: Plan, run: bool = False) -> str:
+    """The struct format of a plan that is one plain integer (``run``: or a struct of one, read into a local;
+    else "")."""
+    node = plan_.root
+    if run and node.kind != "leaf" and len(node.children) == 1:
+        node = node.children[0]
+    leaf = node.leaf
+    if node.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
             or leaf.value != "int":
         return ""
     slot = plan_.slots[leaf.slot]

@@ -53,6 +53,7 @@ __all__ = [
     "MOVE_CODE",
     "MOVE_CODES",
     "SOURCE",
+    "SOURCE_HEAD",
     "SOURCE_REF",
     "SOURCE_TYPE",
     "TOC",
@@ -409,12 +410,17 @@ GAME = cs.Struct(
     "game_result" / GAME_RESULT * "the result",
 )
 
-SOURCE = cs.Struct(
+SOURCE_HEAD = cs.Struct(
     "source_type" / SOURCE_TYPE * "what the source is",
     "is_bad" / cs.Int8ub * "non-zero: the source is known to be unavailable (broken link, deleted file)",
     "address" / UNICODE_STRING
     * "URL or full path; '%currentdir' stands for Kvetka's folder (with its trailing separator)",
     "games_number" / cs.Int32ub * "number of games described",
+)
+"""A source's fields before its games (a reader checks the count against the bytes left before it reads them)."""
+
+SOURCE = cs.Struct(
+    *SOURCE_HEAD.subcons,
     "games" / cs.Array(cs.this.games_number, GAME) * "the games",
 )
 
