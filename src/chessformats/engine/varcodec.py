@@ -557,6 +557,9 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
     if called is not None and called.group(1) in generator.bodies:  # the declaration's struct read in place
         lines, value = generator.bodies[called.group(1)]
         decode_lines = [f"    {line}" for line in lines] + [f"        value = {value}"]
+    called = re.fullmatch(r" +(_w\d+)\(value, o, up\)", encode_lines[0]) if len(encode_lines) == 1 else None
+    if called is not None and called.group(1) in generator.writer.bodies:
+        encode_lines = ["        obj = value", *(f"    {line}" for line in generator.writer.bodies[called.group(1)])]
     prologue = ["    pos = offset", "    if end is None:", "        end = len(data)",
                 "    up = _ROOT if params is None else params if params.__class__ is _Root and not "
                 "params['_building'] else _root(params, False)", "    try:", *decode_lines,
@@ -567,7 +570,8 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
         "def decode(data, offset=0, file=None, *, end=None, params=None):", *prologue, "    return value", "",
         "def encode(value, params=None):",
         "    o = []",
-        "    up = _ROOT_BUILD if params is None else _root(params, True)",
+        "    up = _ROOT_BUILD if params is None else params if params.__class__ is _Root and params['_building'] "
+        "else _root(params, True)",
         "    try:",
         *encode_lines,
         "    except _FormatError:",

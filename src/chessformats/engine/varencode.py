@@ -25,6 +25,8 @@ class Writer:
     def __init__(self, generator: Any) -> None:
         self.g = generator
         self.encoders: dict[int, tuple[str, Any]] = {}
+        self.bodies: dict[str, list[str]] = {}
+        """A struct function's lines (the declaration's own is written into ``encode``)."""
 
     def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
                out: str = "o") -> None:
@@ -38,7 +40,16 @@ class Writer:
         if fixed is not None:
             if self.g.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
                 lines += [f"{indent}if {value} is None:", f"{indent}    raise _Short"]
-            lines.append(f"{indent}{out}.append({self.g.bind('e', fixed.encode)}({value}))")
+            encoder = self.g.bind("e", fixed.encode)
+            if not fixed.names and fixed.number[1:] in ("B", "H", "I", "Q"):  # an unsigned number: inline
+                order = "little" if fixed.number[0] == "<" else "big"
+                checks = [self.g.bind("v", valid) for _, _, valid in fixed.checks]
+                test = f"{value} in {checks[0]}" if checks else \
+                    f"{value}.__class__ is int and 0 <= {value} < {1 << (8 * fixed.size)}"
+                slow = f"_checked_value({encoder}, {value}, {checks[0]}, {path!r})" if checks else f"{encoder}({value})"
+                lines.append(f"{indent}{out}.append({value}.to_bytes({fixed.size}, {order!r}) if {test} else {slow})")
+                return
+            lines.append(f"{indent}{out}.append({encoder}({value}))")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
             function, needs = self.struct_encoder(con, path)
@@ -170,6 +181,7 @@ class Writer:
         self.g.guard = guard
         lines = scope.finish(lines, building=True)
         self.g.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
+        self.bodies[function] = lines
         needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
         self.encoders[id(con)] = function, needs
         return function, needs

@@ -93,9 +93,16 @@ def _bad_items(path: str, pos: int, items: Any, valid: frozenset[int]) -> Invali
                              actual=items[number], offset=pos + number, path=f"{path}[{number}]")
 
 
-def _bad_value(path: str, pos: int, value: Any, valid: frozenset[int]) -> InvalidValueError:
+def _bad_value(path: str, pos: int | None, value: Any, valid: frozenset[int]) -> InvalidValueError:
     return InvalidValueError("not a value of the enumeration", expected=f"one of its {len(valid)} values",
                              actual=value, offset=pos, path=path or None)
+
+
+def _checked_value(encode: Any, value: Any, valid: frozenset[int], path: str) -> bytes:
+    """The bytes of an enum leaf (checked: a number must be a value of the enumeration; a name is encoded)."""
+    if isinstance(value, int):
+        raise _bad_value(path, None, value, valid)
+    return bytes(encode(value))
 
 
 def _bad_stored(path: str, value: Any, size: int) -> InvalidValueError:
@@ -127,5 +134,5 @@ def _message(error: cs.ConstructError) -> str:
 NAMES = {"_get": _get, "_view": context_view, "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
          "_FormatError": FormatError, "_parse_part": parse_part, "_build_part": _build_part, "_read_own": _read_own,
          "_write_own": _write_own, "_Short": Short, "_bad_items": _bad_items, "_bad_value": _bad_value,
-         "_bad_stored": _bad_stored, "_root": root_context, "_Root": Root}
+         "_bad_stored": _bad_stored, "_checked_value": _checked_value, "_root": root_context, "_Root": Root}
 """The helpers by the names generated code calls them."""

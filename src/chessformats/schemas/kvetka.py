@@ -139,7 +139,8 @@ class Text(cs.Adapter):  # type: ignore[misc]
                 f"{self.encoding!r}, {self.errors!r})", f"pos += {_LENGTH_SIZE} + {size}"]
 
     def codec_write_source(self, value: str, slow: str, bind: Any) -> str:
-        return slow
+        """A generated expression of the bytes of ``value``: :meth:`codec_write` of a string, else ``slow``."""
+        return f"({bind('t', self.codec_write)}({value}) if {value}.__class__ is str else {slow})"
 
     def encode_text(self, text: str) -> bytes:
         """The stored characters of ``text`` (ANSI: characters Windows-1251 lacks become ``?``)."""

@@ -33,6 +33,8 @@ PART_BITS = tuple((name, int(codec(schema.ELEMENT_FLAGS).field(condition.flag).i
 _BITS = dict(PART_BITS)
 _GAME_BITS = _BITS["some_source"] | _BITS["game_links"]
 _COMMENT_BIT = _BITS["comment"]
+_ONE_BYTE = tuple(bytes((size,)) for size in range(schema.COMPACT_INT_MORE))
+"""The length fields of one byte (a CompactInt below 128)."""
 _BUILD = {keeps: BODY.parameters(building=True, keeps_games=keeps) for keeps in (False, True)}
 _ECO = re.compile(r"([A-E][0-9]{2})\|([^|]*)(?:\|(.*))?", re.DOTALL)
 
@@ -119,7 +121,8 @@ class Element:
                 | (_BITS["game_links"] if self.game_links is not None else 0)
         body = BODY.encode((self.key, self.wins, self.draws, self.losses, len(self.codes), self.codes, flags,
                             self.source, self.comment, self.game_links, self.extra), _BUILD[bool(keeps_games)])
-        return bytes(LENGTH.codec_write(len(body))) + body
+        size = len(body)
+        return (_ONE_BYTE[size] if size < len(_ONE_BYTE) else bytes(LENGTH.codec_write(size))) + body
 
 
 def element_notes(prefix: str, element: Element) -> dict[str, str]:

@@ -33,7 +33,7 @@ GAME = codec(schema.GAME, stored=("game_address",), enums="numbers", records="tu
 _COUNT_FIELD_SIZE = int(codec(member(schema.SOURCE_HEAD, "games_number")).size or 0)
 """The source's count of games (the last field before them)."""
 _GAME_MIN_SIZE = len(GAME.encode((0, 0, "", "", 0, 0, 0)))
-"""Bytes of the shortest game (two empty names)."""
+"""Bytes of the shortest game (two empty names); a game's values are :class:`KvetkaGame`'s, in its order."""
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _UNKNOWN_RESULT = next(value for value, name in _RESULTS.items() if name == "unknown")
@@ -98,11 +98,6 @@ class SourceGame:
         if self.source_type == "internet":
             return (self.game.address >> _POSITION.shift) & _POSITION.mask
         return self.game.address
-
-
-def astuple_game(game: KvetkaGame) -> tuple[int, int, str, str, int, int, int]:
-    """A game's values in ``GAME``'s order."""
-    return game.address, game.length, game.white, game.black, game.white_elo, game.black_elo, game.result
 
 
 def _listed(sources: int) -> int:
@@ -212,7 +207,8 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     pack_game = GAME.encode
     for source in sources:
         head = SOURCE.encode((source.source_type, source.is_bad, source.address, len(source.games)))
-        bodies.append(head + b"".join(pack_game(astuple_game(game)) for game in source.games))
+        bodies.append(head + b"".join([pack_game((game.address, game.length, game.white, game.black, game.white_elo,
+                                                  game.black_elo, game.result)) for game in source.games]))
     count = len(bodies)
     size = toc_size(count)
     addresses = []
