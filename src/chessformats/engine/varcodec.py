@@ -552,17 +552,18 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
     encode_lines: list[str] = []
     generator.decode(declaration, "", "value", Scope(root=True), decode_lines, "        ")
     generator.encode(declaration, "", "value", Scope(root=True), encode_lines, "        ")
-    called = re.fullmatch(r" +value, pos = (_s\d+)\(data, pos, end, up\)", decode_lines[0]) \
+    called = re.fullmatch(r" +value, pos = (_s\d+)\(data, pos, end, (?:up|None)\)", decode_lines[0]) \
         if len(decode_lines) == 1 else None
     if called is not None and called.group(1) in generator.bodies:  # the declaration's struct read in place
         lines, value = generator.bodies[called.group(1)]
         decode_lines = [f"    {line}" for line in lines] + [f"        value = {value}"]
-    called = re.fullmatch(r" +(_w\d+)\(value, o, up\)", encode_lines[0]) if len(encode_lines) == 1 else None
+    called = re.fullmatch(r" +(_w\d+)\(value, o, (?:up|None)\)", encode_lines[0]) if len(encode_lines) == 1 else None
     if called is not None and called.group(1) in generator.writer.bodies:
         encode_lines = ["        obj = value", *(f"    {line}" for line in generator.writer.bodies[called.group(1)])]
+    uses_up = any(re.search(r"\bup\b", line) for line in decode_lines)
     prologue = ["    pos = offset", "    if end is None:", "        end = len(data)",
-                "    up = _ROOT if params is None else params if params.__class__ is _Root and not "
-                "params['_building'] else _root(params, False)", "    try:", *decode_lines,
+                *(["    up = _ROOT if params is None else params if params.__class__ is _Root and not "
+                   "params['_building'] else _root(params, False)"] if uses_up else []), "    try:", *decode_lines,
                 "    except _FormatError as error:", "        raise error.located(file=file)"]
     source = "\n".join([
         *generator.functions,
@@ -570,8 +571,8 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
         "def decode(data, offset=0, file=None, *, end=None, params=None):", *prologue, "    return value", "",
         "def encode(value, params=None):",
         "    o = []",
-        "    up = _ROOT_BUILD if params is None else params if params.__class__ is _Root and params['_building'] "
-        "else _root(params, True)",
+        *(["    up = _ROOT_BUILD if params is None else params if params.__class__ is _Root and params['_building'] "
+           "else _root(params, True)"] if any(re.search(r"\bup\b", line) for line in encode_lines) else []),
         "    try:",
         *encode_lines,
         "    except _FormatError:",

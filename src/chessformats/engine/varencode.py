@@ -41,11 +41,10 @@ class Writer:
             if self.g.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
                 lines += [f"{indent}if {value} is None:", f"{indent}    raise _Short"]
             encoder = self.g.bind("e", fixed.encode)
-            if not fixed.names and fixed.number[1:] in ("B", "H", "I", "Q"):  # an unsigned number: inline
+            if not fixed.names and fixed.number[1:] in ("B", "H", "I", "L", "Q"):  # an unsigned number: inline
                 order = "little" if fixed.number[0] == "<" else "big"
                 checks = [self.g.bind("v", valid) for _, _, valid in fixed.checks]
-                test = f"{value} in {checks[0]}" if checks else \
-                    f"{value}.__class__ is int and 0 <= {value} < {1 << (8 * fixed.size)}"
+                test = f"{value} in {checks[0]}" if checks else f"0 <= {value} < {1 << (8 * fixed.size)}"
                 slow = f"_checked_value({encoder}, {value}, {checks[0]}, {path!r})" if checks else f"{encoder}({value})"
                 lines.append(f"{indent}{out}.append({value}.to_bytes({fixed.size}, {order!r}) if {test} else {slow})")
                 return
@@ -115,6 +114,10 @@ class Writer:
             return
         if callable(getattr(con, "codec_write", None)):
             slow = f"_write_own({self.g.bind('a', con)}, {value}, {path!r})"
+            written = getattr(con, "codec_write_lines", None)
+            if callable(written):
+                lines += [indent + line for line in written(value, out, slow, self.g.bind)]
+                return
             inline = getattr(con, "codec_write_source", None)
             lines.append(f"{indent}{out}.append({inline(value, slow, self.g.bind) if callable(inline) else slow})")
             return
@@ -141,7 +144,7 @@ class Writer:
             raise NoPlan(f"{path}: kept as stored, but of no fixed size")
         if order:
             limit = 1 << (8 * int(size))
-            lines += [f"{indent}if {value}.__class__ is not int or not 0 <= {value} < {limit}:",
+            lines += [f"{indent}if not 0 <= {value} < {limit}:",
                       f"{indent}    raise _bad_stored({path!r}, {value}, {size})",
                       f"{indent}{out}.append({value}.to_bytes({size}, {order!r}))"]
             return

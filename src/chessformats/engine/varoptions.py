@@ -73,7 +73,7 @@ def enum_parts(plan_: Plan, unpack: Callable[..., Any], run: bool, options: Opti
 
 def inline_number(number: str, size: int) -> str:
     """An expression reading the unsigned integer of struct format ``number`` at ``data[pos]`` ("": none)."""
-    if len(number) != 2 or number[1] not in "BHIQ":
+    if len(number) != 2 or number[1] not in "BHILQ":
         return ""
     if number[1] == "B":
         return "data[pos]"

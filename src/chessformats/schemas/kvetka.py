@@ -138,9 +138,14 @@ class Text(cs.Adapter):  # type: ignore[misc]
                 f"{target} = bytes(data[pos + {_LENGTH_SIZE}:pos + {_LENGTH_SIZE} + {size}]).decode("
                 f"{self.encoding!r}, {self.errors!r})", f"pos += {_LENGTH_SIZE} + {size}"]
 
-    def codec_write_source(self, value: str, slow: str, bind: Any) -> str:
-        """A generated expression of the bytes of ``value``: :meth:`codec_write` of a string, else ``slow``."""
-        return f"({bind('t', self.codec_write)}({value}) if {value}.__class__ is str else {slow})"
+    def codec_write_lines(self, value: str, out: str, slow: str, bind: Any) -> list[str]:
+        """Generated lines appending the bytes of ``value`` to the list ``out``: a string's length and characters,
+        anything else through ``slow`` (a call of :meth:`codec_write`, which refuses it)."""
+        stored, encode = f"{value}_s", bind("t", self.encode_text)
+        length = f"len({stored})" if self.width == 1 else f"len({stored}) // {self.width}"
+        return [f"if {value}.__class__ is str:", f"    {stored} = {encode}({value})",
+                f"    {out}.append(({length}).to_bytes({_LENGTH_SIZE}, 'big'))", f"    {out}.append({stored})",
+                "else:", f"    {out}.append({slow})"]
 
     def encode_text(self, text: str) -> bytes:
         """The stored characters of ``text`` (ANSI: characters Windows-1251 lacks become ``?``)."""

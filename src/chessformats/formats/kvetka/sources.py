@@ -3,6 +3,7 @@ lazily (:class:`KsfFile`) and written (:func:`ksf_bytes`). A source is described
 
 from __future__ import annotations
 
+import operator
 import os
 import struct
 from collections.abc import Sequence
@@ -33,7 +34,9 @@ GAME = codec(schema.GAME, stored=("game_address",), enums="numbers", records="tu
 _COUNT_FIELD_SIZE = int(codec(member(schema.SOURCE_HEAD, "games_number")).size or 0)
 """The source's count of games (the last field before them)."""
 _GAME_MIN_SIZE = len(GAME.encode((0, 0, "", "", 0, 0, 0)))
-"""Bytes of the shortest game (two empty names); a game's values are :class:`KvetkaGame`'s, in its order."""
+"""Bytes of the shortest game (two empty names)."""
+_GAME_VALUES = operator.attrgetter("address", "length", "white", "black", "white_elo", "black_elo", "result")
+"""A game's values in ``GAME``'s order (:class:`KvetkaGame`'s attributes are in that order)."""
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _UNKNOWN_RESULT = next(value for value, name in _RESULTS.items() if name == "unknown")
@@ -207,8 +210,7 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     pack_game = GAME.encode
     for source in sources:
         head = SOURCE.encode((source.source_type, source.is_bad, source.address, len(source.games)))
-        bodies.append(head + b"".join([pack_game((game.address, game.length, game.white, game.black, game.white_elo,
-                                                  game.black_elo, game.result)) for game in source.games]))
+        bodies.append(head + b"".join([pack_game(_GAME_VALUES(game)) for game in source.games]))
     count = len(bodies)
     size = toc_size(count)
     addresses = []
