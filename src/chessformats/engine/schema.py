@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import construct as cs
 
 __all__ = [
+    "BitsLeft",
     "BitsUnsigned",
     "EnumView",
     "Example",
@@ -158,6 +159,18 @@ class BitsUnsigned(cs.Construct):  # type: ignore[misc]
 
     def _sizeof(self, context: Any, path: str) -> int:
         return self._width(context, path)
+
+
+class BitsLeft:
+    """The width of a :class:`BitsUnsigned` that takes every bit left in its region (the padding at the end of a
+    ``FixedSized(n, bitwise_rest(...))``): construct computes it with ``width(ctx)``, the declaration's own
+    function; the generated codecs read it as the bits the run has left."""
+
+    def __init__(self, width: Any) -> None:
+        self.width = width
+
+    def __call__(self, ctx: Any) -> int:
+        return int(self.width(ctx))
 
 
 _FORMAT_NAMES = {"B": "u8", "H": "u16", "L": "u32", "Q": "u64", "b": "i8", "h": "i16", "l": "i32", "q": "i64",

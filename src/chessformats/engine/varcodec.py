@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import construct as cs
 
+from .compiler import _EnumMap
 from .errors import join_path
 from .plan import NoPlan, plan
 from .schema import strip_renamed
@@ -38,7 +39,7 @@ from .varbits import BitRuns, is_bit_run
 from .varencode import Writer
 from .varexpr import Expressions, Scope, never_record
 from .varoptions import Options, enum_parts, inline_number, stored_form
-from .varparts import attempt, emit_at, is_bit_level, is_focused, number_format
+from .varparts import attempt, emit_at, is_bit_level, is_focused, number_format, runs
 from .varruntime import NAMES as RUNTIME_NAMES
 from .varruntime import root_context
 
@@ -73,6 +74,8 @@ class _Fixed(NamedTuple):
     """``decode`` gives a tuple of one value (an enum read as a number: :mod:`.varoptions`)."""
     checks: tuple[tuple[int, int, frozenset[int]], ...] = ()
     """Enum leaves whose values are checked: (index in the tuple, byte offset, the values)."""
+    names_of: Any = None
+    """A one-byte enum leaf read as its name: the byte -> name table (arrays of them read by lookups)."""
 
 
 Needs = tuple[bool, frozenset[str] | None]
@@ -127,6 +130,10 @@ class _Generator:
                 plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
                 found = _Fixed(derived.decode, derived.encode, derived.size, names, plain,
                                number_format(derived.plan, names is not None))
+                leaf = derived.plan.root.leaf
+                if derived.plan.root.kind == "leaf" and leaf.enum is not None and derived.size == 1 \
+                        and not leaf.width and not leaf.has_const and leaf.value == "int":
+                    found = found._replace(names_of=_EnumMap(leaf.enum.decmapping))
                 numbers = enum_parts(derived.plan, derived.unpack, names is not None, self.options)
                 if numbers is not None:
                     found = found._replace(decode=numbers.decode, number=numbers.number or found.number,
@@ -318,6 +325,11 @@ class _Generator:
                     return
                 if fixed.checks:
                     raise NoPlan(f"{path}: checked enums in an array of items of several bytes")
+                if fixed.names_of is not None:  # one-byte enum names: a lookup per byte
+                    table = self.bind("e", fixed.names_of)
+                    lines += [f"{indent}{target} = {make}([{table}[x] for x in data[pos:pos + {count}]])",
+                              f"{indent}pos += {count}"]
+                    return
                 item_value = f"{decoder}(data, p)" + ("[0]" if fixed.single else "")
                 lines.append(f"{indent}{target} = {make}([{item_value} for p in range(pos, pos + "
                              f"{count} * {fixed.size}, {fixed.size})])")
@@ -432,7 +444,7 @@ class _Generator:
         lines: list[str] = []
         names: list[str] = []
         guard, self.guard = self.guard, False  # a function of its own, called from anywhere
-        for index, group in enumerate(_runs(con.subcons, self, path)):
+        for index, group in enumerate(runs(con.subcons, self, path)):
             if isinstance(group, _Fixed):
                 if index == 0:
                     self.lead_sizes[id(con)] = group.size
@@ -506,37 +518,6 @@ class _Generator:
         label = f"{path}: {type(con).__name__}"
         if label not in self.delegated:
             self.delegated.append(label)
-
-
-def _runs(subcons: list[cs.Construct], generator: _Generator, path: str) -> list[Any]:
-    """The fields of a struct, consecutive named fixed-size ones joined into one :class:`_Fixed` run (not those
-    kept as stored)."""
-    result: list[Any] = []
-    run: list[cs.Construct] = []
-
-    def close() -> None:
-        if not run:
-            return
-        names = tuple(name for name in (strip_renamed(sub)[1] for sub in run) if name)
-        fixed = generator.fixed(cs.Struct(*run), names)
-        if fixed is None or len(set(names)) != len(names):
-            result.extend(run)
-        else:
-            result.append(fixed)
-        run.clear()
-
-    for sub in subcons:
-        name = strip_renamed(sub)[1] if isinstance(sub, cs.Renamed) else None
-        if name and join_path(path, name) in generator.options.stored:
-            close()
-            result.append(sub)
-        elif generator.fixed(sub) is not None and (name or isinstance(strip_renamed(sub)[0], cs.Const)):
-            run.append(sub)
-        else:
-            close()
-            result.append(sub)
-    close()
-    return result
 
 
 def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable[[cs.Construct, bool], Any],

@@ -94,7 +94,7 @@ class Writer:
             length, inner, raw = self.g.var("n"), self.g.var("o"), self.g.var("b")
             lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
             lines.append(f"{indent}{inner} = []")
-            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw):
+            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw, length):
                 self.encode(con.subcon, path, value, scope, lines, indent, inner)
                 lines.append(f"{indent}{raw} = b''.join({inner})")
             lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
@@ -152,9 +152,10 @@ class Writer:
                   f"{indent}    raise _bad_stored({path!r}, {value}, {size})", f"{indent}{out}.append(bytes({value}))"]
 
     def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
-                       raw: str) -> bool:
-        """Lines putting the bytes of a bit run the data lays out in ``raw``; False when it is none (or one the
-        generator leaves to construct)."""
+                       raw: str, length: str = "0") -> bool:
+        """Lines putting the bytes of a bit run the data lays out in ``raw`` (a region of ``length`` bytes: ``nbr``
+        bits, for a field that takes the bits left); False when it is none (or one the generator leaves to
+        construct)."""
         if not is_bit_run(con):
             return False
         bit_lines: list[str] = []
@@ -162,7 +163,7 @@ class Writer:
             self.g.bit_runs.encode(con.subcon, path, value, scope, bit_lines, indent)
         except NoPlan:
             return False
-        lines += [f"{indent}acc, nbits = 0, 0", *bit_lines, f"{indent}if nbits % 8:",
+        lines += [f"{indent}acc, nbits, nbr = 0, 0, 8 * {length}", *bit_lines, f"{indent}if nbits % 8:",
                   f"{indent}    raise _inv({path!r}, f'{{nbits}} bits are no whole number of bytes')",
                   f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
         return True

@@ -17,7 +17,7 @@ import construct as cs
 from ..engine.compactint import COMPACT_INT_MAX_BYTES, COMPACT_INT_MORE, CompactInt, compact_int_bytes, read_compact_int
 from ..engine.conditions import FlagSet, Parameter
 from ..engine.prefixcode import PrefixCoded
-from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
+from ..engine.schema import BitsLeft, BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
 from .movecode import MoveCode, move_code_field
 from .squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
@@ -197,7 +197,7 @@ KEY_BITS = cs.Struct(
     "en_passant" / EN_PASSANT
     * "file of the pawn that has just advanced two squares, when an enemy pawn stands beside it (legal or not)",
     "castling" / CASTLING * "castling rights of the normalised board",
-    "padding" / BitsUnsigned(_key_padding) * "the unused bits up to the 176th: written as zeros",
+    "padding" / BitsUnsigned(BitsLeft(_key_padding)) * "the unused bits up to the 176th: written as zeros",
 )
 
 KEY = cs.FixedSized(KEY_SIZE, bitwise_rest(KEY_BITS))
