@@ -40,14 +40,11 @@ def bits(v: int, nb: int, b: int, width: int, path: str) -> int:
     return (v >> (nb - b - width)) & ((1 << width) - 1)
 
 
-def prefix(code: PrefixCode, v: int, nb: int, b: int, count: int, path: str) -> tuple[list[str], int]:
-    """``count`` code words from bit ``b``; errors as construct's ``PrefixCoded`` raises them."""
-    try:
-        return code.decode(v, nb, count, b)
-    except PrefixCodeError as error:
-        if "no code word" in str(error) and nb - error.bit >= code.max_length:  # construct's explicit error
-            raise NoCase(f"symbol: no code word starts at bit {error.bit}", path=path or None) from error
-        raise TruncatedError("the bits end inside a code word", path=path or None) from error
+def prefix_error(code: PrefixCode, error: PrefixCodeError, nb: int, path: str) -> Exception:
+    """The error construct's ``PrefixCoded`` raises where :meth:`PrefixCode.decode` raised ``error``."""
+    if "no code word" in str(error) and nb - error.bit >= code.max_length:  # construct's explicit error
+        return NoCase(f"symbol: no code word starts at bit {error.bit}", path=path or None)
+    return TruncatedError("the bits end inside a code word", path=path or None)
 
 
 def width_of(value: Any, path: str) -> int:
@@ -75,7 +72,8 @@ def put_words(code: PrefixCode, acc: int, nbits: int, symbols: Any, count: int, 
     return (acc << length) | value, nbits + length
 
 
-NAMES = {"_bits": bits, "_prefix": prefix, "_width": width_of, "_put": put, "_put_words": put_words}
+NAMES = {"_bits": bits, "_prefix_error": prefix_error, "_PrefixCodeError": PrefixCodeError,
+         "_width": width_of, "_put": put, "_put_words": put_words}
 """The helpers generated bit-run code calls, by the names it calls them."""
 
 
@@ -109,8 +107,13 @@ class BitRuns:
                          else f"{indent}{name}, b = {function}(v, nb, b, {up})")
         elif isinstance(con, PrefixCoded):
             count, code = expressions.source(con.count, scope), self.g.bind("q", con.code)
-            lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {name}, {count}, {path!r})" if building
-                         else f"{indent}{name}, b = _prefix({code}, v, nb, b, {count}, {path!r})")
+            if building:
+                lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {name}, {count}, {path!r})")
+            else:  # the code's own decoder, its error turned into construct's
+                decode = self.g.bind("q", con.code.decode)
+                lines += [f"{indent}try:", f"{indent}    {name}, b = {decode}(v, nb, {count}, b)",
+                          f"{indent}except _PrefixCodeError as error:",
+                          f"{indent}    raise _prefix_error({code}, error, nb, {path!r}) from error"]
         elif isinstance(con, (BitsUnsigned, cs.BitsInteger, _FLAG)):
             width = self.width(con, scope, expressions)
             if building:
