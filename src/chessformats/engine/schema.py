@@ -162,12 +162,14 @@ class BitsUnsigned(cs.Construct):  # type: ignore[misc]
 
 
 class BitsLeft:
-    """The width of a :class:`BitsUnsigned` that takes every bit left in its region (the padding at the end of a
-    ``FixedSized(n, bitwise_rest(...))``): construct computes it with ``width(ctx)``, the declaration's own
-    function; the generated codecs read it as the bits the run has left."""
+    """The width of a :class:`BitsUnsigned` that takes every bit left in its region (the padding in a
+    ``FixedSized(n, bitwise_rest(...))``), but ``reserve`` (a construct expression: the bits of the fields after
+    it): construct computes it with ``width(ctx)``, the declaration's own function; the generated codecs read
+    it as the bits the run has left less the reserve."""
 
-    def __init__(self, width: Any) -> None:
+    def __init__(self, width: Any, reserve: Any = None) -> None:
         self.width = width
+        self.reserve = reserve
 
     def __call__(self, ctx: Any) -> int:
         return int(self.width(ctx))

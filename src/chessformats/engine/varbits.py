@@ -180,7 +180,9 @@ class BitRuns:
         if isinstance(con, cs.BitsInteger) and (con.swapped is not False or not isinstance(con.length, int)):
             raise NoPlan("a swapped bit integer or one of a width from the data")
         if isinstance(con.length, BitsLeft):  # every bit left in the run (its region's bits when building)
-            return "(nbr - nbits)" if expressions.building else "(nb - b)"
+            left = "nbr - nbits" if expressions.building else "nb - b"
+            reserve = con.length.reserve
+            return f"({left})" if reserve is None else f"({left} - {expressions.source(reserve, scope)})"
         return str(con.length) if isinstance(con.length, int) else expressions.source(con.length, scope)
 
     def struct_decoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
