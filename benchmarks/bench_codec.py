@@ -320,8 +320,8 @@ def docs_section(rows: list[str], repeat: int) -> str:
         "`compile()` refuses the declaration or its code fails on the record: our adapters, `Switch` on a "
         "computed key), for reference; Kaitai's Python runtime does not write. On the last two "
         "rows the work differs: a `.ksy` cannot express a prefix code, so Kaitai's parser keeps the board (the "
-        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode`, and "
-        "the schema's padding function summing the code words' lengths, take most of the time).", "",
+        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode` takes "
+        "about a third of the time; the paddings are the bits left, `BitsLeft`, not summed again).", "",
         *rows, "", END_MARKER, ""])
 
 
