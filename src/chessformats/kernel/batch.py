@@ -351,16 +351,17 @@ class Pieces:
         np.cumsum(np.bitwise_count(reach), out=move_start[1:])
         flat = reach.view(np.uint8)
         nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
-        # per non-zero byte of targets, eight codes (the piece's origin, the byte's eight target squares, the
-        # capture flag of those holding an enemy piece), then the codes of the targets among them
+        # per non-zero byte of targets: the code of the piece's origin and the byte's first target, and the low bits
+        # of its eight codes (the target's file, the capture flag of those holding an enemy piece); per target, its
+        # code from those two
         u16 = np.uint16
         base = np.take(self.origin, nonzero >> 3) | (nonzero.astype(u16) & u16(7)) << u16(3 + TARGET_SHIFT)
         owner = np.repeat(np.arange(len(self.us)), np.diff(self.start))
         captures = np.take((reach & np.take(them, owner)).view(np.uint8), nonzero)
-        spread = np.take(_LOW_CODES, captures, axis=0).view(U64).ravel()  # (four codes in each uint64)
-        spread |= np.repeat(base.astype(U64) * U64(0x0001_0001_0001_0001), 2)
+        low = np.take(_LOW_CODES, captures, axis=0).ravel()
         bits = np.flatnonzero(np.unpackbits(np.take(flat, nonzero), bitorder="little").view(bool))
-        codes: np.ndarray = np.take(spread.view(u16), bits)
+        codes: np.ndarray = np.take(low, bits)
+        codes |= np.take(base, bits >> 3)
         return codes, move_start
 
     def index(self, move_start: np.ndarray, rank: np.ndarray, target: np.ndarray) -> np.ndarray:

@@ -45,7 +45,7 @@ from .structure import raw_games
 
 __all__ = ["Decoded", "Structure", "decode", "walk"]
 
-_MOVEGEN_CHUNK = 4096  # positions per call of the move generator (its arrays stay in the caches)
+_MOVEGEN_CHUNK = 8192  # positions per call of the move generator (measured fastest: its arrays stay in the caches)
 _UNDEFINED_FLAGS = (6, 7)
 _START = chess.Board()
 _STANDARD_HEADER = np.frombuffer(HEADER_STRUCT.pack(
