@@ -1,10 +1,10 @@
-"""Many positions at once: numpy arrays of bitboards, their legal moves, and moves played on them.
+"""Many positions at once: numpy arrays of bitboards and their legal moves (:mod:`.play` plays moves on them).
 
 A batch is a :class:`Boards`: one entry per position in each array (python-chess's representation, array-wise:
 piece and colour bitboards, side to move, en-passant square, castling rights as the bitboard of the castling
-rooks' squares). :func:`legal_moves` gives every position's legal moves as 16-bit move codes, sorted by code;
-:func:`play` plays one move code in each position. Every step is a numpy operation over the whole batch (or over
-all its pieces, or all its moves), never a Python loop over positions.
+rooks' squares). :func:`legal_moves` gives every position's legal moves as 16-bit move codes, sorted by code.
+Every step is a numpy operation over the whole batch (or over all its pieces, or all its moves), never a Python
+loop over positions.
 
 A move code is ``flag | target << 4 | origin << 10`` (squares 0 = a1 ... 63 = h8) with the 4-bit flags of the
 "from-to-flags" encoding (:data:`QUIET` ... :data:`PROMOTION`): the encoding Monty's files store, and one from
@@ -47,11 +47,9 @@ __all__ = [
     "TARGET_SHIFT",
     "Boards",
     "attacked",
-    "castling_rook",
     "contains",
     "expand_bits",
     "legal_moves",
-    "play",
     "square_of",
 ]
 
@@ -484,62 +482,3 @@ def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarra
     good = ~(blocked | unsafe | hit)
     np.bitwise_or.at(result, owner[good], SQUARE_BB[king_to[good]])
     return result
-
-
-def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The square of the rook each castling code (``codes``, played in the positions ``index``) castles with: the
-    castling rook on that side of the king."""
-    codes = codes.astype(np.int64)
-    king = codes >> ORIGIN_SHIFT & 63
-    rights = boards.castling[index] & boards.rooks[index] & (U64(255) << (king & 56).astype(U64))
-    king_bit = SQUARE_BB[king]
-    above = rights & ~(king_bit | (king_bit - U64(1)))
-    below = rights & (king_bit - U64(1))
-    return np.where((codes & 15) == KING_CASTLE, _msb(above), square_of(below))
-
-
-def _msb(bitboards: np.ndarray) -> np.ndarray:
-    """The highest square of each bitboard (0 for an empty one)."""
-    exponent = np.frexp(bitboards.astype(np.float64))[1] - 1  # exact: only the highest bit sets the exponent
-    squares: np.ndarray = np.maximum(exponent, 0).astype(np.int64)
-    return squares
-
-
-def play(boards: Boards, codes: np.ndarray) -> Boards:
-    """The positions after playing one move code in each, as python-chess's ``Board.push`` does (the codes are
-    assumed legal: an illegal one gives some position, never an exception)."""
-    codes = codes.astype(np.int64)
-    origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    white = boards.turn
-    from_bit, to_bit = SQUARE_BB[origin], SQUARE_BB[target]
-    us = np.where(white, boards.white, boards.black)
-    them = np.where(white, boards.black, boards.white)
-    castle = (flag == KING_CASTLE) | (flag == QUEEN_CASTLE)
-    rook_bit = np.zeros(len(codes), dtype=U64)
-    rook_to_bit = np.zeros(len(codes), dtype=U64)
-    if castle.any():
-        which = np.flatnonzero(castle)
-        rook_bit[which] = SQUARE_BB[castling_rook(boards, which, codes[which])]
-        rook_to_bit[which] = SQUARE_BB[(target[which] & 56) + np.where(flag[which] == KING_CASTLE, 5, 3)]
-    en_passant = flag == EN_PASSANT
-    ep_capture = np.where(en_passant, SQUARE_BB[np.where(white, target - 8, target + 8) & 63], U64(0))
-    leave = from_bit | rook_bit
-    cleared = ~(leave | to_bit | ep_capture)
-    promotion = np.where(flag >= PROMOTION, (flag & 3) + 1, 0)  # 1 knight ... 4 queen (python-chess's types - 1)
-    pieces = (boards.pawns, boards.knights, boards.bishops, boards.rooks, boards.queens, boards.kings)
-    moved = [(piece & from_bit) != 0 for piece in pieces]
-    after = []
-    for kind, piece in enumerate(pieces):
-        lands = (moved[kind] & (promotion == 0)) | ((promotion == kind) if kind else False)
-        new = (piece & cleared) | np.where(lands, to_bit, U64(0))
-        after.append(new | rook_to_bit if kind == 3 else new)
-    capture = (((them & to_bit) != 0) & ~castle) | en_passant
-    us = (us & ~leave) | to_bit | rook_to_bit
-    them = them & ~(to_bit | ep_capture)
-    castling = boards.castling & ~(leave | to_bit)
-    castling &= np.where(moved[5], ~np.where(white, _RANK_1, _RANK_8), _ALL)
-    ep = np.where(flag == DOUBLE_PUSH, (origin + target) >> 1, 0).astype(np.uint8)
-    halfmove = np.where(moved[0] | capture, 0, boards.halfmove.astype(np.int64) + 1).astype(boards.halfmove.dtype)
-    fullmove = boards.fullmove + (~white).astype(boards.fullmove.dtype)
-    return Boards._make([np.where(white, us, them), np.where(white, them, us), *after, ~white, ep, castling,
-                         halfmove, fullmove])

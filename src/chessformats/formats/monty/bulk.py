@@ -3,7 +3,7 @@
 Three stages, each over many games at once: the structure (one pass finding every ply record; the only loop per
 ply, a few byte look-ups), the start positions (all headers checked together; a header that looks wrong is read
 by :func:`.read.start_board`, which names the field), and the chess (every game replayed one ply at a time but
-all games together, :func:`chessformats.kernel.batch.play`, then the legal moves of every position at once,
+all games together, :func:`chessformats.kernel.play.play_rows`, then the legal moves of every position at once,
 :func:`chessformats.kernel.batch.legal_moves`, to check each move and count and to align the visit bytes).
 Faults keep the reader's contract: the first in file order is raised as a located
 :class:`~chessformats.FormatError`, and what came before it is kept.
@@ -19,8 +19,9 @@ import chess
 import numpy as np
 
 from ...engine.errors import FormatError, InvalidValueError
-from ...kernel.batch import Boards, contains, legal_moves, play
+from ...kernel.batch import Boards, contains, legal_moves
 from ...kernel.lookup import SQUARE_BB
+from ...kernel.play import play_rows, stack, unstack
 from ...schemas import monty as schema
 from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
@@ -218,16 +219,14 @@ def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray) -> Boards:
     stepwise = step_start[step] + rank[game_of_ply]  # a ply's row in step order
     moves = np.empty(total, dtype=np.uint16)
     moves[stepwise] = move
-    state = starts.take(order)
-    out = Boards(*(np.empty(total, dtype=array.dtype) for array in state))
+    state = stack(starts.take(order))  # one array, a row per field: a ply is a few operations on it
+    out = np.empty((len(state), total), dtype=state.dtype)
     for t in range(longest):
         count, at = int(playing[t]), int(step_start[t])
-        if count < len(state.turn):
-            state = state.take(slice(0, count))
-        for target, array in zip(out, state, strict=True):
-            target[at:at + count] = array
-        state = play(state, moves[at:at + count])
-    return out.take(stepwise)
+        state = state[:, :count]
+        out[:, at:at + count] = state
+        state = play_rows(state, moves[at:at + count])
+    return unstack(np.take(out, stepwise, axis=1))
 
 
 def suspect_headers(headers: np.ndarray) -> np.ndarray:

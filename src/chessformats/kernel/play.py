@@ -1,0 +1,134 @@
+"""Moves played on a batch of positions: :func:`play` on a :class:`~.batch.Boards`, and the same on *rows* (one
+``uint64`` array, a row per field: :func:`stack`, :func:`play_rows`, :func:`unstack`), the form a replay of many
+games keeps between plies: a step is then a few numpy operations on one array (the pieces' bitboards updated as
+one block), not one per field.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import (
+    DOUBLE_PUSH,
+    EN_PASSANT,
+    KING_CASTLE,
+    ORIGIN_SHIFT,
+    PROMOTION,
+    QUEEN_CASTLE,
+    TARGET_SHIFT,
+    Boards,
+    square_of,
+)
+from .lookup import SQUARE_BB
+
+__all__ = ["FIELDS", "castling_rook", "play", "play_rows", "stack", "unstack"]
+
+U64 = np.uint64
+_ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
+FIELDS = Boards._fields
+"""The rows, in order: :class:`~.batch.Boards`'s fields (colours, the six pieces, turn, en-passant square,
+castling rooks, halfmove clock, fullmove number)."""
+_WHITE, _PIECES, _KINGS, _TURN, _EP, _CASTLING, _HALFMOVE, _FULLMOVE = 0, 2, 7, 8, 9, 10, 11, 12
+_ROOKS = _PIECES + 3
+_SPECIAL = np.zeros(16, dtype=bool)
+_SPECIAL[[KING_CASTLE, QUEEN_CASTLE, EN_PASSANT]] = True
+_KEEP_AFTER_KING = np.array([0xFFFF_FFFF_FFFF_FF00, 0x00FF_FFFF_FFFF_FFFF], dtype=U64)
+"""By the row of the colour that moved (0 white, 1 black): the castling rooks kept when its king moves."""
+
+
+def stack(boards: Boards) -> np.ndarray:
+    """A batch as rows (``uint64``, shape ``(13, n)``)."""
+    rows = np.empty((len(FIELDS), len(boards.turn)), dtype=U64)
+    for row, array in zip(rows, boards, strict=True):
+        row[...] = array
+    return rows
+
+
+def unstack(rows: np.ndarray) -> Boards:
+    """Rows as a batch (the bitboards are views of the rows)."""
+    return Boards(*rows[:_TURN], rows[_TURN] != 0, rows[_EP].astype(np.uint8), rows[_CASTLING],
+                  rows[_HALFMOVE].astype(np.uint16), rows[_FULLMOVE].astype(np.uint16))
+
+
+def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The square of the rook each castling code (``codes``, played in the positions ``index``) castles with: the
+    castling rook on that side of the king."""
+    return _castling_rook(boards.castling[index], boards.rooks[index], codes)
+
+
+def _castling_rook(castling: np.ndarray, rooks: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    codes = codes.astype(np.int64)
+    king = codes >> ORIGIN_SHIFT & 63
+    rights = castling & rooks & (U64(255) << (king & 56).astype(U64))
+    king_bit = SQUARE_BB[king]
+    above = rights & ~(king_bit | (king_bit - U64(1)))
+    below = rights & (king_bit - U64(1))
+    squares: np.ndarray = np.where((codes & 15) == KING_CASTLE, _msb(above), square_of(below))
+    return squares
+
+
+def _msb(bitboards: np.ndarray) -> np.ndarray:
+    """The highest square of each bitboard (0 for an empty one)."""
+    exponent = np.frexp(bitboards.astype(np.float64))[1] - 1  # exact: only the highest bit sets the exponent
+    squares: np.ndarray = np.maximum(exponent, 0).astype(np.int64)
+    return squares
+
+
+def play(boards: Boards, codes: np.ndarray) -> Boards:
+    """The positions after playing one move code in each, as python-chess's ``Board.push`` does (the codes are
+    assumed legal: an illegal one gives some position, never an exception)."""
+    return unstack(play_rows(stack(boards), codes))
+
+
+def play_rows(rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """:func:`play` on rows (:func:`stack`): new rows."""
+    codes = codes.astype(np.int64)
+    origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
+    from_bit, to_bit = np.take(SQUARE_BB, origin), np.take(SQUARE_BB, target)
+    white = rows[_TURN]  # 1: white moves
+    mover = white ^ U64(1)  # the row of the colour that moves: 0 white, 1 black
+    moved = (rows[_PIECES:_TURN] & from_bit) != 0  # by piece kind: whether it is the one that moves
+    capture = ((rows[_WHITE] | rows[_WHITE + 1]) & to_bit) != 0
+    cleared, lands, rook_to = from_bit | to_bit, to_bit, None
+    special = np.take(_SPECIAL, flag)
+    if special.any():  # castling (the rook moves too, the king's target is no capture), en passant
+        rook_to = _special(rows, codes, np.flatnonzero(special), cleared, capture)
+        lands = to_bit | rook_to
+    keep = ~cleared
+    new = np.empty_like(rows)
+    np.bitwise_and(rows[:_TURN], keep, out=new[:_TURN])
+    new[_WHITE] |= lands * white
+    new[_WHITE + 1] |= lands * mover
+    new[_PIECES:_TURN] |= moved * to_bit
+    if rook_to is not None:
+        new[_ROOKS] |= rook_to
+    promoted = np.flatnonzero(flag >= PROMOTION)
+    if promoted.size:  # the pawn becomes the piece of the flag (knight ... queen)
+        new[_PIECES, promoted] ^= to_bit[promoted]
+        new[_PIECES + 1 + (flag[promoted] & 3), promoted] |= to_bit[promoted]
+    new[_TURN] = mover
+    new[_EP] = ((origin + target) >> 1) * (flag == DOUBLE_PUSH)
+    np.bitwise_and(rows[_CASTLING], keep, out=new[_CASTLING])
+    new[_CASTLING] &= np.where(moved[_KINGS - _PIECES], _KEEP_AFTER_KING[mover], _ALL)
+    new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | capture)
+    np.add(rows[_FULLMOVE], mover, out=new[_FULLMOVE])
+    return new
+
+
+def _special(rows: np.ndarray, codes: np.ndarray, which: np.ndarray, cleared: np.ndarray, capture: np.ndarray
+             ) -> np.ndarray:
+    """The castling and en-passant moves ``which``: their rook's or captured pawn's square added to ``cleared``,
+    ``capture`` set (en passant is one, castling is not); the rooks' landing squares (of all moves)."""
+    codes = codes[which]
+    flag, target = codes & 15, codes >> TARGET_SHIFT & 63
+    castle = flag != EN_PASSANT
+    rook = np.where(castle, np.take(SQUARE_BB, _castling_rook(rows[_CASTLING, which], rows[_ROOKS, which], codes)),
+                    U64(0))
+    black = rows[_TURN, which] == 0
+    taken = np.where(castle, U64(0), np.take(SQUARE_BB, (target + np.where(black, 8, -8)) & 63))
+    to = np.where(castle, np.take(SQUARE_BB, (target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
+    cleared[which] |= rook | taken
+    capture[which] = ~castle
+    rook_to = np.zeros(len(cleared), dtype=U64)
+    rook_to[which] = to
+    return rook_to
