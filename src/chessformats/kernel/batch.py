@@ -271,8 +271,10 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     targets = them & evasions
     owner, square, rank = pieces.place(pawns)
     index = side.colour[owner] << 6 | square
-    pieces.reach[rank] = ((_PUSH_FLAT[index] & up[owner]) | (_DOUBLE_FLAT[index] & twice[owner])
-                          | (_PAWN_FLAT[index] & targets[owner]))
+    double = _DOUBLE_FLAT[index] & twice[owner]
+    pieces.reach[rank] = (_PUSH_FLAT[index] & up[owner]) | double | (_PAWN_FLAT[index] & targets[owner])
+    at = np.flatnonzero(double != 0)
+    pushes = rank[at], double[at], white[owner[at]]
     owner, square, rank = pieces.place(boards.knights & us)
     pieces.reach[rank] = KNIGHT_BB[square] & allowed[owner]
     owner, square, rank = pieces.place((boards.bishops | boards.queens) & us)
@@ -293,15 +295,17 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     pieces.reach[monarch] = (steps | castles)[own_king]
     codes, move_start = pieces.codes(them)
     inserted = _Inserts()
-    owner, target = expand_bits(twice)  # double pushes (a pinned pawn's may be gone)
-    pieces.flag(codes, move_start, owner, target, target + np.where(white[owner], -16, 16), DOUBLE_PUSH)
+    rank, double, forward = pushes  # a double push: a pawn's last move (white), first (black); a pinned one's may be gone
+    still = (pieces.reach[rank] & double) != 0
+    rank, forward = rank[still], forward[still]
+    codes[np.where(forward, move_start[rank + 1] - 1, move_start[rank])] |= np.uint16(DOUBLE_PUSH)
     if en_passant is not None:
         rank, target = en_passant
         codes[pieces.index(move_start, rank, target)] |= np.uint16(EN_PASSANT)
     owner, square = expand_bits(pawns & np.where(white, _RANK_7, _RANK_2))  # promotions: each move four codes
     if owner.size:
         rank = pieces.rank(owner, square)
-        which, _ = _moves_of(rank, np.diff(move_start), move_start[:-1])
+        which = _moves_of(move_start[rank], move_start[rank + 1] - move_start[rank])
         codes[which] |= np.uint16(PROMOTION)
         for extra in (1, 2, 3):
             inserted.add(which + 1, codes[which] + np.uint16(extra))
@@ -353,26 +357,24 @@ class Pieces:
         # of its eight codes (the target's file, the capture flag of those holding an enemy piece); per target, its
         # code from those two
         u16 = np.uint16
-        base = np.take(self.origin, nonzero >> 3) | (nonzero.astype(u16) & u16(7)) << u16(3 + TARGET_SHIFT)
-        owner = np.repeat(np.arange(len(self.us)), np.diff(self.start))
-        captures = np.take((reach & np.take(them, owner)).view(np.uint8), nonzero)
-        low = np.take(_LOW_CODES, captures, axis=0).ravel()
+        base = np.take(self.origin, nonzero >> 3)
+        first = nonzero.astype(u16)
+        first &= u16(7)
+        first <<= u16(3 + TARGET_SHIFT)
+        base |= first
+        captures = np.take(them, np.repeat(np.arange(len(self.us)), np.diff(self.start)))
+        captures &= reach
+        low = np.take(_LOW_CODES, np.take(captures.view(np.uint8), nonzero), axis=0).ravel()
         bits = np.flatnonzero(np.unpackbits(np.take(flat, nonzero), bitorder="little").view(bool))
         codes: np.ndarray = np.take(low, bits)
-        codes |= np.take(base, bits >> 3)
+        bits >>= 3
+        codes |= np.take(base, bits)
         return codes, move_start
 
     def index(self, move_start: np.ndarray, rank: np.ndarray, target: np.ndarray) -> np.ndarray:
         """Where the move of slot ``rank`` to ``target`` is among the codes."""
         index: np.ndarray = move_start[rank] + np.bitwise_count(self.reach[rank] & _LOWER_BB[target])
         return index
-
-    def flag(self, codes: np.ndarray, move_start: np.ndarray, owner: np.ndarray, target: np.ndarray,
-             origin: np.ndarray, flag: int) -> None:
-        """Set ``flag`` on the moves from ``origin`` to ``target`` of the positions ``owner`` that are legal."""
-        rank = self.rank(owner, origin)
-        legal = (self.reach[rank] & SQUARE_BB[target]) != 0
-        codes[self.index(move_start, rank[legal], target[legal])] |= np.uint16(flag)
 
 
 class _Inserts:
@@ -426,11 +428,11 @@ def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.
     return found
 
 
-def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The indices of the moves of the given entries (pieces), in order, and the entry of each."""
-    counts = per_entry[entries]
-    starts = np.repeat(entry_start[entries] - (np.cumsum(counts) - counts), counts)
-    return starts + np.arange(len(starts)), np.repeat(entries, counts)
+def _moves_of(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i]``, ``starts[i] + 1`` ... (``counts[i]`` of them) of every ``i``, in order."""
+    first = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    indices: np.ndarray = first + np.arange(len(first))
+    return indices
 
 
 def _en_passant(boards: Boards, side: _Side, pieces: Pieces, pawns: np.ndarray
@@ -478,7 +480,12 @@ def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarra
                & (path | BETWEEN_BB[rook, rook_to] | SQUARE_BB[king_to] | SQUARE_BB[rook_to])) != 0
     unsafe = (danger[owner] & (path | king_bit)) != 0
     after = occupied ^ king_bit ^ rook_mask | SQUARE_BB[rook_to]
-    hit = _checkers(side, owner, after, square=king_to) != 0
+    # the king's target with the rook moved: in the standard geometry (king on the e-file, rook in the corner) the
+    # squares that change are on the back rank beside the king, where an attacker would give check: as before
+    hit = (danger[owner] & SQUARE_BB[king_to]) != 0
+    odd = np.flatnonzero(((king & 7) != 4) | ((rook & 7) % 7 != 0))
+    if odd.size:
+        hit[odd] = _checkers(side, owner[odd], after[odd], square=king_to[odd]) != 0
     good = ~(blocked | unsafe | hit)
     np.bitwise_or.at(result, owner[good], SQUARE_BB[king_to[good]])
     return result
