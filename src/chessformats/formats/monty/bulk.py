@@ -167,13 +167,12 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     # visits: the stored bytes, and beside each its legal move
     visit_offsets = np.zeros(total + 1, dtype=np.int64)
     np.cumsum(counts, out=visit_offsets[1:])
-    visit_at = np.repeat(ply_at + PLY_HEAD_STRUCT.size - visit_offsets[:-1], counts) + np.arange(visit_offsets[-1])
     has = counts != 0
     visit_moves = legal if has.all() else legal[np.repeat(has, legal_count)]
     plies = PlyArrays(stored_boards(positions), (~positions.turn).astype(np.uint8), positions.ep_square,
                       positions.castling, positions.halfmove, positions.fullmove, move,
                       score.view(np.int16) if value else score, headers["result"][game_of_ply],
-                      game_of_ply + first_game, visit_offsets, raw[visit_at], visit_moves)
+                      game_of_ply + first_game, visit_offsets, _visit_bytes(raw, ply_at, counts), visit_moves)
     arrays = MontyArrays(format, headers, bounds, game_at + base, np.arange(games, dtype=np.int64) + first_game, plies)
     if not faults:
         return Decoded(arrays, games, None)
@@ -183,6 +182,21 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     cut = MontyArrays(format, headers[:kept], np.minimum(bounds[:kept + 1], keep), arrays.offsets[:kept],
                       arrays.numbers[:kept], plies.take(np.arange(keep)))
     return Decoded(cut, game, error)
+
+
+def _visit_bytes(raw: np.ndarray, ply_at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The visit bytes of the plies (at ``ply_at``, ``counts`` each), one after the other: the data with the bytes
+    between them (headers, ply heads, terminators) left out by a mask."""
+    if not len(counts):
+        return raw[:0]
+    start = ply_at + PLY_HEAD_STRUCT.size
+    lengths = np.empty(2 * len(counts), dtype=np.int64)  # alternately bytes left out and visit bytes
+    lengths[0] = start[0]
+    lengths[2::2] = start[1:] - start[:-1] - counts[:-1]
+    lengths[1::2] = counts
+    mask = np.repeat(np.tile(np.array([False, True]), len(counts)), lengths)
+    visits: np.ndarray = raw[:len(mask)][mask]
+    return visits
 
 
 def _legal_moves(positions: Boards, played: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
