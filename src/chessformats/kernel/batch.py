@@ -416,15 +416,10 @@ def _pinned(side: _Side) -> np.ndarray:
 
 def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Whether each position's query code is among its codes (``offsets``, ``codes``: as :func:`legal_moves` gives
-    them, sorted within each position)."""
-    count = len(offsets) - 1
-    if not len(codes):
-        return np.zeros(count, dtype=bool)
-    wide = np.uint32 if count < 1 << 16 else np.uint64
-    keys = (np.repeat(np.arange(count, dtype=wide), np.diff(offsets)) << wide(16)) | codes.astype(wide)
-    wanted = (np.arange(count, dtype=wide) << wide(16)) | queries.astype(wide)
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    found: np.ndarray = keys[at] == wanted
+    them, without repeats within a position)."""
+    found = np.zeros(len(offsets) - 1, dtype=bool)
+    hits = np.flatnonzero(codes == np.repeat(queries.astype(codes.dtype), np.diff(offsets)))
+    found[np.searchsorted(offsets, hits, side="right") - 1] = True
     return found
 
 
