@@ -6,6 +6,8 @@ one block), not one per field.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .batch import (
@@ -21,7 +23,7 @@ from .batch import (
 )
 from .lookup import SQUARE_BB
 
-__all__ = ["FIELDS", "castling_rook", "play", "play_rows", "stack", "unstack"]
+__all__ = ["FIELDS", "Moves", "castling_rook", "play", "play_rows", "prepare", "stack", "unstack"]
 
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
@@ -77,22 +79,46 @@ def _msb(bitboards: np.ndarray) -> np.ndarray:
 def play(boards: Boards, codes: np.ndarray) -> Boards:
     """The positions after playing one move code in each, as python-chess's ``Board.push`` does (the codes are
     assumed legal: an illegal one gives some position, never an exception)."""
-    return unstack(play_rows(stack(boards), codes))
+    return unstack(play_rows(stack(boards), prepare(codes)))
 
 
-def play_rows(rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """:func:`play` on rows (:func:`stack`): new rows."""
+class Moves(NamedTuple):
+    """Move codes with what playing them needs that does not depend on the position, one entry per move (sliced
+    like an array by :meth:`take`)."""
+
+    codes: np.ndarray
+    from_bit: np.ndarray
+    to_bit: np.ndarray
+    flag: np.ndarray
+    ep: np.ndarray
+    """The en-passant square after the move (a double push), else 0."""
+    special: np.ndarray
+    """Castling or en passant."""
+    promotion: np.ndarray
+
+    def take(self, index: slice) -> Moves:
+        return Moves._make(array[index] for array in self)
+
+
+def prepare(codes: np.ndarray) -> Moves:
+    """The :class:`Moves` of some codes."""
     codes = codes.astype(np.int64)
     origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    from_bit, to_bit = np.take(SQUARE_BB, origin), np.take(SQUARE_BB, target)
+    return Moves(codes, np.take(SQUARE_BB, origin), np.take(SQUARE_BB, target), flag,
+                 (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64), np.take(_SPECIAL, flag),
+                 flag >= PROMOTION)
+
+
+def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
+    """:func:`play` on rows (:func:`stack`) and prepared moves (:func:`prepare`): new rows."""
+    from_bit, to_bit = moves.from_bit, moves.to_bit
     white = rows[_TURN]  # 1: white moves
     mover = white ^ U64(1)  # the row of the colour that moves: 0 white, 1 black
     moved = (rows[_PIECES:_TURN] & from_bit) != 0  # by piece kind: whether it is the one that moves
     capture = ((rows[_WHITE] | rows[_WHITE + 1]) & to_bit) != 0
     cleared, lands, rook_to = from_bit | to_bit, to_bit, None
-    special = np.take(_SPECIAL, flag)
-    if special.any():  # castling (the rook moves too, the king's target is no capture), en passant
-        rook_to = _special(rows, codes, np.flatnonzero(special), cleared, capture)
+    if moves.special.any():  # castling (the rook moves too, the king's target is no capture), en passant
+        rook_to = _special(rows, moves.codes, np.flatnonzero(moves.special), cleared, capture)
         lands = to_bit | rook_to
     keep = ~cleared
     new = np.empty_like(rows)
@@ -102,12 +128,12 @@ def play_rows(rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
     new[_PIECES:_TURN] |= moved * to_bit
     if rook_to is not None:
         new[_ROOKS] |= rook_to
-    promoted = np.flatnonzero(flag >= PROMOTION)
-    if promoted.size:  # the pawn becomes the piece of the flag (knight ... queen)
+    if moves.promotion.any():  # the pawn becomes the piece of the flag (knight ... queen)
+        promoted = np.flatnonzero(moves.promotion)
         new[_PIECES, promoted] ^= to_bit[promoted]
-        new[_PIECES + 1 + (flag[promoted] & 3), promoted] |= to_bit[promoted]
+        new[_PIECES + 1 + (moves.flag[promoted] & 3), promoted] |= to_bit[promoted]
     new[_TURN] = mover
-    new[_EP] = ((origin + target) >> 1) * (flag == DOUBLE_PUSH)
+    new[_EP] = moves.ep
     np.bitwise_and(rows[_CASTLING], keep, out=new[_CASTLING])
     new[_CASTLING] &= np.where(moved[_KINGS - _PIECES], _KEEP_AFTER_KING[mover], _ALL)
     new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | capture)

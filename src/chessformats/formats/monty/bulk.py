@@ -21,7 +21,7 @@ import numpy as np
 from ...engine.errors import FormatError, InvalidValueError
 from ...kernel.batch import Boards, contains, legal_moves
 from ...kernel.lookup import SQUARE_BB
-from ...kernel.play import play_rows, stack, unstack
+from ...kernel.play import play_rows, prepare, stack, unstack
 from ...schemas import monty as schema
 from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
@@ -231,15 +231,16 @@ def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray) -> Boards:
     game_of_ply = np.repeat(np.arange(games), length)
     step = np.arange(total) - bounds[:-1][game_of_ply]
     stepwise = step_start[step] + rank[game_of_ply]  # a ply's row in step order
-    moves = np.empty(total, dtype=np.uint16)
-    moves[stepwise] = move
+    codes = np.empty(total, dtype=np.uint16)
+    codes[stepwise] = move
+    moves = prepare(codes)
     state = stack(starts.take(order))  # one array, a row per field: a ply is a few operations on it
     out = np.empty((len(state), total), dtype=state.dtype)
     for t in range(longest):
         count, at = int(playing[t]), int(step_start[t])
         state = state[:, :count]
         out[:, at:at + count] = state
-        state = play_rows(state, moves[at:at + count])
+        state = play_rows(state, moves.take(slice(at, at + count)))
     return unstack(np.take(out, stepwise, axis=1))
 
 
