@@ -127,9 +127,14 @@ def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set bit: (index of its bitboard, its square), ordered by bitboard, then square."""
     flat = np.ascontiguousarray(bitboards, dtype=U64).view(np.uint8)
     nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
-    bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
-    byte = nonzero[bits >> 3]
-    return byte >> 3, (byte & 7) << 3 | (bits & 7)
+    bits = np.flatnonzero(np.unpackbits(np.take(flat, nonzero), bitorder="little").view(bool))
+    square = np.take(nonzero, bits >> 3)  # the byte of each bit, then its square
+    owner = square >> 3
+    square <<= 3
+    bits &= 7
+    square |= bits
+    square &= 63
+    return owner, square
 
 
 def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
@@ -335,7 +340,10 @@ class Pieces:
 
     def rank(self, owner: np.ndarray, square: np.ndarray) -> np.ndarray:
         """The slot of the piece on ``square`` of position ``owner``."""
-        rank: np.ndarray = self.start[owner] + np.bitwise_count(self.us[owner] & _LOWER_BB[square])
+        below = np.take(self.us, owner)
+        below &= np.take(_LOWER_BB, square)
+        rank: np.ndarray = np.take(self.start, owner)
+        rank += np.bitwise_count(below)
         return rank
 
     def place(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
