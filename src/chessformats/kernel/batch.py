@@ -141,18 +141,32 @@ def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     tables = slider_tables()
     squares = squares.astype(U64)
     base = squares << U64(8)
-    rank = (occupied >> (squares & U64(56))) & U64(255)
-    file = (((occupied >> (squares & U64(7))) & _FILE_A) * U64(FILE_MAGIC)) >> U64(56)
-    attacks: np.ndarray = tables.rank[base | rank] | tables.file[base | file]
+    rank = occupied >> (squares & U64(56))
+    rank &= U64(255)
+    rank |= base
+    file = occupied >> (squares & U64(7))
+    file &= _FILE_A
+    file *= U64(FILE_MAGIC)
+    file >>= U64(56)
+    file |= base
+    attacks: np.ndarray = np.take(tables.rank, rank.view(np.int64))
+    attacks |= np.take(tables.file, file.view(np.int64))
     return attacks
 
 
 def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     tables = slider_tables()
     base = squares.astype(U64) << U64(8)
-    diagonal = ((occupied & tables.diagonal_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
-    anti = ((occupied & tables.anti_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
-    attacks: np.ndarray = tables.diagonal[base | diagonal] | tables.anti[base | anti]
+    lines = []
+    for mask in (tables.diagonal_mask, tables.anti_mask):
+        line = np.take(mask, squares)
+        line &= occupied
+        line *= U64(DIAGONAL_MAGIC)
+        line >>= U64(56)
+        line |= base
+        lines.append(line.view(np.int64))
+    attacks: np.ndarray = np.take(tables.diagonal, lines[0])
+    attacks |= np.take(tables.anti, lines[1])
     return attacks
 
 
@@ -276,16 +290,29 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     targets = them & evasions
     owner, square, rank = pieces.place(pawns)
     index = side.colour[owner] << 6 | square
-    double = _DOUBLE_FLAT[index] & twice[owner]
-    pieces.reach[rank] = (_PUSH_FLAT[index] & up[owner]) | double | (_PAWN_FLAT[index] & targets[owner])
+    double = np.take(_DOUBLE_FLAT, index)
+    double &= np.take(twice, owner)
+    reach = np.take(_PUSH_FLAT, index)
+    reach &= np.take(up, owner)
+    reach |= double
+    captures = np.take(_PAWN_FLAT, index)
+    captures &= np.take(targets, owner)
+    reach |= captures
+    pieces.reach[rank] = reach
     at = np.flatnonzero(double != 0)
     pushes = rank[at], double[at], white[owner[at]]
     owner, square, rank = pieces.place(boards.knights & us)
-    pieces.reach[rank] = KNIGHT_BB[square] & allowed[owner]
+    reach = np.take(KNIGHT_BB, square)
+    reach &= np.take(allowed, owner)
+    pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.bishops | boards.queens) & us)
-    pieces.reach[rank] = _bishop(square, occupied[owner]) & allowed[owner]
+    reach = _bishop(square, np.take(occupied, owner))
+    reach &= np.take(allowed, owner)
+    pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.rooks | boards.queens) & us)
-    pieces.reach[rank] |= _rook(square, occupied[owner]) & allowed[owner]
+    reach = _rook(square, np.take(occupied, owner))
+    reach &= np.take(allowed, owner)
+    pieces.reach[rank] |= reach
     pinned = _pinned(side)
     if pinned.any():  # a pinned piece moves along the line through its king
         owner, square = expand_bits(pinned)
