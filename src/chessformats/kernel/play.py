@@ -32,8 +32,6 @@ FIELDS = Boards._fields
 castling rooks, halfmove clock, fullmove number)."""
 _WHITE, _PIECES, _KINGS, _TURN, _EP, _CASTLING, _HALFMOVE, _FULLMOVE = 0, 2, 7, 8, 9, 10, 11, 12
 _ROOKS = _PIECES + 3
-_SPECIAL = np.zeros(16, dtype=bool)
-_SPECIAL[[KING_CASTLE, QUEEN_CASTLE, EN_PASSANT]] = True
 _KEEP_AFTER_KING = np.array([0xFFFF_FFFF_FFFF_FF00, 0x00FF_FFFF_FFFF_FFFF], dtype=U64)
 """By the row of the colour that moved (0 white, 1 black): the castling rooks kept when its king moves."""
 
@@ -92,20 +90,37 @@ class Moves(NamedTuple):
     flag: np.ndarray
     ep: np.ndarray
     """The en-passant square after the move (a double push), else 0."""
-    special: np.ndarray
-    """Castling or en passant."""
+    cleared: np.ndarray
+    """The squares the move empties besides its origin and target: the pawn taken en passant, the castling rook
+    (when known)."""
+    rook_to: np.ndarray
+    """Where the castling rook lands."""
+    probe: np.ndarray
+    """Where a piece would be captured (the target, none for castling)."""
+    en_passant: np.ndarray
+    rook_unknown: np.ndarray
+    """Castling whose rook is found from the position (its castling rights)."""
     promotion: np.ndarray
 
     def take(self, index: slice) -> Moves:
         return Moves._make(array[index] for array in self)
 
 
-def prepare(codes: np.ndarray) -> Moves:
-    """The :class:`Moves` of some codes."""
+def prepare(codes: np.ndarray, rooks: np.ndarray | None = None) -> Moves:
+    """The :class:`Moves` of some codes; ``rooks``: the square of the rook each castling code castles with, when
+    known beforehand (other entries are not read)."""
     codes = codes.astype(np.int64)
     origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    return Moves(codes, np.take(SQUARE_BB, origin), np.take(SQUARE_BB, target), flag,
-                 (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64), np.take(_SPECIAL, flag),
+    to_bit = np.take(SQUARE_BB, target)
+    castle = (flag == KING_CASTLE) | (flag == QUEEN_CASTLE)
+    en_passant = flag == EN_PASSANT
+    cleared = np.where(en_passant, np.take(SQUARE_BB, np.where(target >= 32, target - 8, target + 8) & 63), U64(0))
+    rook_to = np.where(castle, np.take(SQUARE_BB, (target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
+    if rooks is not None:
+        cleared |= np.where(castle, np.take(SQUARE_BB, rooks & 63), U64(0))
+    return Moves(codes, np.take(SQUARE_BB, origin), to_bit, flag,
+                 (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64), cleared, rook_to,
+                 np.where(castle, U64(0), to_bit), en_passant, castle if rooks is None else np.zeros_like(castle),
                  flag >= PROMOTION)
 
 
@@ -115,19 +130,22 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     white = rows[_TURN]  # 1: white moves
     mover = white ^ U64(1)  # the row of the colour that moves: 0 white, 1 black
     moved = (rows[_PIECES:_TURN] & from_bit) != 0  # by piece kind: whether it is the one that moves
-    capture = ((rows[_WHITE] | rows[_WHITE + 1]) & to_bit) != 0
-    cleared, lands, rook_to = from_bit | to_bit, to_bit, None
-    if moves.special.any():  # castling (the rook moves too, the king's target is no capture), en passant
-        rook_to = _special(rows, moves.codes, np.flatnonzero(moves.special), cleared, capture)
-        lands = to_bit | rook_to
+    capture = ((rows[_WHITE] | rows[_WHITE + 1]) & moves.probe) != 0
+    capture |= moves.en_passant
+    cleared = from_bit | to_bit
+    cleared |= moves.cleared
+    if moves.rook_unknown.any():  # the castling rook on that side of the king, from the castling rights
+        which = np.flatnonzero(moves.rook_unknown)
+        cleared[which] |= np.take(SQUARE_BB, _castling_rook(rows[_CASTLING, which], rows[_ROOKS, which],
+                                                             moves.codes[which]))
+    lands = to_bit | moves.rook_to
     keep = ~cleared
     new = np.empty_like(rows)
     np.bitwise_and(rows[:_TURN], keep, out=new[:_TURN])
     new[_WHITE] |= lands * white
     new[_WHITE + 1] |= lands * mover
     new[_PIECES:_TURN] |= moved * to_bit
-    if rook_to is not None:
-        new[_ROOKS] |= rook_to
+    new[_ROOKS] |= moves.rook_to
     if moves.promotion.any():  # the pawn becomes the piece of the flag (knight ... queen)
         promoted = np.flatnonzero(moves.promotion)
         new[_PIECES, promoted] ^= to_bit[promoted]
@@ -139,22 +157,3 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | capture)
     np.add(rows[_FULLMOVE], mover, out=new[_FULLMOVE])
     return new
-
-
-def _special(rows: np.ndarray, codes: np.ndarray, which: np.ndarray, cleared: np.ndarray, capture: np.ndarray
-             ) -> np.ndarray:
-    """The castling and en-passant moves ``which``: their rook's or captured pawn's square added to ``cleared``,
-    ``capture`` set (en passant is one, castling is not); the rooks' landing squares (of all moves)."""
-    codes = codes[which]
-    flag, target = codes & 15, codes >> TARGET_SHIFT & 63
-    castle = flag != EN_PASSANT
-    rook = np.where(castle, np.take(SQUARE_BB, _castling_rook(rows[_CASTLING, which], rows[_ROOKS, which], codes)),
-                    U64(0))
-    black = rows[_TURN, which] == 0
-    taken = np.where(castle, U64(0), np.take(SQUARE_BB, (target + np.where(black, 8, -8)) & 63))
-    to = np.where(castle, np.take(SQUARE_BB, (target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
-    cleared[which] |= rook | taken
-    capture[which] = ~castle
-    rook_to = np.zeros(len(cleared), dtype=U64)
-    rook_to[which] = to
-    return rook_to

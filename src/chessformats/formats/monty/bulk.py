@@ -19,7 +19,7 @@ import chess
 import numpy as np
 
 from ...engine.errors import FormatError, InvalidValueError
-from ...kernel.batch import Boards, contains, legal_moves
+from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, Boards, contains, legal_moves
 from ...kernel.lookup import SQUARE_BB
 from ...kernel.play import play_rows, prepare, stack, unstack
 from ...schemas import monty as schema
@@ -154,7 +154,7 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
                 headers_ok = headers.copy()
             headers_ok[suspect] = _STANDARD_HEADER  # not played as it is (its moves may be anything now)
     boards, _ = start_boards(headers_ok)
-    positions = _replay(boards, move, bounds)
+    positions = _replay(boards, move, bounds, rook_files(headers_ok))
     offsets, legal, known = _legal_moves(positions, move)
     legal_count = np.diff(offsets)
     bad_count = np.flatnonzero((counts != 0) & (counts != legal_count))
@@ -216,9 +216,10 @@ def _legal_moves(positions: Boards, played: np.ndarray) -> tuple[np.ndarray, np.
     return np.concatenate(parts_offsets), np.concatenate(parts_codes), np.concatenate(parts_legal)
 
 
-def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray) -> Boards:
+def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray, files: np.ndarray) -> Boards:
     """The position before every ply (file order): all games played together, one ply at a time, the games
-    ordered longest first so that the ones still playing are a prefix of the arrays."""
+    ordered longest first so that the ones still playing are a prefix of the arrays. ``files``: each game's
+    castling rook files (Q K q k), which give the rook of every castling move beforehand."""
     games, total = len(bounds) - 1, int(bounds[-1])
     length = np.diff(bounds)
     order = np.argsort(-length, kind="stable")
@@ -231,9 +232,13 @@ def _replay(starts: Boards, move: np.ndarray, bounds: np.ndarray) -> Boards:
     game_of_ply = np.repeat(np.arange(games), length)
     step = np.arange(total) - bounds[:-1][game_of_ply]
     stepwise = step_start[step] + rank[game_of_ply]  # a ply's row in step order
+    king = move.astype(np.int64) >> ORIGIN_SHIFT & 63
+    rooks = (king & 56) + files[game_of_ply, np.where(king >= 56, 2, 0) + ((move & 15) == KING_CASTLE)]
     codes = np.empty(total, dtype=np.uint16)
     codes[stepwise] = move
-    moves = prepare(codes)
+    rook = np.empty(total, dtype=np.int64)
+    rook[stepwise] = rooks
+    moves = prepare(codes, rook)
     state = stack(starts.take(order))  # one array, a row per field: a ply is a few operations on it
     out = np.empty((len(state), total), dtype=state.dtype)
     for t in range(longest):
