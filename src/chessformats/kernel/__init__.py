@@ -1,8 +1,8 @@
 """The chess kernel: one set of attack tables (:mod:`.tables`, as numpy arrays in :mod:`.lookup`) and batch
 positions (:mod:`.batch`: numpy arrays of bitboards, legal-move generation vectorised over many positions at once;
 :mod:`.play`: moves played on them), with the way in and out of python-chess (:mod:`.boards`). Below the formats
-and the books, above the engine: it imports only the engine, numpy and python-chess. Its names are imported on first use, so
-the integer tables cost no numpy.
+and the books, above the engine: it imports only the engine, numpy and python-chess. Its names are imported on
+first use, so the integer tables cost no numpy.
 """
 
 from __future__ import annotations

@@ -327,7 +327,7 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     pieces.reach[monarch] = (steps | castles)[own_king]
     codes, move_start = pieces.codes(them)
     inserted = _Inserts()
-    rank, double, forward = pushes  # a double push: a pawn's last move (white), first (black); a pinned one's may be gone
+    rank, double, forward = pushes  # a double push: a pawn's last move (white), first (black); if not pinned
     still = (pieces.reach[rank] & double) != 0
     rank, forward = rank[still], forward[still]
     codes[np.where(forward, move_start[rank + 1] - 1, move_start[rank])] |= np.uint16(DOUBLE_PUSH)

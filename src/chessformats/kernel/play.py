@@ -46,8 +46,8 @@ def stack(boards: Boards) -> np.ndarray:
 
 def unstack(rows: np.ndarray) -> Boards:
     """Rows as a batch (the bitboards are views of the rows)."""
-    return Boards(*rows[:_TURN], rows[_TURN] != 0, rows[_EP].astype(np.uint8), rows[_CASTLING],
-                  rows[_HALFMOVE].astype(np.uint16), rows[_FULLMOVE].astype(np.uint16))
+    return Boards._make([*rows[:_TURN], rows[_TURN] != 0, rows[_EP].astype(np.uint8), rows[_CASTLING],
+                         rows[_HALFMOVE].astype(np.uint16), rows[_FULLMOVE].astype(np.uint16)])
 
 
 def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:
