@@ -126,9 +126,9 @@ def square_of(bitboards: np.ndarray) -> np.ndarray:
 def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set bit: (index of its bitboard, its square), ordered by bitboard, then square."""
     flat = np.ascontiguousarray(bitboards, dtype=U64).view(np.uint8)
-    nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
-    bits = np.flatnonzero(np.unpackbits(np.take(flat, nonzero), bitorder="little").view(bool))
-    square = np.take(nonzero, bits >> 3)  # the byte of each bit, then its square
+    nonzero = (flat != 0).nonzero()[0]  # (numpy's nonzero is fastest on booleans)
+    bits = np.unpackbits(flat.take(nonzero), bitorder="little").view(bool).nonzero()[0]
+    square = nonzero.take(bits >> 3)  # the byte of each bit, then its square
     owner = square >> 3
     square <<= 3
     bits &= 7
@@ -149,8 +149,8 @@ def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     file *= U64(FILE_MAGIC)
     file >>= U64(56)
     file |= base
-    attacks: np.ndarray = np.take(tables.rank, rank.view(np.int64))
-    attacks |= np.take(tables.file, file.view(np.int64))
+    attacks: np.ndarray = tables.rank.take(rank.view(np.int64))
+    attacks |= tables.file.take(file.view(np.int64))
     return attacks
 
 
@@ -159,14 +159,14 @@ def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     base = squares.astype(U64) << U64(8)
     lines = []
     for mask in (tables.diagonal_mask, tables.anti_mask):
-        line = np.take(mask, squares)
+        line = mask.take(squares)
         line &= occupied
         line *= U64(DIAGONAL_MAGIC)
         line >>= U64(56)
         line |= base
         lines.append(line.view(np.int64))
-    attacks: np.ndarray = np.take(tables.diagonal, lines[0])
-    attacks |= np.take(tables.anti, lines[1])
+    attacks: np.ndarray = tables.diagonal.take(lines[0])
+    attacks |= tables.anti.take(lines[1])
     return attacks
 
 
@@ -273,7 +273,7 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
                          side.straight)
     in_check = (danger & king_bit) != 0
     evasions = np.full(count, _ALL)
-    checked = np.flatnonzero(in_check)
+    checked = in_check.nonzero()[0]
     if checked.size:  # the checkers, found for the positions in check only
         checkers = _checkers(side, checked)
         single = (checkers & (checkers - U64(1))) == 0
@@ -290,28 +290,28 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     targets = them & evasions
     owner, square, rank = pieces.place(pawns)
     index = side.colour[owner] << 6 | square
-    double = np.take(_DOUBLE_FLAT, index)
-    double &= np.take(twice, owner)
-    reach = np.take(_PUSH_FLAT, index)
-    reach &= np.take(up, owner)
+    double = _DOUBLE_FLAT.take(index)
+    double &= twice.take(owner)
+    reach = _PUSH_FLAT.take(index)
+    reach &= up.take(owner)
     reach |= double
-    captures = np.take(_PAWN_FLAT, index)
-    captures &= np.take(targets, owner)
+    captures = _PAWN_FLAT.take(index)
+    captures &= targets.take(owner)
     reach |= captures
     pieces.reach[rank] = reach
-    at = np.flatnonzero(double != 0)
+    at = (double != 0).nonzero()[0]
     pushes = rank[at], double[at], white[owner[at]]
     owner, square, rank = pieces.place(boards.knights & us)
-    reach = np.take(KNIGHT_BB, square)
-    reach &= np.take(allowed, owner)
+    reach = KNIGHT_BB.take(square)
+    reach &= allowed.take(owner)
     pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.bishops | boards.queens) & us)
-    reach = _bishop(square, np.take(occupied, owner))
-    reach &= np.take(allowed, owner)
+    reach = _bishop(square, occupied.take(owner))
+    reach &= allowed.take(owner)
     pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.rooks | boards.queens) & us)
-    reach = _rook(square, np.take(occupied, owner))
-    reach &= np.take(allowed, owner)
+    reach = _rook(square, occupied.take(owner))
+    reach &= allowed.take(owner)
     pieces.reach[rank] |= reach
     pinned = _pinned(side)
     if pinned.any():  # a pinned piece moves along the line through its king
@@ -319,7 +319,7 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
         pieces.reach[pieces.rank(owner, square)] &= LINE_BB[king[owner], square]
     en_passant = _en_passant(boards, side, pieces, pawns)
     # the king: its steps off attacked squares, and castling
-    own_king = np.flatnonzero((boards.kings & us) != 0)
+    own_king = ((boards.kings & us) != 0).nonzero()[0]
     monarch = pieces.rank(own_king, king[own_king])
     steps = KING_BB[king] & ~us & ~danger
     castles = _castling(boards, side, in_check, danger)
@@ -367,9 +367,9 @@ class Pieces:
 
     def rank(self, owner: np.ndarray, square: np.ndarray) -> np.ndarray:
         """The slot of the piece on ``square`` of position ``owner``."""
-        below = np.take(self.us, owner)
-        below &= np.take(_LOWER_BB, square)
-        rank: np.ndarray = np.take(self.start, owner)
+        below = self.us.take(owner)
+        below &= _LOWER_BB.take(square)
+        rank: np.ndarray = self.start.take(owner)
         rank += np.bitwise_count(below)
         return rank
 
@@ -387,23 +387,23 @@ class Pieces:
         move_start = np.zeros(len(reach) + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(reach), out=move_start[1:])
         flat = reach.view(np.uint8)
-        nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
+        nonzero = (flat != 0).nonzero()[0]  # (numpy's nonzero is fastest on booleans)
         # per non-zero byte of targets: the code of the piece's origin and the byte's first target, and the low bits
         # of its eight codes (the target's file, the capture flag of those holding an enemy piece); per target, its
         # code from those two
         u16 = np.uint16
-        base = np.take(self.origin, nonzero >> 3)
+        base = self.origin.take(nonzero >> 3)
         first = nonzero.astype(u16)
         first &= u16(7)
         first <<= u16(3 + TARGET_SHIFT)
         base |= first
-        captures = np.take(them, np.repeat(np.arange(len(self.us)), np.diff(self.start)))
+        captures = them.repeat(np.diff(self.start))
         captures &= reach
-        low = np.take(_LOW_CODES, np.take(captures.view(np.uint8), nonzero), axis=0).ravel()
-        bits = np.flatnonzero(np.unpackbits(np.take(flat, nonzero), bitorder="little").view(bool))
-        codes: np.ndarray = np.take(low, bits)
+        low = _LOW_CODES.take(np.take(captures.view(np.uint8), nonzero), axis=0).ravel()
+        bits = np.unpackbits(flat.take(nonzero), bitorder="little").view(bool).nonzero()[0]
+        codes: np.ndarray = low.take(bits)
         bits >>= 3
-        codes |= np.take(base, bits)
+        codes |= base.take(bits)
         return codes, move_start
 
     def index(self, move_start: np.ndarray, rank: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -453,7 +453,7 @@ def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.
     """Whether each position's query code is among its codes (``offsets``, ``codes``: as :func:`legal_moves` gives
     them, without repeats within a position)."""
     found = np.zeros(len(offsets) - 1, dtype=bool)
-    hits = np.flatnonzero(codes == np.repeat(queries.astype(codes.dtype), np.diff(offsets)))
+    hits = (codes == np.repeat(queries.astype(codes.dtype), np.diff(offsets))).nonzero()[0]
     found[np.searchsorted(offsets, hits, side="right") - 1] = True
     return found
 
@@ -469,7 +469,7 @@ def _en_passant(boards: Boards, side: _Side, pieces: Pieces, pawns: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Add the en-passant captures that leave the king safe (tested on the occupancy after the capture) to the
     pawns' targets; their (slot, target)."""
-    where = np.flatnonzero(boards.ep_square)
+    where = boards.ep_square.nonzero()[0]
     if not where.size:
         return None
     ep = boards.ep_square[where].astype(np.int64)
@@ -513,7 +513,7 @@ def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarra
     # the king's target with the rook moved: in the standard geometry (king on the e-file, rook in the corner) the
     # squares that change are on the back rank beside the king, where an attacker would give check: as before
     hit = (danger[owner] & SQUARE_BB[king_to]) != 0
-    odd = np.flatnonzero(((king & 7) != 4) | ((rook & 7) % 7 != 0))
+    odd = (((king & 7) != 4) | ((rook & 7) % 7 != 0)).nonzero()[0]
     if odd.size:
         hit[odd] = _checkers(side, owner[odd], after[odd], square=king_to[odd]) != 0
     good = ~(blocked | unsafe | hit)

@@ -111,14 +111,14 @@ def prepare(codes: np.ndarray, rooks: np.ndarray | None = None) -> Moves:
     known beforehand (other entries are not read)."""
     codes = codes.astype(np.int64)
     origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    to_bit = np.take(SQUARE_BB, target)
+    to_bit = SQUARE_BB.take(target)
     castle = (flag == KING_CASTLE) | (flag == QUEEN_CASTLE)
     en_passant = flag == EN_PASSANT
-    cleared = np.where(en_passant, np.take(SQUARE_BB, np.where(target >= 32, target - 8, target + 8) & 63), U64(0))
-    rook_to = np.where(castle, np.take(SQUARE_BB, (target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
+    cleared = np.where(en_passant, SQUARE_BB.take(np.where(target >= 32, target - 8, target + 8) & 63), U64(0))
+    rook_to = np.where(castle, SQUARE_BB.take((target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
     if rooks is not None:
-        cleared |= np.where(castle, np.take(SQUARE_BB, rooks & 63), U64(0))
-    return Moves(codes, np.take(SQUARE_BB, origin), to_bit, flag,
+        cleared |= np.where(castle, SQUARE_BB.take(rooks & 63), U64(0))
+    return Moves(codes, SQUARE_BB.take(origin), to_bit, flag,
                  (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64), cleared, rook_to,
                  np.where(castle, U64(0), to_bit), en_passant, castle if rooks is None else np.zeros_like(castle),
                  flag >= PROMOTION)
@@ -135,8 +135,8 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     cleared = from_bit | to_bit
     cleared |= moves.cleared
     if moves.rook_unknown.any():  # the castling rook on that side of the king, from the castling rights
-        which = np.flatnonzero(moves.rook_unknown)
-        cleared[which] |= np.take(SQUARE_BB, _castling_rook(rows[_CASTLING, which], rows[_ROOKS, which],
+        which = moves.rook_unknown.nonzero()[0]
+        cleared[which] |= SQUARE_BB.take(_castling_rook(rows[_CASTLING, which], rows[_ROOKS, which],
                                                              moves.codes[which]))
     lands = to_bit | moves.rook_to
     keep = ~cleared
@@ -147,7 +147,7 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     new[_PIECES:_TURN] |= moved * to_bit
     new[_ROOKS] |= moves.rook_to
     if moves.promotion.any():  # the pawn becomes the piece of the flag (knight ... queen)
-        promoted = np.flatnonzero(moves.promotion)
+        promoted = moves.promotion.nonzero()[0]
         new[_PIECES, promoted] ^= to_bit[promoted]
         new[_PIECES + 1 + (moves.flag[promoted] & 3), promoted] |= to_bit[promoted]
     new[_TURN] = mover
