@@ -23,7 +23,7 @@ from .batch import (
 )
 from .lookup import SQUARE_BB
 
-__all__ = ["FIELDS", "Moves", "castling_rook", "play", "play_rows", "prepare", "stack", "unstack"]
+__all__ = ["FIELDS", "Moves", "play", "play_rows", "prepare", "stack", "unstack"]
 
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
@@ -50,13 +50,9 @@ def unstack(rows: np.ndarray) -> Boards:
                          rows[_HALFMOVE].astype(np.uint16), rows[_FULLMOVE].astype(np.uint16)])
 
 
-def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The square of the rook each castling code (``codes``, played in the positions ``index``) castles with: the
-    castling rook on that side of the king."""
-    return _castling_rook(boards.castling[index], boards.rooks[index], codes)
-
-
 def _castling_rook(castling: np.ndarray, rooks: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The square of the rook each castling code castles with (given the castling rooks and the rooks of its
+    position): the castling rook on that side of the king."""
     codes = codes.astype(np.int64)
     king = codes >> ORIGIN_SHIFT & 63
     rights = castling & rooks & (U64(255) << (king & 56).astype(U64))
