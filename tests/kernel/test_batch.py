@@ -157,7 +157,7 @@ def test_contains() -> None:
 def test_castling_with_the_rook_given() -> None:
     """Playing castling codes with their rook given beforehand (as a Monty header's rook files give it) is
     playing them with the rook found from the position; the rook is python-chess's (king takes rook)."""
-    from chessformats.kernel.play import play_rows, prepare, stack, unstack
+    from chessformats.kernel.playing import play_rows, prepare, stack, unstack
 
     boards = [board for board in chess960_boards(11, 300) if any(board.is_castling(m) for m in board.legal_moves)]
     rows, codes, rooks = [], [], []

@@ -1,4 +1,4 @@
-"""Many positions at once: numpy arrays of bitboards and their legal moves (:mod:`.play` plays moves on them).
+"""Many positions at once: numpy arrays of bitboards and their legal moves (:mod:`.playing` plays moves on them).
 
 A batch is a :class:`Boards`: one entry per position in each array (python-chess's representation, array-wise:
 piece and colour bitboards, side to move, en-passant square, castling rights as the bitboard of the castling
@@ -279,7 +279,7 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
         single = (checkers & (checkers - U64(1))) == 0
         evasions[checked] = np.where(single, checkers | BETWEEN_BB[king[checked], square_of(checkers)], U64(0))
     allowed = ~us & evasions
-    pieces = Pieces(us, king)
+    pieces = _Pieces(us)
     # pawns: the targets of each kind of push, for all pawns of a position at once, then by pawn
     pawns = boards.pawns & us
     white = boards.turn
@@ -353,11 +353,11 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     return inserted.apply(codes, offsets)
 
 
-class Pieces:
+class _Pieces:
     """The pieces to move of a batch, one slot each in (position, origin square) order, with the squares each
     may move to (``reach``) and its origin as a code (``origin``)."""
 
-    def __init__(self, us: np.ndarray, king: np.ndarray) -> None:
+    def __init__(self, us: np.ndarray) -> None:
         self.us = us
         self.start = np.zeros(len(us) + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(us), out=self.start[1:])
@@ -465,7 +465,7 @@ def _moves_of(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return indices
 
 
-def _en_passant(boards: Boards, side: _Side, pieces: Pieces, pawns: np.ndarray
+def _en_passant(boards: Boards, side: _Side, pieces: _Pieces, pawns: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Add the en-passant captures that leave the king safe (tested on the occupancy after the capture) to the
     pawns' targets; their (slot, target)."""

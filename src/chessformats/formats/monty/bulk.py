@@ -3,7 +3,7 @@
 Three stages, each over many games at once: the structure (one pass finding every ply record; the only loop per
 ply, a few byte look-ups), the start positions (all headers checked together; a header that looks wrong is read
 by :func:`.read.start_board`, which names the field), and the chess (every game replayed one ply at a time but
-all games together, :func:`chessformats.kernel.play.play_rows`, then the legal moves of every position at once,
+all games together, :func:`chessformats.kernel.playing.play_rows`, then the legal moves of every position at once,
 :func:`chessformats.kernel.batch.legal_moves`, to check each move and count and to align the visit bytes).
 Faults keep the reader's contract: the first in file order is raised as a located
 :class:`~chessformats.FormatError`, and what came before it is kept.
@@ -21,7 +21,7 @@ import numpy as np
 from ...engine.errors import FormatError, InvalidValueError
 from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, Boards, contains, legal_moves
 from ...kernel.lookup import SQUARE_BB
-from ...kernel.play import play_rows, prepare, stack, unstack
+from ...kernel.playing import play_rows, prepare, stack, unstack
 from ...schemas import monty as schema
 from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
@@ -125,7 +125,7 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     value = format == "value"
     raw = np.frombuffer(data, dtype=np.uint8)
     game_at = np.array(structure.games, dtype=np.int64)
-    ply_at = np.array(structure.plies, dtype=np.int64)
+    ply_at = np.fromiter(structure.plies, dtype=np.int64, count=len(structure.plies))
     bounds = np.array(structure.bounds, dtype=np.int64)
     games, total = len(game_at), len(ply_at)
     headers = raw[(game_at[:, None] + np.arange(HEADER_SIZE)).ravel()].view(HEADER_DTYPE)
