@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .batch import (
+    CAPTURE,
     DOUBLE_PUSH,
     EN_PASSANT,
     KING_CASTLE,
@@ -87,13 +88,14 @@ class Moves(NamedTuple):
     ep: np.ndarray
     """The en-passant square after the move (a double push), else 0."""
     cleared: np.ndarray
-    """The squares the move empties besides its origin and target: the pawn taken en passant, the castling rook
-    (when known)."""
+    """The squares the move empties: its origin and target, the pawn taken en passant, the castling rook (when
+    known)."""
+    lands: np.ndarray
+    """The squares the mover's pieces land on: the target, the castling rook's square."""
     rook_to: np.ndarray
     """Where the castling rook lands."""
-    probe: np.ndarray
-    """Where a piece would be captured (the target, none for castling)."""
-    en_passant: np.ndarray
+    capture: np.ndarray
+    """The code's capture flag (a legal code has it exactly when it captures)."""
     rook_unknown: np.ndarray
     """Castling whose rook is found from the position (its castling rights)."""
     promotion: np.ndarray
@@ -114,10 +116,11 @@ def prepare(codes: np.ndarray, rooks: np.ndarray | None = None) -> Moves:
     rook_to = np.where(castle, SQUARE_BB.take((target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
     if rooks is not None:
         cleared |= np.where(castle, SQUARE_BB.take(rooks & 63), U64(0))
-    return Moves(codes, SQUARE_BB.take(origin), to_bit, flag,
-                 (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64), cleared, rook_to,
-                 np.where(castle, U64(0), to_bit), en_passant, castle if rooks is None else np.zeros_like(castle),
-                 flag >= PROMOTION)
+    from_bit = SQUARE_BB.take(origin)
+    cleared |= from_bit | to_bit
+    return Moves(codes, from_bit, to_bit, flag, (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64),
+                 cleared, to_bit | rook_to, rook_to, (flag & CAPTURE) != 0,
+                 castle if rooks is None else np.zeros_like(castle), flag >= PROMOTION)
 
 
 def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
@@ -126,16 +129,12 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     white = rows[_TURN]  # 1: white moves
     mover = white ^ U64(1)  # the row of the colour that moves: 0 white, 1 black
     moved = (rows[_PIECES:_TURN] & from_bit) != 0  # by piece kind: whether it is the one that moves
-    capture = ((rows[_WHITE] | rows[_WHITE + 1]) & moves.probe) != 0
-    capture |= moves.en_passant
-    cleared = from_bit | to_bit
-    cleared |= moves.cleared
+    keep = ~moves.cleared
     if moves.rook_unknown.any():  # the castling rook on that side of the king, from the castling rights
         which = moves.rook_unknown.nonzero()[0]
-        cleared[which] |= SQUARE_BB.take(_castling_rook(rows[_CASTLING, which], rows[_ROOKS, which],
-                                                             moves.codes[which]))
-    lands = to_bit | moves.rook_to
-    keep = ~cleared
+        keep[which] &= ~SQUARE_BB.take(_castling_rook(rows[_CASTLING, which], rows[_ROOKS, which],
+                                                      moves.codes[which]))
+    lands = moves.lands
     new = np.empty_like(rows)
     np.bitwise_and(rows[:_TURN], keep, out=new[:_TURN])
     new[_WHITE] |= lands * white
@@ -150,6 +149,6 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     new[_EP] = moves.ep
     np.bitwise_and(rows[_CASTLING], keep, out=new[_CASTLING])
     new[_CASTLING] &= np.where(moved[_KINGS - _PIECES], _KEEP_AFTER_KING[mover], _ALL)
-    new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | capture)
+    new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | moves.capture)
     np.add(rows[_FULLMOVE], mover, out=new[_FULLMOVE])
     return new
