@@ -16,7 +16,7 @@ from ...schemas import ctg as schema
 from .model import PAGE_CAPACITY, PAGE_HEADER, PAGE_HEADER_SIZE, PositionRecord
 from .position import MAX_LEVEL, ctg_hash, highest_entry_read
 
-__all__ = ["write_book"]
+__all__ = ["write_book", "write_hashed"]
 
 
 class _Layout(NamedTuple):
@@ -26,15 +26,14 @@ class _Layout(NamedTuple):
     upper_bound: int
 
 
-def _layout(records: Sequence[tuple[bytes, bytes]]) -> _Layout:
-    """Pages and ``.cto`` table for records ``(encoded position, record bytes)``: the dbm scheme.
+def _layout(items: Sequence[tuple[int, bytes]]) -> _Layout:
+    """Pages and ``.cto`` table for records ``(hash of the encoded position, record bytes)``: the dbm scheme.
 
     The directory is dbm's binary trie over the hash bits, lowest bit first: node ``c = (hash & n) + n``
     at level ``k`` (``n = 2**k - 1``). A node whose records fill more than a page is split by the next
     bit; the root is always split, so that readers that start at ``n = 1`` find every position. Leaves
     are packed into pages in trie order, several small leaves sharing a page. See the format notes.
     """
-    items = [(ctg_hash(encoded), record) for encoded, record in records]
     leaves: list[tuple[int, int, list[bytes], int]] = []  # (level, node, records, bytes)
     interior: list[int] = []
     stack = [(0, 0, items)]
@@ -88,7 +87,13 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
         unique.setdefault(record.signature, record.to_bytes())
     if games is None:
         games = max((r.games for r in records), default=0)
-    layout = _layout(list(unique.items()))
+    return write_hashed(path, [(ctg_hash(encoded), record) for encoded, record in unique.items()], games=games)
+
+
+def write_hashed(path: str | os.PathLike[str], items: Sequence[tuple[int, bytes]], *, games: int) -> WriteReport:
+    """Write a CTG book of records given as ``(hash of the encoded position, record bytes)``, one per position
+    (:func:`write_book` once the records are encoded and merged; a bulk writer that hashes in batch)."""
+    layout = _layout(items)
     stem = os.path.splitext(os.fspath(path))[0]
     with atomic_write_set() as open_file:  # the three files replaced together, once all are on the disk
         cto, ctb, ctg = open_file(stem + ".cto"), open_file(stem + ".ctb"), open_file(path)
@@ -96,11 +101,11 @@ def write_book(path: str | os.PathLike[str], records: Iterable[PositionRecord], 
         cto.write(schema.CTO.build({"header": {"entries": len(layout.directory), "unknown_12": layout.lower_bound},
                                     "pages": layout.directory}))
         ctb.write(schema.CTB.build({"lower_bound": layout.lower_bound, "upper_bound": layout.upper_bound}))
-        ctg.write(schema.HEADER_PAGE.build({"data_pages": len(layout.pages), "positions": len(unique),
+        ctg.write(schema.HEADER_PAGE.build({"data_pages": len(layout.pages), "positions": len(items),
                                             "games": games}))
         for page in layout.pages:
             body = b"".join(page)
             ctg.write(PAGE_HEADER.pack(len(page), PAGE_HEADER_SIZE + len(body)) + body
                       + bytes(PAGE_CAPACITY - len(body)))
-    return WriteReport(os.fspath(path), len(unique), "records", [os.fspath(path), stem + ".cto", stem + ".ctb"],
+    return WriteReport(os.fspath(path), len(items), "records", [os.fspath(path), stem + ".cto", stem + ".ctb"],
                        counts={"pages": len(layout.pages)})
