@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import chess
 import numpy as np
 
-from ..formats.polyglot.batch import entry_queries, keys, move_keys, pseudo_en_passant
-from ..kernel.batch import Boards, legal_moves, play
+from ..formats.polyglot.batch import entry_queries, keys, move_keys
+from ..kernel.batch import Boards, legal_moves, play, pseudo_en_passant
 from ..kernel.boards import from_boards, move_of_code, to_board
 
 if TYPE_CHECKING:

@@ -53,6 +53,7 @@ __all__ = [
     "expand_bits",
     "legal_moves",
     "play",
+    "pseudo_en_passant",
     "square_of",
 ]
 
@@ -418,6 +419,16 @@ def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarra
     good = ~(blocked | unsafe | hit)
     np.bitwise_or.at(result, owner[good], SQUARE_BB[king_to[good]])
     return result
+
+
+def pseudo_en_passant(boards: Boards) -> np.ndarray:
+    """Whether a pawn of the side to move stands ready to capture en passant, legal or not (Polyglot's and X-FEN's
+    rule: python-chess's ``has_pseudo_legal_en_passant``)."""
+    ep = boards.ep_square.astype(np.int64)
+    us = np.where(boards.turn, boards.white, boards.black)
+    capturers = PAWN_BB[(~boards.turn).astype(np.int64), ep]  # the pawn-attack squares of the other colour
+    found: np.ndarray = (ep != 0) & ((capturers & boards.pawns & us) != 0)
+    return found
 
 
 def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:

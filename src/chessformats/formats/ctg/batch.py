@@ -15,10 +15,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...kernel.batch import EN_PASSANT, ORIGIN_SHIFT, PROMOTION, TARGET_SHIFT, Boards, legal_moves
+from ...kernel.batch import (
+    EN_PASSANT,
+    ORIGIN_SHIFT,
+    PROMOTION,
+    TARGET_SHIFT,
+    Boards,
+    legal_moves,
+    pseudo_en_passant,
+)
 from ...schemas.squares import SQUARE_CODE
 from ..normalised import CASTLING_NAMES, CODING_ORDER, CORNERS
-from ..polyglot.batch import pseudo_en_passant
 from .position import _EP_BITS, _HASH_STEPS, _HEADER_BYTES, HEADER_SIZE, MOVES, _header_byte
 
 __all__ = ["Encoded", "encode_boards", "hashes", "legal_en_passant", "move_codes"]
@@ -144,14 +151,27 @@ def encode_boards(boards: Boards, legal_ep: Array | None = None, *, chunk: int =
                                  flags[part, None]], axis=1)
         lengths = np.concatenate([np.full((len(size), 1), 8 * HEADER_SIZE), words[..., 1],
                                   (total - squares_end - fb)[:, None], fb[:, None]], axis=1)
-        width = int(lengths.max())
-        shifts = lengths[..., None] - 1 - np.arange(width)  # bit j of a segment: its (length - 1 - j)-th bit
-        bits = (values[..., None] >> np.maximum(shifts, 0)) & 1
-        pieces.append(np.packbits(bits[shifts >= 0].astype(np.uint8)))
+        pieces.append(_pack(values, lengths, total))
     offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     data = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
     return Encoded(data, offsets, flipped, mirrored)
+
+
+def _pack(values: Array, lengths: Array, total: Array) -> Array:
+    """Rows of bit fields (``values``, ``lengths``: at most 8 bits each, first field highest) packed into bytes,
+    row after row (each row ``total`` bits, a whole number of bytes). Each field lands in the two bytes its bits
+    touch, as a 16-bit window; fields do not overlap, so the bytes are sums (``np.bincount``)."""
+    starts = np.zeros(len(total), dtype=np.int64)
+    np.cumsum(total[:-1], out=starts[1:])
+    at = (np.cumsum(lengths, axis=1) - lengths + starts[:, None]).ravel()
+    window = values.ravel() << (16 - lengths.ravel() - (at & 7))
+    byte = at >> 3
+    size = int(total.sum()) // 8
+    packed = (np.bincount(byte, weights=window >> 8, minlength=size + 2)
+              + np.bincount(byte + 1, weights=window & 255, minlength=size + 2))
+    found: Array = packed[:size].astype(np.uint8)
+    return found
 
 
 def _header_bytes(ep: Array, castling: Array, size: Array) -> Array:

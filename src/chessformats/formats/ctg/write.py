@@ -34,23 +34,35 @@ def _layout(items: Sequence[tuple[int, bytes]]) -> _Layout:
     bit; the root is always split, so that readers that start at ``n = 1`` find every position. Leaves
     are packed into pages in trie order, several small leaves sharing a page. See the format notes.
     """
+    import numpy as np
+
+    # the records in trie order: by the hash's bits read from the lowest (a node's records are then a run; a
+    # leaf's are taken in their own order)
+    records = [record for _, record in items]
+    hashes = np.array([value for value, _ in items], dtype=np.int64) & 0xFFFFFFFF
+    reverse_byte = np.array([int(f"{byte:08b}"[::-1], 2) for byte in range(256)], dtype=np.int64)
+    reversed_hashes = sum(reverse_byte[hashes >> (8 * k) & 255] << (24 - 8 * k) for k in range(4))
+    order = np.argsort(reversed_hashes, kind="stable")
+    ranked = reversed_hashes[order]
+    ends = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(np.array([len(record) for record in records], dtype=np.int64)[order], out=ends[1:])
     leaves: list[tuple[int, int, list[bytes], int]] = []  # (level, node, records, bytes)
     interior: list[int] = []
-    stack = [(0, 0, items)]
+    stack = [(0, 0, 0, len(items))]  # level, bits, first and end of the node's run
     while stack:
-        level, bits, group = stack.pop()
+        level, bits, first, end = stack.pop()
         node = bits + (1 << level) - 1
-        size = sum(len(record) for _, record in group)
+        size = int(ends[end] - ends[first])
         if level >= 1 and size <= PAGE_CAPACITY:
-            leaves.append((level, node, [record for _, record in group], size))
+            leaves.append((level, node, [records[i] for i in np.sort(order[first:end]).tolist()], size))
             continue
-        if level >= MAX_LEVEL or (len({h for h, _ in group}) == 1 and level >= 1):
+        if level >= MAX_LEVEL or (end - first and ranked[first] == ranked[end - 1] and level >= 1):
             raise ValueError("too many positions share one hash to fit in a page")
         interior.append(node)
-        one = [item for item in group if item[0] >> level & 1]
-        zero = [item for item in group if not item[0] >> level & 1]
-        stack.append((level + 1, bits | 1 << level, one))
-        stack.append((level + 1, bits, zero))
+        split = first + int(np.searchsorted(ranked[first:end], (int(ranked[first]) if end > first else 0)
+                                            >> (32 - level) << (32 - level) | 1 << (31 - level)))
+        stack.append((level + 1, bits | 1 << level, split, end))
+        stack.append((level + 1, bits, first, split))
     used = [leaf for leaf in leaves if leaf[2]]
     lower = (1 << min((leaf[0] for leaf in used), default=1)) - 1
     upper = max(interior) + 1

@@ -1,5 +1,5 @@
 """Polyglot books over the kernel's batches of positions (:class:`~chessformats.kernel.batch.Boards`): the Zobrist
-keys of many positions at once (:func:`keys`), the en-passant rule they follow (:func:`pseudo_en_passant`), and
+keys of many positions at once (:func:`keys`), and
 Polyglot's raw moves to and from the kernel's move codes (:func:`entry_queries`, :func:`raw_moves`).
 
 The same numbers as :func:`chessformats.formats.zobrist.zobrist_hash` and
@@ -21,11 +21,11 @@ from ...kernel.batch import (
     QUEEN_CASTLE,
     TARGET_SHIFT,
     Boards,
+    pseudo_en_passant,
 )
-from ...kernel.lookup import PAWN_BB
 from ...schemas import polyglot_randoms as randoms
 
-__all__ = ["entry_queries", "keys", "move_keys", "pseudo_en_passant", "raw_moves"]
+__all__ = ["entry_queries", "keys", "move_keys", "raw_moves"]
 
 U64 = np.uint64
 Array = np.ndarray[Any, Any]
@@ -55,16 +55,6 @@ for _rights in range(16):
             _CASTLE[_rights] ^= U64(randoms.RANDOM_CASTLE[_bit])
 _EN_PASSANT = np.array(randoms.RANDOM_EN_PASSANT, dtype=U64)
 _TURN = U64(randoms.RANDOM_TURN)
-
-
-def pseudo_en_passant(boards: Boards) -> Array:
-    """Whether a pawn of the side to move stands ready to capture en passant, legal or not (Polyglot's and X-FEN's
-    rule: python-chess's ``has_pseudo_legal_en_passant``)."""
-    ep = boards.ep_square.astype(np.int64)
-    us = np.where(boards.turn, boards.white, boards.black)
-    capturers = PAWN_BB[(~boards.turn).astype(np.int64), ep]  # the pawn-attack squares of the other colour
-    found: Array = (ep != 0) & ((capturers & boards.pawns & us) != 0)
-    return found
 
 
 def keys(boards: Boards) -> Array:
