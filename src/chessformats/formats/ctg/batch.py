@@ -244,3 +244,85 @@ def move_codes(boards: Boards, index: Array, codes: Array, encoded: Encoded | No
     found: Array = np.where(storable & (number < _CODE_LIMIT),
                             _code_table()[piece_type, np.minimum(number, _CODE_LIMIT - 1), dx, dy], -1)
     return found.astype(np.int16)
+
+
+# --- reading records in bulk ----------------------------------------------------------------------------------
+
+@functools.cache
+def _step_table() -> Array:
+    """By code byte: piece type (0: not a code), number, files right, ranks up (:attr:`MOVES.steps`)."""
+    table = np.zeros((256, 4), dtype=np.int64)
+    for code, step in MOVES.steps.items():
+        table[code] = step
+    return table
+
+
+def decode_moves(boards: Boards, index: Array, codes: Array, encoded: Encoded) -> tuple[Array, Array]:
+    """The moves CTG move codes ``codes`` stand for in the positions ``index`` of ``boards`` (``encoded``: their
+    normalisation), as ``origin << 9 | target << 3 | promotion`` (python-chess's squares and piece type; a pawn
+    reaching the last rank becomes a queen), and whether each was found (a code of the table whose piece is there:
+    :meth:`MOVES.move <chessformats.formats.normalised.MoveTable.move>` gives a move)."""
+    steps = _step_table()[codes.astype(np.intp)]
+    piece_type, number, dx, dy = steps[:, 0], steps[:, 1], steps[:, 2], steps[:, 3]
+    flipped, mirrored = encoded.flipped[index], encoded.mirrored[index]
+    mover = np.where(boards.turn[index], boards.white[index], boards.black[index])
+    kinds = np.stack([np.zeros(len(boards.turn), dtype=U64), boards.pawns, boards.knights, boards.bishops,
+                      boards.rooks, boards.queens, boards.kings])
+    own = kinds[piece_type, index] & mover
+    own = np.where(flipped, _flip_vertical(own), own)
+    own = np.where(mirrored, _flip_horizontal(own), own)
+    own = _flip_diagonal(own)  # bit 8 * file + rank: coding order
+    for skip in range(1, int(number.max(initial=1))):
+        later = number > skip
+        own[later] &= own[later] - U64(1)
+    found = (piece_type != 0) & (own != 0)
+    at = np.frexp((own & (~own + U64(1))).astype(np.float64))[1] - 1  # the lowest bit: the piece's coding place
+    origin = (at & 7) * 8 + (at >> 3)
+    target = ((origin >> 3) + dy & 7) * 8 + ((origin & 7) + dx & 7)
+    promotion = np.where((piece_type == 1) & ((target >> 3) == 7), 5, 0)
+    xor = np.where(flipped, 0x38, 0) | np.where(mirrored, 0x07, 0)
+    keys: Array = (origin ^ xor) << 9 | (target ^ xor) << 3 | promotion
+    return keys, found
+
+
+@functools.cache
+def _word_lengths() -> tuple[int, Array, int]:
+    """The longest code word of a square, the length of the word each window of that many bits starts with, and
+    the first bit of the empty square's word (a one-bit word)."""
+    longest = max(length for _, length in SQUARE_CODE.codes.values())
+    lengths = np.zeros(1 << longest, dtype=np.int64)
+    for value, length in SQUARE_CODE.codes.values():
+        shift = longest - length
+        lengths[value << shift:(value + 1) << shift] = length
+    empty_value, empty_length = SQUARE_CODE.codes["empty"]
+    assert empty_length == 1  # the test below reads one bit
+    return longest, lengths, empty_value
+
+
+def occupancies(data: Array, offsets: Array) -> Array | None:
+    """The occupied squares (a bitboard, ``uint64``) of the normalised board of each encoded position
+    (``data[offsets[i]:offsets[i + 1]]``), read from the code words' lengths without decoding the pieces;
+    ``None`` when a position's squares run past its bytes (:func:`.position.occupied_squares` raises)."""
+    count = len(offsets) - 1
+    sizes = np.diff(offsets) - HEADER_SIZE
+    width = int(sizes.max(initial=0))
+    rows = np.zeros((count, width + 1), dtype=np.uint8)  # a zero byte more: reads past the end stay in the row
+    column = np.arange(width)
+    inside = column[None, :] < sizes[:, None]
+    rows[:, :width][inside] = data[(offsets[:-1, None] + HEADER_SIZE + column[None, :])[inside]]
+    bits = np.unpackbits(rows, axis=1).astype(np.int64)
+    position = np.zeros(count, dtype=np.int64)
+    occupied = np.zeros(count, dtype=U64)
+    lines = np.arange(count)
+    limit = 8 * sizes
+    longest, lengths, empty = _word_lengths()
+    last = bits.shape[1] - 1
+    for square in CODING_ORDER:
+        window = np.zeros(count, dtype=np.int64)
+        for bit in range(longest):
+            window = window << 1 | bits[lines, np.minimum(position + bit, last)]
+        occupied |= np.where(window >> (longest - 1) != empty, U64(1) << U64(square), U64(0))
+        position += lengths[window]
+    if (position > limit).any():
+        return None
+    return occupied
