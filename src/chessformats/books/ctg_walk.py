@@ -13,6 +13,7 @@ move, a piece that is not there) is probed by :meth:`~chessformats.ctg.CtgBook.p
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -21,7 +22,15 @@ import chess
 import numpy as np
 
 from ..engine.contract import WriteReport
-from ..formats.ctg.batch import decode_moves, encode_boards, hashes, legal_en_passant, occupancies
+from ..formats.ctg.batch import (
+    decode_moves,
+    encode_boards,
+    flip_horizontal,
+    flip_vertical,
+    hashes,
+    legal_en_passant,
+    occupancies,
+)
 from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVES_LENGTH_SIZE, MOVE_SIZE, STATS
 from ..formats.ctg.position import LENGTH_OF, lookup_entries
 from ..formats.polyglot.batch import keys, move_keys, raw_moves
@@ -71,6 +80,13 @@ def _take(probed: _Probed, index: Array) -> _Probed:
                    offsets, probed.codes[items], probed.annotations[items])
 
 
+class _Stored(NamedTuple):
+    number_of: dict[bytes, int]
+    occupied: Array
+    readable: Array
+    reached: Array
+
+
 class _Book:
     """A CTG book as the walk reads it: records located by their encoded positions, read at their offsets."""
 
@@ -81,6 +97,16 @@ class _Book:
         self.length_of = np.frombuffer(LENGTH_OF, dtype=np.uint8).astype(np.int64)
         self.stats_at = {name: int(STATS.field(name).offset or 0) for name in ("games", "wins", "losses", "draws",
                                                                                "recommendation")}
+
+    @functools.cached_property
+    def stored(self) -> _Stored:
+        """Every stored position once (by its encoded position), its occupied squares, whether a walk reached it."""
+        signatures = list(dict.fromkeys(self.book.signatures()))
+        offsets = np.zeros(len(signatures) + 1, dtype=np.int64)
+        np.cumsum([len(signature) for signature in signatures], out=offsets[1:])
+        occupied, readable = occupancies(np.frombuffer(b"".join(signatures), dtype=np.uint8), offsets)
+        return _Stored({signature: number for number, signature in enumerate(signatures)}, occupied, readable,
+                       np.zeros(len(signatures), dtype=bool))
 
     def _pages(self, hash_value: int) -> list[int] | None:
         """The pages the ``.cto`` lookup reads for a hash (``None``: one is out of range; the probe says so)."""
@@ -201,6 +227,7 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
                 probed_of[name] = record
             parts.append((layer, np.array([probed_of[name] for name in names], dtype=np.int64)))
             reached.update(layer.signatures)
+            source.stored.reached[[source.stored.number_of[signature] for signature in layer.signatures]] = True
             count += len(layer.records)
             if progress is not None:
                 progress(count)
@@ -216,17 +243,17 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
             layer = _take(probed, fresh_index[stored])
         if not sum(len(part.turn) for part in dead):
             break
-        layer = _beyond(source, _concat(dead), reached, seen)
+        layer = _beyond(source, _concat(dead), seen)
     return _walked(parts, len(reached))
 
 
-def _beyond(source: _Book, dead: Boards, reached: set[bytes], seen: set[bytes]) -> _Probed:
+def _beyond(source: _Book, dead: Boards, seen: set[bytes]) -> _Probed:
     """The stored positions one legal move from the dead ends that the sieve keeps (the squares after the move
     are those of a record not ``reached``; castling and en passant always), in the walk's order, each once and
     not ``seen`` (marked seen)."""
     at, codes = legal_moves(dead)
     parent = np.repeat(np.arange(len(dead.turn)), np.diff(at))
-    targets = _sieve_targets(source, reached)
+    targets = _sieve_targets(source)
     hopeful = np.arange(len(codes))
     if targets is not None:
         codes64 = codes.astype(np.int64)
@@ -258,22 +285,17 @@ def _beyond(source: _Book, dead: Boards, reached: set[bytes], seen: set[bytes]) 
     return source.probe(children.take(known[fresh]))
 
 
-def _sieve_targets(source: _Book, reached: set[bytes]) -> Array | None:
+def _sieve_targets(source: _Book) -> Array | None:
     """The occupied squares of the records not reached, in the four ways a normalised board stands for a real one
     (``None``: a record's squares cannot be read: no sieve)."""
-    signatures = [signature for signature in set(source.book.signatures()) if signature not in reached]
-    if not signatures:
-        return np.zeros(0, dtype=U64)
-    data = np.frombuffer(b"".join(signatures), dtype=np.uint8)
-    offsets = np.zeros(len(signatures) + 1, dtype=np.int64)
-    np.cumsum([len(signature) for signature in signatures], out=offsets[1:])
-    occupied = occupancies(data, offsets)
-    if occupied is None:
+    stored = source.stored
+    unreached = ~stored.reached
+    if not stored.readable[unreached].all():
         return None
-    from ..formats.ctg.batch import _flip_horizontal, _flip_vertical
-
-    both = np.concatenate([occupied, _flip_vertical(occupied)])
-    return np.unique(np.concatenate([both, _flip_horizontal(both)]))
+    occupied = stored.occupied[unreached]
+    both = np.concatenate([occupied, flip_vertical(occupied)])
+    found: Array = np.unique(np.concatenate([both, flip_horizontal(both)]))
+    return found
 
 
 def _walked(parts: list[tuple[_Probed, Array]], reached: int) -> Walked:

@@ -28,7 +28,8 @@ from ...schemas.squares import SQUARE_CODE
 from ..normalised import CASTLING_NAMES, CODING_ORDER, CORNERS
 from .position import _EP_BITS, _HASH_STEPS, _HEADER_BYTES, HEADER_SIZE, MOVES, _header_byte
 
-__all__ = ["Encoded", "encode_boards", "hashes", "legal_en_passant", "move_codes"]
+__all__ = ["Encoded", "decode_moves", "encode_boards", "flip_diagonal", "flip_horizontal", "flip_vertical", "hashes",
+           "legal_en_passant", "move_codes", "occupancies"]
 
 U64 = np.uint64
 Array = np.ndarray[Any, Any]
@@ -79,17 +80,19 @@ def legal_en_passant(boards: Boards) -> Array:
     return found
 
 
-def _flip_vertical(bb: Array) -> Array:
+def flip_vertical(bb: Array) -> Array:
+    """python-chess's ``flip_vertical`` (ranks mirrored) of each bitboard."""
     flipped: Array = bb.byteswap()
     return flipped
 
 
-def _flip_horizontal(bb: Array) -> Array:
+def flip_horizontal(bb: Array) -> Array:
+    """python-chess's ``flip_horizontal`` (files mirrored) of each bitboard."""
     flipped: Array = _REVERSED_BYTES[np.ascontiguousarray(bb).view(np.uint8)].view(U64).reshape(bb.shape)
     return flipped
 
 
-def _flip_diagonal(bb: Array) -> Array:
+def flip_diagonal(bb: Array) -> Array:
     """python-chess's ``flip_diagonal``: square ``8 * rank + file`` to ``8 * file + rank``."""
     for shift, mask in ((28, 0x0F0F0F0F00000000), (14, 0x3333000033330000), (7, 0x5500550055005500)):
         t = (bb ^ (bb << U64(shift))) & U64(mask)
@@ -234,9 +237,9 @@ def move_codes(boards: Boards, index: Array, codes: Array, encoded: Encoded | No
         own[here] = (pieces[index] & mover)[here]
     promotion = np.where(flag >= PROMOTION, (flag & 3) + 2, 0)
     storable = np.where((piece_type == 1) & ((target_n >> 3) == 7), promotion == 5, promotion == 0)
-    own = np.where(flipped, _flip_vertical(own), own)
-    own = np.where(mirrored, _flip_horizontal(own), own)
-    own = _flip_diagonal(own)
+    own = np.where(flipped, flip_vertical(own), own)
+    own = np.where(mirrored, flip_horizontal(own), own)
+    own = flip_diagonal(own)
     at = (origin_n & 7) * 8 + (origin_n >> 3)  # the origin's place in coding order
     number = np.bitwise_count(own & ((U64(1) << at.astype(U64)) - U64(1))).astype(np.int64) + 1
     dx = ((target_n & 7) - (origin_n & 7)) & 7
@@ -269,9 +272,9 @@ def decode_moves(boards: Boards, index: Array, codes: Array, encoded: Encoded) -
     kinds = np.stack([np.zeros(len(boards.turn), dtype=U64), boards.pawns, boards.knights, boards.bishops,
                       boards.rooks, boards.queens, boards.kings])
     own = kinds[piece_type, index] & mover
-    own = np.where(flipped, _flip_vertical(own), own)
-    own = np.where(mirrored, _flip_horizontal(own), own)
-    own = _flip_diagonal(own)  # bit 8 * file + rank: coding order
+    own = np.where(flipped, flip_vertical(own), own)
+    own = np.where(mirrored, flip_horizontal(own), own)
+    own = flip_diagonal(own)  # bit 8 * file + rank: coding order
     for skip in range(1, int(number.max(initial=1))):
         later = number > skip
         own[later] &= own[later] - U64(1)
@@ -299,30 +302,22 @@ def _word_lengths() -> tuple[int, Array, int]:
     return longest, lengths, empty_value
 
 
-def occupancies(data: Array, offsets: Array) -> Array | None:
+def occupancies(data: Array, offsets: Array) -> tuple[Array, Array]:
     """The occupied squares (a bitboard, ``uint64``) of the normalised board of each encoded position
-    (``data[offsets[i]:offsets[i + 1]]``), read from the code words' lengths without decoding the pieces;
-    ``None`` when a position's squares run past its bytes (:func:`.position.occupied_squares` raises)."""
+    (``data[offsets[i]:offsets[i + 1]]``), read from the code words' lengths without decoding the pieces; and
+    whether they could be read (``False``: the squares run past the position's bytes, where
+    :func:`.position.occupied_squares` raises)."""
     count = len(offsets) - 1
-    sizes = np.diff(offsets) - HEADER_SIZE
-    width = int(sizes.max(initial=0))
-    rows = np.zeros((count, width + 1), dtype=np.uint8)  # a zero byte more: reads past the end stay in the row
-    column = np.arange(width)
-    inside = column[None, :] < sizes[:, None]
-    rows[:, :width][inside] = data[(offsets[:-1, None] + HEADER_SIZE + column[None, :])[inside]]
-    bits = np.unpackbits(rows, axis=1).astype(np.int64)
-    position = np.zeros(count, dtype=np.int64)
-    occupied = np.zeros(count, dtype=U64)
-    lines = np.arange(count)
-    limit = 8 * sizes
     longest, lengths, empty = _word_lengths()
-    last = bits.shape[1] - 1
+    padded = np.concatenate([data, np.zeros(4, dtype=np.uint8)]).astype(np.int64)  # a window may read past the end
+    position = (offsets[:-1] + HEADER_SIZE) * 8  # bit position in ``data``
+    limit = offsets[1:] * 8
+    occupied = np.zeros(count, dtype=U64)
+    mask = (1 << longest) - 1
     for square in CODING_ORDER:
-        window = np.zeros(count, dtype=np.int64)
-        for bit in range(longest):
-            window = window << 1 | bits[lines, np.minimum(position + bit, last)]
+        byte = position >> 3
+        window = ((padded[byte] << 16 | padded[byte + 1] << 8 | padded[byte + 2]) >> (24 - longest - (position & 7))
+                  & mask)
         occupied |= np.where(window >> (longest - 1) != empty, U64(1) << U64(square), U64(0))
         position += lengths[window]
-    if (position > limit).any():
-        return None
-    return occupied
+    return occupied, position <= limit
