@@ -31,13 +31,13 @@ from ..formats.ctg.batch import (
     legal_en_passant,
     occupancies,
 )
-from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVES_LENGTH_SIZE, MOVE_SIZE, STATS
+from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVE_SIZE, MOVES_LENGTH_SIZE, STATS
 from ..formats.ctg.position import LENGTH_OF, lookup_entries
 from ..formats.polyglot.batch import keys, move_keys, raw_moves
 from ..kernel.batch import KING_CASTLE, ORIGIN_SHIFT, QUEEN_CASTLE, TARGET_SHIFT, Boards, legal_moves, play
 from ..kernel.boards import from_boards, move_of_code, to_board
 from ..kernel.lookup import SQUARE_BB
-from .layers import _concat, _new, _ragged, identities
+from .layers import _concat, _new, _ragged, first_places, identities
 
 if TYPE_CHECKING:
     from ..formats.ctg.read import CtgBook
@@ -319,13 +319,8 @@ def polyglot_rows(book: CtgBook, walked: Walked) -> list[tuple[int, int, int, in
     count = len(walked.offsets) - 1
     owner = np.repeat(np.arange(count), np.diff(walked.offsets))
     weights = source.weights(walked.children, walked.annotations)
-    pair = owner << 16 | walked.codes.astype(np.int64)
-    order = np.lexsort((np.arange(len(pair)), pair))
-    ordered = pair[order]
-    starts = np.r_[True, ordered[1:] != ordered[:-1]]
-    ends = np.r_[ordered[1:] != ordered[:-1], True]
-    firsts = order[starts]
-    kept_weights = weights[order[ends]]
+    firsts, lasts = first_places(owner, walked.codes)
+    kept_weights = weights[lasts]
     owner, codes = owner[firsts], walked.codes[firsts]
     largest = int(kept_weights.max(initial=0))
     if largest > _WEIGHT_LIMIT:

@@ -25,7 +25,7 @@ from ..kernel.boards import from_boards, move_of_code, to_board
 if TYPE_CHECKING:
     from ..formats.polyglot.read import PolyglotBook
 
-__all__ = ["Probed", "Walked", "identities", "walk_polyglot"]
+__all__ = ["Probed", "Walked", "first_places", "identities", "walk_polyglot"]
 
 Array = np.ndarray[Any, Any]
 U64 = np.uint64
@@ -218,6 +218,19 @@ def walk_polyglot(book: PolyglotBook, *, free_plies: int = 1,
     return _walked(source, walked)
 
 
+def first_places(owner: Array, codes: Array) -> tuple[Array, Array]:
+    """A move entered twice for a position: the model's dictionary keeps its first place and its last value. The
+    indices of the moves kept (each ``(owner, code)`` pair's first, in order) and of each one's last entry."""
+    pair = (owner.astype(np.int64) << 16) | codes.astype(np.int64)
+    order = np.lexsort((np.arange(len(pair)), pair))
+    ordered = pair[order]
+    change = ordered[1:] != ordered[:-1]
+    firsts = order[np.r_[True, change]] if len(pair) else order
+    lasts = order[np.r_[change, True]] if len(pair) else order
+    keep = np.argsort(firsts, kind="stable")
+    return firsts[keep], lasts[keep]
+
+
 def _walked(book: _Book, parts: list[Probed]) -> Walked:
     """The walk's layers as one, each position's moves as the model keeps them."""
     if not parts:
@@ -230,19 +243,11 @@ def _walked(book: _Book, parts: list[Probed]) -> Walked:
     codes = np.concatenate([part.codes for part in parts])
     weights = np.concatenate([part.weights for part in parts])
     owner = np.repeat(np.arange(len(counts)), counts)
-    # a move entered twice: the model's dictionary keeps its first place and its last weight
-    pair = (owner.astype(np.int64) << 16) | codes
-    order = np.lexsort((np.arange(len(pair)), pair))
-    ordered = pair[order]
-    group_start = np.r_[True, ordered[1:] != ordered[:-1]]
-    group_end = np.r_[ordered[1:] != ordered[:-1], True]
-    firsts = order[group_start]
-    weights_of = weights[order[group_end]]
-    keep = np.argsort(firsts, kind="stable")
-    kept = firsts[keep]
+    kept, last = first_places(owner, codes)
+    weights_of = weights[last]
     owner = owner[kept]
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=len(counts)), out=offsets[1:])
     unique_keys = np.unique(position_keys)
     lo, hi = book.ranges(unique_keys)
-    return Walked(boards, position_keys, offsets, codes[kept], weights_of[keep], int((hi - lo).sum()))
+    return Walked(boards, position_keys, offsets, codes[kept], weights_of, int((hi - lo).sum()))
