@@ -33,11 +33,11 @@ from ..formats.ctg.batch import (
 )
 from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVE_SIZE, MOVES_LENGTH_SIZE, STATS
 from ..formats.ctg.position import LENGTH_OF, lookup_entries
-from ..formats.polyglot.batch import keys, move_keys, raw_moves
+from ..formats.polyglot.batch import keys, raw_moves
 from ..kernel.batch import KING_CASTLE, ORIGIN_SHIFT, QUEEN_CASTLE, TARGET_SHIFT, Boards, legal_moves, play
 from ..kernel.boards import from_boards, move_of_code, to_board
 from ..kernel.lookup import SQUARE_BB
-from .layers import _concat, _new, _ragged, first_places, identities
+from .layers import _concat, _new, _ragged, first_places, identities, match_legal, owner_offsets
 
 if TYPE_CHECKING:
     from ..formats.ctg.read import CtgBook
@@ -158,19 +158,8 @@ class _Book:
         if not found.all():  # a code that is no move, or a piece that is not there: the probe's error
             self.book.probe(to_board(boards, int(owner[np.argmin(found)])))
             raise AssertionError("the probe of a record with a bad move code did not raise")  # pragma: no cover
-        legal_at, legal_codes = (legal_moves(boards.take(holders)) if len(holders)
-                                 else (np.zeros(1, np.int64), np.zeros(0, np.uint16)))
-        legal_owner = np.repeat(holders, np.diff(legal_at))
-        legal = (legal_owner << 16) | move_keys(legal_codes)
-        order = np.argsort(legal, kind="stable")
-        legal = legal[order]
-        wanted = (owner << 16) | wanted
-        where = np.minimum(np.searchsorted(legal, wanted), max(len(legal) - 1, 0))
-        matched = legal[where] == wanted if len(legal) else np.zeros(len(wanted), dtype=bool)
-        owner = owner[matched]
-        offsets = np.zeros(len(records) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=len(records)), out=offsets[1:])
-        return _Probed(boards, records, signatures, offsets, legal_codes[order[where[matched]]],
+        matched, codes = match_legal(boards, owner, wanted)
+        return _Probed(boards, records, signatures, owner_offsets(owner[matched], len(records)), codes,
                        annotations[matched].astype(np.int64))
 
     def field(self, records: Array, name: str, size: int = 3) -> Array:

@@ -25,7 +25,7 @@ from ..kernel.boards import from_boards, move_of_code, to_board
 if TYPE_CHECKING:
     from ..formats.polyglot.read import PolyglotBook
 
-__all__ = ["Probed", "Walked", "first_places", "identities", "walk_polyglot"]
+__all__ = ["Probed", "Walked", "first_places", "identities", "match_legal", "owner_offsets", "walk_polyglot"]
 
 Array = np.ndarray[Any, Any]
 U64 = np.uint64
@@ -122,22 +122,34 @@ class _Book:
         keep = ~self.skip[at]
         owner, at = owner[keep], at[keep]
         queries = entry_queries(boards, owner, self.raw[at])
-        offsets, codes = legal_moves(boards.take(np.unique(owner))) if len(owner) else (np.zeros(1, np.int64),
-                                                                                        np.zeros(0, np.uint16))
-        holders = np.unique(owner)
-        legal_owner = np.repeat(holders, np.diff(offsets))
-        legal = (legal_owner << 16) | move_keys(codes)
-        order = np.argsort(legal, kind="stable")
-        legal = legal[order]
-        wanted = (owner << 16) | queries
-        where = np.minimum(np.searchsorted(legal, wanted), max(len(legal) - 1, 0))
-        matched = legal[where] == wanted if len(legal) else np.zeros(len(wanted), dtype=bool)
+        matched, move_codes = match_legal(boards, owner, queries)
         owner, at = owner[matched], at[matched]
-        move_codes = codes[order[where[matched]]]
-        per = np.bincount(owner, minlength=count)
-        result = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(per, out=result[1:])
+        result = owner_offsets(owner, count)
         return Probed(boards, position_keys, result, move_codes, self.weights[at])
+
+
+def match_legal(boards: Boards, owner: Array, wanted: Array) -> tuple[Array, Array]:
+    """Which moves ``wanted`` (:func:`~..formats.polyglot.batch.move_keys`; of the positions ``owner``, ascending)
+    are legal in their positions, and the kernel move code of each legal one."""
+    holders = np.unique(owner)
+    offsets, codes = legal_moves(boards.take(holders)) if len(holders) else (np.zeros(1, np.int64),
+                                                                              np.zeros(0, np.uint16))
+    legal = (np.repeat(holders, np.diff(offsets)) << 16) | move_keys(codes)
+    if not len(legal):
+        return np.zeros(len(owner), dtype=bool), codes
+    order = np.argsort(legal, kind="stable")
+    legal = legal[order]
+    key = (owner << 16) | wanted
+    where = np.minimum(np.searchsorted(legal, key), len(legal) - 1)
+    matched = legal[where] == key
+    return matched, codes[order[where[matched]]]
+
+
+def owner_offsets(owner: Array, count: int) -> Array:
+    """The offsets of a ragged array from the (ascending) row of each item."""
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=count), out=offsets[1:])
+    return offsets
 
 
 def _play_entries(probed: Probed) -> tuple[Boards, Array]:
@@ -246,8 +258,7 @@ def _walked(book: _Book, parts: list[Probed]) -> Walked:
     kept, last = first_places(owner, codes)
     weights_of = weights[last]
     owner = owner[kept]
-    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner, minlength=len(counts)), out=offsets[1:])
+    offsets = owner_offsets(owner, len(counts))
     unique_keys = np.unique(position_keys)
     lo, hi = book.ranges(unique_keys)
     return Walked(boards, position_keys, offsets, codes[kept], weights_of, int((hi - lo).sum()))
