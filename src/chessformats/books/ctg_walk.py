@@ -5,7 +5,7 @@ offsets, their move codes decoded) instead of a python-chess probe per position.
 
 The walk is :func:`.tree.walk`'s with one free ply and the CTG sieve (:func:`.ctg.occupancy_sieve`), in its
 order: breadth first from the start position along the legal book moves; then, from the dead ends (a position
-not stored, or stored without a legal move), through the moves outside the book whose squares after the move are
+not stored, or stored without a legal move, however it was reached), through the moves outside the book whose squares after the move are
 those of a record not reached (castling and en-passant captures always), to the stored positions, in the order
 of their dead ends and of python-chess's legal moves. A record that a probe would reject (a code that is not a
 move, a piece that is not there) is probed by :meth:`~chessformats.ctg.CtgBook.probe`, which raises its error.
@@ -200,8 +200,9 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
     parts: list[tuple[_Probed, Array]] = []
     reached: set[bytes] = set()
     count = 0
+    carried: list[Boards] = []  # the positions a free ply found that have no legal move: dead ends too
     while True:
-        dead: list[Boards] = []
+        dead, carried = carried, []
         while len(layer.records):
             parent = np.repeat(np.arange(len(layer.records)), np.diff(layer.offsets))
             children = play(layer.boards.take(parent), layer.codes)
@@ -233,6 +234,7 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
         if not sum(len(part.turn) for part in dead):
             break
         layer = _beyond(source, _concat(dead), seen)
+        carried.append(layer.boards.take(np.flatnonzero(np.diff(layer.offsets) == 0)))
     return _walked(parts, len(reached))
 
 
