@@ -5,10 +5,11 @@ offsets, their move codes decoded) instead of a python-chess probe per position.
 
 The walk is :func:`.tree.walk`'s with one free ply and the CTG sieve (:func:`.ctg.occupancy_sieve`), in its
 order: breadth first from the start position along the legal book moves; then, from the dead ends (a position
-not stored, or stored without a legal move, however it was reached), through the moves outside the book whose squares after the move are
-those of a record not reached (castling and en-passant captures always), to the stored positions, in the order
-of their dead ends and of python-chess's legal moves. A record that a probe would reject (a code that is not a
-move, a piece that is not there) is probed by :meth:`~chessformats.ctg.CtgBook.probe`, which raises its error.
+not stored, or stored without a legal move, however it was reached), through the moves outside the book whose
+squares after the move are those of a record not reached (castling and en-passant captures always), to the
+stored positions, in the order of their dead ends and of python-chess's legal moves. A record that a probe
+would reject (a code that is not a move, a piece that is not there) is probed by
+:meth:`~chessformats.ctg.CtgBook.probe`, which raises its error.
 """
 
 from __future__ import annotations
