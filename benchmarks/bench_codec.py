@@ -240,9 +240,12 @@ KAITAI_CASES = [
 
 
 def kaitai_rows(repeat: int) -> list[str]:
-    """Decode per record: construct's parse, Kaitai's Python parser, ours; our encode."""
-    rows = ["| class | declaration | bytes | construct parse | Kaitai (Python) | ours: decode | ours: encode | "
-            "ours vs Kaitai | ours vs construct |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    """Per record: decode (construct's parse, its ``compile()``d parser where it compiles and works, Kaitai's
+    Python parser, ours) and encode (construct's build, compiled build, ours; Kaitai's Python runtime does not
+    write)."""
+    rows = ["| class | declaration | bytes | construct parse | construct compile(): parse | Kaitai (Python) | "
+            "ours: decode | construct build | construct compile(): build | ours: encode | ours vs Kaitai | "
+            "ours vs construct (decode / encode) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as folder:
         rows += [_kaitai_row(case, Path(folder), repeat) for case in KAITAI_CASES]
     return rows
@@ -264,9 +267,20 @@ def _kaitai_row(case: Case, folder: Path, repeat: int) -> str:
         theirs = _best(lambda: kaitai(KaitaiStream(io.BytesIO(data)), None, case.root), repeat)
     parse = _best(lambda: case.con.parse(data), repeat)
     encode = _best(lambda: derived.encode(value), repeat)
-    return (f"| {case.declaration_class} | {case.label} | {len(data)} | {parse:.2f} | "
-            + (f"{theirs:.2f}" if theirs else "n/a") + f" | {ours:.2f} | {encode:.2f} | "
-            + (f"{theirs / ours:.1f}×" if theirs else "n/a") + f" | {parse / ours:.0f}× |")
+    parsed = case.con.parse(data)
+    build = _best(lambda: case.con.build(parsed), repeat)
+    compiled, compiled_parse, compiled_build = _compiled(case.con), "fails", "fails"
+    if compiled is not None:  # compile() may succeed and its parser still fail on what it cannot express
+        try:
+            if compiled.build(compiled.parse(data)) == data:
+                compiled_parse = f"{_best(lambda: compiled.parse(data), repeat):.2f}"
+                compiled_build = f"{_best(lambda: compiled.build(parsed), repeat):.2f}"
+        except Exception:  # any failure of construct's generated code is "fails"
+            pass
+    return (f"| {case.declaration_class} | {case.label} | {len(data)} | {parse:.2f} | {compiled_parse} | "
+            + (f"{theirs:.2f}" if theirs else "n/a") + f" | {ours:.2f} | {build:.2f} | {compiled_build} | "
+            + f"{encode:.2f} | " + (f"{theirs / ours:.1f}×" if theirs else "n/a")
+            + f" | {parse / ours:.0f}× / {build / encode:.0f}× |")
 
 
 def _kaitai_class(ksy: str) -> str:
@@ -302,10 +316,12 @@ def docs_section(rows: list[str], repeat: int) -> str:
         "every figure of a row from the same run on the same bytes (a corpus record). \"Kaitai (Python)\" is the "
         "parser the Kaitai Struct compiler (npm build, non-debug) generates from our own exported "
         "`docs/kaitai/*.ksy`, reading one record of the type named; \"ours\" is `codec(D).decode` / "
-        "`.encode` (construct's parse for reference; Kaitai's Python runtime does not write). On the last two "
+        "`.encode`; construct's own parse and build, and those of its `compile()`d code (\"fails\" where "
+        "`compile()` refuses the declaration or its code fails on the record: our adapters, `Switch` on a "
+        "computed key), for reference; Kaitai's Python runtime does not write. On the last two "
         "rows the work differs: a `.ksy` cannot express a prefix code, so Kaitai's parser keeps the board (the "
-        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode`, and "
-        "the schema's padding function summing the code words' lengths, take most of the time).", "",
+        "CTG position, the Kvetka key) as raw bytes, where ours decodes its 64 squares (`PrefixCode.decode` takes "
+        "about a third of the time; the paddings are the bits left, `BitsLeft`, not summed again).", "",
         *rows, "", END_MARKER, ""])
 
 

@@ -67,11 +67,16 @@ def test_huffman_decodes_as_the_reference(seed: int) -> None:
     assert huffman.decode(data, start, huffman.decode_table(lengths, codes), count) == expected
 
 
-@pytest.mark.parametrize(("lane_bits", "rounds"), [(16, 4), (64, 0), (64, 1), (4096, 4)])
-def test_huffman_lanes_and_fallback(lane_bits: int, rounds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("lane_bits", "rounds", "overlap"),
+                         [(16, 4, 0), (64, 0, 0), (64, 1, 1), (4096, 4, 80), (24, 4, 0), (64, 4, 2), (200, 4, 1)])
+def test_huffman_lanes_and_fallback(lane_bits: int, rounds: int, overlap: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lanes whose walks start too close to them to be in step (``overlap`` words before), walked again from
+    where the lane before them left, in rounds, or word by word after ``rounds``."""
     monkeypatch.setattr(huffman, "LANE_BITS", lane_bits)
     monkeypatch.setattr(huffman, "_ROUNDS", rounds)
-    rng = random.Random(lane_bits + rounds)
+    monkeypatch.setattr(huffman, "_OVERLAP_WORDS", overlap)
+    rng = random.Random(lane_bits + rounds + overlap)
     streams = []
     for _ in range(5):
         lengths, codes = _random_code(rng, rng.choice([2, 9, 256]))
@@ -80,6 +85,22 @@ def test_huffman_lanes_and_fallback(lane_bits: int, rounds: int, monkeypatch: py
         streams.append((huffman.Stream(data, start, huffman.decode_table(lengths, codes), count),
                         _reference_huffman(data, start, lengths, codes, count)))
     assert huffman.decode_many([stream for stream, _ in streams]) == [expected for _, expected in streams]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_huffman_lanes_walked_again_in_rounds(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lanes of 16 bits whose walks start at their own first bit: most are out of step, a lane walked again
+    moves where the next one enters, and a lane that meets its guess in a later round leaves where its guess
+    does, round after round."""
+    monkeypatch.setattr(huffman, "LANE_BITS", 16)
+    monkeypatch.setattr(huffman, "_OVERLAP_WORDS", 0)
+    monkeypatch.setattr(huffman, "_ROUNDS", 64)
+    rng = random.Random(seed)
+    lengths, codes = _random_code(rng, rng.choice([5, 9, 30]))
+    start = rng.randrange(30)
+    data = _stream(rng, lengths, codes, 3000, start)
+    expected = _reference_huffman(data, start, lengths, codes, 3000)
+    assert huffman.decode(data, start, huffman.decode_table(lengths, codes), 3000) == expected
 
 
 def test_huffman_shorter_words_win_and_later_bytes_win() -> None:
@@ -179,6 +200,14 @@ def _lz_items(rng: random.Random, groups: int) -> bytes:
     return bytes(coded)
 
 
+def test_lz_long_runs_and_copies() -> None:
+    """Runs and copies longer than DEFLATE's 258-byte matches (cut into pieces), runs of 3 and 4 bytes."""
+    items = bytes([0x41, 0x1F, 0xFF, 0x42, 0x00, 0x43, 0x01, 0x44, 0x20, 0x00, 0xFF, 0x12, 0x0F, 0x45])
+    data = bytes([0x00, 0x7C]) + items  # a literal, a run of 4,114, of 3, of 4, a copy of 271, a run of 261
+    assert lzrle.decode(data, 1 << 20) == _reference_lz(data)
+    assert len(_reference_lz(data)) == 1 + 4114 + 3 + 4 + 271 + 261
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_lz_decodes_as_the_reference(seed: int) -> None:
     rng = random.Random(seed)
@@ -203,3 +232,4 @@ def test_lz_errors() -> None:
     with pytest.raises(lzrle.LzError):
         lzrle.decode(bytes([0x00, 0x80, 0x20, 0x00]), 100)  # a long copy without its length byte
     assert lzrle.decode(lzrle.store(b"abcdefghijklmnopqrstuvwxyz"), 100) == b"abcdefghijklmnopqrstuvwxyz"
+    assert lzrle.decode(bytes([0x00, 0x80]), 100) == _reference_lz(bytes([0x00, 0x80])) == b""  # no item

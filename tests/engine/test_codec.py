@@ -135,7 +135,7 @@ def test_variable_declarations_are_generated() -> None:
     record = codec(ctg.RECORD)
     # the prefix-coded board: a bit run read by a cursor over the region's bits (engine/varbits.py)
     assert record.generated and record.size is None and record.plan is None and "def _s" in record.source
-    assert record.delegated == () and "_prefix(" in record.source
+    assert record.delegated == () and "_prefix_error(" in record.source
     assert codec(kvetka.ELEMENT).delegated == ()  # CompactInt reads itself (codec_read/codec_write)
     assert codec(monty.POLICY_GAME).delegated == ()  # FocusedSeq, Peek, Check
     example = ctg.FORMAT.examples[0].data

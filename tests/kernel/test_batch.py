@@ -152,3 +152,29 @@ def test_contains() -> None:
                       for move in board.legal_moves) for board in boards]
         assert contains(offsets, codes, np.full(len(boards), code)).tolist() == wanted
     assert any(contains(offsets, codes, np.full(len(boards), code)).any() for code in asked)
+
+
+def test_castling_with_the_rook_given() -> None:
+    """Playing castling codes with their rook given beforehand (as a Monty header's rook files give it) is
+    playing them with the rook found from the position; the rook is python-chess's (king takes rook)."""
+    from chessformats.kernel.playing import play_rows, prepare, stack, unstack
+
+    boards = [board for board in chess960_boards(11, 300) if any(board.is_castling(m) for m in board.legal_moves)]
+    rows, codes, rooks = [], [], []
+    for board in boards:
+        batch = from_boards([board])
+        for code in legal_moves(batch)[1].tolist():
+            move = move_of_code(code, board)
+            if board.is_castling(move):
+                rows.append(board)
+                codes.append(code)
+                rooks.append(move.to_square)  # (Chess960 boards: the king takes the rook)
+    assert len(codes) > 20
+    batch, played = from_boards(rows), np.array(codes)
+    given = unstack(play_rows(stack(batch), prepare(played, np.array(rooks))))
+    found = play(batch, played)
+    assert all(np.array_equal(a, b) for a, b in zip(given, found, strict=True))
+    for row, board in enumerate(rows):
+        after = board.copy(stack=False)
+        after.push(move_of_code(codes[row], board))
+        assert to_board(given, row, chess960=True).fen(en_passant="fen") == after.fen(en_passant="fen")

@@ -423,7 +423,7 @@ def test_writer_makes_the_hand_block(tmp_path: Path) -> None:
     assert not (tmp_path / "hand.ksf").exists()
 
 
-# --- the generated element, game and source readers/writers (formats/kvetka/fields.py) against construct ------
+# --- the element, game and source codecs Kvetka's reader and writer use (formats/kvetka) against construct ------
 
 _KEYS = [kvetka.position_key(chess.Board(fen)) for fen in (
     chess.STARTING_FEN, "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
@@ -444,23 +444,21 @@ def _element_values() -> Any:
 
 
 def _agree(element: kvetka.Element, keeps_games: bool) -> None:
-    from chessformats.formats.kvetka.model import BODY, LENGTH
+    from chessformats.formats.kvetka.model import ELEMENT
 
     data = element.to_bytes(keeps_games)
     parsed = schema.ELEMENT.parse(data, keeps_games=keeps_games)
     assert schema.ELEMENT.build(parsed, keeps_games=keeps_games) == data  # construct's build of its parse
-    (length,), at = LENGTH.read(data, 0, len(data))
-    assert length == parsed.length and at + length == len(data)
-    values, end = BODY.read(data, at, len(data), keeps_games)
-    assert end == len(data)
+    (length, values), end = ELEMENT.read(data, 0, len(data), {"keeps_games": keeps_games})
+    assert length == parsed.length and end == len(data)
     body = parsed.body
     flags = schema.ELEMENT_FLAGS.build(body.flags)[0]
-    assert values == [schema.KEY.build(body.key), body.wins, body.draws, body.losses, body.move_number,
-                      tuple(schema.MOVE_CODE.build(code)[0] for code in body.moves), flags,
-                      None if body.some_source is None else (body.some_source.source_number,
-                                                             body.some_source.game_in_source),
-                      body.comment, body.game_links, body.extra]
-    assert BODY.pack(values, keeps_games) == data[at:]
+    assert values == (schema.KEY.build(body.key), body.wins, body.draws, body.losses, body.move_number,
+                                 [schema.MOVE_CODE.build(code)[0] for code in body.moves], flags,
+                                 None if body.some_source is None else (body.some_source.source_number,
+                                                                        body.some_source.game_in_source),
+                                 body.comment, body.game_links, body.extra)
+    assert ELEMENT.encode((length, values), {"keeps_games": keeps_games}) == data
 
 
 def test_element_record_agrees_with_construct() -> None:

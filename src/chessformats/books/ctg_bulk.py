@@ -24,7 +24,7 @@ from ..formats.ctg.batch import Encoded, encode_boards, hashes, legal_en_passant
 from ..formats.ctg.model import MAX_MOVES, MOVE, MOVE_SIZE, MOVES_LENGTH, MOVES_LENGTH_SIZE, BookMove, PositionRecord
 from ..formats.ctg.model import NO_RATING as _NO_RATING
 from ..formats.ctg.write import write_hashed
-from ..kernel.batch import play
+from ..kernel.playing import play
 from .layers import Walked, identities
 
 __all__ = ["records_from_walked", "write_walked"]

@@ -35,9 +35,10 @@ from ..formats.ctg.batch import (
 from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVE_SIZE, MOVES_LENGTH_SIZE, STATS
 from ..formats.ctg.position import LENGTH_OF, lookup_entries
 from ..formats.polyglot.batch import keys, raw_moves
-from ..kernel.batch import KING_CASTLE, ORIGIN_SHIFT, QUEEN_CASTLE, TARGET_SHIFT, Boards, legal_moves, play
+from ..kernel.batch import KING_CASTLE, ORIGIN_SHIFT, QUEEN_CASTLE, TARGET_SHIFT, Boards, legal_moves
 from ..kernel.boards import from_boards, move_of_code, to_board
 from ..kernel.lookup import SQUARE_BB
+from ..kernel.playing import play
 from .layers import _concat, _new, _ragged, first_places, identities, match_legal, owner_offsets
 
 if TYPE_CHECKING:

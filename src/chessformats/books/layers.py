@@ -19,8 +19,9 @@ import chess
 import numpy as np
 
 from ..formats.polyglot.batch import entry_queries, keys, move_keys
-from ..kernel.batch import Boards, legal_moves, play, pseudo_en_passant
+from ..kernel.batch import Boards, legal_moves, pseudo_en_passant
 from ..kernel.boards import from_boards, move_of_code, to_board
+from ..kernel.playing import play
 
 if TYPE_CHECKING:
     from ..formats.polyglot.read import PolyglotBook

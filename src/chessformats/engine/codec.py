@@ -33,11 +33,23 @@ import construct as cs
 from .compiler import Functions, compile_functions
 from .errors import FormatError, InvalidValueError, TruncatedError
 from .layout import BitField, LayoutField, describe, numpy_dtype
-from .plan import Leaf, Node, NoPlan, Plan, Slot, plan
+from .leafvalues import (
+    check_leaf,
+    check_node,
+    leaf_from_number,
+    leaf_range,
+    leaf_to_number,
+    slot_bytes,
+    slot_column,
+    slot_number,
+)
+from .plan import Leaf, NoPlan, Plan, Slot, plan
 from .prefixcode import PrefixCode, PrefixCoded
 from .schema import strip_renamed, unwrap
 from .trace import parse, use_decoders
 from .varcodec import VariableFunctions, compile_variable
+from .varoptions import ENUM_MODES, RECORD_MODES, Options
+from .varruntime import parse_part, root_context
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,9 +58,15 @@ __all__ = ["Codec", "Field", "codec"]
 
 
 @functools.cache
-def codec(declaration: cs.Construct) -> Codec:
-    """The codec of ``declaration``, built on first use and cached (declarations are module constants)."""
-    return Codec(declaration)
+def codec(declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...] = (), enums: str = "names",
+          records: str = "named") -> Codec:
+    """The codec of ``declaration``, built on first use and cached (declarations are module constants).
+
+    ``stored`` and ``enums`` change what a variable layout's generated functions take and give
+    (:mod:`.varoptions`): fields by path kept as their stored integer or bytes; enum leaves as construct's names,
+    as ``"numbers"``, or as ``"checked"`` numbers (a value outside the enumeration is an error); structs as
+    named tuples or (``records="tuples"``) plain tuples."""
+    return Codec(declaration, stored=stored, enums=enums, records=records)
 
 
 @dataclass(frozen=True)
@@ -105,7 +123,7 @@ class Field:
     def extract(self, word: int) -> Any:
         """This field's value from its run's integer (a whole field: from its integer value)."""
         leaf, _ = self._parts()
-        return _leaf_from_number(leaf, word)
+        return leaf_from_number(leaf, word)
 
     def insert(self, word: Any, value: Any) -> Any:
         """``word`` with this field's bits replaced by ``value`` (enum names accepted).
@@ -113,7 +131,7 @@ class Field:
         For a whole (byte-aligned) field the result is the stored form: its number, bytes or float.
         """
         leaf, slot = self._parts()
-        number = _leaf_to_number(leaf, slot, value)
+        number = leaf_to_number(leaf, slot, value)
         if not leaf.width:
             return number
         return (word & ~(leaf.mask << leaf.shift)) | (number << leaf.shift)
@@ -126,7 +144,7 @@ class Field:
             raise TruncatedError(f"truncated {leaf.path}", needed=slot.size, available=max(len(data) - start, 0),
                                  file=file, offset=start, path=leaf.path, show_path=False)
         raw = bytes(data[start:start + slot.size])
-        return _leaf_from_number(leaf, _slot_number(slot, raw))
+        return leaf_from_number(leaf, slot_number(slot, raw))
 
     def put(self, buffer: bytearray | memoryview, value: Any, offset: int = 0) -> None:
         """Write ``value`` into the record at ``buffer[offset]`` (other bits of a run are kept)."""
@@ -135,14 +153,19 @@ class Field:
         if len(buffer) - start < slot.size:
             raise TruncatedError(f"no room for {leaf.path}", needed=slot.size,
                                  available=max(len(buffer) - start, 0), offset=start, path=leaf.path)
-        word = _slot_number(slot, bytes(buffer[start:start + slot.size])) if leaf.width else 0
-        buffer[start:start + slot.size] = _slot_bytes(slot, self.insert(word, value))
+        word = slot_number(slot, bytes(buffer[start:start + slot.size])) if leaf.width else 0
+        buffer[start:start + slot.size] = slot_bytes(slot, self.insert(word, value))
 
 
 class Codec:
     """What the engine derives from one declaration (see the module's documentation)."""
 
-    def __init__(self, declaration: cs.Construct) -> None:
+    def __init__(self, declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...] = (),
+                 enums: str = "names", records: str = "named") -> None:
+        if enums not in ENUM_MODES or records not in RECORD_MODES:
+            raise ValueError(f"enums: one of {', '.join(ENUM_MODES)}, not {enums!r}; records: one of "
+                             f"{', '.join(RECORD_MODES)}, not {records!r}")
+        self.options = Options(frozenset(stored), enums, records)
         self.declaration = declaration
         self.name = strip_renamed(declaration)[1] or type(unwrap(declaration)).__name__
         self.plan: Plan | None = None
@@ -165,29 +188,60 @@ class Codec:
         self.prefix_codes: dict[str, PrefixCode] = _prefix_codes(declaration)
         self._functions: Functions | None = None
         self._variable: VariableFunctions | None = None
+        self.decode: Callable[..., Any]
+        """``decode(data, offset=0, file=None)`` (a layout the data decides: also ``end=``, ``params=``)."""
+        self.encode: Callable[..., bytes]
+        """``encode(value)`` (a layout the data decides: also ``params``)."""
+        self.read: Callable[..., tuple[Any, int]]
+        """``read(data, offset=0, end=None, params=None, file=None)``: the value and the offset after it; errors
+        at offsets of ``data`` (and ``file`` when given)."""
         if self.plan is not None:
             self._functions = compile_functions(
                 self.plan, self.name, truncated=self._truncated, bad_const=self._bad_const,
                 explain=self._explain, explain_leaves=self._explain_leaves)
+            if self.options != Options():
+                raise TypeError(f"{self.name}: the options apply to layouts the data decides; this one is fixed")
             self.decode = self._functions.decode
             self.unpack = self._functions.unpack
             self.encode = self._functions.encode
             self.pack = self._functions.pack
+            self.read = self._read_fixed
         else:
             self._variable_functions()
 
     def _variable_functions(self) -> None:
         """A layout the data decides: generated by :mod:`.varcodec`, else construct's parse and build."""
-        self.decode, self.encode = self._parse, self._build
+        self.decode, self.encode, self.read = self._parse, self._build, self._read_parsed
         try:
             self._variable = compile_variable(self.declaration, self.name,
-                                              lambda con, run: Codec(con) if run else codec(con))
+                                              lambda con, run: Codec(con) if run else codec(con), self.options)
         except NoPlan as exc:
             self.reason = str(exc)
             return
         self.generated, self.reason = True, ""
         self.delegated = self._variable.delegated
-        self.decode, self.encode = self._variable.decode, self._variable.encode
+        self.decode, self.encode, self.read = self._variable.decode, self._variable.encode, self._variable.read
+
+    @staticmethod
+    def parameters(*, building: bool = False, **values: Any) -> Any:
+        """The root context of parse parameters ``values`` (construct's ``parse(data, **values)``), made once: give
+        it as ``params`` to ``read``/``decode`` (``building``: to ``encode``) in a loop."""
+        return root_context(values, building)
+
+    def _read_fixed(self, data: Any, offset: int = 0, end: int | None = None, params: Any = None,
+                    file: str | os.PathLike[str] | None = None) -> tuple[Any, int]:
+        size = int(self.size or 0)
+        if end is not None and offset + size > end:
+            return self.decode(data[:end], offset, file), offset + size  # raises the located TruncatedError
+        return self.decode(data, offset, file), offset + size
+
+    def _read_parsed(self, data: Any, offset: int = 0, end: int | None = None, params: Any = None,
+                     file: str | os.PathLike[str] | None = None) -> tuple[Any, int]:
+        stop = len(data) if end is None else end
+        try:
+            return parse_part(self.declaration, data, offset, stop, root_context(params or {}, False), "")
+        except FormatError as error:
+            raise error.located(file=file) from None
 
     def __repr__(self) -> str:
         kind = f"construct ({self.reason})" if not self.generated else "variable, generated" if self.size is None \
@@ -255,7 +309,7 @@ class Codec:
                     numbers = unpack(data, offset)
                 except struct.error:
                     raise short(data, offset, file) from None
-                return tuple(_leaf_from_number(leaf, numbers[n]) for leaf, n in order)
+                return tuple(leaf_from_number(leaf, numbers[n]) for leaf, n in order)
         return pick
 
     def bit_fields(self, run: str = "") -> dict[str, BitField]:
@@ -272,9 +326,10 @@ class Codec:
     def _parse(self, data: Any, offset: int = 0, file: str | os.PathLike[str] | None = None) -> Any:
         return parse(self.declaration, bytes(data[offset:]), offset=offset, file=file)
 
-    def _build(self, value: Any) -> bytes:
+    def _build(self, value: Any, params: Any = None) -> bytes:
         try:
-            return bytes(self.declaration.build(value))
+            return bytes(self.declaration.build(value, **{key: item for key, item in (params or {}).items()
+                                                          if not key.startswith("_")}))
         except cs.ConstructError as exc:
             text = str(exc).split("\n", 1)[-1].strip()
             path = getattr(exc, "path", None) or ""
@@ -315,7 +370,7 @@ class Codec:
 
         plan_ = self._need_plan()
         matrix = self._matrix(records)
-        slots = [_slot_column(slot, matrix) for slot in plan_.slots]
+        slots = [slot_column(slot, matrix) for slot in plan_.slots]
         out: dict[str, np.ndarray[Any, Any]] = {}
         for leaf in plan_.leaves:
             column = slots[leaf.slot]
@@ -370,7 +425,7 @@ class Codec:
     def _checked(self, leaf: Leaf, slot: Slot, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         import numpy as np
 
-        low, high = _leaf_range(leaf, slot)
+        low, high = leaf_range(leaf, slot)
         numbers = values.astype(np.int64) if values.dtype.kind in "biu" and values.dtype != np.uint64 else values
         if numbers.size and (numbers.min() < low or numbers.max() > high):
             bad = int(np.flatnonzero((numbers < low) | (numbers > high))[0])
@@ -408,7 +463,7 @@ class Codec:
 
     def _explain(self, value: Any) -> InvalidValueError:
         try:
-            _check_node(self._need_plan(), self._need_plan().root, value)
+            check_node(self._need_plan(), self._need_plan().root, value)
         except InvalidValueError as error:
             return error
         return InvalidValueError(f"cannot encode {self.name}", actual=value)
@@ -416,144 +471,9 @@ class Codec:
     def _explain_leaves(self, values: tuple[Any, ...]) -> InvalidValueError:
         plan_ = self._need_plan()
         for leaf, value in zip(plan_.leaves, values, strict=True):
-            _check_leaf(leaf, plan_.slots[leaf.slot], value)
+            check_leaf(leaf, plan_.slots[leaf.slot], value)
         return InvalidValueError(f"cannot pack {self.name}", actual=values)
 
-
-# --- one value at a time (Field accessors and error explanations) ---------------------------------------
-
-def _slot_number(slot: Slot, raw: bytes) -> Any:
-    if slot.kind == "bytes":
-        return raw
-    if slot.kind == "float":
-        return struct.unpack(("<" if slot.little else ">") + slot.code, raw)[0]
-    return int.from_bytes(raw, "little" if slot.little else "big", signed=slot.signed)
-
-
-def _slot_bytes(slot: Slot, number: Any) -> bytes:
-    if slot.kind == "bytes":
-        return bytes(number)
-    if slot.kind == "float":
-        return struct.pack(("<" if slot.little else ">") + slot.code, number)
-    return int(number).to_bytes(slot.size, "little" if slot.little else "big", signed=slot.signed)
-
-
-def _leaf_from_number(leaf: Leaf, word: Any) -> Any:
-    value = word
-    if leaf.width:
-        value = (word >> leaf.shift) & leaf.mask
-        if leaf.signed and value >> (leaf.width - 1):
-            value -= 1 << leaf.width
-    if leaf.value == "flag":
-        return value != 0
-    if leaf.enum is not None:
-        return leaf.enum._decode(value, None, leaf.path)
-    return value
-
-
-def _leaf_range(leaf: Leaf, slot: Slot) -> tuple[int, int]:
-    bits = leaf.width or 8 * slot.size
-    if leaf.signed or (not leaf.width and slot.signed):
-        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    return 0, (1 << bits) - 1
-
-
-def _leaf_to_number(leaf: Leaf, slot: Slot, value: Any) -> Any:
-    """The number (bytes, float) ``value`` is stored as; InvalidValueError when it cannot be."""
-    _check_leaf(leaf, slot, value)
-    if leaf.has_const and value is None:
-        value = leaf.const
-    if leaf.value == "flag":
-        return 1 if value else 0
-    if leaf.enum is not None and not isinstance(value, int):
-        value = leaf.enum.encmapping[value]
-    if leaf.value in ("bytes", "float"):
-        return value
-    return value & leaf.mask if leaf.width and leaf.signed else value
-
-
-def _check_leaf(leaf: Leaf, slot: Slot, value: Any) -> None:
-    def bad(reason: str, expected: Any = None) -> InvalidValueError:
-        return InvalidValueError(reason, expected=expected, actual=value, path=leaf.path)
-
-    if leaf.has_const:
-        if value is not None and value != leaf.const:
-            raise bad("wrong constant", repr(leaf.const))
-        return
-    if leaf.value == "flag":
-        return
-    if leaf.value == "bytes":
-        if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != slot.size:
-            raise bad("wrong bytes", f"{slot.size} bytes")
-        return
-    if leaf.value == "float":
-        if not isinstance(value, (int, float)):
-            raise bad("not a number")
-        return
-    if leaf.enum is not None and not isinstance(value, int):
-        if not isinstance(value, str) or value not in leaf.enum.encmapping:
-            raise bad("not a name of the enumeration", ", ".join(sorted(map(str, leaf.enum.encmapping))))
-        return
-    if not isinstance(value, int):
-        raise bad("not an integer")
-    low, high = _leaf_range(leaf, slot)
-    if not low <= value <= high:
-        raise bad("out of range", f"{low}..{high}")
-
-
-def _check_node(plan_: Plan, node: Node, value: Any) -> None:
-    if node.kind == "leaf":
-        assert node.leaf is not None
-        _check_leaf(node.leaf, plan_.slots[node.leaf.slot], value)
-        return
-    if node.kind == "adapter":
-        try:
-            inner = node.con._encode(value, cs.Container(), node.path)
-        except Exception as exc:
-            raise InvalidValueError(f"cannot encode: {exc}", actual=value, path=node.path or None) from exc
-        _check_node(plan_, node.children[0], inner)
-        return
-    if node.kind == "array":
-        if not hasattr(value, "__len__") or len(value) != node.count:
-            raise InvalidValueError("wrong number of elements", expected=node.count, actual=value,
-                                    path=node.path or None)
-        for child, item in zip(node.children, value, strict=True):
-            _check_node(plan_, child, item)
-        return
-    named = [child for child in node.children if child.name]
-    if isinstance(value, tuple):
-        if len(value) != len(named):
-            raise InvalidValueError("wrong number of fields", expected=len(named), actual=value,
-                                    path=node.path or None)
-        items = list(zip(named, value, strict=True))
-    elif hasattr(value, "get") and hasattr(value, "__contains__"):
-        for child in named:
-            if child.name not in value and not (child.leaf is not None and child.leaf.has_const):
-                raise InvalidValueError("missing field", path=child.path)
-        items = [(child, value.get(child.name)) for child in named]
-    else:
-        raise InvalidValueError("not a tuple or a mapping", actual=value, path=node.path or None)
-    for child, item in items:
-        _check_node(plan_, child, item)
-
-
-def _slot_column(slot: Slot, matrix: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    import numpy as np
-
-    part = matrix[:, slot.offset:slot.offset + slot.size]
-    if slot.kind == "bytes":
-        return part
-    if slot.kind == "float":
-        return np.ascontiguousarray(part).view(f"{'<' if slot.little else '>'}f{slot.size}").ravel()
-    word = np.zeros(len(matrix), dtype=np.uint64)
-    order = range(slot.size - 1, -1, -1) if slot.little else range(slot.size)
-    for index in order:
-        word = (word << np.uint64(8)) | part[:, index].astype(np.uint64)
-    if slot.signed:
-        bits = 8 * slot.size
-        signed = word.astype(np.int64)
-        return signed - ((signed >> (bits - 1)) & 1) * (1 << bits) if bits < 64 else word.view(np.int64)
-    return word
 
 
 def _prefix_codes(declaration: cs.Construct) -> dict[str, PrefixCode]:

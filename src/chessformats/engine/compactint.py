@@ -83,14 +83,27 @@ class CompactInt(cs.Construct):  # type: ignore[misc]
     def _sizeof(self, context: Any, path: str) -> int:
         raise cs.SizeofError("a CompactInt has no fixed size", path=path)
 
-    def codec_read(self, data: Any, offset: int) -> tuple[int, int]:
-        """For the engine's generated codecs: (value, end); IndexError, ValueError where ``_parse`` fails."""
-        if len(data) - offset >= COMPACT_INT_MAX_BYTES:  # all the limit's bytes there: never IndexError
+    def codec_read(self, data: Any, offset: int, end: int | None = None) -> tuple[int, int]:
+        """For the engine's generated codecs: (value, end), the bytes ending at ``end`` (default: ``len(data)``);
+        IndexError, ValueError where ``_parse`` fails."""
+        stop = len(data) if end is None else end
+        if stop - offset >= COMPACT_INT_MAX_BYTES:  # all the limit's bytes there: never IndexError
             return read_compact_int(data, offset, offset + COMPACT_INT_MAX_BYTES + 1)
-        return read_compact_int(data, offset, len(data))
+        return read_compact_int(data, offset, stop)
 
     def codec_write(self, value: Any) -> bytes:
         """For the engine's generated codecs (TypeError, ValueError where ``_build`` fails)."""
         if not isinstance(value, int):
             raise TypeError(f"{value!r} is not an integer")
         return compact_int_bytes(value)
+
+    def codec_read_lines(self, target: str, slow: str, path: str = "") -> list[str]:
+        """Generated lines (over ``data``, ``pos``, ``end``) reading the number into ``target``: a one-byte
+        number inline, a longer one by the line ``slow`` (a call of :meth:`codec_read`)."""
+        return [f"if pos < end and data[pos] < {COMPACT_INT_MORE}:", f"    {target} = data[pos]", "    pos += 1",
+                "else:", f"    {slow}"]
+
+    def codec_write_source(self, value: str, slow: str, bind: Any) -> str:
+        """A generated expression of the bytes of ``value``: a one-byte number from a table, else ``slow``."""
+        table = bind("b", tuple(bytes((number,)) for number in range(COMPACT_INT_MORE)))
+        return f"({table}[{value}] if {value}.__class__ is int and 0 <= {value} < {COMPACT_INT_MORE} else {slow})"

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import construct as cs
 
 __all__ = [
+    "BitsLeft",
     "BitsUnsigned",
     "EnumView",
     "Example",
@@ -28,6 +29,7 @@ __all__ = [
     "enum_view",
     "extension_map",
     "is_bitwise",
+    "member",
     "strip_renamed",
     "type_name",
     "unwrap",
@@ -100,6 +102,15 @@ def strip_renamed(con: cs.Construct) -> tuple[cs.Construct, str, str]:
     return con, name, meaning
 
 
+def member(struct: cs.Construct, name: str) -> cs.Construct:
+    """The declaration of field ``name`` of a struct (its name and meaning stripped)."""
+    for sub in unwrap(struct).subcons:
+        inner, found, _ = strip_renamed(sub)
+        if found == name:
+            return inner
+    raise KeyError(f"no field {name!r}")
+
+
 def is_bitwise(con: cs.Construct) -> bool:
     """True for ``Bitwise(...)``/``BitStruct(...)``/:func:`bitwise_rest`: bytes parsed as a bit stream."""
     if isinstance(con, cs.Restreamed):  # construct's Bitwise over a subcon without a fixed size
@@ -148,6 +159,20 @@ class BitsUnsigned(cs.Construct):  # type: ignore[misc]
 
     def _sizeof(self, context: Any, path: str) -> int:
         return self._width(context, path)
+
+
+class BitsLeft:
+    """The width of a :class:`BitsUnsigned` that takes every bit left in its region (the padding in a
+    ``FixedSized(n, bitwise_rest(...))``), but ``reserve`` (a construct expression: the bits of the fields after
+    it): construct computes it with ``width(ctx)``, the declaration's own function; the generated codecs read
+    it as the bits the run has left less the reserve."""
+
+    def __init__(self, width: Any, reserve: Any = None) -> None:
+        self.width = width
+        self.reserve = reserve
+
+    def __call__(self, ctx: Any) -> int:
+        return int(self.width(ctx))
 
 
 _FORMAT_NAMES = {"B": "u8", "H": "u16", "L": "u32", "Q": "u64", "b": "i8", "h": "i16", "l": "i32", "q": "i64",

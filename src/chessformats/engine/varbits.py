@@ -18,7 +18,7 @@ from .compiler import _EnumMap
 from .errors import InvalidValueError, TruncatedError
 from .plan import NoPlan
 from .prefixcode import PrefixCode, PrefixCoded, PrefixCodeError
-from .schema import BitsUnsigned, strip_renamed
+from .schema import BitsLeft, BitsUnsigned, strip_renamed
 from .varexpr import Expressions, Scope, never_record, take_fields
 from .varruntime import NoCase
 
@@ -40,14 +40,11 @@ def bits(v: int, nb: int, b: int, width: int, path: str) -> int:
     return (v >> (nb - b - width)) & ((1 << width) - 1)
 
 
-def prefix(code: PrefixCode, v: int, nb: int, b: int, count: int, path: str) -> tuple[list[str], int]:
-    """``count`` code words from bit ``b``; errors as construct's ``PrefixCoded`` raises them."""
-    try:
-        return code.decode(v, nb, count, b)
-    except PrefixCodeError as error:
-        if "no code word" in str(error) and nb - error.bit >= code.max_length:  # construct's explicit error
-            raise NoCase(f"symbol: no code word starts at bit {error.bit}", path=path or None) from error
-        raise TruncatedError("the bits end inside a code word", path=path or None) from error
+def prefix_error(code: PrefixCode, error: PrefixCodeError, nb: int, path: str) -> Exception:
+    """The error construct's ``PrefixCoded`` raises where :meth:`PrefixCode.decode` raised ``error``."""
+    if "no code word" in str(error) and nb - error.bit >= code.max_length:  # construct's explicit error
+        return NoCase(f"symbol: no code word starts at bit {error.bit}", path=path or None)
+    return TruncatedError("the bits end inside a code word", path=path or None)
 
 
 def width_of(value: Any, path: str) -> int:
@@ -75,7 +72,8 @@ def put_words(code: PrefixCode, acc: int, nbits: int, symbols: Any, count: int, 
     return (acc << length) | value, nbits + length
 
 
-NAMES = {"_bits": bits, "_prefix": prefix, "_width": width_of, "_put": put, "_put_words": put_words}
+NAMES = {"_bits": bits, "_prefix_error": prefix_error, "_PrefixCodeError": PrefixCodeError,
+         "_width": width_of, "_put": put, "_put_words": put_words}
 """The helpers generated bit-run code calls, by the names it calls them."""
 
 
@@ -105,12 +103,17 @@ class BitRuns:
         if isinstance(con, cs.Struct):
             function, needs_up = self.struct_encoder(con, path) if building else self.struct_decoder(con, path)
             up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}acc, nbits = {function}({name}, acc, nbits, {up})" if building
+            lines.append(f"{indent}acc, nbits = {function}({name}, acc, nbits, nbr, {up})" if building
                          else f"{indent}{name}, b = {function}(v, nb, b, {up})")
         elif isinstance(con, PrefixCoded):
             count, code = expressions.source(con.count, scope), self.g.bind("q", con.code)
-            lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {name}, {count}, {path!r})" if building
-                         else f"{indent}{name}, b = _prefix({code}, v, nb, b, {count}, {path!r})")
+            if building:
+                lines.append(f"{indent}acc, nbits = _put_words({code}, acc, nbits, {name}, {count}, {path!r})")
+            else:  # the code's own decoder, its error turned into construct's
+                decode = self.g.bind("q", con.code.decode)
+                lines += [f"{indent}try:", f"{indent}    {name}, b = {decode}(v, nb, {count}, b)",
+                          f"{indent}except _PrefixCodeError as error:",
+                          f"{indent}    raise _prefix_error({code}, error, nb, {path!r}) from error"]
         elif isinstance(con, (BitsUnsigned, cs.BitsInteger, _FLAG)):
             width = self.width(con, scope, expressions)
             if building:
@@ -139,10 +142,17 @@ class BitRuns:
         if width == "0":
             lines.append(f"{indent}{target} = 0")
             return
-        number = self.g.var("w")
-        checked = width if width.isdigit() else f"_width({width}, {path!r})"
-        lines.append(f"{indent}{number} = {checked}")
-        lines.append(f"{indent}{target} = _bits(v, nb, b, {number}, {path!r})")
+        if width.isdigit():  # a fixed width: the bits at once (the call only to raise when they end first)
+            number = width
+            lines.append(f"{indent}{target} = (v >> (nb - b - {width})) & {(1 << int(width)) - 1} "
+                         f"if b + {width} <= nb else _bits(v, nb, b, {width}, {path!r})")
+        elif width == "(nb - b)" and not (isinstance(con, cs.BitsInteger) and con.signed):  # the bits left
+            lines += [f"{indent}{target} = v & ((1 << (nb - b)) - 1)", f"{indent}b = nb"]
+            return
+        else:
+            number = self.g.var("w")
+            lines.append(f"{indent}{number} = _width({width}, {path!r})")
+            lines.append(f"{indent}{target} = _bits(v, nb, b, {number}, {path!r})")
         lines.append(f"{indent}b += {number}")
         if isinstance(con, _FLAG):
             lines.append(f"{indent}{target} = {target} != 0")
@@ -152,10 +162,16 @@ class BitRuns:
 
     def put_number(self, con: cs.Construct, width: str, value: str, path: str, lines: list[str], indent: str) -> None:
         if isinstance(con, _FLAG):
-            value = f"(1 if {value} else 0)"
+            lines.append(f"{indent}acc, nbits = (acc << 1) | (1 if {value} else 0), nbits + 1")
+            return
+        signed = isinstance(con, cs.BitsInteger) and bool(con.signed)
+        if width.isdigit() and not signed:  # a fixed width: shifted in at once (the call checks what does not fit)
+            lines.append(f"{indent}acc, nbits = ((acc << {width}) | {value}, nbits + {width}) if {value}.__class__ is "
+                         f"int and 0 <= {value} < {1 << int(width)} else _put(acc, nbits, {value}, {width}, False, "
+                         f"{path!r})")
+            return
         if not width.isdigit():
             width = f"_width({width}, {path!r})"
-        signed = isinstance(con, cs.BitsInteger) and bool(con.signed)
         lines.append(f"{indent}acc, nbits = _put(acc, nbits, {value}, {width}, {signed}, {path!r})")
 
     def width(self, con: cs.Construct, scope: Scope, expressions: Expressions) -> str:
@@ -163,6 +179,10 @@ class BitRuns:
             return "1"
         if isinstance(con, cs.BitsInteger) and (con.swapped is not False or not isinstance(con.length, int)):
             raise NoPlan("a swapped bit integer or one of a width from the data")
+        if isinstance(con.length, BitsLeft):  # every bit left in the run (its region's bits when building)
+            left = "nbr - nbits" if expressions.building else "nb - b"
+            reserve = con.length.reserve
+            return f"({left})" if reserve is None else f"({left} - {expressions.source(reserve, scope)})"
         return str(con.length) if isinstance(con.length, int) else expressions.source(con.length, scope)
 
     def struct_decoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
@@ -199,7 +219,7 @@ class BitRuns:
             if name:
                 scope.add(name, f"f_{name}", lines)
         lines = scope.finish(lines, building=True)
-        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, up):", *lines,
+        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, nbr, up):", *lines,
                                            "    return acc, nbits", ""]))
         self.encoders[id(con)] = function, scope.needs_up
         return function, scope.needs_up

@@ -22,25 +22,31 @@ import collections
 import functools
 import itertools
 import linecache
+import re
 import struct
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import construct as cs
 
+from .compiler import _EnumMap
 from .errors import join_path
 from .plan import NoPlan, plan
 from .schema import strip_renamed
 from .tagged import TaggedUnion, _plain_key
 from .varbits import NAMES as BIT_NAMES
 from .varbits import BitRuns, is_bit_run
-from .varexpr import Expressions, Scope, never_record, take_fields
-from .varparts import attempt, emit_at, focus_fields, is_bit_level, is_focused, number_format, refuses_none
+from .varencode import Writer
+from .varexpr import Expressions, Scope, never_record
+from .varoptions import Options, enum_parts, inline_number, stored_form
+from .varparts import attempt, emit_at, is_bit_level, is_focused, number_format, runs
 from .varruntime import NAMES as RUNTIME_NAMES
+from .varruntime import root_context
 
 __all__ = ["VariableFunctions", "compile_variable"]
 
 _counter = itertools.count()
+_NO_OPTIONS = Options()
 
 
 class VariableFunctions(NamedTuple):
@@ -50,6 +56,8 @@ class VariableFunctions(NamedTuple):
     types: dict[str, type]
     delegated: tuple[str, ...]
     """``"path: Construct"`` of each part construct's own parse and build read and write."""
+    read: Callable[..., tuple[Any, int]]
+    """``read(data, offset=0, end=None, params=None, file=None)``: the value and the offset after it."""
 
 
 class _Fixed(NamedTuple):
@@ -62,11 +70,23 @@ class _Fixed(NamedTuple):
     """The fields of a run that decode to a number, bytes or a flag (never a named tuple)."""
     number: str = ""
     """For a plain integer (no enum, constant or bit field): its struct format (``">H"``)."""
+    single: bool = False
+    """``decode`` gives a tuple of one value (an enum read as a number: :mod:`.varoptions`)."""
+    checks: tuple[tuple[int, int, frozenset[int]], ...] = ()
+    """Enum leaves whose values are checked: (index in the tuple, byte offset, the values)."""
+    names_of: Any = None
+    """A one-byte enum leaf read as its name: the byte -> name table (arrays of them read by lookups)."""
+
+
+Needs = tuple[bool, frozenset[str] | None]
+"""What a struct function reads of ``up``: its parent's context (True), parse parameters (the fields of
+enclosing records that may give them; None: none)."""
 
 
 class _Generator:
-    def __init__(self, name: str, fixed_codec: Callable[[cs.Construct, bool], Any]) -> None:
+    def __init__(self, name: str, fixed_codec: Callable[[cs.Construct, bool], Any], options: Options) -> None:
         self.name = name
+        self.options = options
         self.fixed_codec = fixed_codec
         self.names: dict[str, Any] = {"_C": cs.Container, "_L": cs.ListContainer, "_tn": tuple.__new__,
                                       "_ifb": int.from_bytes, "_iter_unpack": struct.iter_unpack, "_pk": _plain_key,
@@ -74,14 +94,16 @@ class _Generator:
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
-        self.decoders: dict[tuple[int, bool], tuple[str, bool]] = {}
-        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.decoders: dict[tuple[int, bool], tuple[str, Needs]] = {}
         self.fixed_parts: dict[int, _Fixed | None] = {}
         self.delegated: list[str] = []
         self.bit_runs = BitRuns(self)
+        self.writer = Writer(self)
         self.guard = False
         """The lines written are inside an alternative (``Select``, ``GreedyRange``) of this function: a fixed part
         that the bytes cannot hold fails it at once (:class:`~.varruntime.Short`), not through the full error."""
+        self.bodies: dict[str, tuple[list[str], str]] = {}
+        """A struct function's lines and value (the declaration's own is written into ``read``)."""
         self.lead_sizes: dict[int, int] = {}
         """Struct id -> size of the fixed run its decoder reads first."""
 
@@ -106,7 +128,16 @@ class _Generator:
             derived = self.fixed_codec(con, names is not None)
             if derived.plan is not None and derived.size is not None:
                 plain = tuple(child.name for child in derived.plan.root.children if child.kind == "leaf")
-                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain, number_format(derived.plan))
+                found = _Fixed(derived.decode, derived.encode, derived.size, names, plain,
+                               number_format(derived.plan, names is not None))
+                leaf = derived.plan.root.leaf
+                if derived.plan.root.kind == "leaf" and leaf.enum is not None and derived.size == 1 \
+                        and not leaf.width and not leaf.has_const and leaf.value == "int":
+                    found = found._replace(names_of=_EnumMap(leaf.enum.decmapping))
+                numbers = enum_parts(derived.plan, derived.unpack, names is not None, self.options)
+                if numbers is not None:
+                    found = found._replace(decode=numbers.decode, number=numbers.number or found.number,
+                                           single=numbers.single, checks=numbers.checks)
         except (NoPlan, TypeError):
             pass
         self.fixed_parts[id(con)] = found
@@ -120,17 +151,24 @@ class _Generator:
         """Lines reading ``con`` at ``data[pos]`` into ``target`` and moving ``pos`` past it."""
         con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
         expressions = Expressions(self.bind, building=False)
+        if path in self.options.stored:
+            self.decode_stored(con, path, target, scope, lines, indent)
+            return
         fixed = None if isinstance(con, cs.Struct) and container else self.fixed(con)
         if fixed is not None:
-            if self.guard:
-                lines += [f"{indent}if pos + {fixed.size} > len(data):", f"{indent}    raise _Short"]
-            lines.append(f"{indent}{target} = {self.bind('d', fixed.decode)}(data, pos)")
+            decoder = self.fixed_room(fixed, path, lines, indent)
+            number = inline_number(fixed.number, fixed.size)
+            lines.append(f"{indent}{target} = {number}" if number else
+                         f"{indent}{'(' + target + ',)' if fixed.single else target} = {decoder}(data, pos)")
+            for _, offset, valid in fixed.checks:
+                lines += [f"{indent}if {target} not in {self.bind('v', valid)}:",
+                          f"{indent}    raise _bad_value({path!r}, pos + {offset}, {target}, {self.bind('v', valid)})"]
             lines.append(f"{indent}pos += {fixed.size}")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs_up = self.struct_decoder(con, path, container)
-            up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}{target}, pos = {function}(data, pos, {up})")
+            function, needs = self.struct_decoder(con, path, container)
+            up = self.up_for(needs, scope, expressions)
+            lines.append(f"{indent}{target}, pos = {function}(data, pos, end, {up})")
             return
         if isinstance(con, cs.Peek):  # read, then back to where it started
             save = self.var("p")
@@ -147,8 +185,8 @@ class _Generator:
             self.decode_array(con, path, target, scope, lines, indent, container)
             return
         if con is cs.GreedyBytes:
-            lines.append(f"{indent}{target} = bytes(data[pos:])")
-            lines.append(f"{indent}pos = len(data)")
+            lines.append(f"{indent}{target} = bytes(data[pos:end])")
+            lines.append(f"{indent}pos = end")
             return
         if isinstance(con, cs.Bytes):
             length = self.var("n")
@@ -169,17 +207,70 @@ class _Generator:
         if isinstance(con, cs.Default):
             self.decode(con.subcon, path, target, scope, lines, indent, container)
             return
+        if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
+            slow = f"{target}, pos = _read_own({self.bind('a', con)}, data, pos, end, {path!r})"
+            inline = getattr(con, "codec_read_lines", None)
+            lines += [indent + line for line in (inline(target, slow, path) if callable(inline) else [slow])]
+            return
         if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
             inner = self.var()
             self.decode(con.subcon, path, inner, scope, lines, indent, container=True)
             lines.append(f"{indent}{target} = {self.bind('a', con)}._decode({inner}, _C(), {path!r})")
             return
-        if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
-            lines.append(f"{indent}{target}, pos = _read_own({self.bind('a', con)}, data, pos, {path!r})")
-            return
         self.delegate(con, path)
         context = expressions.context(scope)
-        lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, {context}, {path!r})")
+        lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, end, {context}, "
+                     f"{path!r})")
+
+    def fixed_room(self, fixed: _Fixed, path: str, lines: list[str], indent: str) -> str:
+        """Lines refusing a fixed part the bytes up to ``end`` cannot hold (its decoder's own error, or the
+        alternative's quick failure); the decoder's name."""
+        decoder = self.bind("d", fixed.decode)
+        lines.append(f"{indent}if pos + {fixed.size} > end:")
+        short = f"_trunc({path!r}, {fixed.size}, end - pos, pos)"
+        lines += [f"{indent}    raise _Short"] if self.guard else [f"{indent}    {decoder}(data[:end], pos)",
+                                                                   f"{indent}    raise {short}"]
+        return decoder
+
+    def stored_part(self, con: cs.Construct) -> cs.Construct:
+        """The part whose stored form a field kept as stored has: alternatives stored alike (same size and kind)
+        are their second one."""
+        if isinstance(con, cs.IfThenElse):
+            then, other = (strip_renamed(sub)[0] for sub in (con.thensubcon, con.elsesubcon))
+            if self.fixed(then) and self.fixed(other) and stored_form(self.fixed_codec(then, False), "") \
+                    == stored_form(self.fixed_codec(other, False), ""):
+                return other
+        return con
+
+    def up_for(self, needs: tuple[bool, frozenset[str] | None], scope: Scope, expressions: Expressions) -> str:
+        """The ``up`` a struct function is called with: this struct's context when it reads it (or parameters
+        that a field read here may give), else this function's own ``up`` when it reads parameters only."""
+        needs_up, params = needs
+        if needs_up or (params and params & set(scope.names)):
+            return expressions.context(scope)
+        if params is None:
+            return "None"
+        if not scope.root:
+            scope.params = (scope.params or set()) | params
+        return "up"
+
+    def decode_stored(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
+                      indent: str) -> None:
+        """Lines reading a field kept as stored (:mod:`.varoptions`): its integer or its bytes."""
+        con = self.stored_part(con)
+        fixed = self.fixed(con)
+        if fixed is None and isinstance(con, cs.FixedSized):
+            length = self.length(con.length, scope, lines, indent)
+            self.check_room(length, path, lines, indent)
+            lines += [f"{indent}{target} = bytes(data[pos:pos + {length}])", f"{indent}pos += {length}"]
+            return
+        if fixed is None:
+            raise NoPlan(f"{path}: kept as stored, but of no fixed size")
+        size, order = stored_form(self.fixed_codec(con, False), path)
+        self.fixed_room(fixed, path, lines, indent)
+        value = ("data[pos]" if size == 1 else f"_ifb(data[pos:pos + {size}], {order!r})") if order \
+            else f"bytes(data[pos:pos + {size}])"
+        lines += [f"{indent}{target} = {value}", f"{indent}pos += {size}"]
 
     def guarded(self, write: Callable[[], None]) -> None:
         """``write()`` the lines of an alternative: fixed parts in them guarded (:attr:`guard`)."""
@@ -189,13 +280,23 @@ class _Generator:
         finally:
             self.guard = guard
 
+    def length(self, expression: Any, scope: Scope, lines: list[str], indent: str) -> str:
+        """A local holding the value of a length ``expression`` (a number: the number itself)."""
+        source = Expressions(self.bind, building=False).source(expression, scope)
+        if source.isdigit():
+            return source
+        length = self.var("n")
+        lines.append(f"{indent}{length} = {source}")
+        return length
+
     def check_room(self, length: str, path: str, lines: list[str], indent: str, unit: int = 1) -> None:
         """Lines refusing a negative ``length`` (a count of ``unit``-byte items) and one beyond the data."""
         size = f"{length} * {unit}" if unit != 1 else length
-        lines.append(f"{indent}if {length} < 0:")
-        lines.append(f"{indent}    raise _inv({path!r}, 'negative {'count' if unit != 1 else 'length'}', {length})")
-        lines.append(f"{indent}if pos + {size} > len(data):")
-        lines.append(f"{indent}    raise _trunc({path!r}, {size}, len(data) - pos, pos)")
+        if not length.isdigit():
+            lines.append(f"{indent}if {length} < 0:")
+            lines.append(f"{indent}    raise _inv({path!r}, 'negative {'count' if unit != 1 else 'length'}', {length})")
+        lines.append(f"{indent}if pos + {size} > end:")
+        lines.append(f"{indent}    raise _trunc({path!r}, {size}, end - pos, pos)")
 
     def decode_array(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
                      indent: str, container: bool) -> None:
@@ -212,13 +313,25 @@ class _Generator:
                 decoder = self.bind("d", fixed.decode)
                 self.check_room(count, path, lines, indent, fixed.size or 1)
                 if fixed.number:  # plain integers: one call for the whole array
-                    end = f"pos + {count} * {fixed.size}"
-                    numbers = f"list(data[pos:{end}])" if fixed.number[1:] == "B" else \
-                        f"[x for (x,) in _iter_unpack({fixed.number!r}, data[pos:{end}])]"
+                    stop = f"pos + {count} * {fixed.size}"
+                    numbers = f"list(data[pos:{stop}])" if fixed.number[1:] == "B" else \
+                        f"[x for (x,) in _iter_unpack({fixed.number!r}, data[pos:{stop}])]"
                     lines.append(f"{indent}{target} = {make}({numbers})")
+                    for _, _, valid in fixed.checks[:1]:  # items of one byte (checked enums)
+                        name = self.bind("v", valid)
+                        lines += [f"{indent}if not {name}.issuperset({target}):",
+                                  f"{indent}    raise _bad_items({path!r}, pos, {target}, {name})"]
                     lines.append(f"{indent}pos += {count} * {fixed.size}")
                     return
-                lines.append(f"{indent}{target} = {make}([{decoder}(data, p) for p in range(pos, pos + "
+                if fixed.checks:
+                    raise NoPlan(f"{path}: checked enums in an array of items of several bytes")
+                if fixed.names_of is not None:  # one-byte enum names: a lookup per byte
+                    table = self.bind("e", fixed.names_of)
+                    lines += [f"{indent}{target} = {make}([{table}[x] for x in data[pos:pos + {count}]])",
+                              f"{indent}pos += {count}"]
+                    return
+                item_value = f"{decoder}(data, p)" + ("[0]" if fixed.single else "")
+                lines.append(f"{indent}{target} = {make}([{item_value} for p in range(pos, pos + "
                              f"{count} * {fixed.size}, {fixed.size})])")
                 lines.append(f"{indent}pos += {count} * {fixed.size}")
                 return
@@ -237,16 +350,14 @@ class _Generator:
         if isinstance(sub, cs.Struct) and self.fixed(sub) is None:  # its first fixed run ends the range at once
             self.struct_decoder(sub, f"{path}[]", container)
             if id(sub) in self.lead_sizes:
-                lines += [f"{indent}    if pos + {self.lead_sizes[id(sub)]} > len(data):", f"{indent}        break"]
+                lines += [f"{indent}    if pos + {self.lead_sizes[id(sub)]} > end:", f"{indent}        break"]
         self.guarded(lambda: attempt(lines, indent + "    ", lambda inner: self.decode(
             con.subcon, f"{path}[]", item, scope, lines, inner, container), [f"pos = {save}", "break"]))
         lines.append(f"{indent}    {target}.append({item})")
 
     def decode_fixed_sized(self, con: cs.FixedSized, path: str, target: str, scope: Scope, lines: list[str],
                            indent: str, container: bool) -> None:
-        expressions = Expressions(self.bind, building=False)
-        length = self.var("n")
-        lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
+        length = self.length(con.length, scope, lines, indent)
         self.check_room(length, path, lines, indent)
         if con.subcon is cs.GreedyBytes:
             lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
@@ -262,13 +373,16 @@ class _Generator:
                 lines += [f"{indent}v, nb, b = _ifb(data[pos:pos + {length}], 'big'), 8 * {length}, 0", *bit_lines,
                           f"{indent}pos += {length}"]
                 return
-        saved = self.var("s")
-        lines.append(f"{indent}{saved} = data, pos + {length}")
-        lines.append(f"{indent}data, pos = data[pos:pos + {length}], 0")
-        lines.append(f"{indent}try:")
-        self.decode(con.subcon, path, target, scope, lines, indent + "    ", container)
-        lines.append(f"{indent}finally:")
-        lines.append(f"{indent}    data, pos = {saved}")
+        saved = self.var("s")  # the region's end bounds what is read in it
+        lines.append(f"{indent}{saved} = end, pos + {length}")
+        lines.append(f"{indent}end = pos + {length}")
+        if self.guard:  # an alternative that fails goes on with the outer end
+            lines.append(f"{indent}try:")
+            self.decode(con.subcon, path, target, scope, lines, indent + "    ", container)
+            lines += [f"{indent}finally:", f"{indent}    end, pos = {saved}"]
+        else:
+            self.decode(con.subcon, path, target, scope, lines, indent, container)
+            lines.append(f"{indent}end, pos = {saved}")
 
     def alternatives(self, con: cs.Construct, path: str, scope: Scope, lines: list[str], indent: str, building: bool,
                      emit: Callable[[cs.Construct, str, str | None], None], out: str = "") -> bool:
@@ -319,9 +433,9 @@ class _Generator:
             emit(con.default, indent + "    ", None)
         return True
 
-    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, bool]:
-        """The name of the function reading struct ``con`` (``(data, pos, up) -> (value, pos)``) and whether
-        it reads ``up``, its parent's context."""
+    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, Needs]:
+        """The name of the function reading struct ``con`` (``(data, pos, end, up) -> (value, pos)``) and what
+        it reads of ``up``: its parent's context; parse parameters (the fields that may give them) or None."""
         known = self.decoders.get((id(con), container))
         if known is not None:
             return known
@@ -330,14 +444,21 @@ class _Generator:
         lines: list[str] = []
         names: list[str] = []
         guard, self.guard = self.guard, False  # a function of its own, called from anywhere
-        for index, group in enumerate(_runs(con.subcons, self)):
+        for index, group in enumerate(runs(con.subcons, self, path)):
             if isinstance(group, _Fixed):
                 if index == 0:
                     self.lead_sizes[id(con)] = group.size
                 assert group.names is not None
                 local = [f"f_{name}" for name in group.names]
-                lines.append(f"    ({''.join(v + ', ' for v in local)}) = {self.bind('d', group.decode)}(data, pos)"
-                             if local else f"    {self.bind('d', group.decode)}(data, pos)")
+                decoder = self.fixed_room(group, path, lines, "    ")
+                number = inline_number(group.number, group.size) if len(local) == 1 else ""
+                lines.append(f"    {local[0]} = {number}" if number else
+                             f"    ({''.join(v + ', ' for v in local)}) = {decoder}(data, pos)"
+                             if local else f"    {decoder}(data, pos)")
+                for leaf, offset, valid in group.checks:
+                    var, values = local[leaf], self.bind("v", valid)
+                    lines += [f"    if {var} not in {values}:", f"        raise _bad_value("
+                              f"{join_path(path, group.names[leaf])!r}, pos + {offset}, {var}, {values})"]
                 lines.append(f"    pos += {group.size}")
                 scope.plain.update(group.plain)
                 for name, var in zip(group.names, local, strict=True):
@@ -348,22 +469,30 @@ class _Generator:
             target = f"f_{sub_name}" if sub_name else self.var()
             self.decode(sub, join_path(path, sub_name or ""), target, scope, lines, "    ")
             if sub_name:
-                if never_record(sub):
+                stored = join_path(path, sub_name) in self.options.stored
+                if stored and self.fixed(sub) is not None:
+                    scope.stored[sub_name] = self.fixed_codec(sub, False)
+                if never_record(sub) or stored:
                     scope.plain.add(sub_name)
                 scope.add(sub_name, target, lines)
                 names.append(sub_name)
         value = f"f_{con.parsebuildfrom}" if is_focused(con) else self.record_value(path, names, container)
         lines = scope.finish(lines, building=False)
         self.guard = guard
-        self.functions.append("\n".join([f"def {function}(data, pos, up):", *lines, f"    return {value}, pos", ""]))
-        self.decoders[(id(con), container)] = function, scope.needs_up
-        return function, scope.needs_up
+        self.functions.append("\n".join([f"def {function}(data, pos, end, up):", *lines, f"    return {value}, pos",
+                                         ""]))
+        self.bodies[function] = lines, value
+        needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
+        self.decoders[(id(con), container)] = function, needs
+        return function, needs
 
     def record_value(self, path: str, names: list[str], container: bool) -> str:
         """The expression of a struct's value from its locals ``f_<name>``: a named tuple (a ``Container`` under
         an adapter)."""
         if container:
             return "_C(" + ", ".join(f"{name}=f_{name}" for name in names) + ")"
+        if self.options.records == "tuples":
+            return f"({''.join(f'f_{name}, ' for name in names)})"
         title = "".join(part.capitalize() for part in (path.rsplit(".", 1)[-1] or "record").split("_"))
         record = collections.namedtuple(title.replace("[]", "") or "Record", names, rename=True)  # type: ignore[misc]
         self.types.setdefault(path, record)
@@ -374,80 +503,7 @@ class _Generator:
     def encode(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
                out: str = "o") -> None:
         """Lines appending the bytes of ``value`` (source of an expression) as ``con`` to the list ``out``."""
-        con, _, _ = strip_renamed(con) if isinstance(con, cs.Renamed) else (con, None, None)
-        expressions = Expressions(self.bind, building=True)
-        fixed = self.fixed(con)
-        if fixed is not None:
-            if self.guard and refuses_none(fixed.encode):  # an alternative for a value that may be missing
-                lines += [f"{indent}if {value} is None:", f"{indent}    raise _Short"]
-            lines.append(f"{indent}{out}.append({self.bind('e', fixed.encode)}({value}))")
-            return
-        if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs_up = self.struct_encoder(con, path)
-            up = expressions.context(scope) if needs_up else "None"
-            lines.append(f"{indent}{function}({value}, {out}, {up})")
-            return
-        if isinstance(con, cs.Peek):  # writes nothing
-            lines.append(f"{indent}pass")
-            return
-        if isinstance(con, cs.Check):
-            lines.append(f"{indent}if not {expressions.source(con.func, scope)}:")
-            lines.append(f"{indent}    raise _inv({path!r}, 'check failed')")
-            return
-        if isinstance(con, (cs.Array, cs.GreedyRange)):
-            item = self.var()
-            if isinstance(con, cs.Array):
-                count = self.var("n")
-                lines.append(f"{indent}{count} = {expressions.source(con.count, scope)}")
-                lines.append(f"{indent}if not 0 <= {count} or len({value}) != {count}:")
-                lines.append(f"{indent}    raise _inv({path!r}, f'{{len({value})}} elements, not {{{count}}}')")
-            lines.append(f"{indent}for {item} in {value}:")
-            self.encode(con.subcon, f"{path}[]", item, scope, lines, indent + "    ", out)
-            return
-        if con is cs.GreedyBytes:
-            lines.append(f"{indent}{out}.append(bytes({value}))")
-            return
-        if isinstance(con, cs.Bytes):
-            length, raw = self.var("n"), self.var("b")
-            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
-            lines.append(f"{indent}{raw} = bytes({value}) if isinstance({value}, (bytes, bytearray)) else None")
-            lines.append(f"{indent}if {raw} is None or len({raw}) != {length}:")
-            lines.append(f"{indent}    raise _inv({path!r}, f'not {{{length}}} bytes', {value})")
-            lines.append(f"{indent}{out}.append({raw})")
-            return
-        if isinstance(con, cs.FixedSized):
-            length, inner, raw = self.var("n"), self.var("o"), self.var("b")
-            lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
-            lines.append(f"{indent}{inner} = []")
-            if not self.encode_bit_run(con.subcon, path, value, scope, lines, indent, raw):
-                self.encode(con.subcon, path, value, scope, lines, indent, inner)
-                lines.append(f"{indent}{raw} = b''.join({inner})")
-            lines.append(f"{indent}if not 0 <= len({raw}) <= {length}:")
-            lines.append(f"{indent}    raise _inv({path!r}, f'{{len({raw})}} bytes do not fit in {{{length}}}')")
-            lines.append(f"{indent}{out}.append({raw} + bytes({length} - len({raw})))")
-            return
-        if self.alternatives(con, path, scope, lines, indent, True, lambda sub, inner, into: self.encode(
-                sub, path, value, scope, lines, inner, into or out), out):
-            return
-        if con is cs.Pass:
-            lines.append(f"{indent}pass")
-            return
-        if isinstance(con, cs.Default):
-            filled = self.var()
-            lines.append(f"{indent}{filled} = {self.bind('k', con.value)} if {value} is None else {value}")
-            self.encode(con.subcon, path, filled, scope, lines, indent, out)
-            return
-        if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
-            inner = self.var()
-            lines.append(f"{indent}{inner} = {self.bind('a', con)}._encode({value}, _C(), {path!r})")
-            self.encode(con.subcon, path, inner, scope, lines, indent, out)
-            return
-        if callable(getattr(con, "codec_write", None)):
-            lines.append(f"{indent}{out}.append(_write_own({self.bind('a', con)}, {value}, {path!r}))")
-            return
-        self.delegate(con, path)
-        context = expressions.context(scope)
-        lines.append(f"{indent}{out}.append(_build_part({self.bind('a', con)}, {value}, {context}, {path!r}))")
+        self.writer.encode(con, path, value, scope, lines, indent, out)
 
     def delegate(self, con: cs.Construct, path: str) -> None:
         """``con`` is read and written by construct's own parse and build (a construct this generator does not
@@ -463,93 +519,41 @@ class _Generator:
         if label not in self.delegated:
             self.delegated.append(label)
 
-    def encode_bit_run(self, con: cs.Construct, path: str, value: str, scope: Scope, lines: list[str], indent: str,
-                       raw: str) -> bool:
-        """Lines putting the bytes of a bit run the data lays out in ``raw``; False when it is none (or one the
-        generator leaves to construct)."""
-        if not is_bit_run(con):
-            return False
-        bit_lines: list[str] = []
-        try:
-            self.bit_runs.encode(con.subcon, path, value, scope, bit_lines, indent)
-        except NoPlan:
-            return False
-        lines += [f"{indent}acc, nbits = 0, 0", *bit_lines, f"{indent}if nbits % 8:",
-                  f"{indent}    raise _inv({path!r}, f'{{nbits}} bits are no whole number of bytes')",
-                  f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
-        return True
 
-    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        known = self.encoders.get(id(con))
-        if known is not None:
-            return known
-        function = f"_w{next(self.fresh)}"
-        scope = Scope(incremental=True)
-        named, lines = take_fields(con) if not is_focused(con) else focus_fields(con)
-        guard, self.guard = self.guard, False  # a function of its own, called from anywhere
-        for sub, name in zip(con.subcons, named, strict=True):
-            self.encode(sub, join_path(path, name or ""), f"f_{name}" if name else "None", scope, lines, "    ")
-            if name:
-                scope.add(name, f"f_{name}", lines)
-        self.guard = guard
-        lines = scope.finish(lines, building=True)
-        self.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
-        self.encoders[id(con)] = function, scope.needs_up
-        return function, scope.needs_up
-
-
-def _runs(subcons: list[cs.Construct], generator: _Generator) -> list[Any]:
-    """The fields of a struct, consecutive named fixed-size ones joined into one :class:`_Fixed` run."""
-    result: list[Any] = []
-    run: list[cs.Construct] = []
-
-    def close() -> None:
-        if not run:
-            return
-        names = tuple(name for name in (strip_renamed(sub)[1] for sub in run) if name)
-        fixed = generator.fixed(cs.Struct(*run), names)
-        if fixed is None or len(set(names)) != len(names):
-            result.extend(run)
-        else:
-            result.append(fixed)
-        run.clear()
-
-    for sub in subcons:
-        name = strip_renamed(sub)[1] if isinstance(sub, cs.Renamed) else None
-        if generator.fixed(sub) is not None and (name or isinstance(strip_renamed(sub)[0], cs.Const)):
-            run.append(sub)
-        else:
-            close()
-            result.append(sub)
-    close()
-    return result
-
-
-def compile_variable(declaration: cs.Construct, name: str,
-                     fixed_codec: Callable[[cs.Construct, bool], Any]) -> VariableFunctions:
-    """The generated ``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when it cannot be.
+def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable[[cs.Construct, bool], Any],
+                     options: Options = _NO_OPTIONS) -> VariableFunctions:
+    """The generated ``read``/``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when it
+    cannot be.
 
     ``fixed_codec(con, run)`` gives the codec of a fixed-size part (``run``: a struct of fields made here, not
-    to be cached); its ``plan``, ``size``, ``decode`` and ``encode`` are used."""
-    generator = _Generator(name, fixed_codec)
+    to be cached); its ``plan``, ``size``, ``decode``, ``unpack`` and ``encode`` are used. ``options``: see
+    :mod:`.varoptions`."""
+    generator = _Generator(name, fixed_codec, options)
     decode_lines: list[str] = []
     encode_lines: list[str] = []
-    generator.decode(declaration, "", "value", Scope(), decode_lines, "        ")
-    generator.encode(declaration, "", "value", Scope(), encode_lines, "        ")
+    generator.decode(declaration, "", "value", Scope(root=True), decode_lines, "        ")
+    generator.encode(declaration, "", "value", Scope(root=True), encode_lines, "        ")
+    called = re.fullmatch(r" +value, pos = (_s\d+)\(data, pos, end, (?:up|None)\)", decode_lines[0]) \
+        if len(decode_lines) == 1 else None
+    if called is not None and called.group(1) in generator.bodies:  # the declaration's struct read in place
+        lines, value = generator.bodies[called.group(1)]
+        decode_lines = [f"    {line}" for line in lines] + [f"        value = {value}"]
+    called = re.fullmatch(r" +(_w\d+)\(value, o, (?:up|None)\)", encode_lines[0]) if len(encode_lines) == 1 else None
+    if called is not None and called.group(1) in generator.writer.bodies:
+        encode_lines = ["        obj = value", *(f"    {line}" for line in generator.writer.bodies[called.group(1)])]
+    uses_up = any(re.search(r"\bup\b", line) for line in decode_lines)
+    prologue = ["    pos = offset", "    if end is None:", "        end = len(data)",
+                *(["    up = _ROOT if params is None else params if params.__class__ is _Root and not "
+                   "params['_building'] else _root(params, False)"] if uses_up else []), "    try:", *decode_lines,
+                "    except _FormatError as error:", "        raise error.located(file=file)"]
     source = "\n".join([
         *generator.functions,
-        "def decode(data, offset=0, file=None):",
-        "    pos = offset",
-        "    up = _ROOT",
-        "    try:",
-        *decode_lines,
-        "    except _FormatError as error:",
-        "        raise error.located(file=file)",
-        "    return value",
-        "",
-        "def encode(value):",
+        "def read(data, offset=0, end=None, params=None, file=None):", *prologue, "    return value, pos", "",
+        "def decode(data, offset=0, file=None, *, end=None, params=None):", *prologue, "    return value", "",
+        "def encode(value, params=None):",
         "    o = []",
-        "    up = _ROOT_BUILD",
+        *(["    up = _ROOT_BUILD if params is None else params if params.__class__ is _Root and params['_building'] "
+           "else _root(params, True)"] if any(re.search(r"\bup\b", line) for line in encode_lines) else []),
         "    try:",
         *encode_lines,
         "    except _FormatError:",
@@ -560,14 +564,11 @@ def compile_variable(declaration: cs.Construct, name: str,
         "",
     ])
     namespace = dict(generator.names)
-    root, root_build = (cs.Container(_parsing=not building, _building=building, _sizing=False)
-                        for building in (False, True))
-    root["_params"], root_build["_params"] = root, root_build  # as construct's parse and build set them
-    namespace.update(_ROOT=root, _ROOT_BUILD=root_build,
+    namespace.update(_ROOT=root_context({}, False), _ROOT_BUILD=root_context({}, True),
                      _ENCODE_ERRORS=(TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError,
                                      cs.ConstructError))
     filename = f"<variable codec {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types,
-                             tuple(generator.delegated))
+                             tuple(generator.delegated), namespace["read"])

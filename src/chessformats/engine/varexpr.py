@@ -20,10 +20,15 @@ from construct import expr as cs_expr
 
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
+from .varoptions import condition_source
 
 __all__ = ["Scope", "context_view", "never_record", "path_fields", "take_fields"]
 
 _CTX = re.compile(r"\bctx\b")
+_INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//", operator.mod: "%",
+          operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=", operator.gt: ">",
+          operator.ge: ">="}
+"""construct's arithmetic and comparisons, written as operators (same values for numbers)."""
 _VIEW_TYPES: dict[type, type[RecordView]] = {}
 
 
@@ -41,6 +46,13 @@ class Scope:
     the code reads it and given each field once read, as construct's ``Struct`` keeps its context."""
     uses_ctx: bool = False
     """The struct's code reads ``ctx``."""
+    stored: dict[str, Any] = field(default_factory=dict)
+    """Fields kept as their stored integer (a codec option): their codecs (a flag's bits in the word)."""
+    params: set[str] | None = None
+    """The code reads parse parameters from its parent's context (None: it does not); the fields of enclosing
+    records that may give them (the parent passes on its own parent's context when it has none of them)."""
+    root: bool = False
+    """The scope of the declaration itself: its context is the root context, ``up``."""
 
     def add(self, name: str, var: str, lines: list[str]) -> None:
         """Field ``name`` is read (or given) into ``var``: the later code sees it (and so does ``ctx``)."""
@@ -158,6 +170,8 @@ class Expressions:
     def context(self, scope: Scope) -> str:
         """A construct context of ``scope``: its fields read so far, ``_`` = the parent's context; decoded named
         tuples shown as construct's ``Container`` s (construct's code and the schemas' callables index them)."""
+        if scope.root:
+            return "up"
         scope.needs_up = True
         if scope.incremental:
             scope.uses_ctx = True
@@ -172,15 +186,34 @@ class Expressions:
         if not callable(expression):
             return repr(expression) if isinstance(expression, (int, bool, str, type(None))) \
                 else self.bind("k", expression)
+        if hasattr(type(expression), "flag_test"):  # a condition the generated code tests itself
+            test = condition_source(expression, scope.names, scope.stored, self.building, self.bind,
+                                    self.parameter_context(expression, scope))
+            if test is not None:
+                return test
         names = path_fields(expression)
         if names is not None:
             return self.path(names, scope) or f"{self.bind('x', expression)}({self.context(scope)})"
         if isinstance(expression, cs_expr.BinExpr):
-            op = self.bind("o", expression.op)
-            return f"{op}({self.source(expression.lhs, scope)}, {self.source(expression.rhs, scope)})"
+            lhs, rhs = self.source(expression.lhs, scope), self.source(expression.rhs, scope)
+            infix = _INFIX.get(expression.op)
+            return f"({lhs} {infix} {rhs})" if infix else f"{self.bind('o', expression.op)}({lhs}, {rhs})"
         if isinstance(expression, cs_expr.UniExpr):
             return f"{self.bind('o', expression.op)}({self.source(expression.operand, scope)})"
         return f"{self.bind('x', expression)}({self.context(scope)})"
+
+    def parameter_context(self, condition: Any, scope: Scope) -> str:
+        """The context a condition's parameter is looked up from: the parent's (``up``) unless a field read here
+        may give it."""
+        parameter = getattr(condition, "parameter", None)
+        if parameter is None:
+            return "None"
+        sources = set(parameter.source[:1])
+        if sources & set(scope.names):
+            return self.context(scope)
+        if not scope.root:
+            scope.params = (scope.params or set()) | sources
+        return "up"
 
     def path(self, names: list[Any], scope: Scope) -> str | None:
         if not names:

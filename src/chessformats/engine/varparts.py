@@ -9,12 +9,14 @@ from typing import Any
 
 import construct as cs
 
+from .errors import join_path
 from .plan import Plan
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .varruntime import NoCase
 
-__all__ = ["attempt", "emit_at", "focus_fields", "is_bit_level", "is_focused", "number_format", "refuses_none"]
+__all__ = ["attempt", "emit_at", "focus_fields", "is_bit_level", "is_focused", "number_format", "refuses_none",
+           "runs"]
 
 
 def emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
@@ -42,10 +44,14 @@ def refuses_none(encode: Callable[[Any], bytes]) -> bool:
     return False
 
 
-def number_format(plan_: Plan) -> str:
-    """The struct format of a plan that is one plain integer (else "")."""
-    leaf = plan_.root.leaf
-    if plan_.root.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
+def number_format(plan_: Plan, run: bool = False) -> str:
+    """The struct format of a plan that is one plain integer (``run``: or a struct of one, read into a local;
+    else "")."""
+    node = plan_.root
+    if run and node.kind != "leaf" and len(node.children) == 1:
+        node = node.children[0]
+    leaf = node.leaf
+    if node.kind != "leaf" or leaf is None or leaf.width or leaf.enum is not None or leaf.has_const \
             or leaf.value != "int":
         return ""
     slot = plan_.slots[leaf.slot]
@@ -68,3 +74,34 @@ def is_bit_level(con: cs.Construct) -> bool:
     while isinstance(con, (cs.Renamed, cs.Adapter)) and not isinstance(con, PrefixCoded):
         con = con.subcon
     return isinstance(con, (cs.BitsInteger, BitsUnsigned, PrefixCoded))
+
+
+def runs(subcons: list[cs.Construct], generator: Any, path: str) -> list[Any]:
+    """The fields of a struct, consecutive named fixed-size ones joined into one fixed run (``generator.fixed``;
+    not those kept as stored)."""
+    result: list[Any] = []
+    run: list[cs.Construct] = []
+
+    def close() -> None:
+        if not run:
+            return
+        names = tuple(name for name in (strip_renamed(sub)[1] for sub in run) if name)
+        fixed = generator.fixed(cs.Struct(*run), names)
+        if fixed is None or len(set(names)) != len(names):
+            result.extend(run)
+        else:
+            result.append(fixed)
+        run.clear()
+
+    for sub in subcons:
+        name = strip_renamed(sub)[1] if isinstance(sub, cs.Renamed) else None
+        if name and join_path(path, name) in generator.options.stored:
+            close()
+            result.append(sub)
+        elif generator.fixed(sub) is not None and (name or isinstance(strip_renamed(sub)[0], cs.Const)):
+            run.append(sub)
+        else:
+            close()
+            result.append(sub)
+    close()
+    return result

@@ -13,7 +13,7 @@ import construct as cs
 from .errors import FormatError, InvalidValueError, TruncatedError
 from .varexpr import context_view
 
-__all__ = ["NAMES", "NoCase", "Short"]
+__all__ = ["NAMES", "NoCase", "Root", "Short", "parse_part", "root_context"]
 
 
 class NoCase(InvalidValueError):
@@ -40,11 +40,11 @@ def _invalid(path: str, reason: str, actual: Any = None) -> InvalidValueError:
     return InvalidValueError(reason, actual=actual, path=path or None)
 
 
-def _parse_part(con: cs.Construct, data: Any, pos: int, context: Any, path: str) -> tuple[Any, int]:
-    """``con`` parsed by construct at ``data[pos]`` (a part the generator delegates): its value and end."""
+def parse_part(con: cs.Construct, data: Any, pos: int, end: int, context: Any, path: str) -> tuple[Any, int]:
+    """``con`` parsed by construct at ``data[pos:end]`` (a part the generator delegates): its value and end."""
     base = 0
-    if not isinstance(data, bytes):  # a mapped file: only the rest of it
-        data, base, pos = bytes(data[pos:]), pos, 0
+    if not isinstance(data, bytes) or end != len(data):  # a mapped file, or bytes up to a bound: only those
+        data, base, pos = bytes(data[pos:end]), pos, 0
     stream = io.BytesIO(data)
     stream.seek(pos)
     try:
@@ -67,11 +67,11 @@ def _build_part(con: cs.Construct, value: Any, context: Any, path: str) -> bytes
     return stream.getvalue()
 
 
-def _read_own(con: Any, data: Any, pos: int, path: str) -> tuple[Any, int]:
-    """A construct's own ``codec_read(data, pos)``: IndexError is bytes that end, ValueError construct's explicit
-    error (the protocol of the project's constructs, such as Kvetka's CompactInt)."""
+def _read_own(con: Any, data: Any, pos: int, stop: int, path: str) -> tuple[Any, int]:
+    """A construct's own ``codec_read(data, pos, stop)``: IndexError is bytes that end (at ``stop``), ValueError
+    construct's explicit error (the protocol of the project's constructs, such as Kvetka's CompactInt)."""
     try:
-        value, end = con.codec_read(data, pos)
+        value, end = con.codec_read(data, pos, stop)
     except IndexError as exc:
         raise TruncatedError(str(exc), offset=pos, path=path or None) from exc
     except ValueError as exc:
@@ -86,11 +86,53 @@ def _write_own(con: Any, value: Any, path: str) -> bytes:
         raise InvalidValueError(str(exc), actual=value, path=path or None) from exc
 
 
+def _bad_items(path: str, pos: int, items: Any, valid: frozenset[int]) -> InvalidValueError:
+    """The first of ``items`` (numbers read from ``pos``, one byte each) that is not a value of the enumeration."""
+    number = next(n for n, item in enumerate(items) if item not in valid)
+    return InvalidValueError("not a value of the enumeration", expected=f"one of its {len(valid)} values",
+                             actual=items[number], offset=pos + number, path=f"{path}[{number}]")
+
+
+def _bad_value(path: str, pos: int | None, value: Any, valid: frozenset[int]) -> InvalidValueError:
+    return InvalidValueError("not a value of the enumeration", expected=f"one of its {len(valid)} values",
+                             actual=value, offset=pos, path=path or None)
+
+
+def _checked_value(encode: Any, value: Any, valid: frozenset[int], path: str) -> bytes:
+    """The bytes of an enum leaf (checked: a number must be a value of the enumeration; a name is encoded)."""
+    if isinstance(value, int):
+        raise _bad_value(path, None, value, valid)
+    return bytes(encode(value))
+
+
+def _bad_stored(path: str, value: Any, size: int) -> InvalidValueError:
+    """A field kept as stored (:mod:`.varoptions`) given a value that is not its ``size`` bytes or a number that
+    fits in them."""
+    return InvalidValueError(f"not {size} bytes or a number of {size} bytes", actual=value, path=path or None)
+
+
+class Root(cs.Container):  # type: ignore[misc]
+    """The root context of a parse or build with parameters (construct's ``parse(data, **params)``), made once."""
+
+
+def root_context(params: Any, building: bool) -> Root:
+    """The root context of ``params`` (a mapping, or a :class:`Root` made before: used as it is)."""
+    if isinstance(params, Root):
+        if params["_building"] is building:
+            return params
+        params = {key: value for key, value in params.items() if not key.startswith("_")}
+    root = Root(params)
+    root.update({"_parsing": not building, "_building": building, "_sizing": False})
+    root["_params"] = root
+    return root
+
+
 def _message(error: cs.ConstructError) -> str:
     return str(error).split("\n", 1)[-1].strip()
 
 
 NAMES = {"_get": _get, "_view": context_view, "_trunc": _truncated, "_inv": _invalid, "_NoCase": NoCase,
-         "_FormatError": FormatError, "_parse_part": _parse_part, "_build_part": _build_part, "_read_own": _read_own,
-         "_write_own": _write_own, "_Short": Short}
+         "_FormatError": FormatError, "_parse_part": parse_part, "_build_part": _build_part, "_read_own": _read_own,
+         "_write_own": _write_own, "_Short": Short, "_bad_items": _bad_items, "_bad_value": _bad_value,
+         "_bad_stored": _bad_stored, "_checked_value": _checked_value, "_root": root_context, "_Root": Root}
 """The helpers by the names generated code calls them."""

@@ -1,15 +1,16 @@
 """The chess kernel: one set of attack tables (:mod:`.tables`, as numpy arrays in :mod:`.lookup`) and batch
-positions (:mod:`.batch`: numpy arrays of bitboards, legal-move generation and move playing vectorised over many
-positions at once), with the way in and out of python-chess (:mod:`.boards`). Below the formats and the books,
-above the engine: it imports only the engine, numpy and python-chess. Its names are imported on first use, so
-the integer tables cost no numpy.
+positions (:mod:`.batch`: numpy arrays of bitboards, legal-move generation vectorised over many positions at once;
+:mod:`.playing`: moves played on them), with the way in and out of python-chess (:mod:`.boards`). Below the formats
+and the books, above the engine: it imports only the engine, numpy and python-chess. Its names are imported on
+first use, so the integer tables cost no numpy.
 """
 
 from __future__ import annotations
 
 from ..engine.lazy import lazy_exports
 
-__getattr__, __dir__ = lazy_exports(__name__, {"batch": ("Boards", "legal_moves", "play"),
-                                               "boards": ("from_boards", "move_of_code", "to_board")})
+__getattr__, __dir__ = lazy_exports(__name__, {"batch": ("Boards", "legal_moves"),
+                                               "boards": ("from_boards", "move_of_code", "to_board"),
+                                               "playing": ("play",)})
 
 __all__ = ["Boards", "from_boards", "legal_moves", "move_of_code", "play", "to_board"]

@@ -1,10 +1,10 @@
-"""Many positions at once: numpy arrays of bitboards, their legal moves, and moves played on them.
+"""Many positions at once: numpy arrays of bitboards and their legal moves (:mod:`.playing` plays moves on them).
 
 A batch is a :class:`Boards`: one entry per position in each array (python-chess's representation, array-wise:
 piece and colour bitboards, side to move, en-passant square, castling rights as the bitboard of the castling
-rooks' squares). :func:`legal_moves` gives every position's legal moves as 16-bit move codes, sorted by code;
-:func:`play` plays one move code in each position. Every step is a numpy operation over the whole batch (or over
-all its pieces, or all its moves), never a Python loop over positions.
+rooks' squares). :func:`legal_moves` gives every position's legal moves as 16-bit move codes, sorted by code.
+Every step is a numpy operation over the whole batch (or over all its pieces, or all its moves), never a Python
+loop over positions.
 
 A move code is ``flag | target << 4 | origin << 10`` (squares 0 = a1 ... 63 = h8) with the 4-bit flags of the
 "from-to-flags" encoding (:data:`QUIET` ... :data:`PROMOTION`): the encoding Monty's files store, and one from
@@ -15,7 +15,6 @@ target when it does not move). The rules are python-chess's (``Board.legal_moves
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -48,11 +47,9 @@ __all__ = [
     "TARGET_SHIFT",
     "Boards",
     "attacked",
-    "castling_rook",
     "contains",
     "expand_bits",
     "legal_moves",
-    "play",
     "pseudo_en_passant",
     "square_of",
 ]
@@ -81,6 +78,16 @@ for _square in range(8, 56):
         _DOUBLE[1, _square] = 1 << (_square + 16)
     if _square >= 48:
         _DOUBLE[0, _square] = 1 << (_square - 16)
+_PUSH_FLAT, _DOUBLE_FLAT, _PAWN_FLAT = _PUSH.ravel(), _DOUBLE.ravel(), PAWN_BB.ravel()
+"""The same by ``colour << 6 | square``."""
+_LOWER_BB = SQUARE_BB - U64(1)
+"""By square: the squares below it."""
+_RANK_2, _RANK_4, _RANK_5, _RANK_7 = (U64(0xFF << (8 * rank)) for rank in (1, 3, 4, 6))
+_LANES = np.arange(8)
+_LOW_CODES = ((_LANES << TARGET_SHIFT)[None, :]
+              | ((np.arange(256)[:, None] >> _LANES) & 1) * CAPTURE).astype(np.uint16)
+"""By the byte of a piece's captures among eight target squares: the low bits of those eight codes (the target's
+file, the capture flag)."""
 
 
 class Boards(NamedTuple):
@@ -120,28 +127,47 @@ def square_of(bitboards: np.ndarray) -> np.ndarray:
 def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set bit: (index of its bitboard, its square), ordered by bitboard, then square."""
     flat = np.ascontiguousarray(bitboards, dtype=U64).view(np.uint8)
-    nonzero = np.flatnonzero(flat != 0)  # (numpy's nonzero is fastest on booleans)
-    bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
-    byte = nonzero[bits >> 3]
-    return byte >> 3, (byte & 7) << 3 | (bits & 7)
+    nonzero = (flat != 0).nonzero()[0]  # (numpy's nonzero is fastest on booleans)
+    bits = np.unpackbits(flat.take(nonzero), bitorder="little").view(bool).nonzero()[0]
+    square = nonzero.take(bits >> 3)  # the byte of each bit, then its square
+    owner = square >> 3
+    square <<= 3
+    bits &= 7
+    square |= bits
+    square &= 63
+    return owner, square
 
 
 def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     tables = slider_tables()
     squares = squares.astype(U64)
     base = squares << U64(8)
-    rank = (occupied >> (squares & U64(56))) & U64(255)
-    file = (((occupied >> (squares & U64(7))) & _FILE_A) * U64(FILE_MAGIC)) >> U64(56)
-    attacks: np.ndarray = tables.rank[base | rank] | tables.file[base | file]
+    rank = occupied >> (squares & U64(56))
+    rank &= U64(255)
+    rank |= base
+    file = occupied >> (squares & U64(7))
+    file &= _FILE_A
+    file *= U64(FILE_MAGIC)
+    file >>= U64(56)
+    file |= base
+    attacks: np.ndarray = tables.rank.take(rank.view(np.int64))
+    attacks |= tables.file.take(file.view(np.int64))
     return attacks
 
 
 def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     tables = slider_tables()
     base = squares.astype(U64) << U64(8)
-    diagonal = ((occupied & tables.diagonal_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
-    anti = ((occupied & tables.anti_mask[squares]) * U64(DIAGONAL_MAGIC)) >> U64(56)
-    attacks: np.ndarray = tables.diagonal[base | diagonal] | tables.anti[base | anti]
+    lines = []
+    for mask in (tables.diagonal_mask, tables.anti_mask):
+        line = mask.take(squares)
+        line &= occupied
+        line *= U64(DIAGONAL_MAGIC)
+        line >>= U64(56)
+        line |= base
+        lines.append(line.view(np.int64))
+    attacks: np.ndarray = tables.diagonal.take(lines[0])
+    attacks |= tables.anti.take(lines[1])
     return attacks
 
 
@@ -233,163 +259,243 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     """The legal moves of every position: ``(offsets, codes)``, position ``i``'s codes (``uint16``, sorted) being
     ``codes[offsets[i]:offsets[i + 1]]``.
 
-    Moves come out in code order by construction: the pieces are visited by (position, origin square), the
-    targets of each in square order, and the codes sharing an origin and target (promotions, a king step and a
-    castling to the same square) are put in flag order; the order is checked by the tests, not sorted for.
+    Moves come out in code order by construction, never sorted for: every piece to move gets a slot, ordered by
+    (position, origin square) (its *rank*: the pieces of the positions before, then its own side's pieces on
+    lower squares), each piece kind's targets (one bitboard per piece) are written into the slots of its pieces,
+    and the targets are read out of all slots at once in (slot, square) order. The flags that are not a capture
+    (double push, en passant, promotion, castling) are set afterwards at the index of their move, found from its
+    slot and target; the order is checked by the tests.
     """
     count = len(boards.turn)
     side = _side(boards)
-    us, them, occupied, colour, king = side.us, side.them, side.occupied, side.colour, side.king
-    checkers = _checkers(side)
-    checks = np.bitwise_count(checkers)
-    evasions = np.where(checks == 0, _ALL,
-                        np.where(checks == 1, checkers | BETWEEN_BB[king, square_of(checkers)], U64(0)))
-    # pinned pieces: alone between the king and an enemy slider on its line
+    us, them, occupied, king = side.us, side.them, side.occupied, side.king
+    king_bit = SQUARE_BB[king]
+    danger = _attack_map(boards.turn, occupied ^ king_bit, side.knights, side.kings, side.pawns, side.diagonal,
+                         side.straight)
+    in_check = (danger & king_bit) != 0
+    evasions = np.full(count, _ALL)
+    checked = in_check.nonzero()[0]
+    if checked.size:  # the checkers, found for the positions in check only
+        checkers = _checkers(side, checked)
+        single = (checkers & (checkers - U64(1))) == 0
+        evasions[checked] = np.where(single, checkers | BETWEEN_BB[king[checked], square_of(checkers)], U64(0))
+    allowed = ~us & evasions
+    pieces = _Pieces(us)
+    # pawns: the targets of each kind of push, for all pawns of a position at once, then by pawn
+    pawns = boards.pawns & us
+    white = boards.turn
+    empty = ~occupied
+    up = np.where(white, pawns << U64(8), pawns >> U64(8)) & empty
+    twice = np.where(white, (up << U64(8)) & _RANK_4, (up >> U64(8)) & _RANK_5) & empty & evasions
+    up &= evasions
+    targets = them & evasions
+    owner, square, rank = pieces.place(pawns)
+    index = side.colour[owner] << 6 | square
+    double = _DOUBLE_FLAT.take(index)
+    double &= twice.take(owner)
+    reach = _PUSH_FLAT.take(index)
+    reach &= up.take(owner)
+    reach |= double
+    captures = _PAWN_FLAT.take(index)
+    captures &= targets.take(owner)
+    reach |= captures
+    pieces.reach[rank] = reach
+    at = (double != 0).nonzero()[0]
+    pushes = rank[at], double[at], white[owner[at]]
+    owner, square, rank = pieces.place(boards.knights & us)
+    reach = KNIGHT_BB.take(square)
+    reach &= allowed.take(owner)
+    pieces.reach[rank] = reach
+    owner, square, rank = pieces.place((boards.bishops | boards.queens) & us)
+    reach = _bishop(square, occupied.take(owner))
+    reach &= allowed.take(owner)
+    pieces.reach[rank] = reach
+    owner, square, rank = pieces.place((boards.rooks | boards.queens) & us)
+    reach = _rook(square, occupied.take(owner))
+    reach &= allowed.take(owner)
+    pieces.reach[rank] |= reach
+    pinned = _pinned(side)
+    if pinned.any():  # a pinned piece moves along the line through its king
+        owner, square = expand_bits(pinned)
+        pieces.reach[pieces.rank(owner, square)] &= LINE_BB[king[owner], square]
+    en_passant = _en_passant(boards, side, pieces, pawns)
+    # the king: its steps off attacked squares, and castling
+    own_king = ((boards.kings & us) != 0).nonzero()[0]
+    monarch = pieces.rank(own_king, king[own_king])
+    steps = KING_BB[king] & ~us & ~danger
+    castles = _castling(boards, side, in_check, danger)
+    pieces.origin[monarch] = king[own_king].astype(np.uint16) << np.uint16(ORIGIN_SHIFT)
+    pieces.reach[monarch] = (steps | castles)[own_king]
+    codes, move_start = pieces.codes(them)
+    inserted = _Inserts()
+    rank, double, forward = pushes  # a double push: a pawn's last move (white), first (black); if not pinned
+    still = (pieces.reach[rank] & double) != 0
+    rank, forward = rank[still], forward[still]
+    codes[np.where(forward, move_start[rank + 1] - 1, move_start[rank])] |= np.uint16(DOUBLE_PUSH)
+    if en_passant is not None:
+        rank, target = en_passant
+        codes[pieces.index(move_start, rank, target)] |= np.uint16(EN_PASSANT)
+    owner, square = expand_bits(pawns & np.where(white, _RANK_7, _RANK_2))  # promotions: each move four codes
+    if owner.size:
+        rank = pieces.rank(owner, square)
+        which = _moves_of(move_start[rank], move_start[rank + 1] - move_start[rank])
+        codes[which] |= np.uint16(PROMOTION)
+        for extra in (1, 2, 3):
+            inserted.add(which + 1, codes[which] + np.uint16(extra))
+    owner, target = expand_bits(castles)
+    if owner.size:  # castling: the king's move to its target takes the flag, or follows a step to that square
+        rank = pieces.rank(owner, king[owner])
+        at = pieces.index(move_start, rank, target)
+        flag = np.where((target & 7) == 6, KING_CASTLE, QUEEN_CASTLE).astype(np.uint16)
+        both = (steps[owner] & SQUARE_BB[target]) != 0
+        codes[at[~both]] |= flag[~both]
+        inserted.add(at[both] + 1, codes[at[both]] | flag[both])
+    offsets = move_start[pieces.start]
+    return inserted.apply(codes, offsets)
+
+
+class _Pieces:
+    """The pieces to move of a batch, one slot each in (position, origin square) order, with the squares each
+    may move to (``reach``) and its origin as a code (``origin``)."""
+
+    def __init__(self, us: np.ndarray) -> None:
+        self.us = us
+        self.start = np.zeros(len(us) + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(us), out=self.start[1:])
+        total = int(self.start[-1])
+        self.reach = np.zeros(total, dtype=U64)
+        self.origin = np.zeros(total, dtype=np.uint16)
+
+    def rank(self, owner: np.ndarray, square: np.ndarray) -> np.ndarray:
+        """The slot of the piece on ``square`` of position ``owner``."""
+        below = self.us.take(owner)
+        below &= _LOWER_BB.take(square)
+        rank: np.ndarray = self.start.take(owner)
+        rank += np.bitwise_count(below)
+        return rank
+
+    def place(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pieces on ``bits`` (a subset of the pieces to move): (position, square, slot); their origins set."""
+        owner, square = expand_bits(bits)
+        rank = self.rank(owner, square)
+        self.origin[rank] = square.astype(np.uint16) << np.uint16(ORIGIN_SHIFT)
+        return owner, square, rank
+
+    def codes(self, them: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every slot's targets as move codes, flagged quiet or capture, in (slot, target) order; and where each
+        slot's moves start (one more entry: the end)."""
+        reach = self.reach
+        move_start = np.zeros(len(reach) + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(reach), out=move_start[1:])
+        flat = reach.view(np.uint8)
+        nonzero = (flat != 0).nonzero()[0]  # (numpy's nonzero is fastest on booleans)
+        # per non-zero byte of targets: the code of the piece's origin and the byte's first target, and the low bits
+        # of its eight codes (the target's file, the capture flag of those holding an enemy piece); per target, its
+        # code from those two
+        u16 = np.uint16
+        base = self.origin.take(nonzero >> 3)
+        first = nonzero.astype(u16)
+        first &= u16(7)
+        first <<= u16(3 + TARGET_SHIFT)
+        base |= first
+        captures = them.repeat(np.diff(self.start))
+        captures &= reach
+        low = _LOW_CODES.take(np.take(captures.view(np.uint8), nonzero), axis=0).ravel()
+        bits = np.unpackbits(flat.take(nonzero), bitorder="little").view(bool).nonzero()[0]
+        codes: np.ndarray = low.take(bits)
+        bits >>= 3
+        codes |= base.take(bits)
+        return codes, move_start
+
+    def index(self, move_start: np.ndarray, rank: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Where the move of slot ``rank`` to ``target`` is among the codes."""
+        index: np.ndarray = move_start[rank] + np.bitwise_count(self.reach[rank] & _LOWER_BB[target])
+        return index
+
+
+class _Inserts:
+    """Codes to insert (promotions' other pieces, a castling beside a king step to the same square)."""
+
+    def __init__(self) -> None:
+        self.at: list[np.ndarray] = []
+        self.codes: list[np.ndarray] = []
+
+    def add(self, at: np.ndarray, codes: np.ndarray) -> None:
+        self.at.append(at)
+        self.codes.append(codes)
+
+    def apply(self, codes: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The codes with the insertions (each after the move it follows) and the offsets moved by them."""
+        if not self.at:
+            return offsets, codes
+        at = np.concatenate(self.at)
+        if not at.size:
+            return offsets, codes
+        order = np.argsort(at, kind="stable")
+        at = at[order]
+        codes = np.insert(codes, at, np.concatenate(self.codes)[order])
+        return offsets + np.searchsorted(at, offsets, side="right"), codes
+
+
+def _pinned(side: _Side) -> np.ndarray:
+    """Per position: the pieces to move alone between their king and an enemy slider on its line."""
+    king = side.king
     snipers = (ROOK_RAYS_BB[king] & side.straight) | (BISHOP_RAYS_BB[king] & side.diagonal)
     owner, sniper = expand_bits(snipers)
-    pinned = np.zeros(count, dtype=U64)
+    pinned = np.zeros(len(king), dtype=U64)
     if owner.size:
-        blockers = BETWEEN_BB[king[owner], sniper] & occupied[owner]
+        blockers = BETWEEN_BB[king[owner], sniper] & side.occupied[owner]
         alone = (blockers != 0) & ((blockers & (blockers - U64(1))) == 0)
-        np.bitwise_or.at(pinned, owner[alone], blockers[alone] & us[owner[alone]])
-    danger = _attack_map(boards.turn, occupied ^ SQUARE_BB[king], side.knights, side.kings, side.pawns,
-                         side.diagonal, side.straight)
-    # every piece to move, by (position, square); its kind from the three overlapping bitboards Monty stores
-    # (pawn 1, knight 2, bishop 3, rook 4, queen 5, king 6)
-    owner, square = expand_bits(us)
-    bit = SQUARE_BB[square]
-    kind = ((((boards.rooks | boards.queens | boards.kings)[owner] & bit) != 0).astype(np.int8) << 2
-            | (((boards.knights | boards.bishops | boards.kings)[owner] & bit) != 0).astype(np.int8) << 1
-            | (((boards.pawns | boards.bishops | boards.queens)[owner] & bit) != 0).astype(np.int8))
-    reach = np.zeros(len(owner), dtype=U64)
-    group = np.flatnonzero(kind == 2)
-    reach[group] = KNIGHT_BB[square[group]]
-    group = np.flatnonzero((kind == 3) | (kind == 5))
-    reach[group] = _bishop(square[group], occupied[owner[group]])
-    group = np.flatnonzero((kind == 4) | (kind == 5))
-    reach[group] |= _rook(square[group], occupied[owner[group]])
-    pawn = np.flatnonzero(kind == 1)
-    at, where, pawn_colour = square[pawn], owner[pawn], colour[owner[pawn]]
-    empty = ~occupied[where]
-    single = _PUSH[pawn_colour, at] & empty
-    reach[pawn] = (single | np.where(single != 0, _DOUBLE[pawn_colour, at] & empty, U64(0))
-                   | (PAWN_BB[pawn_colour, at] & them[where]))
-    reach &= evasions[owner] & ~us[owner]
-    if pinned.any():
-        pin = np.flatnonzero(pinned[owner] & bit)
-        reach[pin] &= LINE_BB[king[owner[pin]], square[pin]]
-    _en_passant(boards, side, pawn, where, at, reach)
-    monarch = np.flatnonzero(kind == 6)
-    reach[monarch] = KING_BB[square[monarch]] & ~us[owner[monarch]] & ~danger[owner[monarch]]
-    castles = _castling(boards, side, checks, danger)
-    stepped = np.zeros(0, dtype=U64)
-    if castles.any():
-        stepped = reach[monarch] & castles[owner[monarch]]  # king steps that are castling targets too
-        reach[monarch] |= castles[owner[monarch]]
-    codes, per_entry, move_kind, move_entry = _codes(reach, square, reach & them[owner], kind)
-    entry_start = np.cumsum(per_entry) - per_entry
-    extra_at: list[np.ndarray] = []
-    extra_codes: list[np.ndarray] = []
-    if pawn.size:
-        which = np.flatnonzero(move_kind == 1)
-        entry = move_entry(which)
-        code = codes[which]
-        step = (code >> TARGET_SHIFT & 63).astype(np.int16) - (code >> ORIGIN_SHIFT).astype(np.int16)
-        code[(step == 16) | (step == -16)] |= DOUBLE_PUSH
-        ep = boards.ep_square[owner[entry]]
-        code[((code >> TARGET_SHIFT & 63) == ep) & (ep != 0) & (step != 8) & (step != -8)] |= EN_PASSANT
-        target = code >> TARGET_SHIFT & 63
-        last = (target >= 56) | (target < 8)
-        code[last] |= PROMOTION
-        codes[which] = code
-        promoting = which[last]
-        for extra in (1, 2, 3):
-            extra_at.append(promoting + 1)
-            extra_codes.append(codes[promoting] + extra)
-    if castles.any():
-        castling = monarch[castles[owner[monarch]] != 0]
-        which, entry = _moves_of(castling, per_entry, entry_start)
-        target = (codes[which] >> TARGET_SHIFT & 63).astype(np.int64)
-        is_castle = (castles[owner[entry]] & SQUARE_BB[target]) != 0
-        which, entry, target = which[is_castle], entry[is_castle], target[is_castle]
-        flag = np.where((target & 7) == 6, KING_CASTLE, QUEEN_CASTLE).astype(np.uint16)
-        both = (stepped[np.searchsorted(monarch, entry)] & SQUARE_BB[target]) != 0
-        codes[which[~both]] |= flag[~both]  # only a castling reaches that square: its code takes the flag
-        extra_at.append(which[both] + 1)  # a king step there too: the castling code follows the step's
-        extra_codes.append(codes[which[both]] | flag[both])
-    per_position = np.bincount(owner, weights=per_entry, minlength=count).astype(np.int64)
-    if extra_at:
-        at = np.concatenate(extra_at)
-        if at.size:
-            order = np.argsort(at, kind="stable")
-            at = at[order]
-            codes = np.insert(codes, at, np.concatenate(extra_codes)[order])
-            entry_of = np.searchsorted(entry_start, at - 1, side="right") - 1
-            per_position += np.bincount(owner[entry_of], minlength=count)
-    offsets = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(per_position, out=offsets[1:])
-    return offsets, codes
+        np.bitwise_or.at(pinned, owner[alone], blockers[alone] & side.us[owner[alone]])
+    return pinned
 
 
-def _codes(reach: np.ndarray, origin: np.ndarray, captures: np.ndarray, kind: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-    """The move codes of every piece's targets (``reach``, by piece; ``captures``: the targets holding an enemy
-    piece), in (piece, target) order, flagged quiet or capture; the number of moves of each piece, the kind of
-    piece of each move, and a function giving the pieces of some moves."""
-    flat = reach.view(np.uint8)
-    nonzero = np.flatnonzero(flat != 0)
-    bits = np.flatnonzero(np.unpackbits(flat[nonzero], bitorder="little").view(bool))
-    entry_of_byte = nonzero >> 3
-    byte_of_move = bits >> 3
-    # per non-zero byte: the code of the piece's origin and the byte's first target; per move: that code with the
-    # bit's target and the capture flag (in 16 bits: the arrays are as long as the moves are many)
-    u16 = np.uint16
-    base = ((origin.astype(u16) << u16(ORIGIN_SHIFT))[entry_of_byte]
-            | (nonzero.astype(u16) & u16(7)) << u16(3 + TARGET_SHIFT))
-    low = (bits & 7).astype(u16)
-    codes = base[byte_of_move] | low << u16(TARGET_SHIFT)
-    captured = (captures.view(np.uint8)[nonzero][byte_of_move] >> low.astype(np.uint8)) & np.uint8(1)
-    codes |= captured.astype(u16) * u16(CAPTURE)
-    kinds = kind[entry_of_byte]
-    return (codes, np.bitwise_count(reach).astype(np.int64), kinds[byte_of_move],
-            lambda moves: entry_of_byte[bits[moves] >> 3])
+def pseudo_en_passant(boards: Boards) -> np.ndarray:
+    """Whether a pawn of the side to move stands ready to capture en passant, legal or not (Polyglot's and X-FEN's
+    rule: python-chess's ``has_pseudo_legal_en_passant``)."""
+    ep = boards.ep_square.astype(np.int64)
+    us = np.where(boards.turn, boards.white, boards.black)
+    capturers = PAWN_BB[(~boards.turn).astype(np.int64), ep]  # the pawn-attack squares of the other colour
+    found: np.ndarray = (ep != 0) & ((capturers & boards.pawns & us) != 0)
+    return found
 
 
 def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Whether each position's query code is among its codes (``offsets``, ``codes``: as :func:`legal_moves` gives
-    them, sorted within each position)."""
-    count = len(offsets) - 1
-    if not len(codes):
-        return np.zeros(count, dtype=bool)
-    wide = np.uint32 if count < 1 << 16 else np.uint64
-    keys = (np.repeat(np.arange(count, dtype=wide), np.diff(offsets)) << wide(16)) | codes.astype(wide)
-    wanted = (np.arange(count, dtype=wide) << wide(16)) | queries.astype(wide)
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    found: np.ndarray = keys[at] == wanted
+    them, without repeats within a position)."""
+    found = np.zeros(len(offsets) - 1, dtype=bool)
+    hits = (codes == np.repeat(queries.astype(codes.dtype), np.diff(offsets))).nonzero()[0]
+    found[np.searchsorted(offsets, hits, side="right") - 1] = True
     return found
 
 
-def _moves_of(entries: np.ndarray, per_entry: np.ndarray, entry_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The indices of the moves of the given entries (pieces), in order, and the entry of each."""
-    counts = per_entry[entries]
-    starts = np.repeat(entry_start[entries] - (np.cumsum(counts) - counts), counts)
-    return starts + np.arange(len(starts)), np.repeat(entries, counts)
+def _moves_of(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i]``, ``starts[i] + 1`` ... (``counts[i]`` of them) of every ``i``, in order."""
+    first = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    indices: np.ndarray = first + np.arange(len(first))
+    return indices
 
 
-def _en_passant(boards: Boards, side: _Side, pawn: np.ndarray, owner: np.ndarray, square: np.ndarray,
-                reach: np.ndarray) -> None:
-    """Add the en-passant captures that leave the king safe (tested on the occupancy after the capture)."""
-    ep = boards.ep_square[owner].astype(np.int64)
-    colour = side.colour[owner]
-    candidate = np.flatnonzero((ep != 0) & ((PAWN_BB[colour, square] & SQUARE_BB[ep]) != 0)
-                               & ((side.occupied[owner] & SQUARE_BB[ep]) == 0))
-    if not candidate.size:
-        return
-    where, to, origin = owner[candidate], ep[candidate], square[candidate]
-    captured = SQUARE_BB[np.where(colour[candidate] == 1, to - 8, to + 8)]
+def _en_passant(boards: Boards, side: _Side, pieces: _Pieces, pawns: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Add the en-passant captures that leave the king safe (tested on the occupancy after the capture) to the
+    pawns' targets; their (slot, target)."""
+    where = boards.ep_square.nonzero()[0]
+    if not where.size:
+        return None
+    ep = boards.ep_square[where].astype(np.int64)
+    colour = side.colour[where]
+    open_square = (side.occupied[where] & SQUARE_BB[ep]) == 0
+    owner, origin = expand_bits(np.where(open_square, PAWN_BB[1 - colour, ep] & pawns[where], U64(0)))
+    if not owner.size:
+        return None
+    to, where = ep[owner], where[owner]
+    captured = SQUARE_BB[np.where(side.colour[where] == 1, to - 8, to + 8)]
     after = (side.occupied[where] ^ SQUARE_BB[origin] ^ captured) | SQUARE_BB[to]
     safe = _checkers(side, where, after, pawns=side.pawns[where] & ~captured) == 0
-    reach[pawn[candidate[safe]]] |= SQUARE_BB[to[safe]]
+    rank = pieces.rank(where[safe], origin[safe])
+    pieces.reach[rank] |= SQUARE_BB[to[safe]]
+    return rank, to[safe]
 
 
 def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarray) -> np.ndarray:
@@ -415,76 +521,12 @@ def _castling(boards: Boards, side: _Side, checks: np.ndarray, danger: np.ndarra
                & (path | BETWEEN_BB[rook, rook_to] | SQUARE_BB[king_to] | SQUARE_BB[rook_to])) != 0
     unsafe = (danger[owner] & (path | king_bit)) != 0
     after = occupied ^ king_bit ^ rook_mask | SQUARE_BB[rook_to]
-    hit = _checkers(side, owner, after, square=king_to) != 0
+    # the king's target with the rook moved: in the standard geometry (king on the e-file, rook in the corner) the
+    # squares that change are on the back rank beside the king, where an attacker would give check: as before
+    hit = (danger[owner] & SQUARE_BB[king_to]) != 0
+    odd = (((king & 7) != 4) | ((rook & 7) % 7 != 0)).nonzero()[0]
+    if odd.size:
+        hit[odd] = _checkers(side, owner[odd], after[odd], square=king_to[odd]) != 0
     good = ~(blocked | unsafe | hit)
     np.bitwise_or.at(result, owner[good], SQUARE_BB[king_to[good]])
     return result
-
-
-def pseudo_en_passant(boards: Boards) -> np.ndarray:
-    """Whether a pawn of the side to move stands ready to capture en passant, legal or not (Polyglot's and X-FEN's
-    rule: python-chess's ``has_pseudo_legal_en_passant``)."""
-    ep = boards.ep_square.astype(np.int64)
-    us = np.where(boards.turn, boards.white, boards.black)
-    capturers = PAWN_BB[(~boards.turn).astype(np.int64), ep]  # the pawn-attack squares of the other colour
-    found: np.ndarray = (ep != 0) & ((capturers & boards.pawns & us) != 0)
-    return found
-
-
-def castling_rook(boards: Boards, index: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The square of the rook each castling code (``codes``, played in the positions ``index``) castles with: the
-    castling rook on that side of the king."""
-    codes = codes.astype(np.int64)
-    king = codes >> ORIGIN_SHIFT & 63
-    rights = boards.castling[index] & boards.rooks[index] & (U64(255) << (king & 56).astype(U64))
-    king_bit = SQUARE_BB[king]
-    above = rights & ~(king_bit | (king_bit - U64(1)))
-    below = rights & (king_bit - U64(1))
-    return np.where((codes & 15) == KING_CASTLE, _msb(above), square_of(below))
-
-
-def _msb(bitboards: np.ndarray) -> np.ndarray:
-    """The highest square of each bitboard (0 for an empty one)."""
-    exponent = np.frexp(bitboards.astype(np.float64))[1] - 1  # exact: only the highest bit sets the exponent
-    squares: np.ndarray = np.maximum(exponent, 0).astype(np.int64)
-    return squares
-
-
-def play(boards: Boards, codes: np.ndarray) -> Boards:
-    """The positions after playing one move code in each, as python-chess's ``Board.push`` does (the codes are
-    assumed legal: an illegal one gives some position, never an exception)."""
-    codes = codes.astype(np.int64)
-    origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    white = boards.turn
-    from_bit, to_bit = SQUARE_BB[origin], SQUARE_BB[target]
-    us = np.where(white, boards.white, boards.black)
-    them = np.where(white, boards.black, boards.white)
-    castle = (flag == KING_CASTLE) | (flag == QUEEN_CASTLE)
-    rook_bit = np.zeros(len(codes), dtype=U64)
-    rook_to_bit = np.zeros(len(codes), dtype=U64)
-    if castle.any():
-        which = np.flatnonzero(castle)
-        rook_bit[which] = SQUARE_BB[castling_rook(boards, which, codes[which])]
-        rook_to_bit[which] = SQUARE_BB[(target[which] & 56) + np.where(flag[which] == KING_CASTLE, 5, 3)]
-    en_passant = flag == EN_PASSANT
-    ep_capture = np.where(en_passant, SQUARE_BB[np.where(white, target - 8, target + 8) & 63], U64(0))
-    leave = from_bit | rook_bit
-    cleared = ~(leave | to_bit | ep_capture)
-    promotion = np.where(flag >= PROMOTION, (flag & 3) + 1, 0)  # 1 knight ... 4 queen (python-chess's types - 1)
-    pieces = (boards.pawns, boards.knights, boards.bishops, boards.rooks, boards.queens, boards.kings)
-    moved = [(piece & from_bit) != 0 for piece in pieces]
-    after = []
-    for kind, piece in enumerate(pieces):
-        lands = (moved[kind] & (promotion == 0)) | ((promotion == kind) if kind else False)
-        new = (piece & cleared) | np.where(lands, to_bit, U64(0))
-        after.append(new | rook_to_bit if kind == 3 else new)
-    capture = (((them & to_bit) != 0) & ~castle) | en_passant
-    us = (us & ~leave) | to_bit | rook_to_bit
-    them = them & ~(to_bit | ep_capture)
-    castling = boards.castling & ~(leave | to_bit)
-    castling &= np.where(moved[5], ~np.where(white, _RANK_1, _RANK_8), _ALL)
-    ep = np.where(flag == DOUBLE_PUSH, (origin + target) >> 1, 0).astype(np.uint8)
-    halfmove = np.where(moved[0] | capture, 0, boards.halfmove.astype(np.int64) + 1).astype(boards.halfmove.dtype)
-    fullmove = boards.fullmove + (~white).astype(boards.fullmove.dtype)
-    return Boards._make([np.where(white, us, them), np.where(white, them, us), *after, ~white, ep, castling,
-                         halfmove, fullmove])

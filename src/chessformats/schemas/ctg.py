@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import construct as cs
 
 from ..engine.prefixcode import PrefixCoded
-from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
+from ..engine.schema import BitsLeft, BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
 from .movecode import MoveCode, move_code_field
 from .squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
@@ -325,7 +325,8 @@ def _padding_bits(ctx: Any) -> int:
 BOARD = cs.Struct(
     "squares" / PrefixCoded(SQUARE_CODE, len(SQUARE_NAMES), SQUARE_NAMES)
     * "one code word per square, a1, a2, ..., a8, b1, ..., h8, of the normalised board",
-    "padding" / BitsUnsigned(_padding_bits)
+    "padding" / BitsUnsigned(BitsLeft(_padding_bits, reserve=cs.this._.header.has_en_passant * _EN_PASSANT_WIDTH
+                                      + cs.this._.header.has_castling * _CASTLING_WIDTH))
     * "zero bits, so that the flags end exactly on the last byte (8 when there are no flags and the squares "
       "end on a byte boundary)",
     "en_passant_file" / cs.If(cs.this._.header.has_en_passant, _EN_PASSANT_FILE)

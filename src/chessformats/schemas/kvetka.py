@@ -15,8 +15,9 @@ from typing import Any
 import construct as cs
 
 from ..engine.compactint import COMPACT_INT_MAX_BYTES, COMPACT_INT_MORE, CompactInt, compact_int_bytes, read_compact_int
+from ..engine.conditions import FlagSet, Parameter
 from ..engine.prefixcode import PrefixCoded
-from ..engine.schema import BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
+from ..engine.schema import BitsLeft, BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
 from .movecode import MoveCode, move_code_field
 from .squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
@@ -39,6 +40,7 @@ __all__ = [
     "HEADER_END",
     "HEADER_START",
     "INTERNET_KIND",
+    "KEEPS_GAMES",
     "KEY",
     "KEY_BITS",
     "KEY_SIZE",
@@ -51,6 +53,7 @@ __all__ = [
     "MOVE_CODE",
     "MOVE_CODES",
     "SOURCE",
+    "SOURCE_HEAD",
     "SOURCE_REF",
     "SOURCE_TYPE",
     "TOC",
@@ -107,6 +110,43 @@ class Text(cs.Adapter):  # type: ignore[misc]
         data = self.encode_text(obj)
         return {"length": len(data) // self.width, "text": data}
 
+    def codec_read(self, data: Any, offset: int, end: int | None = None) -> tuple[str, int]:
+        """For the engine's generated codecs: (text, end); IndexError when the bytes (up to ``end``) end first."""
+        stop = len(data) if end is None else end
+        if offset + _LENGTH_SIZE > stop:
+            raise IndexError("the bytes end inside the length of a string")
+        after = offset + _LENGTH_SIZE + self.width * int.from_bytes(data[offset:offset + _LENGTH_SIZE], "big")
+        if after > stop:
+            raise IndexError("the bytes end inside a string")
+        return bytes(data[offset + _LENGTH_SIZE:after]).decode(self.encoding, self.errors), after
+
+    def codec_write(self, value: Any) -> bytes:
+        """For the engine's generated codecs: the length and the characters (TypeError: not a string)."""
+        if not isinstance(value, str):
+            raise TypeError(f"{value!r} is not a string")
+        stored = self.encode_text(value)
+        return (len(stored) // self.width).to_bytes(_LENGTH_SIZE, "big") + stored
+
+    def codec_read_lines(self, target: str, slow: str, path: str = "") -> list[str]:
+        """Generated lines (over ``data``, ``pos``, ``end``) reading the string into ``target``; a length that runs
+        past ``end`` is an error of the length field (``<path>.length``, at its offset)."""
+        where, size = repr(f"{path}.length" if path else "length"), f"{target}_n"
+        return [f"if pos + {_LENGTH_SIZE} > end:", f"    raise _trunc({where}, {_LENGTH_SIZE}, end - pos, pos)",
+                f"{size} = _ifb(data[pos:pos + {_LENGTH_SIZE}], 'big') * {self.width}",
+                f"if pos + {_LENGTH_SIZE} + {size} > end:",
+                f"    raise _trunc({where}, {size}, end - pos - {_LENGTH_SIZE}, pos)",
+                f"{target} = bytes(data[pos + {_LENGTH_SIZE}:pos + {_LENGTH_SIZE} + {size}]).decode("
+                f"{self.encoding!r}, {self.errors!r})", f"pos += {_LENGTH_SIZE} + {size}"]
+
+    def codec_write_lines(self, value: str, out: str, slow: str, bind: Any) -> list[str]:
+        """Generated lines appending the bytes of ``value`` to the list ``out``: a string's length and characters,
+        anything else through ``slow`` (a call of :meth:`codec_write`, which refuses it)."""
+        stored, encode = f"{value}_s", bind("t", self.encode_text)
+        length = f"len({stored})" if self.width == 1 else f"len({stored}) // {self.width}"
+        return [f"if {value}.__class__ is str:", f"    {stored} = {encode}({value})",
+                f"    {out}.append(({length}).to_bytes({_LENGTH_SIZE}, 'big'))", f"    {out}.append({stored})",
+                "else:", f"    {out}.append({slow})"]
+
     def encode_text(self, text: str) -> bytes:
         """The stored characters of ``text`` (ANSI: characters Windows-1251 lacks become ``?``)."""
         try:
@@ -114,6 +154,9 @@ class Text(cs.Adapter):  # type: ignore[misc]
         except UnicodeEncodeError:
             return "".join(c if _encodable(c, self.encoding, self.errors) else "?" for c in text).encode(
                 self.encoding, self.errors)
+
+
+_LENGTH_SIZE = cs.Int32ub.sizeof()
 
 
 def _encodable(char: str, encoding: str, errors: str) -> bool:
@@ -154,7 +197,7 @@ KEY_BITS = cs.Struct(
     "en_passant" / EN_PASSANT
     * "file of the pawn that has just advanced two squares, when an enemy pawn stands beside it (legal or not)",
     "castling" / CASTLING * "castling rights of the normalised board",
-    "padding" / BitsUnsigned(_key_padding) * "the unused bits up to the 176th: written as zeros",
+    "padding" / BitsUnsigned(BitsLeft(_key_padding)) * "the unused bits up to the 176th: written as zeros",
 )
 
 KEY = cs.FixedSized(KEY_SIZE, bitwise_rest(KEY_BITS))
@@ -229,36 +272,21 @@ SOURCE_REF = cs.Struct(
 """The spec's SourceType: where a game is (6 bytes)."""
 
 
-class PartPresent:
+KEEPS_GAMES = Parameter("keeps_games", True, source=("header", "element_type", "game_links"))
+"""Bit 0 of the header's element_type: from the enclosing file's header, else the parse keyword (parse an
+element on its own with ``ELEMENT.parse(data, keeps_games=True/False)``, default True; a codec's
+``params={"keeps_games": ...}``)."""
+
+
+class PartPresent(FlagSet):
     """The condition of an optional part of an element: its bit ``flag`` of the field ``field`` is set (and,
-    for a part about games, bit 0 of the header's ``element_type`` too). Readers and writers take the bit from
-    here; construct calls it with the parse context."""
+    for a part about games, bit 0 of the header's ``element_type`` too: :data:`KEEPS_GAMES`). Readers and
+    writers take the bit from here; construct calls it with the parse context, the generated codecs test the
+    bit directly (:mod:`chessformats.engine.conditions`)."""
 
     def __init__(self, flag: str, *, needs_game_links: bool, field: str = "flags") -> None:
-        self.flag = flag
+        super().__init__(flag, field=field, parameter=KEEPS_GAMES if needs_game_links else None)
         self.needs_game_links = needs_game_links
-        self.field = field
-
-    def __call__(self, ctx: Any) -> bool:
-        return bool(ctx[self.field][self.flag]) and (not self.needs_game_links or _keeps_games(ctx))
-
-
-def _keeps_games(ctx: Any) -> bool:
-    """Bit 0 of the header's element_type: from the enclosing file's header, else the parse keyword.
-
-    Parse an element on its own with ``ELEMENT.parse(data, keeps_games=True/False)`` (default True).
-    """
-    node = ctx
-    while node is not None:
-        get = getattr(node, "get", None)  # a context's get, looked up once
-        if get is None:
-            break
-        header = get("header")
-        if header is not None and "element_type" in header:
-            return bool(header.element_type.game_links)
-        node = get("_")
-    params = ctx.get("_params") if hasattr(ctx, "get") else None
-    return bool(params.get("keeps_games", True)) if params is not None else True
 
 
 ELEMENT_BODY = cs.Struct(
@@ -388,12 +416,17 @@ GAME = cs.Struct(
     "game_result" / GAME_RESULT * "the result",
 )
 
-SOURCE = cs.Struct(
+SOURCE_HEAD = cs.Struct(
     "source_type" / SOURCE_TYPE * "what the source is",
     "is_bad" / cs.Int8ub * "non-zero: the source is known to be unavailable (broken link, deleted file)",
     "address" / UNICODE_STRING
     * "URL or full path; '%currentdir' stands for Kvetka's folder (with its trailing separator)",
     "games_number" / cs.Int32ub * "number of games described",
+)
+"""A source's fields before its games (a reader checks the count against the bytes left before it reads them)."""
+
+SOURCE = cs.Struct(
+    *SOURCE_HEAD.subcons,
     "games" / cs.Array(cs.this.games_number, GAME) * "the games",
 )
 

@@ -110,6 +110,7 @@ def test_time_control_values() -> None:
 
     assert time_control_tag([period(300_000, 0, 1000, 0), period(0, 0, 1000, 5)]) == "3000"  # 50 min, all game
     assert time_control_tag([period(18_000, 200, 1000, 3)]) == "180+2"
+    assert time_control_tag([period(18_000, 0, 1000, 3)]) == "180+0"  # kind 3 says "with an increment"
     assert time_control_tag([period(0, 0, 0, 0)]) is None
 
 

@@ -308,6 +308,18 @@ def test_time_control_item() -> None:
         assert annotations.data is None and len(annotations.problems) == (tag not in ("?", "-"))
 
 
+@pytest.mark.parametrize("tag", ["180+0", "180+2", "180", "40/5400+30:1800+30", "40/7200:3600", "600+0"])
+def test_time_control_tag_round_trips(tmp_path: Path, tag: str) -> None:
+    """A TimeControl tag written to a base reads back as the same text (``180+0`` is not shortened to ``180``)."""
+    game = chess.pgn.read_game(io.StringIO(f'[TimeControl "{tag}"]\n\n1. e4 e5 *'))
+    assert game is not None
+    base = _written(tmp_path, [game])
+    with open_database(base) as db:
+        assert db[1].to_pgn().headers["TimeControl"] == tag
+    export_pgn(base, tmp_path / "out.pgn")
+    assert f'[TimeControl "{tag}"]' in (tmp_path / "out.pgn").read_text(encoding="utf-8")
+
+
 def test_a_failed_write_leaves_the_old_base(tmp_path: Path) -> None:
     target = _written(tmp_path, _hand_made())
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}

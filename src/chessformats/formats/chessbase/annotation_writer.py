@@ -235,7 +235,7 @@ class _Items:
                 self.problems.append(f"TimeControl {tag!r}: no ChessBase form, left out")
                 return
             moves, seconds, increment = match["moves"], int(match["seconds"]), int(match["increment"] or 0)
-            kind = "stage" if moves else "rest_increment" if increment else "rest"
+            kind = "stage" if moves else "rest_increment" if match["increment"] is not None else "rest"
             periods.append({"start": seconds * _CENTI, "increment": increment * _CENTI,
                             "moves": int(moves) if moves else _REST_MOVES, "kind": kind})
         if len(periods) > _PERIODS:

@@ -59,7 +59,9 @@ def time_control_tag(periods: list[Any]) -> str | None:
     """The PGN ``TimeControl`` value of a time control item's periods, or None when PGN cannot say it.
 
     Each used period gives ``[moves/]seconds[+increment]`` (moves only when 0 < moves < 1000), joined by
-    ``:`` as the PGN standard joins periods; unused periods (all zeros, or kind 5) are left out.
+    ``:`` as the PGN standard joins periods; unused periods (all zeros, or kind 5) are left out. The increment
+    is written when it is not zero, and on a period of kind 3 ("the rest of the game, with an increment") even
+    when it is: lichess's ``180+0`` stays ``180+0``.
     """
     parts = []
     for period in periods:
@@ -70,7 +72,7 @@ def time_control_tag(periods: list[Any]) -> str | None:
         if start % 100 or increment % 100 or start <= 0:
             return None
         part = str(start // 100)
-        if increment:
+        if increment or kind == 3:
             part += f"+{increment // 100}"
         if 0 < moves < 1000:
             part = f"{moves}/{part}"

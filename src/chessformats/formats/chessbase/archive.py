@@ -128,8 +128,9 @@ class _Block(NamedTuple):
     """Whether it is its member's last block."""
 
 
-_BATCH = 32
-"""Blocks decoded together (at most 32 * MAX_BLOCK_OUTPUT bytes of output held at once)."""
+_BATCH = 48
+"""Blocks decoded together (at most 48 * MAX_BLOCK_OUTPUT bytes of output held at once): a base of a few MB, as
+TWIC's weekly ones, in one or two batches."""
 
 
 class Archive:
@@ -334,19 +335,28 @@ class Archive:
             raise InvalidValueError(f"a block that claims {count} bytes, more than the {block.limit} it may",
                                     file=self.path, offset=at, path=f"{path}.data.count")
         coded = body[2:]
-        head = coded[:_HUFFMAN_TABLE_BYTES]
-        bits, available = int.from_bytes(head, "big"), len(head) * 8
-        lengths, codes, used = [0] * 256, [0] * 256, 0
-        for value in range(256):
-            length = (bits >> (available - used - 4)) & 15 if used + 4 <= available else -1
+        bits = np.unpackbits(np.frombuffer(coded[:_HUFFMAN_TABLE_BYTES], np.uint8)).astype(np.int64)
+        available = len(bits)
+        padded = np.zeros(available + 4 + huffman.MAX_LENGTH, np.int64)
+        padded[:available] = bits
+        nibble = padded[:-3] << 3 | padded[1:-2] << 2 | padded[2:-1] << 1 | padded[3:]
+        nibbles = nibble.tolist()
+        starts, used = [], 0
+        for value in range(256):  # each byte's 4-bit length, then its code word of that many bits
+            length = nibbles[used] if used + 4 <= available else -1
             if length < 0 or used + 4 + length > available:
                 raise TruncatedError("a Huffman code table cut short", file=self.path, offset=at + 2,
                                      path=f"{path}.data.table[{value}]")
-            used += 4
-            lengths[value] = length
-            codes[value] = (bits >> (available - used - length)) & ((1 << length) - 1)
-            used += length
-        return huffman.Stream(coded, used, huffman.decode_table(lengths, codes), count)
+            starts.append(used)
+            used += 4 + length
+        first = np.array(starts) + 4
+        lengths = nibble[first - 4]
+        head = np.zeros(_HUFFMAN_TABLE_BYTES + 3, np.int64)
+        head[:available // 8] = np.frombuffer(coded[:available // 8], np.uint8)
+        byte = first >> 3  # the 24 bits from each word's byte hold its 15 bits at most
+        window = (head[byte] << 16 | head[byte + 1] << 8 | head[byte + 2]) >> (24 - huffman.MAX_LENGTH - (first & 7))
+        codes = (window & (1 << huffman.MAX_LENGTH) - 1) >> (huffman.MAX_LENGTH - lengths)
+        return huffman.Stream(coded, used, huffman.decode_table(lengths.tolist(), codes.tolist()), count)
 
     # --- writing files out ------------------------------------------------------------------------------
 
@@ -360,20 +370,23 @@ class Archive:
         made: list[str] = []
         chosen = self.members if members is None else members
         try:
-            written = []
+            targets = {}
+            for member in chosen:
+                target = os.path.join(root, *member.path.split("/"))
+                _make_folders(os.path.dirname(target), made)
+                real = os.path.realpath(os.path.dirname(target))
+                if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
+                    raise InvalidValueError("a member that would be written outside the folder",
+                                            actual=member.name, file=self.path, path=f"files[{member.entry}].name")
+                targets[member.entry] = target
             with atomic_write_set(durable=durable) as open_file:
-                for member in chosen:
-                    target = os.path.join(root, *member.path.split("/"))
-                    _make_folders(os.path.dirname(target), made)
-                    real = os.path.realpath(os.path.dirname(target))
-                    if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
-                        raise InvalidValueError("a member that would be written outside the folder",
-                                                actual=member.name, file=self.path, path=f"files[{member.entry}].name")
-                    handle = open_file(target)
-                    for chunk in self.blocks(member):
-                        handle.write(chunk)
-                    written.append(target)
-            return written
+                handles: dict[int, Any] = {}
+                for member, chunk in self.decoded(chosen):  # the members' blocks decoded in batches across members
+                    handle = handles.get(member.entry)
+                    if handle is None:
+                        handle = handles[member.entry] = open_file(targets[member.entry])
+                    handle.write(chunk)
+            return [targets[member.entry] for member in chosen]
         except BaseException:
             for path in reversed(made):
                 try:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import chess
 
 from ...engine.codec import codec
+from ...engine.schema import member
 from ...schemas import kvetka as schema
 from ..normalised import (
     MoveTable,
@@ -23,7 +24,6 @@ from ..normalised import (
     occupied_squares,
     square_board,
 )
-from .fields import member
 
 __all__ = ["KEY_SIZE", "KeyOverflowError", "decode_key", "decode_move", "encode_move", "key_occupied_squares",
            "position_key"]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import operator
 import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
@@ -11,24 +10,32 @@ from typing import NamedTuple
 import chess
 
 from ...engine import display
+from ...engine.codec import codec
+from ...engine.schema import member
 from ...schemas import kvetka as schema
 from ..normalised import white_pieces
-from .fields import Record
 from .key import MOVES, decode_key
 from .sources import SourceGame
 
 __all__ = ["Element", "KvetkaMove", "Opening", "ProbeResult", "element_notes", "move_weight", "parse_opening"]
 
-LENGTH = Record(schema.ELEMENT, stop_at="body")
-"""The element's length field (the body's bytes, itself not included)."""
-BODY = Record(schema.ELEMENT_BODY)
-"""The element's body, field by field (:mod:`.fields`)."""
-FIELDS = {"key": "key", "wins": "wins", "draws": "draws", "losses": "losses", "codes": "moves", "flags": "flags",
-          "source": "some_source", "comment": "comment", "game_links": "game_links", "extra": "extra"}
-"""Each attribute of :class:`Element` and the field of the body it holds."""
-_ATTRIBUTES = {name: attribute for attribute, name in FIELDS.items()}
-_VALUES = operator.attrgetter(*(_ATTRIBUTES.get(name, "codes") for name in BODY.names))
-"""An element's values in the body's order (a count field gets the codes: :meth:`Record.pack` recounts it)."""
+ELEMENT = codec(schema.ELEMENT, stored=("body.key", "body.flags"), enums="checked", records="tuples")
+"""An element as read from a block: its key as the 22 stored bytes, its flags as the stored byte, its move codes as
+numbers (a code the format does not define is an error)."""
+BODY = codec(schema.ELEMENT_BODY, stored=("key", "flags"), enums="checked", records="tuples")
+"""The element's body, as :data:`ELEMENT` has it: what :meth:`Element.to_bytes` writes."""
+LENGTH = member(schema.ELEMENT, "length")
+"""The element's length field (the body's bytes, itself not included): its ``codec_read``/``codec_write``."""
+PART_BITS = tuple((name, int(codec(schema.ELEMENT_FLAGS).field(condition.flag).insert(0, True)))
+                  for name, condition in ((name, member(schema.ELEMENT_BODY, name).condfunc)
+                                          for name in ("some_source", "comment", "game_links")))
+"""Each optional part of the body and its bit of ``flags``."""
+_BITS = dict(PART_BITS)
+_GAME_BITS = _BITS["some_source"] | _BITS["game_links"]
+_COMMENT_BIT = _BITS["comment"]
+_ONE_BYTE = tuple(bytes((size,)) for size in range(schema.COMPACT_INT_MORE))
+"""The length fields of one byte (a CompactInt below 128)."""
+_BUILD = {keeps: BODY.parameters(building=True, keeps_games=keeps) for keeps in (False, True)}
 _ECO = re.compile(r"([A-E][0-9]{2})\|([^|]*)(?:\|(.*))?", re.DOTALL)
 
 
@@ -108,8 +115,14 @@ class Element:
         Flag bits of the parts come from the parts; other bits (future ones, or the game bits of a book whose
         element_type ignores them) are written as they are in ``flags``.
         """
-        body = BODY.pack(_VALUES(self), keeps_games)
-        return LENGTH.pack((len(body),)) + body
+        flags = self.flags & ~_COMMENT_BIT | (_COMMENT_BIT if self.comment is not None else 0)
+        if keeps_games:  # the game parts and their bits go together (else the bits are written as they are)
+            flags = flags & ~_GAME_BITS | (_BITS["some_source"] if self.source is not None else 0) \
+                | (_BITS["game_links"] if self.game_links is not None else 0)
+        body = BODY.encode((self.key, self.wins, self.draws, self.losses, len(self.codes), self.codes, flags,
+                            self.source, self.comment, self.game_links, self.extra), _BUILD[bool(keeps_games)])
+        size = len(body)
+        return (_ONE_BYTE[size] if size < len(_ONE_BYTE) else bytes(LENGTH.codec_write(size))) + body
 
 
 def element_notes(prefix: str, element: Element) -> dict[str, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import collections
 import itertools
-import operator
 import os
 import re
 from collections.abc import Container, Iterator
@@ -23,20 +22,20 @@ from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile, map_file
 from ...engine.records import locate_item
+from ...engine.schema import member
 from ...engine.tables import Tabular
 from ...engine.trace import parse
 from ...schemas import kvetka as schema
-from .fields import FieldError, Record, member
 from .key import KEY_BITS, KEY_SIZE, MOVES, KeyOverflowError, decode_key, encode, same_position
-from .model import BODY, FIELDS, LENGTH, Element, KvetkaMove, ProbeResult, move_weight
+from .model import ELEMENT, LENGTH, PART_BITS, Element, KvetkaMove, ProbeResult, move_weight
 from .sources import KsfFile, KvetkaSource
 
 __all__ = ["BLOCK_SIZE", "KvetkaBook", "book_files", "header_size", "open_book"]
 
 BLOCK_SIZE = schema.BLOCK_SIZE
-USED = Record(schema.BLOCK, stop_at="elements")
+USED = codec(member(schema.BLOCK, "used"))
 """The block's field of bytes in use, read and written from ``BLOCK``'s declaration."""
-USED_SIZE = USED.min_size
+USED_SIZE = int(USED.size or 0)
 _HEADER_START = codec(schema.HEADER_START)
 """The header's fields before the caption (the book type)."""
 _CAPTION_LENGTH = codec(member(schema.UNICODE_STRING.subcon, "length"))
@@ -45,9 +44,9 @@ _HEADER_BEFORE_CAPTION = int(_HEADER_START.size or 0)
 _HEADER_HEAD = _HEADER_BEFORE_CAPTION + int(_CAPTION_LENGTH.size or 0)
 """Bytes of the header up to the caption's characters: what :func:`header_size` needs."""
 _HEADER_AFTER_CAPTION = int(codec(schema.HEADER_END).size or 0)
-_PICK = operator.itemgetter(*(BODY.index[name] for name in FIELDS.values()))
-"""The values of :class:`Element`'s attributes from a body's values."""
-_PART_BITS = [(BODY.index[part], bit) for part, (_, bit, _) in BODY.parts.items()]
+_GAME_BITS = tuple(bit for name, bit in PART_BITS if name != "comment")
+_COMMENT_BIT = dict(PART_BITS)["comment"]
+_READ_LENGTH = LENGTH.codec_read
 
 
 SUPPORTED_TYPE = next(value for value, (name, _) in schema.BOOK_TYPE.meanings.items() if name == "book")
@@ -147,6 +146,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         self.header_size = size
         self.caption: str = self.header.caption
         self.keeps_games = bool(self.header.element_type.game_links)
+        self._params = ELEMENT.parameters(keeps_games=self.keeps_games)
         self.blocks, rest = divmod(total - size, BLOCK_SIZE)
         if rest:
             at = size + self.blocks * BLOCK_SIZE
@@ -244,16 +244,28 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
             return cached
         data = self.block_bytes(block)
         base = self.block_offset(block)
-        (used,), _ = USED.read(data, 0, BLOCK_SIZE)
+        used = USED.decode(data)
         if not USED_SIZE <= used <= BLOCK_SIZE:
             file, offset = self.where(base)
             raise InvalidValueError("bytes in use out of range", expected=f"{USED_SIZE}..{BLOCK_SIZE}", actual=used,
                                     file=file, offset=offset, path=f"blocks[{block}].used")
         elements: list[Element] = []
         at = USED_SIZE
-        while at < used:
-            element, at = self._element(data, at, used, base, f"blocks[{block}].elements[{len(elements)}]", block)
-            elements.append(element)
+        read, params = ELEMENT.read, self._params
+        try:
+            while at < used:
+                start = at
+                (_, (key, wins, draws, losses, _, codes, flags, source, comment, links, extra)), at = read(
+                    data, at, used, params)
+                if self.keeps_games:  # the bits of the parts present are the parts' (flags keeps the others)
+                    flags &= ~((_GAME_BITS[0] if source is not None else 0) | (_GAME_BITS[1] if links is not None
+                                                                                else 0))
+                elements.append(Element(key, wins, draws, losses, tuple(codes),
+                                        flags & ~_COMMENT_BIT if comment is not None else flags, source, comment,
+                                        links, extra, base + start, block))
+        except FormatError as error:
+            where = f"blocks[{block}].elements[{len(elements)}]"
+            raise self._relocated(error, base, where) from None
         if self.kin_keys and elements and elements[0].key != self.index[block]:
             raise InvalidValueError(f"the .kin's key {block} is not the first key of block {block}: the index does "
                                     "not describe this book", expected=elements[0].key.hex(),
@@ -269,35 +281,13 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         file, offset = self.where(at)
         return kind(reason, file=file, offset=offset, path=path, **extra)
 
-    def _located(self, exc: FieldError, base: int, where: str) -> FormatError:
-        if exc.truncated:
-            return self._error(TruncatedError, f"{where}: {exc.reason}", base + exc.at, f"{where}.{exc.name}")
-        return self._error(InvalidValueError, exc.reason, base + exc.at, f"{where}.{exc.name}", **exc.extra)
-
-    def _element(self, data: bytes, at: int, end: int, base: int, where: str, block: int) -> tuple[Element, int]:
-        """Read one element at ``data[at:]`` (a block, elements up to ``end``), every length checked first."""
-        start = at
-        try:
-            (length,), at = LENGTH.read(data, at, end)
-        except FieldError as exc:
-            raise self._located(exc, base, where) from None
-        stop = at + length
-        if stop > end:
-            raise self._error(TruncatedError, f"{where}: the element's length {length} runs past the block's "
-                              f"used bytes ({end - at} left)", base + start, f"{where}.length")
-        body = f"{where}.body"
-        try:
-            values, _ = BODY.read(data, at, stop, self.keeps_games)
-        except FieldError as exc:
-            raise self._located(exc, base, body) from None
-        key, wins, draws, losses, codes, flags, source, comment, links, extra = _PICK(values)
-        present = 0
-        for index, bit in _PART_BITS:
-            if values[index] is not None:
-                present |= bit
-        element = Element(key, wins, draws, losses, codes, flags & ~present, source, comment, links, extra,
-                          base + start, block)
-        return element, stop
+    def _relocated(self, error: FormatError, base: int, where: str) -> FormatError:
+        """An error of a codec that read bytes at stream offset ``base``, in its ``.kob`` file, under ``where``."""
+        file, offset = self.where(base + (error.offset or 0))
+        error.file, error.offset = file, offset
+        if isinstance(error, TruncatedError):
+            error.show_path = True
+        return error.located(path_prefix=where)
 
     def element_board(self, element: Element) -> chess.Board:
         """The normalised board of an element's key; a bad key is a located :class:`FormatError`."""
@@ -315,17 +305,17 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         if cached is not None:
             return len(cached)
         data = self.block_bytes(block)
-        (used,), _ = USED.read(data, 0, BLOCK_SIZE)
+        used = USED.decode(data)
         if not USED_SIZE <= used <= BLOCK_SIZE:
             return len(self.block_elements(block))  # raises the located error
         count, at = 0, USED_SIZE
-        read = LENGTH.read
+        read = _READ_LENGTH
         try:
             while at < used:
-                (length,), at = read(data, at, used)
+                length, at = read(data, at, used)
                 at += length
                 count += 1
-        except FieldError:
+        except (IndexError, ValueError):
             return len(self.block_elements(block))  # raises the located error
         if at > used:
             return len(self.block_elements(block))
@@ -477,8 +467,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         oversize = 0
         for block in range(self.blocks):
             data = self.block_bytes(block)
-            (used,), _ = USED.read(data, 0, BLOCK_SIZE)
-            junk += any(data[used:])
+            junk += any(data[USED.decode(data):])
             for element in self.block_elements(block):
                 try:
                     _, padding = decode_key(element.key)

@@ -14,34 +14,29 @@ import construct as cs
 from ...engine.codec import codec
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
+from ...engine.schema import member
 from ...schemas import kvetka as schema
-from .fields import FieldError, Record, member
 
 __all__ = ["KsfFile", "KvetkaGame", "KvetkaSource", "SourceGame", "ksf_bytes", "toc_count", "toc_size"]
 
-_COUNT = Record(schema.TOC, stop_at="addresses")
+_COUNT = codec(schema.TOC_COUNT)
 """The table of contents' count of sources (``TOC_COUNT``)."""
-_COUNT_SIZE = _COUNT.min_size
+_COUNT_SIZE = int(_COUNT.size or 0)
 _ADDRESS = codec(schema.TOC_ADDRESS)
+"""One source's address in the table of contents (``TOC_ADDRESS``): its size and (``struct_format``) layout."""
 _ADDRESS_SIZE = int(_ADDRESS.size or 0)
 _PADDING = member(schema.TOC, "unused").length
 """The table of contents' padding (up to a multiple of ``KSF_TOC_UNIT``) as the declaration computes it."""
-"""One source's address in the table of contents (``TOC_ADDRESS``): its size and (``struct_format``) layout."""
-SOURCE = Record(schema.SOURCE, stop_at="games")
-"""A source's fields before its games, read and written from ``SOURCE``'s declaration (:mod:`.fields`)."""
-GAME = Record(schema.GAME)
-"""A game of a source, from ``GAME``'s declaration."""
-_COUNT_FIELD = SOURCE.fields[SOURCE.index["games_number"]]
+SOURCE = codec(schema.SOURCE_HEAD, enums="numbers", records="tuples")
+"""A source's fields before its games (``SOURCE_HEAD``), the source type as its number."""
+GAME = codec(schema.GAME, stored=("game_address",), enums="numbers", records="tuples")
+"""A game of a source, its address as the stored word, its result as its number."""
+_COUNT_FIELD_SIZE = int(codec(member(schema.SOURCE_HEAD, "games_number")).size or 0)
 """The source's count of games (the last field before them)."""
-_GAME_MIN_SIZE = GAME.min_size
+_GAME_MIN_SIZE = len(GAME.encode((0, 0, "", "", 0, 0, 0)))
 """Bytes of the shortest game (two empty names)."""
-_GAME_FIELDS = {"address": "game_address", "length": "game_length", "white": "white", "black": "black",
-                "white_elo": "white_elo", "black_elo": "black_elo", "result": "game_result"}
-"""Each attribute of :class:`KvetkaGame` and the field of ``GAME`` it holds."""
-_PICK_GAME = operator.itemgetter(*(GAME.index[name] for name in _GAME_FIELDS.values()))
-_GAME_VALUES = operator.attrgetter(*({name: attribute for attribute, name in _GAME_FIELDS.items()}[name]
-                                     for name in GAME.names))
-_PICK_SOURCE = operator.itemgetter(*(SOURCE.index[name] for name in ("source_type", "is_bad", "address")))
+_GAME_VALUES = operator.attrgetter("address", "length", "white", "black", "white_elo", "black_elo", "result")
+"""A game's values in ``GAME``'s order (:class:`KvetkaGame`'s attributes are in that order)."""
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _UNKNOWN_RESULT = next(value for value, name in _RESULTS.items() if name == "unknown")
@@ -115,11 +110,9 @@ def _listed(sources: int) -> int:
 
 def toc_count(head: bytes) -> int | None:
     """The count of sources of a ``.ksf`` that starts with ``head`` (``None``: ``head`` ends before it)."""
-    try:
-        (count,), _ = _COUNT.read(head, 0, len(head))
-    except FieldError:
+    if len(head) < _COUNT_SIZE:
         return None
-    return int(count)
+    return int(_COUNT.decode(head))
 
 
 def toc_size(sources: int) -> int:
@@ -137,11 +130,11 @@ class KsfFile(MappedFile):
         self.path = os.fspath(path)
         data = self._map(self.path)
         size = len(data)
-        try:
-            (count,), at = _COUNT.read(data, 0, size)
-        except FieldError as exc:
+        if size < _COUNT_SIZE:
             self.close()
-            raise self._located(exc, "toc") from None
+            raise TruncatedError("truncated toc.source_number", needed=_COUNT_SIZE, available=size, file=self.path,
+                                 offset=0, path="toc.source_number", show_path=False)
+        count, at = _COUNT.decode(data), _COUNT_SIZE
         if _listed(count) > size:  # checked before anything is allocated from the count
             self.close()
             raise TruncatedError(f"the table of contents lists {count} sources, the file has room for "
@@ -154,12 +147,9 @@ class KsfFile(MappedFile):
     def __len__(self) -> int:
         return len(self.addresses)
 
-    def _located(self, exc: FieldError, where: str) -> FormatError:
-        """A field error of a record read at an offset of this file, with the file and the field's path."""
-        if exc.truncated:
-            return TruncatedError(f"{where}: {exc.reason}", file=self.path, offset=exc.at, path=f"{where}.{exc.name}",
-                                  show_path=False)
-        return InvalidValueError(exc.reason, file=self.path, offset=exc.at, path=f"{where}.{exc.name}", **exc.extra)
+    def _located(self, error: FormatError, where: str) -> FormatError:
+        """An error of a codec that read this file, with the file and the path under ``where``."""
+        return error.located(file=self.path, path_prefix=where)
 
     def source(self, number: int) -> tuple[KvetkaSource, list[int]]:
         """A source with its games (the games parsed), and the offset of each game."""
@@ -177,13 +167,12 @@ class KsfFile(MappedFile):
             raise TruncatedError(f"source {number} starts at {at}, past the end", file=self.path,
                                  offset=_listed(number), path=f"toc.addresses[{number}]", show_path=False)
         try:
-            values, at = SOURCE.read(data, at, size)
-        except FieldError as exc:
-            raise self._located(exc, where) from None
-        count = values[SOURCE.index["games_number"]]
+            (source_type, is_bad, address, count), at = SOURCE.read(data, at, size)
+        except FormatError as error:
+            raise self._located(error, where) from None
         if count * _GAME_MIN_SIZE > size - at:  # before reading (or allocating) anything for the games
             raise TruncatedError(f"{where} says {count} games; {size - at} bytes cannot hold them",
-                                 file=self.path, offset=at - _COUNT_FIELD.size,
+                                 file=self.path, offset=at - _COUNT_FIELD_SIZE,
                                  path=f"{where}.games_number", show_path=False)
         games = []
         offsets = []
@@ -192,10 +181,9 @@ class KsfFile(MappedFile):
             offsets.append(at)
             try:
                 game, at = read(data, at, size)
-            except FieldError as exc:
-                raise self._located(exc, f"{where}.games[{index}]") from None
-            games.append(KvetkaGame(*_PICK_GAME(game)))
-        source_type, is_bad, address = _PICK_SOURCE(values)
+            except FormatError as error:
+                raise self._located(error, f"{where}.games[{index}]") from None
+            games.append(KvetkaGame(*game))
         result = (KvetkaSource(source_type, address, tuple(games), is_bad), offsets)
         self._sources[number] = result
         return result
@@ -219,11 +207,10 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     :class:`ValueError`.
     """
     bodies = []
-    pack_game = GAME.pack
+    pack_game = GAME.encode
     for source in sources:
-        head = SOURCE.write({"source_type": source.source_type, "is_bad": source.is_bad, "address": source.address,
-                             "games_number": len(source.games)})
-        bodies.append(head + b"".join(pack_game(_GAME_VALUES(game)) for game in source.games))
+        head = SOURCE.encode((source.source_type, source.is_bad, source.address, len(source.games)))
+        bodies.append(head + b"".join([pack_game(_GAME_VALUES(game)) for game in source.games]))
     count = len(bodies)
     size = toc_size(count)
     addresses = []

@@ -135,7 +135,7 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
     for members in layout:
         body = b"".join(encoded[index] for index in members)
         used = USED_SIZE + len(body)
-        block_data.append(USED.pack((used,)) + body + bytes(BLOCK_SIZE - used))
+        block_data.append(USED.encode(used) + body + bytes(BLOCK_SIZE - used))
     stem = _output_stem(path)
     files = _split_files(len(header_bytes), len(block_data), file_limit)
     kob_paths = [f"{stem}_{number}.kob" for number in range(len(files))]

@@ -61,7 +61,7 @@ def _shares(visits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     start = offsets[0]
     per = np.repeat(totals, np.diff(offsets)).astype(np.float64)
     values = visits[start:offsets[-1]].astype(np.float64)
-    shares: np.ndarray = np.divide(values, per, out=np.zeros_like(values), where=per != 0)
+    shares: np.ndarray = np.divide(values, per, out=values, where=per != 0)  # (a ply of zeros keeps them)
     return shares
 
 
