@@ -14,15 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...kernel.batch import (
-    KING_CASTLE,
-    ORIGIN_SHIFT,
-    PROMOTION,
-    QUEEN_CASTLE,
-    TARGET_SHIFT,
-    Boards,
-    pseudo_en_passant,
-)
+from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards, pseudo_en_passant
 from ...schemas import polyglot_randoms as randoms
 
 __all__ = ["entry_queries", "keys", "move_keys", "raw_moves"]
