@@ -94,14 +94,50 @@ def convert_book(source: str | os.PathLike[str], target: str | os.PathLike[str],
             return ctg.write_book(target, book.records(), games=book.header_games)
         if source_key == target_key == "kvetka":
             return kvetka.write_book(target, book)
-        stats = read_bookstats(book, source_key, target_format=target_key,
-                               progress=None if progress is None else lambda done: progress("reading", done))
+        reading = None if progress is None else lambda done: progress("reading", done)
+        if source_key == "polyglot" and target_key == "ctg":  # the records made in bulk, not through the model
+            return _polyglot_to_ctg_bulk(book, target, reading, progress)
+        if source_key == "ctg" and target_key == "polyglot":  # the entries made in bulk, not through the model
+            return _ctg_to_polyglot_bulk(book, target, reading, progress)
+        stats = read_bookstats(book, source_key, target_format=target_key, progress=reading)
     if progress is not None:
         progress("writing", len(stats))
     report = write_bookstats(target, stats, target_key)
     report.counts["positions"] = len(stats)
     if stats.unreached:
         report.counts["not reached"] = stats.unreached
+    return report
+
+
+def _polyglot_to_ctg_bulk(book: Any, target: str | os.PathLike[str], reading: Callable[[int], None] | None,
+                          progress: Callable[[str, int], None] | None) -> WriteReport:
+    """Polyglot -> CTG from the layered walk (:mod:`.layers`, :mod:`.ctg_bulk`): the bytes of the conversion
+    through the model, ten times faster."""
+    from .ctg_bulk import write_walked
+    from .layers import walk_polyglot
+
+    walked = walk_polyglot(book, progress=reading)
+    if progress is not None:
+        progress("writing", len(walked.keys))
+    report = write_walked(target, walked)
+    report.counts["positions"] = len(walked.keys)
+    if len(book) - walked.entries:
+        report.counts["not reached"] = len(book) - walked.entries
+    return report
+
+
+def _ctg_to_polyglot_bulk(book: Any, target: str | os.PathLike[str], reading: Callable[[int], None] | None,
+                          progress: Callable[[str, int], None] | None) -> WriteReport:
+    """CTG -> Polyglot from the layered walk (:mod:`.ctg_walk`): the bytes of the conversion through the model,
+    ten times faster."""
+    from .ctg_walk import walk_ctg, write_polyglot
+
+    walked = walk_ctg(book, progress=reading)
+    if progress is not None:
+        progress("writing", len(walked.offsets) - 1)
+    report = write_polyglot(target, book, walked)
+    if len(book) - walked.reached:
+        report.counts["not reached"] = len(book) - walked.reached
     return report
 
 

@@ -111,6 +111,9 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
     then not walked again through a free ply (where a format stores two positions as one, the second is left
     out). ``None``: every move is tested.
 
+    A position found so that has no legal book move (CTG and Kvetka store the positions the book moves lead to)
+    is a dead end too: the search goes on from it.
+
     ``book`` keeps the contract (:class:`~chessformats.contract.OpeningBook`): its probe answers a position whose
     ``moves`` are legal moves of the board, or ``None``. Each position is probed once. ``progress(positions)`` is
     called every 1,024 positions walked.
@@ -175,13 +178,15 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
             return
         if sieve is not None:
             test = sieve()
-        for packed in dead_ends:  # search on from the dead ends
+        searched, dead_ends = dead_ends, []
+        for packed in searched:  # search on from the dead ends
             for known in beyond(unpack(packed)):
                 known_key = position_key(known)
                 if known_key not in seen:
                     seen.add(known_key)
                     queue.append(known)
-        dead_ends = []
+                    if not lookup(known).moves:  # stored without a legal move (a CTG leaf): a dead end too
+                        dead_ends.append(pack(known))
 
 
 def filter_stats(stats: BookStats, *, min_games: int = 1, min_score: float = 0.0,

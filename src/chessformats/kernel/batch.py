@@ -50,6 +50,7 @@ __all__ = [
     "contains",
     "expand_bits",
     "legal_moves",
+    "pseudo_en_passant",
     "square_of",
 ]
 
@@ -447,6 +448,16 @@ def _pinned(side: _Side) -> np.ndarray:
         alone = (blockers != 0) & ((blockers & (blockers - U64(1))) == 0)
         np.bitwise_or.at(pinned, owner[alone], blockers[alone] & side.us[owner[alone]])
     return pinned
+
+
+def pseudo_en_passant(boards: Boards) -> np.ndarray:
+    """Whether a pawn of the side to move stands ready to capture en passant, legal or not (Polyglot's and X-FEN's
+    rule: python-chess's ``has_pseudo_legal_en_passant``)."""
+    ep = boards.ep_square.astype(np.int64)
+    us = np.where(boards.turn, boards.white, boards.black)
+    capturers = PAWN_BB[(~boards.turn).astype(np.int64), ep]  # the pawn-attack squares of the other colour
+    found: np.ndarray = (ep != 0) & ((capturers & boards.pawns & us) != 0)
+    return found
 
 
 def contains(offsets: np.ndarray, codes: np.ndarray, queries: np.ndarray) -> np.ndarray:

@@ -1,0 +1,63 @@
+"""The bulk conversions (``books/layers.py``, ``books/ctg_bulk.py``, ``books/ctg_walk.py``; issue 25, item 10)
+write the bytes of the conversions through the model (``to_bookstats`` then ``from_bookstats``, python-chess
+per position), and report the same counts: compared file by file on corpus books, and position by position for
+the layered walk against ``tree.walk``. Skipped without the corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chessformats import ctg, polyglot
+from chessformats.books import ctg as ctg_books
+from chessformats.books import polyglot as polyglot_books
+from chessformats.books.convert import convert_book
+from chessformats.books.layers import walk_polyglot
+from chessformats.books.tree import fen_key
+from chessformats.kernel.boards import move_of_code, to_board
+from conftest import find_corpus
+
+
+def _files(path: Path) -> list[bytes]:
+    return [p.read_bytes() for p in (path, path.with_suffix(".cto"), path.with_suffix(".ctb")) if p.exists()]
+
+
+def test_the_layered_walk_is_the_walk_of_the_model() -> None:
+    source = find_corpus("polyglot", "rodent3_grandpa.bin")
+    with polyglot.open_book(source) as book:
+        stats = polyglot_books.to_bookstats(book)
+        walked = walk_polyglot(book)
+        assert len(book) - walked.entries == stats.unreached > 0
+    assert len(walked.keys) == len(stats)
+    for index, position in enumerate(stats):  # the same positions in the same order, the same moves and weights
+        board = to_board(walked.boards, index)
+        assert fen_key(board) == fen_key(position.board())
+        moves = walked.codes[walked.offsets[index]:walked.offsets[index + 1]].tolist()
+        weights = walked.weights[walked.offsets[index]:walked.offsets[index + 1]].tolist()
+        assert [(move_of_code(code, board), weight) for code, weight in zip(moves, weights, strict=True)] == [
+            (move, move_stats.weight) for move, move_stats in position.moves.items()]
+
+
+@pytest.mark.parametrize("name", ["picochess_fun.bin", "rodent3_reti.bin"])
+def test_polyglot_to_ctg_writes_the_model_s_bytes(tmp_path: Path, name: str) -> None:
+    source = find_corpus("polyglot", name)
+    with polyglot.open_book(source) as book:
+        stats = polyglot_books.to_bookstats(book)
+    ctg_books.from_bookstats(tmp_path / "model.ctg", stats)
+    report = convert_book(source, tmp_path / "bulk.ctg")
+    assert _files(tmp_path / "bulk.ctg") == _files(tmp_path / "model.ctg")
+    assert report.counts["positions"] == len(stats)
+    assert report.counts.get("not reached", 0) == stats.unreached
+
+
+def test_ctg_to_polyglot_writes_the_model_s_bytes(tmp_path: Path) -> None:
+    source = find_corpus("ctg", "PowerPlay17-Sicilienne.ctg")
+    with ctg.open_book(source) as book:
+        stats = ctg_books.to_bookstats(book)
+    polyglot_books.from_bookstats(tmp_path / "model.bin", stats)
+    report = convert_book(source, tmp_path / "bulk.bin")
+    assert (tmp_path / "bulk.bin").read_bytes() == (tmp_path / "model.bin").read_bytes()
+    assert report.counts["positions"] == len(stats)
+    assert report.counts["not reached"] == stats.unreached > 0
