@@ -92,31 +92,14 @@ _ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)",
 @given(st.lists(st.one_of(st.lists(st.sampled_from(_PLAIN_MOVETEXT), max_size=40),
                           st.lists(st.sampled_from(_PLAIN_MOVETEXT + _ODD_MOVETEXT), max_size=40)).map(" ".join),
                 min_size=1, max_size=8),
-       st.integers(1, 12))
-def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int) -> None:
-    # cut anywhere by the scan's limits (8 and 16 characters a ply): what the tokenizer reads, game by game
-    _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from([piece for piece in _PLAIN_MOVETEXT + _ODD_MOVETEXT
-                                          if "(" not in piece and ")" not in piece]), max_size=40).map(" ".join),
-                min_size=1, max_size=8),
-       st.integers(1, 60))
-def test_heads_blanked_together_equal_each_game_blanked(bodies: list[str], limit: int) -> None:
-    # without variations, the whole batch's blanking gives every game the head that regular expressions give it
-    games = [f'[Result "*"]\n\n{body}\n\n' for body in bodies]
-    ends = list(itertools.accumulate(len(game) for game in games))
-    spans = list(zip([0, *ends[:-1]], ends, strict=True))
-    text = "".join(games)
-    positions = [start + len('[Result "*"]\n') for start, _ in spans]
-    expected = []
-    for position, (_, end) in zip(positions, spans, strict=True):
-        head = text[position:min(position + limit, end)]
-        expected.append(heads.game_head(text, position, end, limit) if "{" in head or "$" in head else
-                        (head, position + limit < end))
-    found, truncated = heads.heads(text, spans, positions, limit)
-    assert list(zip(found, truncated, strict=True)) == expected
+       st.integers(1, 12), st.sampled_from([1, 3, 512]))
+def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int,
+                                                                  together: int) -> None:
+    # cut anywhere by the scan's limits (8 and 16 characters a ply, windows 6 times as long): what the tokenizer
+    # reads, game by game, whichever games are blanked together
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(heads, "_TOGETHER", together)
+        _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
 
 
 def _game_spans_counting(text: str) -> list[tuple[int, int]]:

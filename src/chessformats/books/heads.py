@@ -37,26 +37,48 @@ _NAG = re.compile(r"\$\d+")
 _RESULT_LIKE = re.compile(r"1-0|0-1|1/2|\*")
 """What may be a result token (the tokenizer reports a result in a variation), or part of a comment."""
 # the characters looked for in the windows, each given its own code (0: any other)
-_OPEN, _CLOSE, _DOLLAR, _PAREN, _UNPAREN, _SEMICOLON = b"{}$();"
+_OPEN, _CLOSE, _DOLLAR, _PAREN, _UNPAREN, _PERCENT = b"{}$()%"
 _BLANKS = bytes.maketrans(b"{$(", b"   ")
-"""What starts a blanked piece becomes its blank (nothing else of those is left in the kept text)."""
+_BYTE, _SEVEN, _EIGHT, _FIFTY_SIX = np.uint64(0xFF), np.uint64(7), np.uint64(8), np.uint64(56)
+_GATHER = np.uint64(0x0102040810204080)
+_TRAILING_ZEROS = np.array([8] + [(value & -value).bit_length() - 1 for value in range(1, 256)], dtype=np.int64)
+_PADDING = "\0" * 8
+_ZEROS, _SEVENTY_SIX, _DOTS, _HIGH_BITS, _LOW_SEVEN = (
+    np.uint64(int.from_bytes(bytes([byte]) * 8, "little")) for byte in (0x30, 0x76, 0x2E, 0x80, 0x7F))
+
+
+def _lanes_before(marks: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per number of ``marks`` (only high bits of bytes set): how many bytes, from the low one, come before the
+    first marked one (8: none is). The 8 bits are gathered into the top byte by a multiplication (lane i's bit
+    to bit 56 + i, no two products overlapping), then looked up."""
+    bits = ((marks >> _SEVEN) * _GATHER) >> _FIFTY_SIX
+    lanes: np.ndarray[Any, Any] = _TRAILING_ZEROS[bits.astype(np.intp)]
+    return lanes
 
 
 def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int) -> tuple[list[str], list[bool]]:
     """Per game at ``spans`` of ``text`` (its movetext from ``positions``): its head and whether its movetext
     goes on after it (maybe within a token). The head is the first ``limit`` characters of the movetext or,
-    where they hold a ``{``, ``$`` or ``(``, the first ``limit`` of the movetext with its comments, NAGs and
-    variations blanked out (:data:`NUMBERED_HEAD` times as many where black's moves are numbered), ending
-    before a comment or variation the window cuts."""
+    where they hold a ``{``, ``$`` or ``(``, the first :data:`NUMBERED_HEAD` × ``limit`` characters of the
+    movetext with its comments, NAGs and variations blanked out (and move numbers right after a comment),
+    ending before a comment or variation the window cuts."""
     ends = [end for _, end in spans]
-    found = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
-    truncated = [position + limit < end for position, end in zip(positions, ends, strict=True)]
-    odd = [game for game, head in enumerate(found) if "{" in head or "$" in head or "(" in head]
-    if odd:
-        blanked = _blanked([positions[game] for game in odd], [ends[game] for game in odd], text, limit)
-        for game, (head, cut) in zip(odd, blanked, strict=True):
-            found[game], truncated[game] = head, cut
-    return found, truncated
+    if spans and any(text.find(char, positions[0], ends[-1]) >= 0 for char in "{$("):  # (headers too: a guess)
+        found: list[str] = []
+        truncated: list[bool] = []
+        for start in range(0, len(spans), _TOGETHER):
+            part = slice(start, start + _TOGETHER)
+            more = _blanked(positions[part], ends[part], text, limit)
+            found += more[0]
+            truncated += more[1]
+        return found, truncated
+    return ([text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)],
+            [position + limit < end for position, end in zip(positions, ends, strict=True)])
+
+
+_TOGETHER = 512
+"""Games blanked together: their windows (~1 MB for lichess's games) and numpy's arrays over them stay in the
+processor's cache."""
 
 
 def game_head(text: str, position: int, end: int, limit: int) -> tuple[str, bool]:
@@ -81,41 +103,43 @@ def game_head(text: str, position: int, end: int, limit: int) -> tuple[str, bool
     return head, truncated
 
 
-def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> list[tuple[str, bool]]:
-    """The heads of the games whose movetext starts at ``positions`` (and ends at ``ends``), blanked together
-    (:func:`game_head` for those that may read otherwise)."""
-    count = len(positions)
-    stops = [min(position + WINDOW * limit, end) for position, end in zip(positions, ends, strict=True)]
-    windows = [text[position:stop] for position, stop in zip(positions, stops, strict=True)]
-    good = np.ones(count, dtype=bool)
+def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> tuple[list[str], list[bool]]:
+    """:func:`heads` blanked together (:func:`game_head` for the games that may read otherwise)."""
+    last = np.array(ends, dtype=np.int64)
+    first = np.array(positions, dtype=np.int64)
+    stops = np.minimum(first + WINDOW * limit, last)
+    windows = [text[position:stop] for position, stop in zip(positions, stops.tolist(), strict=True)]
+    good = np.ones(len(windows), dtype=bool)
     joined = "".join(windows)
-    if not joined.isascii() or ";" in joined or "\n%" in joined:
-        for game, window in enumerate(windows):
-            if not window.isascii() or ";" in window or "\n%" in window:
+    originals = windows
+    if not joined.isascii() or ";" in joined:  # (escape lines: :class:`_Window`)
+        windows = list(windows)
+        for game, window in enumerate(originals):
+            if not window.isascii() or ";" in window:
                 good[game], windows[game] = False, ""
         joined = "".join(windows)
-    cut = np.array(stops, dtype=np.int64) < np.array(ends, dtype=np.int64)
+    cut = stops < last
     pieces = _Window(joined, windows, cut, good)
-    pieces.comments()
-    if "(" in joined or ")" in joined:
-        pieces.variations()
-    if "$" in joined:
-        pieces.nags()
+    variations, nags = "(" in joined or ")" in joined, "$" in joined
+    if variations or nags or not pieces.plain_comments():
+        pieces.comments()
+        if variations:
+            pieces.variations()
+        if nags:
+            pieces.nags()
     out, sizes = pieces.kept()
-    # the head's limit, longer where black's moves are numbered ("..." within the first ``limit`` characters)
-    data = np.frombuffer(out, dtype=np.uint8)
-    dots = np.append(np.flatnonzero((data[:-2] == 46) & (data[1:-1] == 46) & (data[2:] == 46)), len(data))
-    starts = np.zeros(count, dtype=np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    numbered = dots[np.searchsorted(dots, starts)] + 3 <= starts + np.minimum(sizes, limit)
-    size = np.where(numbered, int(NUMBERED_HEAD * limit), limit)
-    truncated = (pieces.cut | (sizes > size)).tolist()
+    # the games whose first ``limit`` characters hold none of '{', '$', '(' keep them as their head
+    odd = pieces.opened(limit) if good.all() else np.array(
+        [any(char in window[:limit] for char in "{$(") for window in originals], dtype=bool)
+    size = int(NUMBERED_HEAD * limit)
     kept = out.decode("ascii")
-    result = [(kept[start:start + length], more) for start, length, more in
-              zip(starts.tolist(), np.minimum(sizes, size).tolist(), truncated, strict=True)]
-    for game in np.flatnonzero(~pieces.good).tolist():
-        result[game] = game_head(text, positions[game], ends[game], limit)
-    return result
+    heads = [kept[start:start + length] if blanked else window[:limit] for start, length, blanked, window in
+             zip((np.cumsum(sizes) - sizes).tolist(), np.minimum(sizes, size).tolist(), odd.tolist(), originals,
+                 strict=True)]
+    truncated = np.where(odd, pieces.cut | (sizes > size), first + limit < last).tolist()
+    for game in np.flatnonzero(odd & ~pieces.good).tolist():
+        heads[game], truncated[game] = game_head(text, positions[game], ends[game], limit)
+    return heads, truncated
 
 
 class _Window:
@@ -125,23 +149,69 @@ class _Window:
     def __init__(self, joined: str, windows: list[str], cut: np.ndarray[Any, Any],
                  good: np.ndarray[Any, Any]) -> None:
         self.joined = joined
-        self.data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        self.data = np.frombuffer((joined + _PADDING).encode("ascii"), dtype=np.uint8)  # (8 bytes from anywhere)
         self.bounds = np.zeros(len(windows) + 1, dtype=np.int64)  # game i: data[bounds[i]:bounds[i + 1]]
         np.cumsum(np.fromiter(map(len, windows), dtype=np.int64, count=len(windows)), out=self.bounds[1:])
         self.cut, self.good = cut, good
+        lines = np.flatnonzero(self.data[:-1] == 10)
+        self.good[self.game_of(lines[self.data[lines + 1] == _PERCENT])] = False  # an escape line
         self.end = self.bounds[1:].copy()
         """Where each game's kept text ends: its window's end, or a comment or variation the window cuts."""
         # pieces to blank: [start, last] (both in data), each becomes one blank
         self.first: list[np.ndarray[Any, Any]] = []
         self.last: list[np.ndarray[Any, Any]] = []
+        self.games: list[np.ndarray[Any, Any]] = []
         self.braces = np.zeros(0, dtype=np.int64)
+        self.opening = np.zeros(0, dtype=np.int64)  # the braces '{'
         self.first_brace = np.zeros(len(windows), dtype=np.int64)  # of each game, in braces
         self.parens = np.zeros(0, dtype=np.int64)
         self.depth = np.zeros(0, dtype=np.int64)  # after each of parens
         self.first_paren = np.zeros(len(windows), dtype=np.int64)
 
+    def opened(self, limit: int) -> np.ndarray[Any, Any]:
+        """Per game: whether its first ``limit`` characters hold a ``{``, ``$`` or ``(``."""
+        data, starts = self.data, self.bounds[:-1]
+        within = np.minimum(starts + limit, self.bounds[1:])
+        places = [self.opening]
+        for kind in ("$", "("):
+            if kind in self.joined:
+                places.append(np.flatnonzero(data == ord(kind)))
+        odd = np.zeros(len(starts), dtype=bool)
+        for found in places:  # (each in order: the first of a game's at or after its start)
+            first = np.append(found, len(data))[np.searchsorted(found, starts)]
+            odd |= first < within
+        return odd
+
     def game_of(self, places: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return np.searchsorted(self.bounds, places, side="right") - 1
+
+    def plain_comments(self) -> bool:
+        """:meth:`comments` where there is nothing else (no NAG, parenthesis or escape line) and the braces of
+        every game alternate, checked for all games at once (lichess's movetext); False (nothing done) where
+        they may not."""
+        data, bounds = self.data, self.bounds
+        if not self.good.all():
+            return False
+        opening, closing = np.flatnonzero(data == _OPEN), np.flatnonzero(data == _CLOSE)
+        first_open, first_close = np.searchsorted(opening, bounds), np.searchsorted(closing, bounds)
+        closes = np.diff(first_close)
+        unclosed = np.diff(first_open) - closes  # (0 or 1 where they alternate)
+        if ((unclosed != 0) & (unclosed != 1)).any() or (unclosed.astype(bool) & ~self.cut).any():
+            return False
+        last = first_open[1:][unclosed == 1] - 1  # (each game's last '{', unclosed)
+        paired = opening
+        if len(last):
+            kept = np.ones(len(opening), dtype=bool)
+            kept[last] = False
+            paired = opening[kept]
+        # the k-th '{' and the k-th '}' now are of the same game: '{' before '}' before the next '{'
+        if not ((paired < closing).all() and (closing[:-1] < paired[1:]).all()):
+            return False
+        self.opening = opening
+        self.end[unclosed == 1] = opening[last]
+        games = np.repeat(np.arange(len(closes)), closes)
+        self.add(paired, self.number_after(closing, bounds[1:][games]), games)
+        return True
 
     def comments(self) -> None:
         """Brace comments: each game's braces must alternate from a ``{`` (a last ``{`` unclosed when the window
@@ -149,20 +219,49 @@ class _Window:
         data = self.data
         braces = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
         found = data[braces]
-        braces = braces[(found == _OPEN) | (found == _CLOSE)]
-        opening = data[braces] == _OPEN
-        games = self.game_of(braces)
-        counts = np.bincount(games, minlength=len(self.good))
-        self.first_brace[1:] = np.cumsum(counts[:-1])
-        rank = np.arange(len(braces), dtype=np.int64) - self.first_brace[games]
-        self.good[games[opening != (rank % 2 == 0)]] = False
-        unclosed = np.flatnonzero(counts % 2 == 1)
+        opening = found == _OPEN
+        brace = opening | (found == _CLOSE)
+        if not brace.all():
+            braces, opening = braces[brace], opening[brace]
+        first = np.searchsorted(braces, self.bounds)  # each game's first brace (and the end)
+        counts = np.diff(first)
+        games = np.repeat(np.arange(len(counts)), counts)
+        # two braces alike in a row, a first '}', a last '{' where the window is not cut
+        twice = np.flatnonzero(opening[1:] == opening[:-1])
+        self.good[games[twice[games[twice] == games[twice + 1]]]] = False
+        with_braces = np.flatnonzero(counts)
+        self.good[with_braces[~opening[first[with_braces]]]] = False
+        last = first[1:][with_braces] - 1
+        unclosed = with_braces[opening[last]]
         self.good[unclosed[~self.cut[unclosed]]] = False
-        self.end[unclosed] = braces[self.first_brace[unclosed] + counts[unclosed] - 1]
-        self.braces = braces
-        pairs = np.flatnonzero(opening[:-1] & ~opening[1:] & (games[:-1] == games[1:]))
-        self.first.append(braces[pairs])
-        self.last.append(braces[pairs + 1])
+        self.end[unclosed] = braces[last[opening[last]]]
+        self.braces, self.first_brace, self.opening = braces, first[:-1], braces[opening]
+        pairs = np.flatnonzero(opening[:-1] > opening[1:])  # ('{' then '}': of the first one's game when it is good)
+        games = games[pairs]
+        self.add(braces[pairs], self.number_after(braces[pairs + 1], self.bounds[games + 1]), games)
+
+    def number_after(self, places: np.ndarray[Any, Any], limits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """``places`` moved on to the end of a move number right after each (a blank, digits, dots, within 8
+        characters and before ``limits``: ``} 12...``, as lichess numbers black's move after a comment). A move
+        number is all digits, no move; the dots after it separate it from the next symbol, as a blank does. The
+        8 characters are read as one number (little-endian: the first is its low byte), their kinds found
+        for the 8 at once with arithmetic on it."""
+        words = np.ndarray((len(self.data) - 7,), dtype="<u8", buffer=self.data, strides=(1,))[places + 1]
+        blank = (words & _BYTE) == 32
+        words[blank] >>= _EIGHT
+        digits = _lanes_before(((words ^ _ZEROS) + _SEVENTY_SIX) & _HIGH_BITS)  # (not a digit: its high bit)
+        rest = words >> (digits * 8).astype(np.uint64)
+        rest ^= _DOTS  # (a dot: 0; what was shifted out: not 0)
+        dots = _lanes_before((((rest & _LOW_SEVEN) + _LOW_SEVEN) | rest) & _HIGH_BITS)  # (not 0: its high bit)
+        last = places + blank + digits + dots
+        found: np.ndarray[Any, Any] = np.where((digits > 0) & (dots > 0) & (last < limits), last, places)
+        return found
+
+    def add(self, first: np.ndarray[Any, Any], last: np.ndarray[Any, Any], games: np.ndarray[Any, Any]) -> None:
+        """Pieces to blank: ``[first, last]`` of ``games``."""
+        self.first.append(first)
+        self.last.append(last)
+        self.games.append(games)
 
     def outside_comments(self, places: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """Those of ``places`` not in a comment (after an even number of their game's braces)."""
@@ -202,8 +301,7 @@ class _Window:
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             if _RESULT_LIKE.search(self.joined, start, end):
                 self.good[self.game_of(np.array([start]))] = False
-        self.first.append(starts)
-        self.last.append(ends)
+        self.add(starts, ends, self.game_of(starts))
         self.parens, self.depth = parens, depth
 
     def depth_at(self, places: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -230,31 +328,46 @@ class _Window:
             going = going[(data[last[going] + 1] - 48) < 10]  # (unsigned: a digit)
             last[going] += 1
         self.good[games[last == dollars]] = False
-        self.first.append(dollars)
-        self.last.append(last)
+        self.add(dollars, last, games)
 
     def kept(self) -> tuple[bytes, np.ndarray[Any, Any]]:
         """The games' kept text, one after the other, each piece blanked as one blank, and each game's length
         (0 for a game not good)."""
-        first, last = np.concatenate(self.first), np.concatenate(self.last)
+        first, last, games = (np.concatenate(parts) for parts in (self.first, self.last, self.games))
         if len(self.parens):  # comments and NAGs in a variation are part of it
-            inner = self.depth_at(first) > 0
-            first, last = first[~inner], last[~inner]
-        games = self.game_of(first)
+            outer = self.depth_at(first) == 0
+            first, last, games = first[outer], last[outer], games[outer]
         chosen = self.good[games] & (first < self.end[games])
-        order = np.argsort(first[chosen], kind="stable")  # (the pieces do not overlap: their last in order too)
-        first, last, games = first[chosen][order], last[chosen][order], games[chosen][order]
-        starts = self.bounds[:-1][self.good]
-        ends = self.end[self.good]
+        if not chosen.all():
+            first, last, games = first[chosen], last[chosen], games[chosen]
+        if len(first) > 1 and (first[1:] < first[:-1]).any():  # (comments alone come in order)
+            order = np.argsort(first, kind="stable")  # (the pieces do not overlap: their last in order too)
+            first, last, games = first[order], last[order], games[order]
+        # the kept text: from a game's start or after a piece to the next piece's first character (made its
+        # blank) or the game's end; these stretches in order are each good game's, then each piece's
+        good = np.flatnonzero(self.good)
+        rank = np.cumsum(self.good) - 1  # of a good game among them
+        pieces = np.bincount(games, minlength=len(self.good))
+        before = np.cumsum(pieces) - pieces  # pieces of the games before
+        firsts = before[good] + rank[good]  # each good game's first stretch
+        count = len(first) + len(good)
+        starts, ends = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+        starts[firsts] = self.bounds[good]
+        ends[firsts + pieces[good]] = self.end[good]
+        at = np.arange(len(first), dtype=np.int64) + rank[games]
+        ends[at] = first + 1
+        starts[at + 1] = last + 1
+        lengths = ends - starts
         sizes = np.zeros(len(self.good), dtype=np.int64)
-        sizes[self.good] = ends - starts
-        sizes -= np.bincount(games, weights=last - first, minlength=len(self.good)).astype(np.int64)
-        # the pieces of text kept: from a game's start or after a blanked piece to the next blanked piece's first
-        # character (made its blank) or the game's end
-        piece_starts = np.sort(np.concatenate((starts, last + 1)), kind="stable")
-        piece_ends = np.sort(np.concatenate((first + 1, ends)), kind="stable")
-        lengths = piece_ends - piece_starts
-        total = int(lengths.sum())
-        shift = np.repeat(piece_starts - (np.cumsum(lengths) - lengths), lengths)
-        shift += np.arange(total, dtype=np.int64)
-        return self.data[shift].tobytes().translate(_BLANKS), sizes
+        if count:
+            sizes[good] = np.add.reduceat(lengths, firsts)
+        nonempty = lengths > 0
+        starts, lengths = starts[nonempty], lengths[nonempty]
+        if not len(lengths):
+            return b"", sizes
+        # each stretch's characters by a sum of steps: one within a stretch, a jump to the next one's start
+        index = np.int32 if len(self.data) <= np.iinfo(np.int32).max else np.int64
+        steps = np.ones(int(lengths.sum()), dtype=index)
+        steps[0] = starts[0]
+        steps[np.cumsum(lengths[:-1])] = starts[1:] - (starts[:-1] + lengths[:-1]) + 1
+        return self.data[np.cumsum(steps, out=steps)].tobytes().translate(_BLANKS), sizes
