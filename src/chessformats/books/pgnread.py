@@ -11,7 +11,6 @@ blanked out for the scan by :mod:`~chessformats.books.batches`).
 from __future__ import annotations
 
 import io
-import itertools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -79,42 +78,65 @@ def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
 def game_spans(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` in ``text`` of every game (see :func:`split_games`).
 
-    A game break is one when the text since the last one holds no more ``{`` than ``}``; the braces are
-    counted with numpy over the text of :data:`_BREAKS_TOGETHER` breaks at a time (small enough to stay in the
-    processor's cache), not twice a game with ``str.count``."""
+    A game break (:data:`GAME_BREAK`) is one when the text since the last one holds no more ``{`` than ``}``.
+    Both are found with numpy, :data:`_CHUNK` characters at a time: a break starts at a newline, and is one
+    where a newline and a ``[`` follow it (the pattern tells where blanks do); the braces before each break are
+    a sum over the chunk."""
     start = 0
     balance = 0  # '{' less '}' before the last game break taken
-    counted, before = 0, 0  # '{' less '}' before ``counted``
-    breaks = GAME_BREAK.finditer(text)
-    while group := list(itertools.islice(breaks, _BREAKS_TOGETHER)):
-        end = group[-1].start()
-        balances = (before + _brace_balances(text[counted:end], [match.start() - counted for match in group]))
-        counted, before = end, int(balances[-1])
-        for match, at_break in zip(group, balances.tolist(), strict=True):
+    before = 0  # '{' less '}' before the chunk
+    for chunk in range(0, len(text), _CHUNK):
+        piece = text[chunk:chunk + _CHUNK]
+        data = np.frombuffer((piece + "\0\0").encode("latin-1", "replace"), dtype=np.uint8)  # a character a byte
+        breaks = _breaks(text, chunk, data, len(piece))
+        balances, total = _brace_balances(data[:len(piece)], [at - chunk for at, _ in breaks])
+        for (at, end), at_break in zip(breaks, (before + balances).tolist(), strict=True):
             if at_break > balance:
                 continue  # the blank line is inside a comment: keep going
-            if _NOT_BLANK.search(text, start, match.start()):
-                yield start, match.start()
-            start, balance = match.end(), at_break  # (a break holds no brace)
+            if _NOT_BLANK.search(text, start, at):
+                yield start, at
+            start, balance = end, at_break  # (a break holds no brace)
+        before += total
     if _NOT_BLANK.search(text, start):
         yield start, len(text)
 
 
-def _brace_balances(text: str, places: list[int]) -> np.ndarray[Any, Any]:
-    """``{`` less ``}`` in ``text`` before each of ``places`` (increasing, the last one ``len(text)``)."""
-    data = np.frombuffer(text.encode("latin-1", "replace"), dtype=np.uint8)  # a character a byte
-    if not len(data):
-        return np.zeros(len(places), dtype=np.int64)
+def _breaks(text: str, chunk: int, data: np.ndarray[Any, Any], size: int) -> list[tuple[int, int]]:
+    """The :data:`GAME_BREAK` matches starting in ``text[chunk:chunk + size]`` (``data``: its characters, a
+    byte each, and two more bytes), as ``(start, end)``. A match starts at a newline and ends at the next
+    newline with blanks alone between them (so no two overlap, and each is one that ``finditer`` finds)."""
+    newlines = np.flatnonzero(data[:size] == _NEWLINE)
+    following, then = data[newlines + 1], data[newlines + 2]
+    near_end = newlines >= size - 2
+    blank = (following == _SPACE) | (following == _TAB) | (following == _RETURN)
+    double = following == _NEWLINE
+    sure = double & (then == _BRACKET) & ~near_end  # "\n\n["
+    unsure = blank | (double & ((then == _SPACE) | (then == _TAB) | (then == _RETURN))) | near_end
+    found = []
+    for newline, certain in zip(newlines[sure | unsure].tolist(), sure[sure | unsure].tolist(), strict=True):
+        at = chunk + newline
+        if certain:
+            found.append((at, at + 2))
+        elif match := GAME_BREAK.match(text, at):
+            found.append((at, match.end()))
+    return found
+
+
+def _brace_balances(data: np.ndarray[Any, Any], places: list[int]) -> tuple[np.ndarray[Any, Any], int]:
+    """``{`` less ``}`` in ``data`` (characters, a byte each) before each of ``places`` (increasing, each
+    before the end), and in all of it."""
     braces = (data == _OPEN).view(np.int8) - (data == _CLOSE).view(np.int8)
-    ends = np.array(places, dtype=np.int64)
-    starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1]))
-    sums = np.add.reduceat(braces, starts, dtype=np.int64)  # over [starts[i], ends[i])
-    sums[starts == ends] = 0  # (reduceat gives the first item of an empty range)
-    return np.cumsum(sums)
+    if not places:
+        return np.zeros(0, dtype=np.int64), int(braces.sum(dtype=np.int64))
+    edges = np.array([0, *places], dtype=np.int64)
+    sums = np.add.reduceat(braces, edges, dtype=np.int64)  # over [edges[i], edges[i + 1]) and [edges[-1], end)
+    sums[:-1][edges[:-1] == edges[1:]] = 0  # (reduceat gives the first item of an empty range)
+    balances = np.cumsum(sums)
+    return balances[:-1], int(balances[-1])
 
 
-_BREAKS_TOGETHER = 128
-_OPEN, _CLOSE = ord("{"), ord("}")
+_CHUNK = 1 << 18
+_OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 
 
 def read_headers(text: str, spans: list[tuple[int, int]]) -> tuple[list[int], list[str | None], list[bool]]:
