@@ -3,10 +3,13 @@
 Book building reads the first moves of each game. :func:`heads` gives the first characters of each game's
 movetext; where they hold a brace comment, a NAG or a variation -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }``
 after every move -- it looks further (a window :data:`WINDOW` times as long) and replaces each comment, NAG and
-whole variation by one blank, for the whole batch at once: the windows are one byte array, the braces,
+whole variation by one blank, :data:`_TOGETHER` games at once: their windows are one byte array, the braces,
 dollars and parentheses are found with numpy, and what is left is gathered in one indexing. Polyglot's lexer (and
 :func:`~chessformats.books.pgnread.parse_game`) reads a comment or a NAG as one token that separates the
-symbols around it and adds no move, and skips the moves of a variation, so the blanked text reads the same.
+symbols around it and adds no move, and skips the moves of a variation, so the blanked text reads the same. A
+move number right after a comment (``} 12...``: lichess numbers black's moves so) is blanked with it: all
+digits, it is no move either. Where the windows hold braces alone (lichess's movetext), the braces of every game
+are checked to alternate with two searches and two comparisons for all of them.
 
 A game whose window holds what reads otherwise is given the per-game head (:func:`game_head`: comments and NAGs
 replaced with regular expressions, a variation left for the scan to refuse): a ``;`` comment or a ``%`` escape
@@ -28,9 +31,9 @@ WINDOW = 6
 """Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
 0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
 NUMBERED_HEAD = 1.5
-"""The limit of a commented head whose black moves are numbered too (``1... e5``, as lichess writes them after
-a comment), in plain heads' limits: its moves are further apart once its comments are blanks (~10 characters a
-ply), and a head without max_ply + 1 moves is read again."""
+"""The limit of a blanked head, in plain heads' limits (of a head blanked by :func:`game_head`: where black's
+moves are numbered too, ``1... e5``): its moves are further apart once its comments are blanks (~8 characters a
+ply for lichess's, 6 in plain movetext), and a head without max_ply + 1 moves is read again."""
 
 _COMMENT = re.compile(r"\{[^}]*\}")
 _NAG = re.compile(r"\$\d+")
@@ -314,7 +317,8 @@ class _Window:
         return depth
 
     def nags(self) -> None:
-        """NAGs outside comments and variations: a ``$`` and its digits (a ``$`` without one: :func:`game_head`)."""
+        """NAGs outside comments and variations: a ``$`` and its digits (a ``$`` without one: :func:`game_head`,
+        unless the window is cut after it: the kept text ends before it)."""
         data = self.data
         dollars = self.outside_comments(np.flatnonzero(data == _DOLLAR))
         dollars = dollars[self.depth_at(dollars) == 0]
@@ -327,8 +331,11 @@ class _Window:
             going = going[following < limit[going]]
             going = going[(data[last[going] + 1] - 48) < 10]  # (unsigned: a digit)
             last[going] += 1
-        self.good[games[last == dollars]] = False
-        self.add(dollars, last, games)
+        alone = last == dollars
+        cut = alone & (dollars + 1 == limit) & self.cut[games]  # the window's last character: the kept text ends
+        self.end[games[cut]] = np.minimum(self.end[games[cut]], dollars[cut])
+        self.good[games[alone & ~cut]] = False
+        self.add(dollars[~alone], last[~alone], games[~alone])
 
     def kept(self) -> tuple[bytes, np.ndarray[Any, Any]]:
         """The games' kept text, one after the other, each piece blanked as one blank, and each game's length
