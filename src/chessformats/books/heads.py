@@ -66,17 +66,23 @@ def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: 
     movetext with its comments, NAGs and variations blanked out (and move numbers right after a comment),
     ending before a comment or variation the window cuts."""
     ends = [end for _, end in spans]
-    if spans and any(text.find(char, positions[0], ends[-1]) >= 0 for char in "{$("):  # (headers too: a guess)
-        found: list[str] = []
-        truncated: list[bool] = []
-        for start in range(0, len(spans), _TOGETHER):
-            part = slice(start, start + _TOGETHER)
-            more = _blanked(positions[part], ends[part], text, limit)
-            found += more[0]
-            truncated += more[1]
-        return found, truncated
-    return ([text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)],
-            [position + limit < end for position, end in zip(positions, ends, strict=True)])
+    # (where the first game has a comment, the others likely have too: their plain heads are not made first)
+    if not spans or not _opens(text[positions[0]:min(positions[0] + limit, ends[0])]):
+        found = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
+        if not _opens("".join(found)):
+            return found, [position + limit < end for position, end in zip(positions, ends, strict=True)]
+    found, truncated = [], []
+    for start in range(0, len(spans), _TOGETHER):
+        part = slice(start, start + _TOGETHER)
+        more = _blanked(positions[part], ends[part], text, limit)
+        found += more[0]
+        truncated += more[1]
+    return found, truncated
+
+
+def _opens(text: str) -> bool:
+    """Whether ``text`` holds a ``{``, ``$`` or ``(``."""
+    return "{" in text or "$" in text or "(" in text
 
 
 _TOGETHER = 512
@@ -133,7 +139,7 @@ def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> tu
     out, sizes = pieces.kept()
     # the games whose first ``limit`` characters hold none of '{', '$', '(' keep them as their head
     odd = pieces.opened(limit) if good.all() else np.array(
-        [any(char in window[:limit] for char in "{$(") for window in originals], dtype=bool)
+        [_opens(window[:limit]) for window in originals], dtype=bool)
     size = int(NUMBERED_HEAD * limit)
     kept = out.decode("ascii")
     heads = [kept[start:start + length] if blanked else window[:limit] for start, length, blanked, window in
