@@ -86,10 +86,13 @@ def game_spans(text: str) -> Iterator[tuple[int, int]]:
     balance = 0  # '{' less '}' before the last game break taken
     before = 0  # '{' less '}' before the chunk
     for chunk in range(0, len(text), _CHUNK):
-        piece = text[chunk:chunk + _CHUNK]
-        data = np.frombuffer((piece + "\0\0").encode("latin-1", "replace"), dtype=np.uint8)  # a character a byte
-        breaks = _breaks(text, chunk, data, len(piece))
-        balances, total = _brace_balances(data[:len(piece)], [at - chunk for at, _ in breaks])
+        size = min(_CHUNK, len(text) - chunk)
+        # its characters a byte each, and the two after it
+        data = np.frombuffer(text[chunk:chunk + size + 2].encode("latin-1", "replace"), dtype=np.uint8)
+        if len(data) < size + 2:  # (the end of the text)
+            data = np.concatenate((data, np.zeros(size + 2 - len(data), dtype=np.uint8)))
+        breaks = _breaks(text, chunk, data, size)
+        balances, total = _brace_balances(data[:size], [at - chunk for at, _ in breaks])
         for (at, end), at_break in zip(breaks, (before + balances).tolist(), strict=True):
             if at_break > balance:
                 continue  # the blank line is inside a comment: keep going
