@@ -4,8 +4,8 @@ for: :class:`HeaderTags`), and reading one game's tags and main-line SAN tokens 
 make-book``'s lexer does.
 
 The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
-per-game reader it falls back to (variations, ``;`` comments, escapes, odd tokens; brace comments and NAGs are
-blanked out for the scan by :mod:`~chessformats.books.batches`).
+per-game reader it falls back to (``;`` comments, escapes, odd tokens; brace comments, NAGs and variations are
+blanked out for the scan by :mod:`~chessformats.books.heads`).
 """
 
 from __future__ import annotations
