@@ -165,6 +165,7 @@ def test_batch_reading_of_commented_movetext(monkeypatch: pytest.MonkeyPatch) ->
         "1. e4 (1. d4 (1. c4) e5 *",  # a variation open at the game's end
         "1. e4 ) e5 *",  # closing nothing
         "1. e4 $ e5 *",  # a dollar without a number
+        "1. e4 {b {c} e5" + " " * 800 + "2. Nf3 *",  # a brace in a comment (then moves past the windows)
     ]
     read = [
         "1. e4{c}e5 2. Nf3$1 Nc6 *",

@@ -209,9 +209,13 @@ class _Window:
         unclosed = np.diff(first_open) - closes  # (0 or 1 where they alternate)
         if ((unclosed != 0) & (unclosed != 1)).any() or (unclosed.astype(bool) & ~self.cut).any():
             return False
-        last = first_open[1:][unclosed == 1] - 1  # (each game's last '{', unclosed)
+        last = first_open[1:][unclosed == 1] - 1  # (each game's last '{', unclosed: after its last '}')
         paired = opening
         if len(last):
+            before = first_close[1:][unclosed == 1] - 1  # (its game's last '}', if it has one)
+            has = before >= first_close[:-1][unclosed == 1]
+            if (opening[last[has]] < closing[before[has]]).any():
+                return False
             kept = np.ones(len(opening), dtype=bool)
             kept[last] = False
             paired = opening[kept]
