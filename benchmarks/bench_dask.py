@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_build import best
-from bench_movetext import rate
+from bench_movetext import rates
 from lichess_pgn import lichess_like
 from perfdoc import replace_section
 
@@ -124,8 +124,8 @@ def main() -> None:
         chunks = distributed.read_piece(piece, args.max_ply, None)
         event_bytes = len(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL)) / sum(c.games for c in chunks)
         merge_alone = merge_rate(chunks, args.copies, args.max_ply, args.repeat)
-        plain_rate = rate("\n\n".join([text] * 3), args.max_ply, args.repeat)[0]
-        lichess_rate = rate("\n\n".join([lichess_like(text)] * 3), args.max_ply, args.repeat)[0]
+        (plain_rate, _), (lichess_rate, _) = rates(["\n\n".join([text] * 3), "\n\n".join([lichess_like(text)] * 3)],
+                                                   args.max_ply, args.repeat)
         lichess_bytes = len(lichess_like(text).encode()) / text.count("[Result ")
     end_load = os.getloadavg()[0]
     one, two = library[1]["seconds"], library[2]["seconds"]

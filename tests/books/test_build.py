@@ -399,15 +399,16 @@ _SAN_WORD = re.compile(r"(?<![\w.])([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=[QRBN])?
 
 
 def test_lichess_comments_read_in_the_batch_and_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    # every move of twic1134 followed by lichess's { [%eval ...] [%clk ...] } (and a NAG now and then): the same
-    # book as the plain games, every game read by the batch scan (the tokenizer reads none)
+    # every move of twic1134 followed by lichess's { [%eval ...] [%clk ...] } (and a NAG or a variation now and
+    # then): the same book as the plain games, every game read by the batch scan (the tokenizer reads none)
     text = find_corpus("pgn", "twic1134-mainlines.pgn").read_text(encoding="utf-8")
     rng = random.Random(28)
 
     def comment(match: re.Match[str]) -> str:
         nag = " $6" if rng.random() < 0.05 else ""
+        variation = " (Nf3 { (a } $2 (d4 d5) 1... e5 {b})" if rng.random() < 0.03 else ""
         return (f"{match.group(1)}{nag} {{ [%eval {rng.uniform(-3, 3):.2f}] "
-                f"[%clk 0:{rng.randint(0, 9):02d}:{rng.randint(10, 59)}] }}")
+                f"[%clk 0:{rng.randint(0, 9):02d}:{rng.randint(10, 59)}] }}{variation}")
 
     commented = "\n".join(line if line.startswith("[") else _SAN_WORD.sub(comment, line)
                           for line in text.split("\n"))

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessformats.books import batches
+from chessformats.books import batches, heads, pgnread
 from chessformats.books.batches import Batch, read_batch
-from chessformats.books.pgnread import HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
+from chessformats.books.pgnread import GAME_BREAK, HEADER, TAG, HeaderTags, game_spans, parse_game, read_headers
 from conftest import find_corpus
 
 # the tag patterns as first written (one alternation a character): what the faster ones must match
@@ -83,17 +83,48 @@ _ODD_MOVETEXT = ["{c}", "(", ")", "$1", ";x\n", "%", "~", "é", "[", "1-0)",
                  # comments and NAGs the scan blanks out, glued to what is around them or not, and what makes it
                  # hand the game over: a ';' or '%' line that may hide a brace, a brace unclosed or unopened
                  "{ [%eval 0.17] [%clk 0:04:31] }", "{c}+", "e4{c}e5", "{a;b}", "{a\n%b}", "{(}", "{x\n\ny}",
-                 "$12+", "e4$3", "{$1}", "{", "}", "{" + "long " * 30 + "}", "\n%esc\n", ";{\n", "{;}\n"]
+                 "$12+", "e4$3", "{$1}", "{", "}", "{" + "long " * 30 + "}", "\n%esc\n", ";{\n", "{;}\n", "{y}", "\x7f",
+                 # variations the scan blanks out (with what is inside them), and what the tokenizer reports in them
+                 "(1. d4 {x} d5)", "(e4 (e5) e6)", "(e4(e5)e6)", "(1... e5 $2 {z})", "({)})", "( * )", "(1-0)", "(;)\n"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.lists(st.sampled_from(_PLAIN_MOVETEXT), max_size=40),
                           st.lists(st.sampled_from(_PLAIN_MOVETEXT + _ODD_MOVETEXT), max_size=40)).map(" ".join),
                 min_size=1, max_size=8),
-       st.integers(1, 12))
-def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int) -> None:
-    # cut anywhere by the scan's limits (8 and 16 characters a ply): what the tokenizer reads, game by game
-    _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
+       st.integers(1, 12), st.sampled_from([1, 3, 512]))
+def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[str], max_ply: int,
+                                                                  together: int) -> None:
+    # cut anywhere by the scan's limits (8 and 16 characters a ply, windows 6 times as long): what the tokenizer
+    # reads, game by game, whichever games are blanked together
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(heads, "_TOGETHER", together)
+        _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
+
+
+def _game_spans_counting(text: str) -> list[tuple[int, int]]:
+    """:func:`game_spans` as first written: each break's braces counted with ``str.count``."""
+    spans, start, pending = [], 0, 0
+    for match in GAME_BREAK.finditer(text):
+        if text.count("{", pending, match.start()) > text.count("}", pending, match.start()):
+            continue
+        if re.search(r"\S", text[start:match.start()]):
+            spans.append((start, match.start()))
+        start = pending = match.end()
+    if re.search(r"\S", text[start:]):
+        spans.append((start, len(text)))
+    return spans
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["{", "}", "{x}", "\n\n[", "\n \n[", "\n\n", "\n", "[", " ", "e4", "é", "€", "\x00",
+                                 "\r", "\t", "\n\t\n [", "\n\r\n\r["]),
+                max_size=60).map("".join), st.sampled_from([1, 2, 7, 1 << 18]))
+def test_game_breaks_in_comments_are_found_as_by_counting(text: str, chunk: int) -> None:
+    # the breaks and the braces found with numpy a chunk at a time (cut anywhere): as finditer and str.count
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pgnread, "_CHUNK", chunk)
+        assert list(game_spans(text)) == _game_spans_counting(text)
 
 
 def test_batch_reading_of_movetext_cut_at_the_scan_limit() -> None:
@@ -120,7 +151,8 @@ def _compare(games: list[str], max_ply: int) -> Batch:
 
 
 def test_batch_reading_of_commented_movetext(monkeypatch: pytest.MonkeyPatch) -> None:
-    # brace comments and NAGs are blanked out before the scan; what could read otherwise goes to the tokenizer
+    # brace comments, NAGs and variations are blanked out before the scan; what could read otherwise goes to the
+    # tokenizer
     handed = [
         "1. e4 ;{ a brace in a line comment\n e5 } 2. Nf3 *",  # the '}' closes nothing: e5 is a move
         "1. e4 {a\n%b} e5 *",  # an escape line inside a comment
@@ -128,19 +160,25 @@ def test_batch_reading_of_commented_movetext(monkeypatch: pytest.MonkeyPatch) ->
         "1. e4 { [%clk 0:01:00] }+ e5 *",  # a check mark after a comment
         "1. e4 {unterminated e5 2. Nf3 *",
         "1. e4 } e5 *",
-        "1. e4 {x} (1. d4 {y}) e5 *",
         "1. e4 {" + "x" * 2000 + "} e5 2. Nf3 *",  # longer than the window
+        "1. e4 (1. d4 1-0) e5 *",  # a result in a variation: the tokenizer reports it
+        "1. e4 (1. d4 (1. c4) e5 *",  # a variation open at the game's end
+        "1. e4 ) e5 *",  # closing nothing
+        "1. e4 $ e5 *",  # a dollar without a number
+        "1. e4 {b {c} e5" + " " * 800 + "2. Nf3 *",  # a brace in a comment (then moves past the windows)
     ]
     read = [
         "1. e4{c}e5 2. Nf3$1 Nc6 *",
         "1. e4 $14 {a (b) c} e5 2. Nf3 {[%eval 0.3]} {two} Nc6 1-0",
         " ".join(f"{n}. e4 {{ [%eval 0.17] [%clk 0:04:31] }} e5 {{ [%eval -0.2] [%clk 0:04:30] }}"
                  for n in range(1, 40)) + " *",
+        "1. e4 {x} (1. d4 {y}) e5 *",
+        "1. e4 (1. d4 {a ) b} (1. c4 $2 (1... c5 {+-}) e5)) $1 e5(2...Nc6)2. Nf3 (2. d4 {(}) Nc6 *",
     ]
     calls = []
     monkeypatch.setattr(batches, "parse_game", lambda *args: calls.append(args) or parse_game(*args))
     batch = _compare([f'[Result "*"]\n\n{body}\n\n' for body in read], 12)
-    assert not calls and [len(batch.sans(index)) for index in range(3)] == [4, 4, 12]
+    assert not calls and [len(batch.sans(index)) for index in range(len(read))] == [4, 4, 12, 2, 4]
     _compare([f'[Result "*"]\n\n{body}\n\n' for body in handed], 12)
     assert len(calls) == len(handed)
 

@@ -1,9 +1,10 @@
 """Reading games in batches for the book builder: a batch of PGN games -> the events its plies add.
 
 A batch (:data:`CHUNK_GAMES` games) is read with :mod:`~chessformats.books.pgnscan` (plain movetext, whole
-batch at once; brace comments and NAGs -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }`` after every move -- are
-blanked out first, so commented games are read with the plain ones) or
-:func:`~chessformats.books.pgnread.parse_game` (the rest: variations, ``;`` comments, escapes), replayed by
+batch at once; brace comments, NAGs and variations -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }`` after every
+move -- are blanked out first, for the whole batch too: :mod:`~chessformats.books.heads`, so commented games are
+read with the plain ones) or :func:`~chessformats.books.pgnread.parse_game` (the rest: ``;`` comments, escapes,
+what the scan refuses), replayed by
 :mod:`~chessformats.books.batchplay` (python-chess for what it does not play), and turned into a
 :class:`Chunk`: one event (game, ply, key, move, outcome) per ply, the positions to find boards again, and
 the games skipped with their reason. :class:`~chessformats.books.build.BookBuilder` aggregates chunks.
@@ -11,13 +12,12 @@ the games skipped with their reason. :class:`~chessformats.books.build.BookBuild
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import batchplay, pgnscan
+from . import batchplay, heads, pgnscan
 from .filters import GameFilter
 from .pgnread import HeaderTags, game_spans, parse_game, read_headers
 
@@ -272,56 +272,8 @@ def read_batch(text: str, spans: list[tuple[int, int]], base: int, first_number:
 def _scan_heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int,
                 max_ply: int) -> pgnscan.Scan:
     """:func:`pgnscan.scan` of the first ``limit`` characters of each game's movetext (from ``positions``), its
-    brace comments and NAGs blanked out first (:func:`_uncommented`)."""
-    heads: list[str] = []
-    cut: list[bool] = []
-    for position, (_, end) in zip(positions, spans, strict=True):
-        head = text[position:min(position + limit, end)]
-        if "{" in head or "$" in head:
-            head, truncated = _uncommented(text, position, end, limit)
-        else:
-            truncated = position + limit < end
-        heads.append(head)
-        cut.append(truncated)
-    return pgnscan.scan(heads, cut, max_ply)
-
-
-_COMMENT = re.compile(r"\{[^}]*\}")
-_NAG = re.compile(r"\$\d+")
-"""A brace comment, a NAG: polyglot's lexer (and :func:`parse_game`) reads each as one token that separates the
-symbols around it and adds no move, so each reads the same as one blank (and where what follows reads otherwise
-after a blank -- a ``+`` -- pgnscan refuses the game: :func:`parse_game` reads it)."""
-_WINDOW = 6
-"""Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
-0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
-_NUMBERED_HEAD = 1.5
-"""The limit of a commented head whose black moves are numbered too (``1... e5``, as lichess writes them after
-a comment), in plain heads' limits: its moves are further apart once its comments are blanks (~10 characters a
-ply), and a head without max_ply + 1 moves is read again."""
-
-
-def _uncommented(text: str, position: int, end: int, limit: int) -> tuple[str, bool]:
-    """The first ``limit`` characters (:data:`_NUMBERED_HEAD` times as many where black's moves are numbered)
-    of the movetext at ``position`` with its brace comments and NAGs each replaced by a blank, and whether the
-    movetext goes on after them; the head ends before a comment or NAG the window cuts. Movetext with a ``;``
-    comment or a ``%`` escape line (which may hold braces) is left as it is: pgnscan refuses the game, and
-    :func:`parse_game` reads it."""
-    stop = min(position + _WINDOW * limit, end)
-    raw = text[position:stop]
-    if ";" in raw or "\n%" in raw:
-        return raw[:limit], position + limit < end
-    head = _COMMENT.sub(" ", raw) if "{" in raw else raw
-    if "$" in head:
-        head = _NAG.sub(" ", head)
-    cut = stop < end
-    if cut and "{" in head:
-        head = head[:head.index("{")]
-    size = int(_NUMBERED_HEAD * limit) if head.find("...", 0, limit) >= 0 else limit
-    truncated = cut or len(head) > size
-    head = head[:size]
-    if truncated and head.endswith("$"):
-        head = head[:-1]
-    return head, truncated
+    brace comments, NAGs and variations blanked out first (:func:`heads.heads`)."""
+    return pgnscan.scan(*heads.heads(text, spans, positions, limit), max_ply)
 
 
 _RESULT_OF: dict[str | None, int] = {value: code for value, code in RESULT_CODES.items()}

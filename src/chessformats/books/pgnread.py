@@ -4,8 +4,8 @@ for: :class:`HeaderTags`), and reading one game's tags and main-line SAN tokens 
 make-book``'s lexer does.
 
 The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
-per-game reader it falls back to (variations, ``;`` comments, escapes, odd tokens; brace comments and NAGs are
-blanked out for the scan by :mod:`~chessformats.books.batches`).
+per-game reader it falls back to (``;`` comments, escapes, odd tokens; brace comments, NAGs and variations are
+blanked out for the scan by :mod:`~chessformats.books.heads`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import io
 import os
 import re
 from collections.abc import Iterator, Sequence
-from typing import IO, cast, overload
+from typing import IO, Any, cast, overload
+
+import numpy as np
 
 from ..engine.streams import open_binary
 
@@ -74,17 +76,70 @@ def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
 
 
 def game_spans(text: str) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` in ``text`` of every game (see :func:`split_games`)."""
+    """``(start, end)`` in ``text`` of every game (see :func:`split_games`).
+
+    A game break (:data:`GAME_BREAK`) is one when the text since the last one holds no more ``{`` than ``}``.
+    Both are found with numpy, :data:`_CHUNK` characters at a time: a break starts at a newline, and is one
+    where a newline and a ``[`` follow it (the pattern tells where blanks do); the braces before each break are
+    a sum over the chunk."""
     start = 0
-    pending = 0
-    for match in GAME_BREAK.finditer(text):
-        if text.count("{", pending, match.start()) > text.count("}", pending, match.start()):
-            continue  # the blank line is inside a comment: keep going
-        if _NOT_BLANK.search(text, start, match.start()):
-            yield start, match.start()
-        start = pending = match.end()
+    balance = 0  # '{' less '}' before the last game break taken
+    before = 0  # '{' less '}' before the chunk
+    for chunk in range(0, len(text), _CHUNK):
+        size = min(_CHUNK, len(text) - chunk)
+        # its characters a byte each, and the two after it
+        data = np.frombuffer(text[chunk:chunk + size + 2].encode("latin-1", "replace"), dtype=np.uint8)
+        if len(data) < size + 2:  # (the end of the text)
+            data = np.concatenate((data, np.zeros(size + 2 - len(data), dtype=np.uint8)))
+        breaks = _breaks(text, chunk, data, size)
+        balances, total = _brace_balances(data[:size], [at - chunk for at, _ in breaks])
+        for (at, end), at_break in zip(breaks, (before + balances).tolist(), strict=True):
+            if at_break > balance:
+                continue  # the blank line is inside a comment: keep going
+            if _NOT_BLANK.search(text, start, at):
+                yield start, at
+            start, balance = end, at_break  # (a break holds no brace)
+        before += total
     if _NOT_BLANK.search(text, start):
         yield start, len(text)
+
+
+def _breaks(text: str, chunk: int, data: np.ndarray[Any, Any], size: int) -> list[tuple[int, int]]:
+    """The :data:`GAME_BREAK` matches starting in ``text[chunk:chunk + size]`` (``data``: its characters, a
+    byte each, and two more bytes), as ``(start, end)``. A match starts at a newline and ends at the next
+    newline with blanks alone between them (so no two overlap, and each is one that ``finditer`` finds)."""
+    newlines = np.flatnonzero(data[:size] == _NEWLINE)
+    following, then = data[newlines + 1], data[newlines + 2]
+    near_end = newlines >= size - 2
+    blank = (following == _SPACE) | (following == _TAB) | (following == _RETURN)
+    double = following == _NEWLINE
+    sure = double & (then == _BRACKET) & ~near_end  # "\n\n["
+    unsure = blank | (double & ((then == _SPACE) | (then == _TAB) | (then == _RETURN))) | near_end
+    found = []
+    for newline, certain in zip(newlines[sure | unsure].tolist(), sure[sure | unsure].tolist(), strict=True):
+        at = chunk + newline
+        if certain:
+            found.append((at, at + 2))
+        elif match := GAME_BREAK.match(text, at):
+            found.append((at, match.end()))
+    return found
+
+
+def _brace_balances(data: np.ndarray[Any, Any], places: list[int]) -> tuple[np.ndarray[Any, Any], int]:
+    """``{`` less ``}`` in ``data`` (characters, a byte each) before each of ``places`` (increasing, each
+    before the end), and in all of it."""
+    braces = (data == _OPEN).view(np.int8) - (data == _CLOSE).view(np.int8)
+    if not places:
+        return np.zeros(0, dtype=np.int64), int(braces.sum(dtype=np.int64))
+    edges = np.array([0, *places], dtype=np.int64)
+    sums = np.add.reduceat(braces, edges, dtype=np.int64)  # over [edges[i], edges[i + 1]) and [edges[-1], end)
+    sums[:-1][edges[:-1] == edges[1:]] = 0  # (reduceat gives the first item of an empty range)
+    balances = np.cumsum(sums)
+    return balances[:-1], int(balances[-1])
+
+
+_CHUNK = 1 << 18
+_OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 
 
 def read_headers(text: str, spans: list[tuple[int, int]]) -> tuple[list[int], list[str | None], list[bool]]:
