@@ -14,7 +14,10 @@ import chess.polyglot
 import pytest
 
 from chessformats import ctg, kvetka, polyglot
+from chessformats.books import ctg as ctg_books
+from chessformats.books import polyglot as polyglot_books
 from chessformats.books.convert import convert_book
+from chessformats.books.tree import fen_key
 from chessformats.contract import WriteReport
 from conftest import find_corpus
 from ctg_oracles import BOOK, expected_probes
@@ -70,6 +73,42 @@ def test_polyglot_to_ctg_and_back(tmp_path: Path) -> None:
     assert polyglot_tree(tmp_path / "back.bin") == polyglot_tree(source)
     with polyglot.open_book(source) as book:
         assert back.written == len(book) - report.counts.get("not reached", 0)
+
+
+def _line(*moves: str) -> dict[str, dict[chess.Move, int]]:
+    """A Polyglot book of the moves of a line, each position's move weighted 10 (``|``: two moves there)."""
+    board, book = chess.Board(), {}
+    for played in moves:
+        book[board.fen()] = {board.parse_san(san): 10 for san in played.split("|")}
+        board.push_san(played.split("|")[0])
+    return book
+
+
+@pytest.mark.parametrize(("suffix", "written"), [(".ctg", "twin.ctg"), (".kob", "twin_0.kob")])
+def test_a_position_whose_twin_was_reached_is_still_found(tmp_path: Path, suffix: str, written: str) -> None:
+    # CTG and Kvetka store a position and its colour-reversed twin as one. The book's lines 1.h4 h5 2.Rh2 Rh7
+    # 3.Rh1 Rh8 4.a4 and 3.Rh3 Rh8 (a leaf) lead to a symmetric position with white to move (P) and one square
+    # from its twin, black to move (T: 4.Rh1, a move outside the book, then 4...a5). The walk of the converted
+    # book reaches the record with P by book moves; T must still be looked for, with black to move
+    book = _line("h4", "h5", "Rh2", "Rh7", "Rh1|Rh3", "Rh8", "a4")
+    twin = chess.Board()
+    for san in ("h4", "h5", "Rh2", "Rh7", "Rh3"):
+        twin.push_san(san)
+    book[twin.fen()] = {twin.parse_san("Rh8"): 10}
+    for san in ("Rh8", "Rh1"):
+        twin.push_san(san)
+    book[twin.fen()] = {twin.parse_san("a5"): 10}
+    polyglot.write_book(tmp_path / "twin.bin", book)
+    convert_book(tmp_path / "twin.bin", tmp_path / f"twin{suffix}")
+    convert_book(tmp_path / written, tmp_path / "back.bin")
+    with chess.polyglot.open_reader(tmp_path / "back.bin") as reader:
+        assert [entry.move.uci() for entry in reader.find_all(twin, minimum_weight=0)] == ["a7a5"]
+    if suffix == ".ctg":  # the model's walk finds it too, and writes the same bytes
+        with ctg.open_book(tmp_path / written) as converted:
+            stats = ctg_books.to_bookstats(converted)
+        assert fen_key(twin) in stats.positions
+        polyglot_books.from_bookstats(tmp_path / "model.bin", stats)
+        assert (tmp_path / "model.bin").read_bytes() == (tmp_path / "back.bin").read_bytes()
 
 
 def test_deprecated_conversion_names_warn_and_agree(tmp_path: Path) -> None:

@@ -38,10 +38,12 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     """
     stats = BookStats(games=book.header_games)
     reached: set[bytes] = set()
+    turns: set[tuple[bytes, chess.Color]] = set()  # the records reached, by side to move (for the sieve)
     occupancies: dict[bytes, int] = {}  # by signature: each record decoded once, however many times the sieve is made
     for board, record, children in walk(book, start, free_plies=free_plies, progress=progress,
-                                        sieve=lambda: occupancy_sieve(book, reached, occupancies)):
+                                        sieve=lambda: occupancy_sieve(book, turns, occupancies)):
         reached.add(record.signature)
+        turns.add((record.signature, board.turn))
         position = add_position(stats, board)
         for move in record.moves:
             child = children.get(move.move)
@@ -52,22 +54,27 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     return stats
 
 
-def occupancy_sieve(book: ctg.CtgBook, reached: set[bytes],
+def occupancy_sieve(book: ctg.CtgBook, reached: set[tuple[bytes, chess.Color]],
                     occupancies: dict[bytes, int] | None = None) -> Sieve | None:
     """A :data:`.tree.Sieve` for :func:`.tree.walk` over a CTG book: :func:`.tree.occupancy_sieve` of the stored
-    positions outside ``reached`` (signatures); ``None`` (no sieve) when a record's squares cannot be read.
+    positions outside ``reached`` (signatures with the side to move they were reached with: a record stands for a
+    position and its colour-reversed twin); ``None`` (no sieve) when a record's squares cannot be read.
     ``occupancies``: the occupied squares by signature, kept from one call to the next."""
     known = {} if occupancies is None else occupancies
-    stored = []
-    for signature in set(book.signatures()) - reached:
+    stored: dict[chess.Color, list[int]] = {chess.WHITE: [], chess.BLACK: []}
+    for signature in set(book.signatures()):
+        missing = [turn for turn in (chess.WHITE, chess.BLACK) if (signature, turn) not in reached]
+        if not missing:
+            continue
         occupied = known.get(signature)
         if occupied is None:
             try:
                 occupied = known[signature] = occupied_squares(signature)
             except ValueError:  # bits that are no squares: the probe says what is there
                 return None
-        stored.append(occupied)
-    return tree_sieve(stored)
+        for turn in missing:
+            stored[turn].append(occupied)
+    return tree_sieve(stored[chess.WHITE], stored[chess.BLACK])
 
 
 def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:

@@ -6,7 +6,8 @@ offsets, their move codes decoded) instead of a python-chess probe per position.
 The walk is :func:`.tree.walk`'s with one free ply and the CTG sieve (:func:`.ctg.occupancy_sieve`), in its
 order: breadth first from the start position along the legal book moves; then, from the dead ends (a position
 not stored, or stored without a legal move, however it was reached), through the moves outside the book whose
-squares after the move are those of a record not reached (castling and en-passant captures always), to the
+squares after the move are those of a record not reached with that side to move (a record stands for a position
+and its colour-reversed twin; castling and en-passant captures always), to the
 stored positions, in the order of their dead ends and of python-chess's legal moves. A record that a probe
 would reject (a code that is not a move, a piece that is not there) is probed by
 :meth:`~chessformats.ctg.CtgBook.probe`, which raises its error.
@@ -87,6 +88,8 @@ class _Stored(NamedTuple):
     occupied: Array
     readable: Array
     reached: Array
+    """Whether a walk reached each record, by side to move (column ``chess.WHITE``: the position as stored, column
+    ``chess.BLACK``: its colour-reversed twin)."""
 
 
 class _Book:
@@ -102,13 +105,27 @@ class _Book:
 
     @functools.cached_property
     def stored(self) -> _Stored:
-        """Every stored position once (by its encoded position), its occupied squares, whether a walk reached it."""
+        """Every stored position once (by its encoded position), its occupied squares, whether a walk reached it
+        (each side to move)."""
         signatures = list(dict.fromkeys(self.book.signatures()))
         offsets = np.zeros(len(signatures) + 1, dtype=np.int64)
         np.cumsum([len(signature) for signature in signatures], out=offsets[1:])
         occupied, readable = occupancies(np.frombuffer(b"".join(signatures), dtype=np.uint8), offsets)
         return _Stored({signature: number for number, signature in enumerate(signatures)}, occupied, readable,
-                       np.zeros(len(signatures), dtype=bool))
+                       np.zeros((len(signatures), 2), dtype=bool))
+
+    @functools.cached_property
+    def orientations(self) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
+        """The occupied squares of every record as a position with black to move (colours flipped, files mirrored
+        or not) and with white to move (as stored, or mirrored), each sorted, with the record's number."""
+        stored = self.stored
+        numbers = np.tile(np.arange(len(stored.occupied)), 2)
+        found = []
+        for occupied in (flip_vertical(stored.occupied), stored.occupied):
+            values = np.concatenate([occupied, flip_horizontal(occupied)])
+            order = np.argsort(values, kind="stable")
+            found.append((values[order], numbers[order]))
+        return found[0], found[1]
 
     def _pages(self, hash_value: int) -> list[int] | None:
         """The pages the ``.cto`` lookup reads for a hash (``None``: one is out of range; the probe says so)."""
@@ -219,7 +236,8 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
                 probed_of[name] = record
             parts.append((layer, np.array([probed_of[name] for name in names], dtype=np.int64)))
             reached.update(layer.signatures)
-            source.stored.reached[[source.stored.number_of[signature] for signature in layer.signatures]] = True
+            numbers = [source.stored.number_of[signature] for signature in layer.signatures]
+            source.stored.reached[numbers, layer.boards.turn.astype(np.int64)] = True
             count += len(layer.records)
             if progress is not None:
                 progress(count)
@@ -242,8 +260,8 @@ def walk_ctg(book: CtgBook, *, progress: Callable[[int], None] | None = None) ->
 
 def _beyond(source: _Book, dead: Boards, seen: set[bytes]) -> _Probed:
     """The stored positions one legal move from the dead ends that the sieve keeps (the squares after the move
-    are those of a record not ``reached``; castling and en passant always), in the walk's order, each once and
-    not ``seen`` (marked seen)."""
+    are those of a record not reached with the side to move after it; castling and en passant always), in the
+    walk's order, each once and not ``seen`` (marked seen)."""
     at, codes = legal_moves(dead)
     parent = np.repeat(np.arange(len(dead.turn)), np.diff(at))
     targets = _sieve_targets(source)
@@ -256,8 +274,9 @@ def _beyond(source: _Book, dead: Boards, seen: set[bytes]) -> _Probed:
         ep = dead.ep_square[parent].astype(np.int64)
         occupied = (dead.white | dead.black)[parent]
         after = (occupied & ~moved) | SQUARE_BB[target]
+        white_next = ~dead.turn[parent]
         kept = (((flag == KING_CASTLE) | (flag == QUEEN_CASTLE)) | (pawn & (ep != 0) & (target == ep))
-                | np.isin(after, targets))
+                | np.where(white_next, _among(after, targets[chess.WHITE]), _among(after, targets[chess.BLACK])))
         hopeful = np.flatnonzero(kept)
     children = play(dead.take(parent[hopeful]), codes[hopeful])
     encoded = encode_boards(children, legal_en_passant(children))
@@ -278,16 +297,24 @@ def _beyond(source: _Book, dead: Boards, seen: set[bytes]) -> _Probed:
     return source.probe(children.take(known[fresh]))
 
 
-def _sieve_targets(source: _Book) -> Array | None:
-    """The occupied squares of the records not reached, in the four ways a normalised board stands for a real one
-    (``None``: a record's squares cannot be read: no sieve)."""
+def _sieve_targets(source: _Book) -> tuple[Array, Array] | None:
+    """The occupied squares of the records not reached, by side to move (indexed by ``chess.BLACK`` and
+    ``chess.WHITE``), sorted: with white to move as stored or mirrored, with black to move flipped (mirrored or
+    not), as :func:`.tree.occupancy_sieve` (``None``: a record's squares cannot be read: no sieve)."""
     stored = source.stored
-    unreached = ~stored.reached
-    if not stored.readable[unreached].all():
+    if not stored.readable[~stored.reached.all(axis=1)].all():
         return None
-    occupied = stored.occupied[unreached]
-    both = np.concatenate([occupied, flip_vertical(occupied)])
-    found: Array = np.unique(np.concatenate([both, flip_horizontal(both)]))
+    black, white = (values[~stored.reached[numbers, turn]]
+                    for turn, (values, numbers) in enumerate(source.orientations))
+    return black, white
+
+
+def _among(values: Array, targets: Array) -> Array:
+    """Whether each of ``values`` is one of ``targets`` (sorted)."""
+    if not len(targets):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(targets, values), len(targets) - 1)
+    found: Array = targets[at] == values
     return found
 
 

@@ -52,6 +52,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
     """
     stats = BookStats()
     reached: set[bytes] = set()
+    turns: set[tuple[bytes, chess.Color]] = set()  # the elements reached, by side to move (for the sieve)
     occupancies: dict[bytes, int] = {}  # by key: each element's squares decoded once
 
     def sieve() -> Sieve | None:  # the occupied squares of the elements not reached (see tree.walk)
@@ -60,10 +61,12 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
                 occupancies.setdefault(element.key, key_occupied_squares(element.key))
         except ValueError:  # a key that is no position: no sieve (every move tested, as the probe reads keys)
             return None
-        return occupancy_sieve(occupied for key, occupied in occupancies.items() if key not in reached)
+        return occupancy_sieve((occupied for key, occupied in occupancies.items() if (key, chess.WHITE) not in turns),
+                               (occupied for key, occupied in occupancies.items() if (key, chess.BLACK) not in turns))
 
     for board, found, children in walk(book, start, free_plies=free_plies, progress=progress, sieve=sieve):
         reached.add(found.key)
+        turns.add((found.key, board.turn))
         if not found.moves:
             continue
         position = add_position(stats, board)

@@ -72,23 +72,28 @@ Sieve = Callable[[chess.Board, list[chess.Move]], list[chess.Move]]
 position the walk has not reached (a move left out surely does not; see :func:`walk`)."""
 
 
-def occupancy_sieve(occupancies: Iterable[chess.Bitboard]) -> Sieve:
-    """A :data:`Sieve` for books that store positions normalised (CTG, Kvetka): the moves after which the occupied
-    squares are those of one of ``occupancies`` (of normalised boards), in any of the four ways a normalised
-    board can stand for a real one (colours flipped or not, files mirrored or not). Castling and en-passant
-    captures are always kept (more squares change than the move's two)."""
-    targets: set[int] = set()
-    for stored in occupancies:
-        for occupied in (stored, chess.flip_vertical(stored)):
-            targets.update((occupied, chess.flip_horizontal(occupied)))
+def occupancy_sieve(white: Iterable[chess.Bitboard], black: Iterable[chess.Bitboard]) -> Sieve:
+    """A :data:`Sieve` for books that store positions normalised (CTG, Kvetka: a stored position stands for a
+    position with white to move and for its colour-reversed twin, black to move): the moves after which the
+    occupied squares are those of one of ``white`` (of normalised boards, to be reached with white to move:
+    as stored, or with files mirrored) or of ``black`` (to be reached with black to move: with colours
+    flipped, files mirrored or not), by the side to move after the move. Castling and en-passant captures are
+    always kept (more squares change than the move's two)."""
+    targets: dict[chess.Color, set[int]] = {chess.WHITE: set(), chess.BLACK: set()}
+    for stored in white:
+        targets[chess.WHITE].update((stored, chess.flip_horizontal(stored)))
+    for stored in black:
+        occupied = chess.flip_vertical(stored)
+        targets[chess.BLACK].update((occupied, chess.flip_horizontal(occupied)))
 
     def test(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
         kings, pawns, occupied, ep = board.kings, board.pawns, board.occupied, board.ep_square
+        after_targets = targets[not board.turn]
         hopeful = []
         for move in moves:
             moved = chess.BB_SQUARES[move.from_square]
             if ((moved & kings and board.is_castling(move)) or (moved & pawns and move.to_square == ep)
-                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in targets):
+                    or (occupied & ~moved) | chess.BB_SQUARES[move.to_square] in after_targets):
                 hopeful.append(move)
         return hopeful
 
@@ -108,8 +113,9 @@ def walk(book: OpeningBook, start: chess.Board | None = None, *, free_plies: int
     ``sieve``, called then (each time), can return a test that spares most of the ``in`` tests:
     ``sieve()(board, moves)`` keeps the moves that may lead to a known position not yet reached (say, by the
     squares occupied by the stored positions not reached, or by their keys); a position already reached is
-    then not walked again through a free ply (where a format stores two positions as one, the second is left
-    out). ``None``: every move is tested.
+    then not walked again through a free ply (where a format stores a position and its colour-reversed twin as
+    one, the sieve tells reached apart by side to move, so that the twin is still looked for). ``None``: every
+    move is tested.
 
     A position found so that has no legal book move (CTG and Kvetka store the positions the book moves lead to)
     is a dead end too: the search goes on from it.
