@@ -140,12 +140,16 @@ def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], N
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
         task = bar.add_task(f"reading {os.path.basename(source)}")
+        last = [""]  # the stage drawn last
 
         def update(stage: str, count: int) -> None:
+            # a new stage is drawn at once (a fast walk can end between two of the bar's own refreshes)
+            first, last[0] = last[0] != stage, stage
             if stage == "reading":
-                bar.update(task, description=f"reading {os.path.basename(source)}: {count:,} positions")
+                bar.update(task, description=f"reading {os.path.basename(source)}: {count:,} positions",
+                           refresh=first)
             else:
-                bar.update(task, description=f"writing {count:,} positions")
+                bar.update(task, description=f"writing {count:,} positions", refresh=first)
 
         yield update
 
