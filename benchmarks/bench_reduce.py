@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--reducers", type=int, default=8)
     parser.add_argument("--max-ply", type=int, default=MAX_PLY_EVENTS)
-    parser.add_argument("--lichess-factor", type=float, default=0.79,
+    parser.add_argument("--lichess-factor", type=float, default=0.77,
                         help="rate of lichess-like movetext over plain (bench_dask.py measures it)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="LocalCluster sizes to run (the "
                         "model needs 1 and 2)")
