@@ -16,6 +16,7 @@ import numpy as np
 
 from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards, pseudo_en_passant
 from ...schemas import polyglot_randoms as randoms
+from ..zobrist import CASTLE_TABLE
 
 __all__ = ["entry_queries", "keys", "move_keys", "raw_moves"]
 
@@ -40,11 +41,7 @@ def _byte_tables() -> Array:
     return tables
 
 
-_CASTLE = np.zeros(16, dtype=U64)
-for _rights in range(16):
-    for _bit in range(4):
-        if _rights >> _bit & 1:
-            _CASTLE[_rights] ^= U64(randoms.RANDOM_CASTLE[_bit])
+_CASTLE = np.array(CASTLE_TABLE, dtype=U64)
 _EN_PASSANT = np.array(randoms.RANDOM_EN_PASSANT, dtype=U64)
 _TURN = U64(randoms.RANDOM_TURN)
 
