@@ -11,7 +11,7 @@ it; the ``.ctb`` file holds the bounds of the ``.cto`` lookup. Big-endian throug
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import construct as cs
 
@@ -306,13 +306,16 @@ def flag_bits(has_en_passant: Any, has_castling: Any) -> int:
     return (_EN_PASSANT_WIDTH if has_en_passant else 0) + (_CASTLING_WIDTH if has_castling else 0)
 
 
-def position_bits(squares_end: int, flags: int) -> int:
+@overload
+def position_bits(squares_end: int, flags: int) -> int: ...
+@overload
+def position_bits(squares_end: Any, flags: Any) -> Any: ...
+def position_bits(squares_end: Any, flags: Any) -> Any:
     """The padding rule: bits of the encoded position whose squares end at bit ``squares_end`` (the header
     byte counted) and whose flags take ``flags`` bits. The flags end on a byte boundary; with no flags,
-    at least one zero bit follows the squares (the spec's "N = 8/4/3/7" rule in one line)."""
-    if flags:
-        return (squares_end + flags + 7) // 8 * 8
-    return (squares_end // 8 + 1) * 8
+    at least one zero bit follows the squares (the spec's "N = 8/4/3/7" rule in one line). Integers, or numpy
+    arrays of them (one position each: the batch encoder's)."""
+    return (squares_end + flags + 7 + (flags == 0)) // 8 * 8
 
 
 def _padding_bits(ctx: Any) -> int:

@@ -24,6 +24,7 @@ from ...kernel.batch import (
     legal_moves,
     pseudo_en_passant,
 )
+from ...schemas.ctg import position_bits
 from ...schemas.squares import SQUARE_CODE
 from ..normalised import CASTLING_NAMES, CODING_ORDER, CORNERS
 from .position import _EP_BITS, _HASH_STEPS, _HEADER_BYTES, HEADER_SIZE, MOVES, _header_byte
@@ -146,7 +147,7 @@ def encode_boards(boards: Boards, legal_ep: Array | None = None, *, chunk: int =
         words = _WORDS[coded]  # (positions, 64, 2): value, length
         squares_end = 8 * HEADER_SIZE + words[..., 1].sum(axis=1)
         fb = flag_bits[part]
-        total = np.where(fb != 0, (squares_end + fb + 7) // 8 * 8, (squares_end // 8 + 1) * 8)  # position_bits
+        total = position_bits(squares_end, fb)
         size = total // 8
         sizes[part] = size
         header = _header_bytes(legal_ep[part], has_castling[part], size)
