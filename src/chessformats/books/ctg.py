@@ -37,12 +37,10 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
     the opponent's replies of a one-sided repertoire; see :func:`.tree.walk`).
     """
     stats = BookStats(games=book.header_games)
-    reached: set[bytes] = set()
-    turns: set[tuple[bytes, chess.Color]] = set()  # the records reached, by side to move (for the sieve)
+    turns: set[tuple[bytes, chess.Color]] = set()  # the records reached, by side to move
     occupancies: dict[bytes, int] = {}  # by signature: each record decoded once, however many times the sieve is made
     for board, record, children in walk(book, start, free_plies=free_plies, progress=progress,
                                         sieve=lambda: occupancy_sieve(book, turns, occupancies)):
-        reached.add(record.signature)
         turns.add((record.signature, board.turn))
         position = add_position(stats, board)
         for move in record.moves:
@@ -50,7 +48,7 @@ def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_pl
             weight = ctg.polyglot_weight(child, move.annotation)
             position.moves[move.move] = MoveStats(weight=weight) if child is None else MoveStats(
                 child.games, child.losses, child.draws, child.wins, weight)
-    stats.unreached = len(book) - len(reached)
+    stats.unreached = len(book) - len({stored for stored, _ in turns})
     return stats
 
 

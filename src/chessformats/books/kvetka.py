@@ -51,8 +51,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
     through where a book move leads out of the book (see :func:`.tree.walk`).
     """
     stats = BookStats()
-    reached: set[bytes] = set()
-    turns: set[tuple[bytes, chess.Color]] = set()  # the elements reached, by side to move (for the sieve)
+    turns: set[tuple[bytes, chess.Color]] = set()  # the elements reached, by side to move
     occupancies: dict[bytes, int] = {}  # by key: each element's squares decoded once
 
     def sieve() -> Sieve | None:  # the occupied squares of the elements not reached (see tree.walk)
@@ -65,7 +64,6 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
                                (occupied for key, occupied in occupancies.items() if (key, chess.BLACK) not in turns))
 
     for board, found, children in walk(book, start, free_plies=free_plies, progress=progress, sieve=sieve):
-        reached.add(found.key)
         turns.add((found.key, board.turn))
         if not found.moves:
             continue
@@ -77,7 +75,7 @@ def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, f
                 child.games, child.losses, child.draws, child.wins)
     root = stats.positions.get(fen_key(start or chess.Board()))
     stats.games = sum(m.games for m in root.moves.values()) if root is not None else 0
-    stats.unreached = len(book) - len(reached)
+    stats.unreached = len(book) - len({stored for stored, _ in turns})
     return stats
 
 
