@@ -6,8 +6,10 @@ the layered walk against ``tree.walk``. Skipped without the corpus.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from chessformats import ctg, polyglot
@@ -25,11 +27,39 @@ def _files(path: Path) -> list[bytes]:
 
 
 def test_the_layered_walk_is_the_walk_of_the_model() -> None:
-    source = find_corpus("polyglot", "rodent3_grandpa.bin")
+    _same_walks(find_corpus("polyglot", "rodent3_grandpa.bin"), unreached=True)
+
+
+def test_an_unsorted_book_is_walked_and_converted_as_the_model_does(tmp_path: Path) -> None:
+    # a book's entries shuffled (the entries of a key keep their order among themselves, which is the order
+    # of its moves): probes go through a sorted index, and the bulk walk must give each key's entries back in
+    # file order, as the model does
+    entries = np.frombuffer(find_corpus("polyglot", "picochess_fun.bin").read_bytes(), dtype=">u8").reshape(-1, 2)
+    order = np.random.default_rng(7).permutation(len(entries))
+    shuffled = entries[order]
+    keys = shuffled[:, 0]
+    first = {key: index for index, key in reversed(list(enumerate(keys.tolist())))}
+    rank = np.array([first[key] for key in keys.tolist()])
+    shuffled = shuffled[np.lexsort((order, rank))]  # each key's entries in their former order
+    (tmp_path / "unsorted.bin").write_bytes(shuffled.tobytes())
+    assert not bool(np.all(shuffled[1:, 0] >= shuffled[:-1, 0]))
+    with pytest.warns(polyglot.UnsortedBookWarning):
+        _same_walks(tmp_path / "unsorted.bin", unreached=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", polyglot.UnsortedBookWarning)
+        with polyglot.open_book(tmp_path / "unsorted.bin") as book:
+            stats = polyglot_books.to_bookstats(book)
+        ctg_books.from_bookstats(tmp_path / "model.ctg", stats)
+        convert_book(tmp_path / "unsorted.bin", tmp_path / "bulk.ctg")
+    assert _files(tmp_path / "bulk.ctg") == _files(tmp_path / "model.ctg")
+
+
+def _same_walks(source: Path, *, unreached: bool) -> None:
     with polyglot.open_book(source) as book:
         stats = polyglot_books.to_bookstats(book)
         walked = walk_polyglot(book)
-        assert len(book) - walked.entries == stats.unreached > 0
+        assert len(book) - walked.entries == stats.unreached
+    assert (stats.unreached > 0) == unreached
     assert len(walked.keys) == len(stats)
     for index, position in enumerate(stats):  # the same positions in the same order, the same moves and weights
         board = to_board(walked.boards, index)
