@@ -14,17 +14,18 @@ from ..schemas import polyglot_randoms as schema  # the randoms alone: hashing i
 from . import squares  # python-chess's numbering without importing it (the book builder's start-up)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     import chess
 
-__all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "child_keys", "zobrist_hash"]
+__all__ = ["CASTLE_TABLE", "EP_CAPTURERS", "PAWN_TABLES", "byte_tables", "child_keys", "zobrist_hash"]
 
 
-def _pawn_byte_tables() -> list[list[int]]:
-    """For each pawn kind (black 0, white 1) and rank: the XOR of the randoms of each 8-bit occupancy."""
+def byte_tables(kinds: Iterable[int]) -> list[list[int]]:
+    """For each of Polyglot's piece ``kinds`` (black pawn 0, white pawn 1, black knight 2, ... white king 11) and
+    rank, in that order: the XOR of the piece randoms of the squares set in each 8-bit occupancy of the rank."""
     tables = []
-    for kind in (0, 1):
+    for kind in kinds:
         for rank in range(8):
             randoms = schema.RANDOM_PIECE[64 * kind + 8 * rank: 64 * kind + 8 * rank + 8]
             table = [0] * 256
@@ -35,7 +36,7 @@ def _pawn_byte_tables() -> list[list[int]]:
     return tables
 
 
-PAWN_TABLES = _pawn_byte_tables()
+PAWN_TABLES = byte_tables((0, 1))
 """By ``8 * kind + rank`` (kind: black pawn 0, white pawn 1): the XOR of the pawn randoms of each byte of a rank."""
 CASTLE_TABLE = [0] * 16
 """By castling-rights index (bit 0 white short, 1 white long, 2 black short, 3 black long): the XOR of the

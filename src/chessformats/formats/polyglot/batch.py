@@ -16,7 +16,7 @@ import numpy as np
 
 from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards, pseudo_en_passant
 from ...schemas import polyglot_randoms as randoms
-from ..zobrist import CASTLE_TABLE
+from ..zobrist import CASTLE_TABLE, byte_tables
 
 __all__ = ["entry_queries", "keys", "move_keys", "raw_moves"]
 
@@ -29,16 +29,8 @@ _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
 @functools.cache
 def _byte_tables() -> Array:
     """By ``(2 * (piece type - 1) + white) * 8 + rank``, then the byte of that rank's occupancy: the XOR of the
-    piece randoms of the squares set (Polyglot's piece kinds: black pawn 0, white pawn 1, black knight 2, ...)."""
-    tables = np.zeros((12 * 8, 256), dtype=U64)
-    piece = np.array(randoms.RANDOM_PIECE, dtype=U64)
-    for kind in range(12):
-        for rank in range(8):
-            row = tables[kind * 8 + rank]
-            for bit in range(8):
-                has = (np.arange(256) >> bit & 1).astype(bool)
-                row[has] ^= piece[64 * kind + 8 * rank + bit]
-    return tables
+    piece randoms of the squares set (:func:`~..zobrist.byte_tables` of all twelve kinds)."""
+    return np.array(byte_tables(range(12)), dtype=U64)
 
 
 _CASTLE = np.array(CASTLE_TABLE, dtype=U64)
