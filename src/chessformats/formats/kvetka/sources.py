@@ -36,6 +36,8 @@ _ENCODE_SOURCE = derivation(schema.SOURCE).encoder(
     codec(schema.SOURCE, stored=("games[].game_address",), enums="numbers", records="tuples").encode)
 """A whole source, its games as ``GAME`` has them, its count of games derived from them
 (:mod:`~chessformats.engine.derived`)."""
+_ENCODE_TOC = derivation(schema.TOC).encoder(codec(schema.TOC, records="tuples").encode)
+"""The table of contents, its count of sources derived from its addresses."""
 _COUNT_FIELD_SIZE = int(codec(member(schema.SOURCE_HEAD, "games_number")).size or 0)
 """The source's count of games (the last field before them)."""
 _GAME_MIN_SIZE = len(GAME.encode((0, 0, "", "", 0, 0, 0)))
@@ -220,5 +222,4 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     for body in bodies:
         addresses.append(at)
         at += len(body)
-    toc = schema.TOC.build({"source_number": count, "addresses": addresses, "unused": bytes(size - _listed(count))})
-    return bytes(toc) + b"".join(bodies)
+    return _ENCODE_TOC((None, addresses, bytes(size - _listed(count)))) + b"".join(bodies)
