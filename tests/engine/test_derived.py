@@ -83,3 +83,21 @@ def test_flags_kept_as_their_stored_integer() -> None:
 def test_only_a_struct_is_derived() -> None:
     with pytest.raises(TypeError):
         derivation(cs.Array(3, cs.Byte))
+
+
+NESTED = cs.Struct(
+    "header" / cs.Struct("magic" / cs.Default(cs.Bytes(2), b"CF"), "count" / cs.Int16ub, "flags" / FLAGS),
+    "items" / cs.Array(cs.this.header.count, cs.Int8ub),
+    "note" / cs.If(cs.this.header.flags.note, cs.Int8ub),
+    "tail" / cs.Default(cs.GreedyBytes, b"!"),
+)
+"""Defaults, and a count in a record beside the array it counts."""
+
+
+def test_defaults_and_a_count_in_a_record_beside_the_array() -> None:
+    encode = derivation(NESTED).encoder(codec(NESTED).encode)
+    flags = {"unused": 0, "tail": False, "extra": False, "note": True}  # read by name by the condition
+    value = ((None, None, flags), [1, 2, 3], 9, None)
+    expected = NESTED.build({"header": {"count": 3, "flags": flags}, "items": [1, 2, 3], "note": 9})
+    assert encode(value) == expected == b"CF\x00\x03\x01\x01\x02\x03\x09!"
+    assert encode(((b"XY", 7, flags), [], 4, b"")) == b"XY\x00\x00\x01\x04"  # given values kept, the count derived

@@ -62,12 +62,27 @@ class Derivation:
         index = {name: number for number, (_, name, _) in enumerate(fields) if name}
         self.names: tuple[str | None, ...] = tuple(name for _, name, _ in fields)
         counts: list[tuple[int, int]] = []
+        nested: list[tuple[int, int, int]] = []
         bits: list[_Bit] = []
+        defaults: dict[int, Any] = {}
+        parts: dict[int, Derivation] = {}
         for number, (con, _, _) in enumerate(fields):
+            if isinstance(con, cs.Default) and not callable(con.value):
+                defaults[number] = con.value
+                con = con.subcon
+            if isinstance(strip_renamed(con)[0], cs.Struct):
+                part: Derivation = derivation(con)
+                if part.derives:
+                    parts[number] = part
             if isinstance(con, cs.Array):
                 names = path_fields(con.count)
                 if names is not None and len(names) == 1 and names[0] in index:
                     counts.append((index[names[0]], number))
+                elif names is not None and len(names) == 2 and names[0] in index:
+                    holder = strip_renamed(fields[index[names[0]]][0])[0]
+                    members = [strip_renamed(sub)[1] for sub in getattr(holder, "subcons", ())]
+                    if isinstance(holder, cs.Struct) and names[1] in members:
+                        nested.append((index[names[0]], members.index(names[1]), number))
             elif isinstance(con, cs.IfThenElse) and con.elsesubcon is cs.Pass:  # If(condition, part)
                 condition = con.condfunc
                 if isinstance(condition, FlagSet) and condition.field in index:
@@ -78,6 +93,14 @@ class Derivation:
                                      structure.leaves.index(condition.flag)))
         self.counts: tuple[tuple[int, int], ...] = tuple(counts)
         """(count field, array field) by index."""
+        self.nested: tuple[tuple[int, int, int], ...] = tuple(nested)
+        """(struct field, its count field, array field) by index: a count in a record beside the array."""
+        self.defaults = defaults
+        """The value of each ``Default`` field (a constant, not a function of the context), by index: given as
+        ``None``, it is the default."""
+        self.parts = parts
+        """The derivation of each struct field that has one, by index (applied to a tuple value)."""
+        self.derives: bool = bool(counts or nested or bits or defaults or parts)
         self.bits: tuple[_Bit, ...] = tuple(bits)
         self.parameters: tuple[Parameter, ...] = tuple({id(bit.parameter): bit.parameter for bit in bits
                                                         if bit.parameter is not None}.values())
@@ -85,7 +108,12 @@ class Derivation:
         self.source = self._source()
         last: list[list[Any]] = [[_NOTHING, False] for _ in self.parameters]
         givens = [_given(parameter, seen) for parameter, seen in zip(self.parameters, last, strict=True)]
-        namespace: dict[str, Any] = {"_given": givens, "_last": last}
+        namespace: dict[str, Any] = {"_given": givens, "_last": last, "_tuple": tuple}
+        namespace.update({f"_d{number}": value for number, value in defaults.items()})
+        namespace.update({f"_p{number}": part.fill for number, part in parts.items()})
+        for holder, _, _ in nested:  # the record a count is in, remade as its named tuple (encoders read it by name)
+            record: Any = codec(fields[holder][0]).types.get("")
+            namespace[f"_N{holder}"] = record._make if record is not None else tuple
         namespace.update({f"_Tv{bit.flags}": codec(fields[bit.flags][0]).types[""] for bit in bits})
         filename = f"<derived {strip_renamed(declaration)[1] or type(inner).__name__} #{next(_counter)}>"
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
@@ -98,7 +126,14 @@ class Derivation:
         as locals, each derived one computed from the others, no loop over the derivations at run time."""
         names = [f"v{number}" for number in range(len(self.names))]
         unpack = f"    ({''.join(name + ', ' for name in names)}) = value"
-        body = [f"    v{count} = len(v{array})" for count, array in self.counts]
+        body = []
+        for number in self.defaults:
+            body += [f"    if v{number} is None:", f"        v{number} = _d{number}"]
+        for number in self.parts:
+            body += [f"    if isinstance(v{number}, _tuple):", f"        v{number} = _p{number}(v{number}, params)"]
+        body += [f"    v{count} = len(v{array})" for count, array in self.counts]
+        body += [f"    v{holder} = _N{holder}((*v{holder}[:{at}], len(v{array}), *v{holder}[{at + 1}:]))"
+                 for holder, at, array in self.nested]
         parameter_of = {id(parameter): number for number, parameter in enumerate(self.parameters)}
         for number in range(len(self.parameters)):  # the last params seen first: a writer gives the same each time
             body += [f"    p{number} = _l{number}[1] if params is _l{number}[0] else _g{number}(params)"]
