@@ -10,13 +10,19 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from ...engine.codec import codec
 from ...engine.contract import WriteReport
+from ...engine.derived import derivation
 from ...engine.fileio import atomic_write_set
 from ...schemas import ctg as schema
 from .model import PAGE_CAPACITY, PAGE_HEADER, PAGE_HEADER_SIZE, PositionRecord
 from .position import MAX_LEVEL, ctg_hash, highest_entry_read
 
 __all__ = ["write_book", "write_hashed"]
+
+_ENCODE_CTO = derivation(schema.CTO).encoder(codec(schema.CTO).encode)
+"""The ``.cto`` file from (header, pages, trailing): its entry count derived from the pages, the fields left
+``None`` their declared defaults (:mod:`~chessformats.engine.derived`)."""
 
 
 class _Layout(NamedTuple):
@@ -110,8 +116,7 @@ def write_hashed(path: str | os.PathLike[str], items: Sequence[tuple[int, bytes]
     with atomic_write_set() as open_file:  # the three files replaced together, once all are on the disk
         cto, ctb, ctg = open_file(stem + ".cto"), open_file(stem + ".ctb"), open_file(path)
         # fields whose meaning is unknown: the declarations' defaults (what the known books hold)
-        cto.write(schema.CTO.build({"header": {"entries": len(layout.directory), "unknown_12": layout.lower_bound},
-                                    "pages": layout.directory}))
+        cto.write(_ENCODE_CTO(((None, None, None, layout.lower_bound), layout.directory, None)))  # (header, pages)
         ctb.write(schema.CTB.build({"lower_bound": layout.lower_bound, "upper_bound": layout.upper_bound}))
         ctg.write(schema.HEADER_PAGE.build({"data_pages": len(layout.pages), "positions": len(items),
                                             "games": games}))

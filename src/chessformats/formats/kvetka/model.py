@@ -11,6 +11,7 @@ import chess
 
 from ...engine import display
 from ...engine.codec import codec
+from ...engine.derived import derivation
 from ...engine.schema import member
 from ...schemas import kvetka as schema
 from ..normalised import white_pieces
@@ -26,16 +27,16 @@ BODY = codec(schema.ELEMENT_BODY, stored=("key", "flags"), enums="checked", reco
 """The element's body, as :data:`ELEMENT` has it: what :meth:`Element.to_bytes` writes."""
 LENGTH = member(schema.ELEMENT, "length")
 """The element's length field (the body's bytes, itself not included): its ``codec_read``/``codec_write``."""
-PART_BITS = tuple((name, int(codec(schema.ELEMENT_FLAGS).field(condition.flag).insert(0, True)))
-                  for name, condition in ((name, member(schema.ELEMENT_BODY, name).condfunc)
-                                          for name in ("some_source", "comment", "game_links")))
-"""Each optional part of the body and its bit of ``flags``."""
-_BITS = dict(PART_BITS)
-_GAME_BITS = _BITS["some_source"] | _BITS["game_links"]
-_COMMENT_BIT = _BITS["comment"]
+_BODY_DERIVED = derivation(schema.ELEMENT_BODY)
+PART_BITS = tuple((str(_BODY_DERIVED.names[bit.part]), bit.mask) for bit in _BODY_DERIVED.bits)
+"""Each optional part of the body and its bit of ``flags`` (the bits the encoder derives from the parts present)."""
 _ONE_BYTE = tuple(bytes((size,)) for size in range(schema.COMPACT_INT_MORE))
 """The length fields of one byte (a CompactInt below 128)."""
 _BUILD = {keeps: BODY.parameters(building=True, keeps_games=keeps) for keeps in (False, True)}
+_ENCODE_BODY = _BODY_DERIVED.encoder(BODY.encode)
+""":data:`BODY`'s encode with ``move_number`` and the parts' flag bits derived from the value
+(:mod:`~chessformats.engine.derived`): the game parts and their bits go together when the book keeps games, else
+those bits are written as given."""
 _ECO = re.compile(r"([A-E][0-9]{2})\|([^|]*)(?:\|(.*))?", re.DOTALL)
 
 
@@ -115,12 +116,8 @@ class Element:
         Flag bits of the parts come from the parts; other bits (future ones, or the game bits of a book whose
         element_type ignores them) are written as they are in ``flags``.
         """
-        flags = self.flags & ~_COMMENT_BIT | (_COMMENT_BIT if self.comment is not None else 0)
-        if keeps_games:  # the game parts and their bits go together (else the bits are written as they are)
-            flags = flags & ~_GAME_BITS | (_BITS["some_source"] if self.source is not None else 0) \
-                | (_BITS["game_links"] if self.game_links is not None else 0)
-        body = BODY.encode((self.key, self.wins, self.draws, self.losses, len(self.codes), self.codes, flags,
-                            self.source, self.comment, self.game_links, self.extra), _BUILD[bool(keeps_games)])
+        body = _ENCODE_BODY((self.key, self.wins, self.draws, self.losses, None, self.codes, self.flags, self.source,
+                             self.comment, self.game_links, self.extra), _BUILD[bool(keeps_games)])
         size = len(body)
         return (_ONE_BYTE[size] if size < len(_ONE_BYTE) else bytes(LENGTH.codec_write(size))) + body
 

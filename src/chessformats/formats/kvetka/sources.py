@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import construct as cs
 
 from ...engine.codec import codec
+from ...engine.derived import derivation
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError
 from ...engine.fileio import MappedFile
 from ...engine.schema import member
@@ -31,6 +32,12 @@ SOURCE = codec(schema.SOURCE_HEAD, enums="numbers", records="tuples")
 """A source's fields before its games (``SOURCE_HEAD``), the source type as its number."""
 GAME = codec(schema.GAME, stored=("game_address",), enums="numbers", records="tuples")
 """A game of a source, its address as the stored word, its result as its number."""
+_ENCODE_SOURCE = derivation(schema.SOURCE).encoder(
+    codec(schema.SOURCE, stored=("games[].game_address",), enums="numbers", records="tuples").encode)
+"""A whole source, its games as ``GAME`` has them, its count of games derived from them
+(:mod:`~chessformats.engine.derived`)."""
+_ENCODE_TOC = derivation(schema.TOC).encoder(codec(schema.TOC, records="tuples").encode)
+"""The table of contents, its count of sources derived from its addresses."""
 _COUNT_FIELD_SIZE = int(codec(member(schema.SOURCE_HEAD, "games_number")).size or 0)
 """The source's count of games (the last field before them)."""
 _GAME_MIN_SIZE = len(GAME.encode((0, 0, "", "", 0, 0, 0)))
@@ -202,15 +209,12 @@ class KsfFile(MappedFile):
 def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     """The ``.ksf`` file of ``sources``: the table of contents, then the sources back to back.
 
-    Each source and its games are written from ``SOURCE``'s and ``GAME``'s declarations (a game's ``address``
-    is the stored word: for a web page its kind and position bit fields already); bad values raise
+    Each source and its games are written from ``SOURCE``'s declaration, its count of games derived (a game's
+    ``address`` is the stored word: for a web page its kind and position bit fields already); bad values raise
     :class:`ValueError`.
     """
-    bodies = []
-    pack_game = GAME.encode
-    for source in sources:
-        head = SOURCE.encode((source.source_type, source.is_bad, source.address, len(source.games)))
-        bodies.append(head + b"".join([pack_game(_GAME_VALUES(game)) for game in source.games]))
+    bodies = [_ENCODE_SOURCE((source.source_type, source.is_bad, source.address, None,
+                              [_GAME_VALUES(game) for game in source.games])) for source in sources]
     count = len(bodies)
     size = toc_size(count)
     addresses = []
@@ -218,5 +222,4 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
     for body in bodies:
         addresses.append(at)
         at += len(body)
-    toc = schema.TOC.build({"source_number": count, "addresses": addresses, "unused": bytes(size - _listed(count))})
-    return bytes(toc) + b"".join(bodies)
+    return _ENCODE_TOC((None, addresses, bytes(size - _listed(count)))) + b"".join(bodies)

@@ -25,37 +25,41 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
+from ...engine.codec import codec
 from ...engine.contract import WriteReport
 from ...engine.fileio import atomic_write
 from ...kernel.batch import Boards
 from ...kernel.lookup import SQUARE_BB
+from ...schemas import monty as schema
 from .model import (
     HEADER_NAMES,
     HEADER_OFFSETS,
     HEADER_SIZE,
-    PLY_HEAD_STRUCT,
-    PLY_OFFSETS,
     RIGHT_NAMES,
     RIGHT_SIDES,
     RIGHTS,
     ROOK_FIELDS,
     STANDARD_FILES,
     TERMINATORS,
-    VALUE_PLY_STRUCT,
     check_format,
 )
 
 __all__ = ["HEADER_DTYPE", "MontyArrays", "PlyArrays", "piece_bitboards", "start_boards", "take_games",
            "write_arrays"]
 
-_FIELD_TYPES = {"board": ("<u8", (4,)), "fullmove_number": "<u2"}
+_BITBOARDS = codec(schema.BITBOARDS).dtype
+_STORED = codec(schema.HEADER).dtype
+_BOARD = (_BITBOARDS[0], (len(_BITBOARDS.names or ()),))
 HEADER_DTYPE = np.dtype({
     "names": list(HEADER_NAMES),
-    "formats": [_FIELD_TYPES.get(name, "u1") for name in HEADER_NAMES],
+    "formats": [_BOARD if name == "board" else _STORED[name] for name in HEADER_NAMES],
     "offsets": [HEADER_OFFSETS[name] for name in HEADER_NAMES],
     "itemsize": HEADER_SIZE,
 })
-"""A game header as stored (43 bytes, :data:`chessformats.schemas.monty.HEADER`), as a numpy record."""
+"""A game header as stored (43 bytes, :data:`chessformats.schemas.monty.HEADER`), as a numpy record: the declaration's
+dtype, its board (four bitboards of one type) as one ``(4,)`` field."""
+PLY_DTYPES = {"policy": codec(schema.PLY_HEAD).dtype, "value": codec(schema.VALUE_PLY).dtype}
+"""A ply record's fixed part as stored, by format (the policy format's visit bytes follow it), as a numpy record."""
 
 
 class PlyArrays(NamedTuple):
@@ -207,7 +211,7 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     counts = np.diff(plies.visit_offsets)
     if not value and np.any(counts > 255):
         raise ValueError("more than 255 visit bytes in a ply")
-    head = VALUE_PLY_STRUCT.size if value else PLY_HEAD_STRUCT.size
+    head = PLY_DTYPES[arrays.format].itemsize
     record = head + (np.zeros_like(counts) if value else counts)
     before = np.zeros(len(record) + 1, dtype=np.int64)
     np.cumsum(record, out=before[1:])
@@ -221,13 +225,12 @@ def file_bytes(arrays: MontyArrays) -> bytes:
     game_of_ply = np.repeat(np.arange(games), per_game)
     within = before[:-1] - before[arrays.game_plies[:-1]][game_of_ply]
     at = starts[:-1][game_of_ply] + HEADER_SIZE + within
-    move = plies.move.astype(np.uint16)
-    score = plies.score.astype(np.int16 if value else np.uint16).view(np.uint16)
-    score_at, count_at = PLY_OFFSETS["score"], PLY_OFFSETS["num_moves"]
-    out[at], out[at + 1] = move & 0xFF, move >> 8  # little-endian, as declared
-    out[at + score_at], out[at + score_at + 1] = score & 0xFF, score >> 8
+    ply = np.zeros(plies.size, dtype=PLY_DTYPES[arrays.format])
+    ply["move"], ply["score"] = plies.move, plies.score
     if not value:
-        out[at + count_at] = counts
+        ply["num_moves"] = counts
+    out[(at[:, None] + np.arange(head)).ravel()] = ply.view(np.uint8)
+    if not value:
         first = np.repeat(at + head - (plies.visit_offsets[:-1] - plies.visit_offsets[0]), counts)
         out[first + np.arange(plies.visit_offsets[-1])] = plies.visits[plies.visit_offsets[0]:plies.visit_offsets[-1]]
     return out.tobytes()

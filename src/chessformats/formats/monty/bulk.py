@@ -23,7 +23,7 @@ from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, Boards, contains, legal_m
 from ...kernel.lookup import SQUARE_BB
 from ...kernel.playing import play_rows, prepare, stack, unstack
 from ...schemas import monty as schema
-from .arrays import HEADER_DTYPE, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
+from .arrays import HEADER_DTYPE, PLY_DTYPES, MontyArrays, PlyArrays, rook_files, start_boards, stored_boards
 from .model import (
     BITBOARDS_STRUCT,
     HEADER_NAMES,
@@ -113,11 +113,6 @@ class Decoded(NamedTuple):
     error: FormatError | None
 
 
-def _u16(data: np.ndarray, at: np.ndarray) -> np.ndarray:
-    words: np.ndarray = data[at].astype(np.uint16) | (data[at + 1].astype(np.uint16) << 8)
-    return words
-
-
 def decode(data: bytes, structure: Structure, format: str, *, file: str | None = None, base: int = 0,
            first_game: int = 0) -> Decoded:
     """The games of ``structure`` (found in ``data`` by :func:`walk`) as arrays, every ply checked as chess.
@@ -129,9 +124,11 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     bounds = np.array(structure.bounds, dtype=np.int64)
     games, total = len(game_at), len(ply_at)
     headers = raw[(game_at[:, None] + np.arange(HEADER_SIZE)).ravel()].view(HEADER_DTYPE)
-    move = _u16(raw, ply_at)
-    score = _u16(raw, ply_at + PLY_OFFSETS["score"])
-    counts = np.zeros(total, dtype=np.int64) if value else raw[ply_at + PLY_OFFSETS["num_moves"]].astype(np.int64)
+    record = PLY_DTYPES[format]  # a ply record's fixed part, as declared
+    heads = raw[(ply_at[:, None] + np.arange(record.itemsize)).ravel()].view(record)
+    move = heads["move"].astype(np.uint16)
+    score = heads["score"].astype(np.int16 if value else np.uint16)
+    counts = np.zeros(total, dtype=np.int64) if value else heads["num_moves"].astype(np.int64)
     per_game = np.diff(bounds)
     game_of_ply = np.repeat(np.arange(games), per_game)
     index_in_game = np.arange(total) - bounds[game_of_ply]
@@ -171,7 +168,7 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     visit_moves = legal if has.all() else legal[np.repeat(has, legal_count)]
     plies = PlyArrays(stored_boards(positions), (~positions.turn).astype(np.uint8), positions.ep_square,
                       positions.castling, positions.halfmove, positions.fullmove, move,
-                      score.view(np.int16) if value else score, headers["result"][game_of_ply],
+                      score, headers["result"][game_of_ply],
                       game_of_ply + first_game, visit_offsets, _visit_bytes(raw, ply_at, counts), visit_moves)
     arrays = MontyArrays(format, headers, bounds, game_at + base, np.arange(games, dtype=np.int64) + first_game, plies)
     if not faults:
