@@ -15,22 +15,14 @@ from __future__ import annotations
 
 import chess
 
-from .tables import (
-    DIAG_ATTACKS,
-    DIAG_MASKS,
-    FILE_ATTACKS,
-    FILE_MASKS,
-    KING,
-    KNIGHT,
-    PAWN_ATTACKS,
-    RANK_ATTACKS,
-    RANK_MASKS,
-    SQUARES,
-)
+from . import tables
 
 __all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "of_board"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
+_KNIGHT, _KING, _PAWN_ATTACKS, _SQUARES = tables.KNIGHT, tables.KING, tables.PAWN_ATTACKS, tables.SQUARES
+_DIAG, _DIAG_MASKS, _RANK, _RANK_MASKS = tables.DIAG_ATTACKS, tables.DIAG_MASKS, tables.RANK_ATTACKS, tables.RANK_MASKS
+_FILE, _FILE_MASKS = tables.FILE_ATTACKS, tables.FILE_MASKS
 _MOVERS = (_K, _Q, _R, _B, _N)
 """The pieces that move as they attack, in the order :func:`has_legal_move` tries them."""
 
@@ -44,27 +36,27 @@ def of_board(board: chess.BaseBoard) -> tuple[list[int], list[int]]:
 def attacks(piece: int, square: int, occupied: int) -> int:
     """The squares a ``piece`` (knight ... king, not a pawn) on ``square`` attacks, sliders stopped by ``occupied``."""
     if piece == _N:
-        return KNIGHT[square]
+        return _KNIGHT[square]
     if piece == _B:
-        return DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied]
+        return _DIAG[square][_DIAG_MASKS[square] & occupied]
     if piece == _R:
-        return RANK_ATTACKS[square][RANK_MASKS[square] & occupied] | FILE_ATTACKS[square][FILE_MASKS[square] & occupied]
+        return _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
     if piece == _Q:
-        return (DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied]
-                | RANK_ATTACKS[square][RANK_MASKS[square] & occupied]
-                | FILE_ATTACKS[square][FILE_MASKS[square] & occupied])
-    return KING[square]
+        return (_DIAG[square][_DIAG_MASKS[square] & occupied]
+                | _RANK[square][_RANK_MASKS[square] & occupied]
+                | _FILE[square][_FILE_MASKS[square] & occupied])
+    return _KING[square]
 
 
 def attacked(pieces: list[int], them: int, square: int, by: bool, occupied: int) -> bool:
     """Is ``square`` attacked by the pieces on ``them`` (of colour ``by``), sliders seeing through ``occupied``?"""
-    if KNIGHT[square] & pieces[_N] & them or KING[square] & pieces[_K] & them:
+    if _KNIGHT[square] & pieces[_N] & them or _KING[square] & pieces[_K] & them:
         return True
-    if PAWN_ATTACKS[not by][square] & pieces[_P] & them:
+    if _PAWN_ATTACKS[not by][square] & pieces[_P] & them:
         return True
-    if DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied] & (pieces[_B] | pieces[_Q]) & them:
+    if _DIAG[square][_DIAG_MASKS[square] & occupied] & (pieces[_B] | pieces[_Q]) & them:
         return True
-    straight = RANK_ATTACKS[square][RANK_MASKS[square] & occupied] | FILE_ATTACKS[square][FILE_MASKS[square] & occupied]
+    straight = _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
     return bool(straight & (pieces[_R] | pieces[_Q]) & them)
 
 
@@ -72,14 +64,14 @@ def king_safe_after(pieces: list[int], colour: list[int], ep: int | None, source
                     side: bool) -> bool:
     """Does ``side`` moving ``piece`` from ``source`` to ``target`` (not castling; en passant when a pawn goes to
     ``ep``) leave its king unattacked? (The king is the highest square of ``side``'s kings.)"""
-    target_bit = SQUARES[target]
+    target_bit = _SQUARES[target]
     occupied = colour[0] | colour[1]
     removed = target_bit
     if piece == _P and target == ep and not occupied & target_bit:
-        captured = SQUARES[target - 8 if side else target + 8]
+        captured = _SQUARES[target - 8 if side else target + 8]
         occupied &= ~captured
         removed |= captured
-    occupied = occupied & ~SQUARES[source] | target_bit
+    occupied = occupied & ~_SQUARES[source] | target_bit
     king = target if piece == _K else (pieces[_K] & colour[side]).bit_length() - 1
     return not attacked(pieces, colour[not side] & ~removed, king, not side, occupied)
 
@@ -97,13 +89,13 @@ def has_legal_move(pieces: list[int], colour: list[int], side: bool, ep: int | N
     forward = 8 if side else -8
     start_rank = 1 if side else 6
     for source in chess.scan_forward(pieces[_P] & own):
-        targets = PAWN_ATTACKS[side][source] & (colour[not side] | (SQUARES[ep] if ep is not None else 0))
+        targets = _PAWN_ATTACKS[side][source] & (colour[not side] | (_SQUARES[ep] if ep is not None else 0))
         one = source + forward
-        if 0 <= one < 64 and not occupied & SQUARES[one]:
-            targets |= SQUARES[one]
+        if 0 <= one < 64 and not occupied & _SQUARES[one]:
+            targets |= _SQUARES[one]
             two = one + forward
-            if source >> 3 == start_rank and not occupied & SQUARES[two]:
-                targets |= SQUARES[two]
+            if source >> 3 == start_rank and not occupied & _SQUARES[two]:
+                targets |= _SQUARES[two]
         for target in chess.scan_forward(targets):
             if losing or king_safe_after(pieces, colour, ep, source, target, _P, side):
                 return True
@@ -119,5 +111,5 @@ def has_capture(pieces: list[int], colour: list[int], side: bool, ep: int | None
         for source in chess.scan_forward(pieces[piece] & own):
             if attacks(piece, source, occupied) & them:
                 return True
-    targets = them | (SQUARES[ep] if ep is not None else 0)
-    return any(PAWN_ATTACKS[side][source] & targets for source in chess.scan_forward(pieces[_P] & own))
+    targets = them | (_SQUARES[ep] if ep is not None else 0)
+    return any(_PAWN_ATTACKS[side][source] & targets for source in chess.scan_forward(pieces[_P] & own))
