@@ -103,14 +103,18 @@ def pgn_text(game: chess.pgn.Game) -> str:
     The SAN comes from :class:`~.san.SanBoard` (bitboards, each move played once) instead of a
     ``chess.Board``; lines are wrapped at 80 columns.
     """
-    lines = [f'[{name} "{_escape(value)}"]' for name, value in game.headers.items()]
     tokens: list[str] = []
     board = SanBoard(game.board())
     if game.comment:
         tokens.append(_comment(game.comment))
     _walk(game, board, tokens, True)
-    tokens.append(game.headers.get("Result", "*"))
-    return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
+    return _text(game.headers, tokens)
+
+
+def _text(headers: Mapping[str, str], tokens: list[str]) -> str:
+    """The tags, then the movetext and the result wrapped at 80 columns."""
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in headers.items()]
+    return "\n".join(lines) + "\n\n" + _wrap([*tokens, headers.get("Result", "*")]) + "\n"
 
 
 def _escape(value: str) -> str:
@@ -135,19 +139,20 @@ def _move(move: chess.Move, nags: Any, comment: str, board: SanBoard, tokens: li
         tokens.append(_comment(comment))
 
 
-def _walk(parent: chess.pgn.GameNode, board: SanBoard, tokens: list[str], force_number: bool) -> None:
+def _walk(parent: Any, board: SanBoard, tokens: list[str], force_number: bool, light: bool = False) -> None:
+    """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one (``light``)."""
     while parent.variations:
         main, *others = parent.variations
         before = board.copy() if others else board
-        _move(main.move, main.nags, main.comment, board, tokens, force_number)
+        _move(main.move, main.nags, main.comment, board, tokens, force_number, main.castling if light else None)
         force_number = bool(main.comment)
         for other in others:
             tokens.append("(")
             if other.starting_comment:
                 tokens.append(_comment(other.starting_comment))
             line = before.copy()
-            _move(other.move, other.nags, other.comment, line, tokens, True)
-            _walk(other, line, tokens, bool(other.comment))
+            _move(other.move, other.nags, other.comment, line, tokens, True, other.castling if light else None)
+            _walk(other, line, tokens, bool(other.comment), light)
             tokens.append(")")
             force_number = True
         parent = main
@@ -159,12 +164,9 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
     for name, value in headers.items():
         holder.headers[name] = value
     board = _setup(holder, decoded)
-    game_headers = dict(holder.headers)
     tokens: list[str] = []
-    _walk_light(_light_tree(decoded), SanBoard(board), tokens, True)
-    tokens.append(game_headers.get("Result", "*"))
-    lines = [f'[{name} "{_escape(value)}"]' for name, value in game_headers.items()]
-    return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
+    _walk(_light_tree(decoded), SanBoard(board), tokens, True, light=True)
+    return _text(holder.headers, tokens)
 
 
 def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], list[str]]:
@@ -176,43 +178,37 @@ def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], l
     san_board = SanBoard(board)
     sans: list[str] = []
     node = _light_tree(decoded)
-    while node[1] and len(sans) < max_ply:
-        node = node[1][0]
-        sans.append(san_board.san_and_push(_light_move(node[0]), node[0].castling).rstrip("+#"))
+    while node.variations and len(sans) < max_ply:
+        node = node.variations[0]
+        sans.append(san_board.san_and_push(node.move, node.castling).rstrip("+#"))
     return tags, sans
 
 
-def _light_tree(decoded: DecodedGame) -> list[Any]:
-    """The variation tree of a stream as nested lists ``[move, [children...]]`` (no ``chess.pgn`` nodes)."""
-    root: list[Any] = [None, []]
+class _Light:
+    """A move of a stream's variation tree, with the attributes :func:`_walk` reads of a ``chess.pgn`` node."""
 
-    def add(node: list[Any], token: DecodedMove) -> list[Any]:
-        child: list[Any] = [token, []]
-        node[1].append(child)
+    __slots__ = ("castling", "move", "variations")
+    nags = None
+    comment = starting_comment = ""
+
+    def __init__(self, token: DecodedMove | None) -> None:
+        self.move = chess.Move.null() if token is None or token.null else \
+            chess.Move(token.from_square, token.to_square, token.promotion)
+        self.castling = token is not None and token.castling
+        self.variations: list[_Light] = []
+
+
+def _light_tree(decoded: DecodedGame) -> _Light:
+    """The variation tree of a stream as :class:`_Light` nodes (no ``chess.pgn`` nodes)."""
+    root = _Light(None)
+
+    def add(node: _Light, token: DecodedMove) -> _Light:
+        child = _Light(token)
+        node.variations.append(child)
         return child
 
     _grow(decoded.tokens, root, add)
     return root
-
-
-def _light_move(token: DecodedMove) -> chess.Move:
-    return chess.Move.null() if token.null else chess.Move(token.from_square, token.to_square, token.promotion)
-
-
-def _walk_light(parent: list[Any], board: SanBoard, tokens: list[str], force_number: bool) -> None:
-    while parent[1]:
-        main, *others = parent[1]
-        before = board.copy() if others else board
-        _move(_light_move(main[0]), None, "", board, tokens, force_number, main[0].castling)
-        force_number = False
-        for other in others:
-            tokens.append("(")
-            line = before.copy()
-            _move(_light_move(other[0]), None, "", line, tokens, True, other[0].castling)
-            _walk_light(other, line, tokens, False)
-            tokens.append(")")
-            force_number = True
-        parent = main
 
 
 def _wrap(tokens: list[str], width: int = 80) -> str:

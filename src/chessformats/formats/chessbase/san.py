@@ -1,4 +1,5 @@
-"""SAN for the decoded stream without a ``chess.Board``: bitboards and python-chess's attack tables.
+"""SAN for the decoded stream without a ``chess.Board``: piece bitboards, the questions asked of the chess
+kernel's one-position functions (:mod:`chessformats.kernel.scalar`).
 
 Only what SAN needs: which other pieces of the kind could legally go to the same square, whether the move
 gives check, and (for a check) whether the opponent has any legal move. The tests compare every move of
@@ -15,32 +16,11 @@ from __future__ import annotations
 import chess
 import chess.variant
 
-from ..bitboards import DIAG_ATTACKS as _DIAG
-from ..bitboards import DIAG_MASKS as _DIAG_MASKS
-from ..bitboards import FILE_ATTACKS as _FILE
-from ..bitboards import FILE_MASKS as _FILE_MASKS
-from ..bitboards import KING as _KING
-from ..bitboards import KNIGHT as _KNIGHT
-from ..bitboards import PAWN_ATTACKS as _PAWN
-from ..bitboards import RANK_ATTACKS as _RANK
-from ..bitboards import RANK_MASKS as _RANK_MASKS
-from ..bitboards import SQUARES as _SQ
+from ...kernel.scalar import attacked, attacks, has_capture, has_legal_move, king_safe_after, of_board
+from ...kernel.tables import SQUARES as _SQ
 
 __all__ = ["SanBoard"]
 _LETTERS = ("", "", "N", "B", "R", "Q", "K")
-
-
-def _attacks(piece: int, square: int, occupied: int) -> int:
-    if piece == chess.KNIGHT:
-        return _KNIGHT[square]
-    if piece == chess.BISHOP:
-        return _DIAG[square][_DIAG_MASKS[square] & occupied]
-    if piece == chess.ROOK:
-        return _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
-    if piece == chess.QUEEN:
-        return (_DIAG[square][_DIAG_MASKS[square] & occupied] | _RANK[square][_RANK_MASKS[square] & occupied]
-                | _FILE[square][_FILE_MASKS[square] & occupied])
-    return _KING[square]
 
 
 class SanBoard:
@@ -49,8 +29,7 @@ class SanBoard:
     __slots__ = ("colour", "ep", "fullmove", "losing", "pieces", "turn")
 
     def __init__(self, board: chess.Board) -> None:
-        self.pieces = [0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings]
-        self.colour = [board.occupied_co[chess.BLACK], board.occupied_co[chess.WHITE]]  # index: True = white
+        self.pieces, self.colour = of_board(board)  # pieces by type (1 pawn ... 6 king); colour: True = white
         self.turn = board.turn
         self.ep = board.ep_square
         self.fullmove = board.fullmove_number
@@ -70,68 +49,9 @@ class SanBoard:
                 return piece
         return 0
 
-    def _attacked(self, square: int, by: bool, occupied: int, removed: int = 0) -> bool:
-        """Is ``square`` attacked by side ``by`` (its pieces on ``removed`` squares not counted)?"""
-        them = self.colour[by] & ~removed
-        pieces = self.pieces
-        if _KNIGHT[square] & pieces[chess.KNIGHT] & them or _KING[square] & pieces[chess.KING] & them:
-            return True
-        if _PAWN[not by][square] & pieces[chess.PAWN] & them:
-            return True
-        diagonal = _DIAG[square][_DIAG_MASKS[square] & occupied]
-        if diagonal & (pieces[chess.BISHOP] | pieces[chess.QUEEN]) & them:
-            return True
-        straight = _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
-        return bool(straight & (pieces[chess.ROOK] | pieces[chess.QUEEN]) & them)
-
-    def _legal(self, source: int, target: int, piece: int, side: bool) -> bool:
-        """Does moving ``piece`` from ``source`` to ``target`` leave ``side``'s king unattacked?"""
-        if self.losing:
-            return True
-        occupied = (self.colour[0] | self.colour[1]) & ~_SQ[source] | _SQ[target]
-        removed = _SQ[target]
-        if piece == chess.PAWN and target == self.ep and not (self.colour[0] | self.colour[1]) & _SQ[target]:
-            captured = target - 8 if side else target + 8
-            occupied &= ~_SQ[captured]
-            removed |= _SQ[captured]
-        king = target if piece == chess.KING else (self.pieces[chess.KING] & self.colour[side]).bit_length() - 1
-        return not self._attacked(king, not side, occupied, removed)
-
     def _has_legal_move(self, side: bool) -> bool:
-        own = self.colour[side]
-        occupied = self.colour[0] | self.colour[1]
-        for piece in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT):
-            for source in chess.scan_forward(self.pieces[piece] & own):
-                for target in chess.scan_forward(_attacks(piece, source, occupied) & ~own):
-                    if self._legal(source, target, piece, side):
-                        return True
-        forward = 8 if side else -8
-        start_rank = 1 if side else 6
-        for source in chess.scan_forward(self.pieces[chess.PAWN] & own):
-            targets = _PAWN[side][source] & (self.colour[not side] | (_SQ[self.ep] if self.ep is not None else 0))
-            one = source + forward
-            if 0 <= one < 64 and not occupied & _SQ[one]:
-                targets |= _SQ[one]
-                two = one + forward
-                if chess.square_rank(source) == start_rank and not occupied & _SQ[two]:
-                    targets |= _SQ[two]
-            for target in chess.scan_forward(targets):
-                if self._legal(source, target, chess.PAWN, side):
-                    return True
-        return False
-
-    def _has_capture(self, side: bool) -> bool:
-        """Can ``side`` capture anything (en passant included)? Losing chess only: no king safety."""
-        them = self.colour[not side]
-        own = self.colour[side]
-        occupied = them | own
-        pieces = self.pieces
-        for piece in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT):
-            for source in chess.scan_forward(pieces[piece] & own):
-                if _attacks(piece, source, occupied) & them:
-                    return True
-        targets = them | (_SQ[self.ep] if self.ep is not None else 0)
-        return any(_PAWN[side][source] & targets for source in chess.scan_forward(pieces[chess.PAWN] & own))
+        """Has ``side`` a legal move? (Also asked by :func:`.batch_san.has_legal_move`.)"""
+        return has_legal_move(self.pieces, self.colour, side, self.ep, losing=self.losing)
 
     def san_and_push(self, move: chess.Move, castling: bool | None = None) -> str:
         """The SAN of ``move``, and play it.
@@ -167,12 +87,14 @@ class SanBoard:
         else:
             san = _LETTERS[piece]
             occupied = self.colour[0] | self.colour[1]
-            others = _attacks(piece, target, occupied) & self.pieces[piece] & self.colour[side] & ~_SQ[source]
+            others = attacks(piece, target, occupied) & self.pieces[piece] & self.colour[side] & ~_SQ[source]
+            pieces, colour = self.pieces, self.colour
             if self.losing:
                 rivals = list(chess.scan_forward(others)) if others and (
-                    self.colour[not side] & _SQ[target] or not self._has_capture(side)) else []
+                    colour[not side] & _SQ[target] or not has_capture(pieces, colour, side, self.ep)) else []
             elif others and piece != chess.KING:
-                rivals = [s for s in chess.scan_forward(others) if self._legal(s, target, piece, side)]
+                rivals = [s for s in chess.scan_forward(others)
+                          if king_safe_after(pieces, colour, self.ep, s, target, piece, side)]
             else:
                 rivals = []
             if rivals:
@@ -192,7 +114,7 @@ class SanBoard:
                 san += "#"
             return san
         king = (self.pieces[chess.KING] & self.colour[not side]).bit_length() - 1
-        if king >= 0 and self._attacked(king, side, self.colour[0] | self.colour[1]):
+        if king >= 0 and attacked(self.pieces, self.colour[side], king, side, self.colour[0] | self.colour[1]):
             san += "+" if self._has_legal_move(not side) else "#"
         return san
 

@@ -1,5 +1,6 @@
 """Monty's u16 move codes: the fields and flags (from :data:`chessformats.schemas.monty.MOVE` and ``FLAG``),
-and decoding a code into a :class:`chess.Move`."""
+decoding a code into a :class:`chess.Move`, and a position's legal codes (the chess kernel's: its move codes are
+Monty's)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import chess
 
 from ...engine.codec import codec
 from ...engine.schema import enum_view
-from ...kernel.boards import move_of_code
+from ...kernel.batch import legal_moves
+from ...kernel.boards import from_boards, move_of_code
 from ...schemas import monty as schema
 
 __all__ = [
@@ -64,56 +66,22 @@ def decode_move(board: chess.Board | None, code: int) -> chess.Move:
 
     Without a board (``None``) castling reads as the king's move to the g- or c-file. With a Chess960 board
     (``board.chess960``) castling becomes python-chess's king-takes-own-rook move, the rook found on the
-    king's rank on that side (outermost rook with a castling right).
+    king's rank on that side (outermost rook with a castling right: the kernel's
+    :func:`~chessformats.kernel.boards.move_of_code`).
     """
-    flag = _flag_bits(code)
-    if board is not None and board.chess960 and flag in (KING_CASTLE, QUEEN_CASTLE):
-        king = _source(code)
-        rooks = board.castling_rights & board.rooks & chess.BB_RANKS[chess.square_rank(king)]
-        side = rooks & (chess.BB_ALL << (king + 1) if flag == KING_CASTLE else chess.BB_SQUARES[king] - 1)
-        if side:
-            rook = side.bit_length() - 1 if flag == KING_CASTLE else (side & -side).bit_length() - 1
-            return chess.Move(king, rook)
+    if board is not None and board.chess960 and _flag_bits(code) in (KING_CASTLE, QUEEN_CASTLE):
+        return move_of_code(code, board)
     return MOVES[code]
-
-
-_PROMOTION_BITS = {chess.PIECE_NAMES.index(name): (PROMOTION_FLAGS[index], PROMOTION_CAPTURE_FLAGS[index])
-                   for index, name in enumerate(_PROMOTED)}
-
-
-def _code(board: chess.Board, move: chess.Move, theirs: int) -> int:
-    """The u16 code of ``move``, legal in ``board`` (``theirs``: the opponent's pieces)."""
-    origin, target = move.from_square, move.to_square
-    bit = chess.BB_SQUARES[target]
-    if move.promotion:
-        quiet, capture = _PROMOTION_BITS[move.promotion]
-        flag = capture if bit & theirs else quiet
-    elif board.pawns & chess.BB_SQUARES[origin]:
-        if bit & theirs:
-            flag = CAPTURE
-        elif target == board.ep_square and (origin - target) & 7:
-            flag = EN_PASSANT
-        else:
-            flag = DOUBLE_PUSH if abs(target - origin) == 16 else QUIET
-    elif board.kings & chess.BB_SQUARES[origin] and board.is_castling(move):
-        kingside = board.is_kingside_castling(move)
-        target = chess.square(6 if kingside else 2, chess.square_rank(origin))
-        flag = KING_CASTLE if kingside else QUEEN_CASTLE
-    else:
-        flag = CAPTURE if bit & theirs else QUIET
-    return origin << SHIFT_SOURCE | target << SHIFT_DESTINATION | flag
 
 
 def legal_codes(board: chess.Board, castling_rooks: dict[int, int] | None = None) -> list[int]:
     """The u16 codes of the legal moves of ``board``, sorted (the order the visit bytes follow).
 
-    One position at a time, from python-chess's ``board.legal_moves`` (each move's code by the specification's
-    flag table); a batch of positions is the chess kernel's (:func:`chessformats.kernel.batch.legal_moves`,
-    which the tests check against this). Castling is the king's move to the g- or c-file with flag 2 or 3, in
-    Chess960 too; when ``castling_rooks`` is given, the rook square of each castling code is put in it.
+    The chess kernel's move generator on a batch of one (:func:`chessformats.kernel.batch.legal_moves`: its
+    codes are Monty's). Castling is the king's move to the g- or c-file with flag 2 or 3, in Chess960 too; when
+    ``castling_rooks`` is given, the rook square of each castling code is put in it.
     """
-    theirs = board.occupied_co[not board.turn]
-    codes = sorted(_code(board, move, theirs) for move in board.generate_legal_moves())
+    codes: list[int] = legal_moves(from_boards([board]))[1].tolist()
     if castling_rooks is not None:
         for code in codes:
             if _flag_bits(code) in (KING_CASTLE, QUEEN_CASTLE):
@@ -130,8 +98,9 @@ def _as_chess960(board: chess.Board) -> chess.Board:
 
 
 def encode_move(board: chess.Board, move: chess.Move) -> int:
-    """The u16 code of ``move``, legal in ``board`` (raises :class:`ValueError` for an illegal move)."""
-    for legal in board.generate_legal_moves(chess.BB_SQUARES[move.from_square]):  # (castling: the king's moves)
-        if legal == move:
-            return _code(board, legal, board.occupied_co[not board.turn])
+    """The u16 code of ``move``, legal in ``board`` (raises :class:`ValueError` for an illegal move): the legal
+    code that :func:`decode_move` reads as ``move``."""
+    for code in legal_codes(board):
+        if code >> SHIFT_SOURCE & SQUARE_MASK == move.from_square and decode_move(board, code) == move:
+            return code
     raise ValueError(f"{move.uci()} is not a legal move in {board.fen()}")

@@ -1,5 +1,5 @@
-"""Which book moves are legal: ``board.is_legal`` for several moves of one position, on the bitboard tables of
-:mod:`chessformats.formats.bitboards`, sharing the work that depends only on the position."""
+"""Which book moves are legal: ``board.is_legal`` for several moves of one position, on the chess kernel's
+one-position functions (:mod:`chessformats.kernel.scalar`), sharing the work that depends only on the position."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import chess
 
-from ..bitboards import PAWN_ATTACKS, RAYS, SQUARES
+from ...kernel.scalar import king_safe_after, of_board
+from ...kernel.tables import PAWN_ATTACKS, RAYS, SQUARES
 
 __all__ = ["legality_checker"]
 
-_HAS_PIN_HELPER = hasattr(chess.Board, "_slider_blockers")
 # by side to move: pawn step, start rank, last rank, capture targets by square
 _PAWN_RULES = (
     (-8, chess.BB_RANK_7, chess.BB_RANK_1, PAWN_ATTACKS[chess.BLACK]),
@@ -22,21 +22,22 @@ _PAWN_RULES = (
 def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
     """``board.is_legal`` for several moves of one position, sharing the work that depends only on it.
 
-    Out of check, a move is legal when it is pseudo-legal and does not expose the king: the pinned
-    pieces are computed once per position. Pawn and piece moves are tested directly on the bitboards
-    (a book move is one move, so generating every move of the position, as python-chess's pseudo-legality
-    test does for pawns, is wasted work); king moves, castling, en passant, drops, variants and positions
-    in check go to ``board.is_legal``. The tests compare this with ``board.is_legal`` on every square pair.
+    Out of check, a move is legal when it is pseudo-legal and does not expose the king. Pawn and piece moves
+    are tested directly on the bitboards (a book move is one move, so generating every move of the position,
+    as python-chess's pseudo-legality test does for pawns, is wasted work), the king's safety only when the
+    piece stands on a line from its king that holds an enemy slider of the right kind
+    (:func:`~chessformats.kernel.scalar.king_safe_after`); king moves, castling, en passant, drops, variants
+    and positions in check go to ``board.is_legal``. The tests compare this with ``board.is_legal`` on every
+    square pair.
     """
     turn = board.turn
     own = board.occupied_co[turn]
     king_bb = board.kings & own
-    if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1) or not _HAS_PIN_HELPER:
+    if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1):
         return board.is_legal
     king = king_bb.bit_length() - 1
     if board.attackers_mask(not turn, king):
         return board.is_legal
-    pins: list[int] = []  # the pinned pieces, computed at most once and only when a pin is possible
     squares, rays = SQUARES, RAYS
 
     def legal(move: chess.Move) -> bool:
@@ -72,8 +73,7 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
         pinners = board.occupied_co[not turn] & (board.queens | (board.rooks if straight else board.bishops))
         if not line & pinners:
             return True
-        if not pins:
-            pins.append(board._slider_blockers(king) & own)
-        return not pins[0] & origin_mask or rays[origin][target] & squares[king] != 0
+        pieces, colour = of_board(board)
+        return king_safe_after(pieces, colour, None, origin, target, board.piece_type_at(origin) or 0, turn)
 
     return legal

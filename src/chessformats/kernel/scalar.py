@@ -1,0 +1,115 @@
+"""One position on Python integers: what a piece attacks, whether a square is attacked, whether a move leaves its
+king safe, whether a side has a legal move (or, in losing chess, a capture).
+
+:mod:`.batch` answers the same questions on numpy arrays for many positions at once; this module is for the code
+that follows one position a move at a time, where a ``chess.Board`` would be too slow and a batch of one slower
+still: ChessBase's SAN board (:class:`chessformats.formats.chessbase.san.SanBoard`) and Polyglot's legality check
+(:mod:`chessformats.formats.polyglot.legality`). The tables are :mod:`.tables`'s (no numpy is imported). The tests
+compare every answer with ``chess.Board``.
+
+A position is two lists of bitboards in python-chess's numbering: ``pieces`` by piece type (index 0 unused,
+1 pawn ... 6 king) and ``colour`` by colour (0 black, 1 white, as ``chess.Board.occupied_co``).
+"""
+
+from __future__ import annotations
+
+import chess
+
+from . import tables
+
+__all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "of_board"]
+
+_N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
+_KNIGHT, _KING, _PAWN_ATTACKS, _SQUARES = tables.KNIGHT, tables.KING, tables.PAWN_ATTACKS, tables.SQUARES
+_DIAG, _DIAG_MASKS, _RANK, _RANK_MASKS = tables.DIAG_ATTACKS, tables.DIAG_MASKS, tables.RANK_ATTACKS, tables.RANK_MASKS
+_FILE, _FILE_MASKS = tables.FILE_ATTACKS, tables.FILE_MASKS
+_MOVERS = (_K, _Q, _R, _B, _N)
+"""The pieces that move as they attack, in the order :func:`has_legal_move` tries them."""
+
+
+def of_board(board: chess.BaseBoard) -> tuple[list[int], list[int]]:
+    """The ``pieces`` and ``colour`` lists of a python-chess board."""
+    return ([0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings],
+            [board.occupied_co[chess.BLACK], board.occupied_co[chess.WHITE]])
+
+
+def attacks(piece: int, square: int, occupied: int) -> int:
+    """The squares a ``piece`` (knight ... king, not a pawn) on ``square`` attacks, sliders stopped by ``occupied``."""
+    if piece == _N:
+        return _KNIGHT[square]
+    if piece == _B:
+        return _DIAG[square][_DIAG_MASKS[square] & occupied]
+    if piece == _R:
+        return _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
+    if piece == _Q:
+        return (_DIAG[square][_DIAG_MASKS[square] & occupied]
+                | _RANK[square][_RANK_MASKS[square] & occupied]
+                | _FILE[square][_FILE_MASKS[square] & occupied])
+    return _KING[square]
+
+
+def attacked(pieces: list[int], them: int, square: int, by: bool, occupied: int) -> bool:
+    """Is ``square`` attacked by the pieces on ``them`` (of colour ``by``), sliders seeing through ``occupied``?"""
+    if _KNIGHT[square] & pieces[_N] & them or _KING[square] & pieces[_K] & them:
+        return True
+    if _PAWN_ATTACKS[not by][square] & pieces[_P] & them:
+        return True
+    if _DIAG[square][_DIAG_MASKS[square] & occupied] & (pieces[_B] | pieces[_Q]) & them:
+        return True
+    straight = _RANK[square][_RANK_MASKS[square] & occupied] | _FILE[square][_FILE_MASKS[square] & occupied]
+    return bool(straight & (pieces[_R] | pieces[_Q]) & them)
+
+
+def king_safe_after(pieces: list[int], colour: list[int], ep: int | None, source: int, target: int, piece: int,
+                    side: bool) -> bool:
+    """Does ``side`` moving ``piece`` from ``source`` to ``target`` (not castling; en passant when a pawn goes to
+    ``ep``) leave its king unattacked? (The king is the highest square of ``side``'s kings.)"""
+    target_bit = _SQUARES[target]
+    occupied = colour[0] | colour[1]
+    removed = target_bit
+    if piece == _P and target == ep and not occupied & target_bit:
+        captured = _SQUARES[target - 8 if side else target + 8]
+        occupied &= ~captured
+        removed |= captured
+    occupied = occupied & ~_SQUARES[source] | target_bit
+    king = target if piece == _K else (pieces[_K] & colour[side]).bit_length() - 1
+    return not attacked(pieces, colour[not side] & ~removed, king, not side, occupied)
+
+
+def has_legal_move(pieces: list[int], colour: list[int], side: bool, ep: int | None, *, losing: bool = False) -> bool:
+    """Has ``side`` a legal move (castling aside: it is never the only one)? ``losing``: losing chess, where any
+    move the pieces can make is legal (no check)."""
+    own = colour[side]
+    occupied = colour[0] | colour[1]
+    for piece in _MOVERS:
+        for source in chess.scan_forward(pieces[piece] & own):
+            for target in chess.scan_forward(attacks(piece, source, occupied) & ~own):
+                if losing or king_safe_after(pieces, colour, ep, source, target, piece, side):
+                    return True
+    forward = 8 if side else -8
+    start_rank = 1 if side else 6
+    for source in chess.scan_forward(pieces[_P] & own):
+        targets = _PAWN_ATTACKS[side][source] & (colour[not side] | (_SQUARES[ep] if ep is not None else 0))
+        one = source + forward
+        if 0 <= one < 64 and not occupied & _SQUARES[one]:
+            targets |= _SQUARES[one]
+            two = one + forward
+            if source >> 3 == start_rank and not occupied & _SQUARES[two]:
+                targets |= _SQUARES[two]
+        for target in chess.scan_forward(targets):
+            if losing or king_safe_after(pieces, colour, ep, source, target, _P, side):
+                return True
+    return False
+
+
+def has_capture(pieces: list[int], colour: list[int], side: bool, ep: int | None) -> bool:
+    """Can ``side`` capture anything, en passant included (king safety not asked: losing chess)?"""
+    them = colour[not side]
+    own = colour[side]
+    occupied = them | own
+    for piece in _MOVERS:
+        for source in chess.scan_forward(pieces[piece] & own):
+            if attacks(piece, source, occupied) & them:
+                return True
+    targets = them | (_SQUARES[ep] if ep is not None else 0)
+    return any(_PAWN_ATTACKS[side][source] & targets for source in chess.scan_forward(pieces[_P] & own))
