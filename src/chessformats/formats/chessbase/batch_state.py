@@ -11,6 +11,7 @@ from typing import Any
 import chess
 import numpy as np
 
+from ...kernel.lookup import SQUARE_BB
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
@@ -141,12 +142,15 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
-        self.occupied = _san.occupancy(self.board)
+        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=0) if san else np.zeros((0, _san.COLUMNS),
+                                                                                                np.uint64)
+        """(``san``) the games' bitboards (:func:`.batch_san.bitboards`)."""
+        self.mates = _san.Mates()
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
-        self.stack_occupied: np.ndarray[Any, Any] | None = None
+        self.stack_bits: np.ndarray[Any, Any] | None = None
         self.stack_pending: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
@@ -157,7 +161,8 @@ class State:
         self.white[index] = start.white_to_move
         self.fullmove[index] = max(start.first_move, 1)
         self.pointer[index] += SETUP_SIZE
-        self.occupied[index] = _san.occupancy(self.board[index:index + 1])[0]
+        if self.san:
+            self.bits[index] = _san.bitboards(self.board[index:index + 1])[0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -239,6 +244,7 @@ class State:
             if bad.any():
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
+        self.mates.decide(out)
 
     def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
                king_moved: np.ndarray[Any, Any], emptied: np.ndarray[Any, Any] | None,
@@ -250,7 +256,8 @@ class State:
         king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
         present = king >= 0
         king = np.maximum(king, 0)
-        occupied = self.occupied[games]
+        flat = self.bits.reshape(-1)
+        occupied = flat.take(games * _san.COLUMNS) | flat.take(games * _san.COLUMNS + 8)
         maybe = king_moved.copy()
         if emptied is not None:
             for row in emptied:
@@ -258,33 +265,12 @@ class State:
         maybe &= present
         if maybe.any():
             lanes = np.flatnonzero(maybe)
-            hit = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], 1 - side[lanes],
-                                occupied[lanes], np.full(len(lanes), -1, np.int64))
+            hit = _san.attacked_by(self.bits, games[lanes], king[lanes], 1 - side[lanes], occupied[lanes])
             bad[where[lanes[hit]]] = True
 
-    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-               near: np.ndarray[Any, Any] | None = None) -> None:
-        """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
-        move's source, target and the square an en passant capture emptied (its target otherwise); None: test
-        every move in full."""
-        enemy = 1 - side
-        king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
-        present = king >= 0
-        king = np.maximum(king, 0)
-        occupied = self.occupied[games]
-        if near is None:
-            checking = _san.attacked(self.pieces, self.board, games, king, side, occupied,
-                                     np.full(len(games), -1, np.int64)) & present
-        else:
-            source, target, emptied = near
-            checking = _san.direct_check(self.board, games, side, target, king, occupied)
-            # a discovered check: only through a line from the king to a square the move emptied
-            maybe = ~checking & (_san.open_line(source, king, occupied) | _san.open_line(emptied, king, occupied))
-            if maybe.any():
-                lanes = np.flatnonzero(maybe)
-                checking[lanes] = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], side[lanes],
-                                                occupied[lanes], np.full(len(lanes), -1, np.int64))
-            checking &= present
+    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any]) -> None:
+        """After ``games`` moved: which moves give check (their mate decided at the next step)."""
+        checking = _san.checks(self.bits, games, side)
         if checking.any():
             self.checks.append((games[checking], slots[checking]))
 
@@ -309,15 +295,13 @@ class State:
         carried = classes[lanes] == _C_PUSH
         self.pending[games[carried]] = check_slots[carried]
         decided = ~movable & ~carried
-        for game, slot in zip(games[decided].tolist(), check_slots[decided].tolist(), strict=True):
-            out.check[slot] = _san.decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
+        self.mates.add(self.bits[games[decided]], self.white[games[decided]], check_slots[decided], out)
         # castling, a null move or a skipped byte in check: the legality of what follows is not followed here
         # (see _legal): the scalar path
         stuck = ~movable & ~carried & (classes[lanes] != _C_POP)
         bad[lanes[stuck]] = True
         keep = movable
-        return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
-                self.occupied[games[keep]])
+        return lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.bits[games[keep]]
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
@@ -400,8 +384,8 @@ class State:
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            out.rival[slot_out] = _san.rivals(pieces, board, games, self.occupied[games], side, piece, source,
-                                              target)
+            out.rival[slot_out] = _san.rivals(self.bits, games, side, piece, source, target)
+            self._move_bits(games, side, code, captured, source, target, promoting, new_piece, passant, behind)
         if taken.any():
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
@@ -413,12 +397,6 @@ class State:
                 target[promoting]
         board[games, target] = np.where(promoting, new_piece | own, code)
         board[games, source] = 0
-        if self.san:
-            bits = _san.SQUARE_BITS
-            occupied = self.occupied[games] & ~bits[source] | bits[target]
-            if passant.any():
-                occupied[passant] &= ~bits[behind[passant]]
-            self.occupied[games] = occupied
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
@@ -428,7 +406,33 @@ class State:
         if self.san:
             self._legal(where, games, side, piece == _KING, np.stack([source, np.where(passant, behind, source)]),
                         bad)
-            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, source)]))
+            self._check(games, side, slot_out)
+
+    def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
+                   captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
+                   promoting: np.ndarray[Any, Any], new_piece: np.ndarray[Any, Any], passant: np.ndarray[Any, Any],
+                   behind: np.ndarray[Any, Any]) -> None:
+        """(``san``) The bitboards after ``code`` moved from ``source`` to ``target`` (capturing ``captured``,
+        promoting to ``new_piece``, taking en passant on ``behind``)."""
+        flat = self.bits.reshape(-1)
+        base = games * _san.COLUMNS
+        own = side * 8
+        from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
+        flat[base + own] ^= from_bit | to_bit
+        flat[base + code] ^= np.where(promoting, from_bit, from_bit | to_bit)
+        if promoting.any():
+            lanes = np.flatnonzero(promoting)
+            flat[base[lanes] + own[lanes] + new_piece[lanes]] |= to_bit[lanes]
+        taken = np.flatnonzero(captured != 0)
+        if taken.size:
+            flat[base[taken] + captured[taken]] ^= to_bit[taken]
+            flat[base[taken] + (8 - own[taken])] ^= to_bit[taken]
+        taken = np.flatnonzero(passant)
+        if taken.size:
+            behind_bit = SQUARE_BB.take(behind[taken])
+            enemy = 8 - own[taken]
+            flat[base[taken] + enemy + _PAWN] ^= behind_bit
+            flat[base[taken] + enemy] ^= behind_bit
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
@@ -475,8 +479,12 @@ class State:
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
         if self.san:
-            bits = _san.SQUARE_BITS
-            self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
+            flat = self.bits.reshape(-1)
+            base = games * _san.COLUMNS + side * 8
+            cleared, placed = ~(SQUARE_BB[king] | SQUARE_BB[rook]), SQUARE_BB[king_to] | SQUARE_BB[rook_to]
+            flat[base] = flat[base] & cleared | placed
+            flat[base + _KING] = flat[base + _KING] & cleared | SQUARE_BB[king_to]
+            flat[base + _ROOK] = flat[base + _ROOK] & cleared | SQUARE_BB[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
@@ -503,8 +511,9 @@ class State:
         self.stack_fullmove[games, depth] = self.fullmove[games]
         assert self.stack_pending is not None
         self.stack_pending[games, depth] = self.pending[games]
-        assert self.stack_occupied is not None
-        self.stack_occupied[games, depth] = self.occupied[games]
+        if self.san:
+            assert self.stack_bits is not None
+            self.stack_bits[games, depth] = self.bits[games]
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -515,14 +524,15 @@ class State:
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
                  np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth), np.uint64), np.full((count, depth), -1, np.int64))
+                 np.zeros((count, depth, self.bits.shape[1]) if self.san else (0, depth, 0), np.uint64),
+                 np.full((count, depth), -1, np.int64))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
             for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_occupied, self.stack_pending), strict=True):
+                                        self.stack_bits, self.stack_pending), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied,
+        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits,
          self.stack_pending) = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
@@ -537,6 +547,7 @@ class State:
         self.fullmove[games] = self.stack_fullmove[games, depth]
         assert self.stack_pending is not None
         self.pending[games] = self.stack_pending[games, depth]
-        assert self.stack_occupied is not None
-        self.occupied[games] = self.stack_occupied[games, depth]
+        if self.san:
+            assert self.stack_bits is not None
+            self.bits[games] = self.stack_bits[games, depth]
         self.depth[games] = depth
