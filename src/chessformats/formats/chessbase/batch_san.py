@@ -21,8 +21,8 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.batch import Boards, attacked, bishop_attacks, expand_bits, legal_moves, rook_attacks, square_of
-from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, KNIGHT_BB, LINE_BB, PAWN_BB, SQUARE_BB
+from ...kernel.batch import Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 
 __all__ = ["COLUMNS", "Mates", "attacked_by", "bitboards", "checks", "open_line", "rivals", "settle_mates"]
 
@@ -34,6 +34,16 @@ _U64 = np.uint64
 _ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
 _LINE, _BETWEEN = LINE_BB.ravel(), BETWEEN_BB.ravel()
 """By ``a * 64 + b``."""
+_ATTACKS_BY_CODE = np.concatenate([EMPTY_ATTACKS_BB, EMPTY_ATTACKS_BB[:1]] * 2)
+_ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
+_ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
+"""By ``piece code * 64 + square`` (the codes of the bitboards' columns): the squares that piece there attacks on
+an empty board."""
+_RIVAL_REACH = EMPTY_ATTACKS_BB.copy()
+_RIVAL_REACH[_K] = 0
+_RIVAL_REACH = _RIVAL_REACH.ravel()
+"""By ``piece * 64 + square``: where a knight, bishop, rook or queen that could go to the square stands, on an
+empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
 def bitboards(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -75,13 +85,24 @@ def open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
     return np.asarray((_LINE.take(index) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
 
 
-def checks(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any]
-           ) -> np.ndarray[Any, Any]:
-    """After ``side`` moved in ``games``: is the other side's king attacked?"""
+def checks(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
+           near: tuple[np.ndarray[Any, Any], ...] | None = None) -> np.ndarray[Any, Any]:
+    """After ``side`` moved in ``games``: is the other side's king attacked? ``near``: the piece code now on the
+    move's target, its source, target and the square an en-passant capture emptied (else its source), for a quick
+    answer (by that piece, or through a line from the king to a square the move emptied); None: every attacker."""
     king, present = _king(bits, games, 1 - side)
     flat = bits.reshape(-1)
     occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
-    return attacked_by(bits, games, king, side, occupied) & present
+    if near is None:
+        return attacked_by(bits, games, king, side, occupied) & present
+    code, source, target, emptied = near
+    checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
+    checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
+    maybe = ~checking & (open_line(source, king, occupied) | open_line(emptied, king, occupied))
+    lanes = np.flatnonzero(maybe)
+    if lanes.size:
+        checking[lanes] = attacked_by(bits, games[lanes], king[lanes], side[lanes], occupied[lanes])
+    return checking & present
 
 
 def rivals(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
@@ -90,36 +111,30 @@ def rivals(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.nda
     """Per row (before the move): 0 = no rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by
     its square."""
     out = np.zeros(len(source), np.int8)
-    lanes = np.flatnonzero((piece >= _N) & (piece <= _Q))
-    if not lanes.size:
-        return out
     flat = bits.reshape(-1)
-    games, side, piece, source, target = games[lanes], side[lanes], piece[lanes], source[lanes], target[lanes]
-    occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
-    reach = np.where(piece == _N, KNIGHT_BB.take(target), _U64(0))
-    for sliders, attacks in (((piece == _B) | (piece == _Q), bishop_attacks),
-                             ((piece == _R) | (piece == _Q), rook_attacks)):
-        where = np.flatnonzero(sliders)
-        if where.size:
-            reach[where] |= attacks(target[where], occupied[where])
-    reach &= flat.take(games * COLUMNS + side * 8 + piece) & ~SQUARE_BB.take(source)
+    base = games * COLUMNS + side * 8
+    reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
+    reach &= flat.take(base + piece)
+    reach &= ~SQUARE_BB.take(source)
     owner, rival = expand_bits(reach)
     if not owner.size:
         return out
-    king, present = _king(bits, games[owner], side[owner])
-    after = (occupied[owner] & ~SQUARE_BB.take(rival)) | SQUARE_BB.take(target[owner])
-    legal = present & ~attacked_by(bits, games[owner], king, 1 - side[owner], after,
-                                   ~SQUARE_BB.take(target[owner]))
-    owner, rival = owner[legal], rival[legal]
-    count = len(lanes)
+    games, side, source, target = games[owner], side[owner], source[owner], target[owner]
+    occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
+    king, present = _king(bits, games, side)
+    to_bit = SQUARE_BB.take(target)
+    after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
+    legal = present & ((_BETWEEN.take(rival * 64 + target) & occupied) == 0)
+    legal &= ~attacked_by(bits, games, king, 1 - side, after, ~to_bit)
+    owner, rival, source = owner[legal], rival[legal], source[legal]
+    count = len(out)
     any_rival = np.zeros(count, bool)
     any_rival[owner] = True
     same_file = np.zeros(count, bool)
     same_rank = np.zeros(count, bool)
-    same_file[owner[(rival & 7) == (source[owner] & 7)]] = True
-    same_rank[owner[(rival >> 3) == (source[owner] >> 3)]] = True
-    named = np.where(~same_file, 1, np.where(~same_rank, 2, 3))
-    out[lanes[any_rival]] = named[any_rival]
+    same_file[owner[(rival & 7) == (source & 7)]] = True
+    same_rank[owner[(rival >> 3) == (source >> 3)]] = True
+    out[any_rival] = np.where(~same_file, 1, np.where(~same_rank, 2, 3))[any_rival]
     return out
 
 

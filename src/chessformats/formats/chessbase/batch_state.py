@@ -247,7 +247,7 @@ class State:
         self.mates.decide(out)
 
     def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-               king_moved: np.ndarray[Any, Any], emptied: np.ndarray[Any, Any] | None,
+               king_moved: np.ndarray[Any, Any], emptied: tuple[np.ndarray[Any, Any], ...] | None,
                bad: np.ndarray[Any, Any]) -> None:
         """(``san``) After ``games`` moved: a move that leaves its own king attacked is illegal, and SAN's check
         marks after it are not what :mod:`.batch_san` works out: such games are ``bad`` (the scalar path). By
@@ -268,9 +268,11 @@ class State:
             hit = _san.attacked_by(self.bits, games[lanes], king[lanes], 1 - side[lanes], occupied[lanes])
             bad[where[lanes[hit]]] = True
 
-    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any]) -> None:
-        """After ``games`` moved: which moves give check (their mate decided at the next step)."""
-        checking = _san.checks(self.bits, games, side)
+    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
+               near: tuple[np.ndarray[Any, Any], ...] | None = None) -> None:
+        """After ``games`` moved: which moves give check (their mate decided at the next step); ``near``: see
+        :func:`.batch_san.checks`."""
+        checking = _san.checks(self.bits, games, side, near)
         if checking.any():
             self.checks.append((games[checking], slots[checking]))
 
@@ -404,9 +406,9 @@ class State:
         out.capture[slot_out] = taken | passant
         self._turn(games)
         if self.san:
-            self._legal(where, games, side, piece == _KING, np.stack([source, np.where(passant, behind, source)]),
-                        bad)
-            self._check(games, side, slot_out)
+            emptied = np.where(passant, behind, source)
+            self._legal(where, games, side, piece == _KING, (source, emptied), bad)
+            self._check(games, side, slot_out, (np.where(promoting, new_piece | own, code), source, target, emptied))
 
     def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
                    captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
