@@ -135,7 +135,7 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
     if games:
         first[1:] = np.cumsum(capacity)[:-1]
     total = int(capacity.sum())
-    out = Tokens(total)
+    out = Tokens(total, san=san)
     if san:
         fallback[setups] = True
         setups = setups[:0]

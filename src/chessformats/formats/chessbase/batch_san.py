@@ -1,17 +1,19 @@
-"""What SAN needs, for many games at once: rivals of a move (for disambiguation), check, and mate.
+"""What SAN needs, for every move of a chunk at once: rivals of a move (for disambiguation), check, and mate.
 
-Used by :mod:`.batch` while it decodes (``san=True``): each step, for the games that moved, on the state's
-bitboards (:func:`bitboards`). Every attack is the chess kernel's (:func:`chessformats.kernel.batch.attacked`,
-its slider look-ups and tables); the rules are those of SAN:
+The batch decoder (:mod:`.batch_state`, ``san=True``) keeps each game's bitboards while it decodes
+(:func:`bitboards`) and stores those of the position after every move; :func:`annotate` then works out, over
+all the moves of the chunk together, with the chess kernel's attacks (:func:`chessformats.kernel.batch.attacked`,
+its tables) and move generator:
 
+- legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
+  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, while decoding);
+- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
+  king to a square the move emptied (looked at in full only then, and for castling);
 - rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
   could go there legally (their king not attacked afterwards);
-- check: the opponent's king attacked after the move. A game with a move that leaves its own king attacked (a
-  damaged stream that still decodes) goes to the scalar path (``State._legal``);
-- mate: a check after which the opponent has no legal move. When the next token of the stream is a move
-  played from that position and that move is legal, the check is no mate; otherwise (the line ends there,
-  or the next move is one this module does not verify) the kernel's move generator decides from the position
-  (:class:`Mates`, all such positions of a chunk at once).
+- mate: a check after which the opponent has no legal move. When the next token of the stream is a move played
+  from that position along its piece's lines, the check is no mate (the move's legality is checked with the
+  others); otherwise the kernel's move generator decides, for all such positions at once.
 """
 
 from __future__ import annotations
@@ -24,21 +26,23 @@ import numpy as np
 from ...kernel.batch import Boards, attacked, expand_bits, legal_moves, square_of
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 
-__all__ = ["COLUMNS", "Mates", "attacked_by", "bitboards", "checks", "open_line", "rivals", "settle_mates"]
+__all__ = ["COLUMNS", "annotate", "bitboards", "in_check"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
-COLUMNS = 16
-"""A game's bitboards: column ``colour * 8 + piece`` (colour 0 white, 1 black; piece: python-chess's type) holds
-that piece's squares -- the column is the board's piece code -- and column ``colour * 8`` all that colour's."""
+COLUMNS = 8
+"""A position's bitboards, in rows: white's pieces, black's, then by python-chess piece type (row ``piece + 1``)
+the pawns ... kings of both (the kernel's :class:`~chessformats.kernel.batch.Boards` order)."""
 _U64 = np.uint64
 _ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
+_MOVE = 0
+"""The token kind of a move (``batch_state.MOVE``)."""
 _LINE, _BETWEEN = LINE_BB.ravel(), BETWEEN_BB.ravel()
 """By ``a * 64 + b``."""
 _ATTACKS_BY_CODE = np.concatenate([EMPTY_ATTACKS_BB, EMPTY_ATTACKS_BB[:1]] * 2)
 _ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
 _ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
-"""By ``piece code * 64 + square`` (the codes of the bitboards' columns): the squares that piece there attacks on
-an empty board."""
+"""By ``(colour * 8 + piece) * 64 + square`` (colour 0 white): the squares that piece there attacks on an empty
+board."""
 _RIVAL_REACH = EMPTY_ATTACKS_BB.copy()
 _RIVAL_REACH[_K] = 0
 _RIVAL_REACH = _RIVAL_REACH.ravel()
@@ -47,85 +51,156 @@ empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
 def bitboards(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The bitboards (games, :data:`COLUMNS`) of boards of piece codes (games, 64)."""
-    bits = np.zeros((len(board), COLUMNS), _U64)
-    for code in (*range(1, 7), *range(9, 15)):
-        packed = np.packbits(board == code, axis=1, bitorder="little")
-        bits[:, code] = np.ascontiguousarray(packed).view("<u8").reshape(-1)
-        bits[:, code & 8] |= bits[:, code]
-    return bits
+    """The bitboards (:data:`COLUMNS`, games) of boards of piece codes (games, 64)."""
+    def pack(mask: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.ascontiguousarray(np.packbits(mask, axis=1, bitorder="little")).view("<u8").reshape(-1)
+
+    kinds = board & 7
+    rows = [pack((board != 0) & (board < 8)), pack(board >= 8)]
+    rows += [pack(kinds == piece) for piece in range(_P, _K + 1)]
+    return np.array(rows, dtype=_U64)
 
 
-def attacked_by(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], square: np.ndarray[Any, Any],
-                by: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
-                keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
-    """Per row: is ``square`` attacked by side ``by`` (0 white) of game ``games`` (rows of ``bits``), squares
+def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.ndarray[Any, Any],
+              occupied: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+    """Per position (bitboards ``rows``, one column each): is ``square`` attacked by side ``by`` (0 white), squares
     ``occupied``, only its pieces on ``keep`` counted (default all)?"""
-    flat = bits.reshape(-1)
-    base = games * COLUMNS + by * 8
-    mask = _ALL if keep is None else keep
-    queens = flat.take(base + _Q)
-    found = attacked(square, occupied, flat.take(base + _N) & mask, flat.take(base + _K) & mask,
-                     flat.take(base + _P) & mask, by, (flat.take(base + _B) | queens) & mask,
-                     (flat.take(base + _R) | queens) & mask)
+    mask = np.where(by == 0, rows[0], rows[1])
+    if keep is not None:
+        mask &= keep
+    queens = rows[_Q + 1]
+    found = attacked(square, occupied, rows[_N + 1] & mask, rows[_K + 1] & mask, rows[_P + 1] & mask, by,
+                     (rows[_B + 1] | queens) & mask, (rows[_R + 1] | queens) & mask)
     return np.asarray(found != 0, dtype=bool)
 
 
-def _king(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
-          side: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """The square of side ``side``'s king in each game, and whether it has one."""
-    kings = bits.reshape(-1).take(games * COLUMNS + side * 8 + _K)
-    return square_of(kings), kings != 0
+def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The square of side ``side``'s king in each position."""
+    return square_of(rows[_K + 1] & np.where(side == 0, rows[0], rows[1]))
 
 
-def open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
-              occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Is the king of ``side`` (0 white) attacked in each position?"""
+    return _attacked(rows, _king(rows, side), 1 - side, rows[0] | rows[1])
+
+
+def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
+               occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Does ``square`` share a line with ``king``, nothing between them?"""
     index = square * 64 + king
     return np.asarray((_LINE.take(index) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
 
 
-def checks(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-           near: tuple[np.ndarray[Any, Any], ...] | None = None) -> np.ndarray[Any, Any]:
-    """After ``side`` moved in ``games``: is the other side's king attacked? ``near``: the piece code now on the
-    move's target, its source, target and the square an en-passant capture emptied (else its source), for a quick
-    answer (by that piece, or through a line from the king to a square the move emptied); None: every attacker."""
-    king, present = _king(bits, games, 1 - side)
-    flat = bits.reshape(-1)
-    occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
-    if near is None:
-        return attacked_by(bits, games, king, side, occupied) & present
-    code, source, target, emptied = near
+class _Moves:
+    """The moves of a chunk's tokens that SAN is worked out for (every token a move, not a null move, of a game
+    the batch decoded), column by column."""
+
+    def __init__(self, out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any],
+                 fallback: np.ndarray[Any, Any]) -> None:
+        total = len(out.kind)
+        capacity = np.diff(np.append(first, total))
+        self.owner = np.repeat(np.arange(len(first)), capacity)
+        """By slot: its game."""
+        live = np.arange(total) - np.repeat(first, capacity) < np.repeat(tokens, capacity)
+        live &= (out.kind == _MOVE) & ~out.null & ~np.repeat(fallback, capacity)
+        self.live = live
+        self.slots = np.flatnonzero(live)
+        slots = self.slots
+        self.rows = out.after[:, slots]
+        self.side = (~out.white[slots]).astype(np.int64)
+        self.source = out.source[slots].astype(np.int64)
+        self.target = out.target[slots].astype(np.int64)
+        self.piece = out.piece[slots].astype(np.int64)
+        self.castling = out.castling[slots]
+        self.passant = out.passant[slots]
+        self.promotion = out.promotion[slots].astype(np.int64)
+        self.occupied = self.rows[0] | self.rows[1]
+
+    def take(self, index: np.ndarray[Any, Any]) -> _Moves:
+        part = _Moves.__new__(_Moves)
+        part.owner, part.live = self.owner, self.live
+        for name in ("slots", "side", "source", "target", "piece", "castling", "passant", "promotion", "occupied"):
+            setattr(part, name, getattr(self, name)[index])
+        part.rows = self.rows[:, index]
+        return part
+
+
+def annotate(out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any],
+             fallback: np.ndarray[Any, Any]) -> None:
+    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``, ``tokens``:
+    each game's first slot and token count); games with an illegal move join ``fallback``."""
+    moves = _Moves(out, first, tokens, fallback)
+    if not moves.slots.size:
+        return
+    checking = _checks(moves)
+    illegal = _illegal(moves, checking, out)
+    if illegal.any():
+        fallback[moves.owner[moves.slots[illegal]]] = True
+        keep = np.flatnonzero(~fallback[moves.owner[moves.slots]])
+        moves, checking = moves.take(keep), checking[keep]
+    out.rival[moves.slots] = _rivals(moves)
+    _mates(moves, checking, out)
+
+
+def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
+    """Per move: does it give check?"""
+    rows, side, source, target = moves.rows, moves.side, moves.source, moves.target
+    occupied = moves.occupied
+    king = _king(rows, 1 - side)
+    code = side * 8 + np.where(moves.promotion > 0, moves.promotion, moves.piece)
     checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
     checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
-    maybe = ~checking & (open_line(source, king, occupied) | open_line(emptied, king, occupied))
+    checking &= ~moves.castling
+    emptied = np.where(moves.passant, np.where(side == 0, target - 8, target + 8), source)
+    maybe = ~checking & (_open_line(source, king, occupied) | _open_line(emptied, king, occupied) | moves.castling)
     lanes = np.flatnonzero(maybe)
     if lanes.size:
-        checking[lanes] = attacked_by(bits, games[lanes], king[lanes], side[lanes], occupied[lanes])
-    return checking & present
+        checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
+    return checking
 
 
-def rivals(bits: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-           piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any],
-           target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per row (before the move): 0 = no rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by
-    its square."""
-    out = np.zeros(len(source), np.int8)
-    flat = bits.reshape(-1)
-    base = games * COLUMNS + side * 8
+def _illegal(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> np.ndarray[Any, Any]:
+    """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
+    opened to the king, a move played in check or after a token that is not a move (by induction: a move played
+    from a legal position that is not in check, none of these, leaves its king safe)."""
+    rows, side, source = moves.rows, moves.side, moves.source
+    occupied = moves.occupied
+    king = _king(rows, side)
+    slots = moves.slots
+    before = slots - 1  # the token before: a move of the same game whose check status is known
+    known = np.zeros(len(slots), bool)
+    index = np.searchsorted(slots, before)
+    found = (index < len(slots)) & (slots[np.minimum(index, len(slots) - 1)] == before)
+    found &= moves.owner[np.maximum(before, 0)] == moves.owner[slots]
+    known[found] = ~checking[index[found]]
+    emptied = np.where(moves.passant, np.where(side == 0, moves.target - 8, moves.target + 8), source)
+    maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied) | _open_line(emptied, king, occupied)
+    lanes = np.flatnonzero(maybe)
+    illegal = np.zeros(len(slots), bool)
+    if lanes.size:
+        illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
+    return illegal
+
+
+def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
+    """Per move: 0 = no rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by its square."""
+    side, piece, source, target = moves.side, moves.piece, moves.source, moves.target
+    rows = moves.rows
+    own = np.where(side == 0, rows[0], rows[1])
+    to_bit = SQUARE_BB.take(target)
     reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
-    reach &= flat.take(base + piece)
-    reach &= ~SQUARE_BB.take(source)
+    reach &= np.choose(np.clip(piece - 1, 0, 5), rows[_P + 1:])
+    reach &= own & ~to_bit
+    out = np.zeros(len(source), np.int8)
     owner, rival = expand_bits(reach)
     if not owner.size:
         return out
-    games, side, source, target = games[owner], side[owner], source[owner], target[owner]
-    occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
-    king, present = _king(bits, games, side)
-    to_bit = SQUARE_BB.take(target)
+    part = rows[:, owner]
+    side, source, target, to_bit = side[owner], source[owner], target[owner], to_bit[owner]
+    occupied = moves.occupied[owner] | SQUARE_BB.take(source)  # before the move
+    legal = (_BETWEEN.take(rival * 64 + target) & occupied) == 0
     after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
-    legal = present & ((_BETWEEN.take(rival * 64 + target) & occupied) == 0)
-    legal &= ~attacked_by(bits, games, king, 1 - side, after, ~to_bit)
+    legal &= ~_attacked(part, _king(part, side), 1 - side, after, ~to_bit)
     owner, rival, source = owner[legal], rival[legal], source[legal]
     count = len(out)
     any_rival = np.zeros(count, bool)
@@ -142,11 +217,10 @@ def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.nda
            source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Is each move a piece's move along its lines, nothing between, or a pawn's push onto empty squares or
     capture of a piece (en passant not counted)? ``rows``: the bitboards before the move."""
-    occupied = rows[:, 0] | rows[:, 8]
+    occupied = rows[0] | rows[1]
     to_bit = SQUARE_BB.take(target)
-    index = source * 64 + target
     sound = (piece >= _N) & ((EMPTY_ATTACKS_BB[np.minimum(piece, _K), source] & to_bit) != 0)
-    sound &= (_BETWEEN.take(index) & occupied) == 0
+    sound &= (_BETWEEN.take(source * 64 + target) & occupied) == 0
     pawn = piece == _P
     if pawn.any():
         taken = (occupied & to_bit) != 0
@@ -161,56 +235,30 @@ def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.nda
     return np.asarray(sound, dtype=bool)
 
 
-class Mates:
-    """Checks whose mate the stream does not settle, decided together (:meth:`decide`) by the kernel's move
-    generator: the position after each (bitboards, side to move, en-passant square) and its token slot."""
-
-    def __init__(self) -> None:
-        self.parts: list[tuple[np.ndarray[Any, Any], ...]] = []
-
-    def add(self, rows: np.ndarray[Any, Any], white: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-            out: Any) -> None:
-        """The checks of token ``slots``, from the positions after them (``rows``: their bitboards, ``white``:
-        white to move there)."""
-        if not len(slots):
-            return
-        source, target = out.source[slots].astype(np.int64), out.target[slots].astype(np.int64)
-        double = (out.piece[slots] == _P) & (np.abs(target - source) == 16)
-        self.parts.append((rows, white, np.where(double, (source + target) >> 1, 0), slots))
-
-    def decide(self, out: Any) -> None:
-        """Mark each check 1 ("+") or 2 ("#": no legal move)."""
-        if not self.parts:
-            return
-        rows, white, ep, slots = (np.concatenate(column) for column in zip(*self.parts, strict=True))
-        self.parts = []
-        count = len(slots)
-        pieces = [rows[:, piece] | rows[:, 8 + piece] for piece in range(_P, _K + 1)]
-        boards = Boards(rows[:, 0], rows[:, 8], *pieces, white.astype(bool), ep.astype(np.uint8),
-                        np.zeros(count, _U64), np.zeros(count, np.uint16), np.ones(count, np.uint16))
-        offsets, _ = legal_moves(boards)
-        out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
-
-
-def settle_mates(state: Any, verify: tuple[Any, ...] | None, bad: np.ndarray[Any, Any], out: Any) -> None:
-    """Settle the checks whose next move was played this step (``verify``: from ``State._pending``): a legal
-    move there proves no mate; the others are decided from the position before that move."""
-    if verify is None:
+def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
+    """``out.check`` of the checking moves: 1, or 2 where the opponent has no legal move (proved by the next token
+    when that is a move along its piece's lines, else by the kernel's move generator)."""
+    lanes = np.flatnonzero(checking)
+    if not lanes.size:
         return
-    lanes, games, check_slots, move_slots, rows = verify
-    ok = ~bad[lanes]
-    piece = out.piece[move_slots].astype(np.int64)
-    source = out.source[move_slots].astype(np.int64)
-    target = out.target[move_slots].astype(np.int64)
-    side = (~out.white[move_slots]).astype(np.int64)
-    sound = _sound(rows, side, piece, source, target)
-    sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
-    king, present = _king(state.bits, games, side)
-    flat = state.bits.reshape(-1)
-    occupied = flat.take(games * COLUMNS) | flat.take(games * COLUMNS + 8)
-    safe = ~attacked_by(state.bits, games, king, 1 - side, occupied) & present
-    bad[lanes[ok & ~safe]] = True  # a move that leaves its king in check: the scalar path (see State._legal)
-    proved = sound & safe
-    out.check[check_slots[proved]] = 1
-    rest = np.flatnonzero(~proved & ok)
-    state.mates.add(rows[rest], side[rest] == 0, check_slots[rest], out)
+    slots = moves.slots[lanes]
+    following = slots + 1
+    inside = following < len(moves.live)
+    following = np.minimum(following, len(moves.live) - 1)
+    proved = inside & moves.live[following] & (moves.owner[following] == moves.owner[slots])
+    proved &= ~out.castling[following]
+    rows = moves.rows[:, lanes]
+    proved &= _sound(rows, 1 - moves.side[lanes], out.piece[following].astype(np.int64),
+                     out.source[following].astype(np.int64), out.target[following].astype(np.int64))
+    out.check[slots] = 1
+    rest = np.flatnonzero(~proved)
+    if not rest.size:
+        return
+    rows, slots = rows[:, rest], slots[rest]
+    count = len(rest)
+    double = (moves.piece[lanes[rest]] == _P) & (np.abs(moves.target[lanes[rest]] - moves.source[lanes[rest]]) == 16)
+    ep = np.where(double, (moves.source[lanes[rest]] + moves.target[lanes[rest]]) >> 1, 0)
+    boards = Boards(*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
+                    np.zeros(count, np.uint16), np.ones(count, np.uint16))
+    offsets, _ = legal_moves(boards)
+    out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)

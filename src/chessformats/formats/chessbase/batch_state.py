@@ -101,7 +101,7 @@ _STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for re
 class Tokens:
     """The flat token arrays."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, *, san: bool = False) -> None:
         self.kind = np.zeros(total, np.int8)
         self.source = np.zeros(total, np.int8)
         self.target = np.zeros(total, np.int8)
@@ -118,6 +118,10 @@ class Tokens:
         """Per move (``san=True``): 0, 1 = check ("+"), 2 = mate ("#")."""
         self.rival = np.zeros(total, np.int8)
         """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
+        self.passant = np.zeros(total if san else 0, bool)
+        """Per move (``san=True``): an en-passant capture."""
+        self.after = np.zeros((_san.COLUMNS, total if san else 0), np.uint64)
+        """Per move (``san=True``): the bitboards of the position after it (:func:`.batch_san.bitboards`)."""
 
 
 class State:
@@ -126,9 +130,6 @@ class State:
     def __init__(self, games: int, modes: np.ndarray[Any, Any], pointer: np.ndarray[Any, Any],
                  end: np.ndarray[Any, Any], *, san: bool = False) -> None:
         self.san = san
-        self.pending = np.full(games, -1, np.int64)
-        """(``san``) per game: the token slot of a check whose mate is still to be decided, -1 for none."""
-        self.checks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self.modes = modes
         self.pointer = pointer.copy()
         self.end = end
@@ -142,16 +143,14 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
-        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=0) if san else np.zeros((0, _san.COLUMNS),
+        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=1) if san else np.zeros((_san.COLUMNS, 0),
                                                                                                 np.uint64)
-        """(``san``) the games' bitboards (:func:`.batch_san.bitboards`)."""
-        self.mates = _san.Mates()
+        """(``san``) the games' bitboards, a row per kind (:func:`.batch_san.bitboards`), a column per game."""
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
         self.stack_bits: np.ndarray[Any, Any] | None = None
-        self.stack_pending: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
@@ -162,7 +161,7 @@ class State:
         self.fullmove[index] = max(start.first_move, 1)
         self.pointer[index] += SETUP_SIZE
         if self.san:
-            self.bits[index] = _san.bitboards(self.board[index:index + 1])[0]
+            self.bits[:, index] = _san.bitboards(self.board[index:index + 1])[:, 0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -181,7 +180,6 @@ class State:
             advance = np.ones(active.size, np.int64)
             kinds = np.full(active.size, MOVE, np.int8)
             out.offset[slots] = pointer
-            verify = self._pending(active, classes, slots, bad, out) if self.san else None
             out.white[slots] = self.white[active]  # (meaningful for moves only)
             out.fullmove[slots] = self.fullmove[active]
             one = classes == _C_MOVE
@@ -205,6 +203,8 @@ class State:
                 where = np.flatnonzero(two)
                 self._two_byte(data, active, where, pointer, counter, slots, bad, out)
                 advance[where] = 3
+            if self.san:  # castling, a null move or a skipped byte in check: the scalar path
+                bad[self._stuck(active, classes)] = True
             castles = (classes == _C_SHORT) | (classes == _C_LONG)
             if castles.any():
                 where = np.flatnonzero(castles)
@@ -237,73 +237,13 @@ class State:
             counted = classes < _C_SKIP
             self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
             out.kind[slots] = kinds
-            if self.san:
-                _san.settle_mates(self, verify, bad, out)
             self.tokens[active] += ~done
             self.pointer[active] = pointer + advance
             if bad.any():
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
-        self.mates.decide(out)
-
-    def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-               king_moved: np.ndarray[Any, Any], emptied: tuple[np.ndarray[Any, Any], ...] | None,
-               bad: np.ndarray[Any, Any]) -> None:
-        """(``san``) After ``games`` moved: a move that leaves its own king attacked is illegal, and SAN's check
-        marks after it are not what :mod:`.batch_san` works out: such games are ``bad`` (the scalar path). By
-        induction only a king's move, a line opened to the own king (``emptied``: squares the move emptied) or
-        a move in check (see :func:`.batch_san.settle_mates`) can leave it attacked."""
-        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
-        present = king >= 0
-        king = np.maximum(king, 0)
-        flat = self.bits.reshape(-1)
-        occupied = flat.take(games * _san.COLUMNS) | flat.take(games * _san.COLUMNS + 8)
-        maybe = king_moved.copy()
-        if emptied is not None:
-            for row in emptied:
-                maybe |= _san.open_line(row, king, occupied)
-        maybe &= present
-        if maybe.any():
-            lanes = np.flatnonzero(maybe)
-            hit = _san.attacked_by(self.bits, games[lanes], king[lanes], 1 - side[lanes], occupied[lanes])
-            bad[where[lanes[hit]]] = True
-
-    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-               near: tuple[np.ndarray[Any, Any], ...] | None = None) -> None:
-        """After ``games`` moved: which moves give check (their mate decided at the next step); ``near``: see
-        :func:`.batch_san.checks`."""
-        checking = _san.checks(self.bits, games, side, near)
-        if checking.any():
-            self.checks.append((games[checking], slots[checking]))
-
-    def _pending(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-                 bad: np.ndarray[Any, Any], out: Tokens) -> tuple[Any, ...] | None:
-        """Checks of the last step: the next token decides (see :mod:`.batch_san`). Those the next token cannot
-        settle are decided here from the position; the rest are returned, with their positions, for
-        :meth:`_mates` to settle once the move is played."""
-        for games, check_slots in self.checks:
-            self.pending[games] = check_slots
-        self.checks = []
-        waiting = self.pending[active] >= 0
-        if not waiting.any():
-            return None
-        lanes = np.flatnonzero(waiting)
-        games = active[lanes]
-        check_slots = self.pending[games]
-        self.pending[games] = -1
-        movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
-        # a variation starts in check: its first move, and the move after it (the position is remembered with
-        # its pending check), are the moves played in check; they settle it
-        carried = classes[lanes] == _C_PUSH
-        self.pending[games[carried]] = check_slots[carried]
-        decided = ~movable & ~carried
-        self.mates.add(self.bits[games[decided]], self.white[games[decided]], check_slots[decided], out)
-        # castling, a null move or a skipped byte in check: the legality of what follows is not followed here
-        # (see _legal): the scalar path
-        stuck = ~movable & ~carried & (classes[lanes] != _C_POP)
-        bad[lanes[stuck]] = True
-        keep = movable
-        return lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.bits[games[keep]]
+        if self.san:
+            _san.annotate(out, first, self.tokens, fallback)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
@@ -386,8 +326,9 @@ class State:
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            out.rival[slot_out] = _san.rivals(self.bits, games, side, piece, source, target)
             self._move_bits(games, side, code, captured, source, target, promoting, new_piece, passant, behind)
+            out.after[:, slot_out] = self.bits[:, games]
+            out.passant[slot_out] = passant
         if taken.any():
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
@@ -405,10 +346,6 @@ class State:
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
-        if self.san:
-            emptied = np.where(passant, behind, source)
-            self._legal(where, games, side, piece == _KING, (source, emptied), bad)
-            self._check(games, side, slot_out, (np.where(promoting, new_piece | own, code), source, target, emptied))
 
     def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
                    captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
@@ -416,25 +353,38 @@ class State:
                    behind: np.ndarray[Any, Any]) -> None:
         """(``san``) The bitboards after ``code`` moved from ``source`` to ``target`` (capturing ``captured``,
         promoting to ``new_piece``, taking en passant on ``behind``)."""
-        flat = self.bits.reshape(-1)
-        base = games * _san.COLUMNS
-        own = side * 8
+        bits = self.bits
+        width = bits.shape[1]
         from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
-        flat[base + own] ^= from_bit | to_bit
-        flat[base + code] ^= np.where(promoting, from_bit, from_bit | to_bit)
-        if promoting.any():
-            lanes = np.flatnonzero(promoting)
-            flat[base[lanes] + own[lanes] + new_piece[lanes]] |= to_bit[lanes]
+        flat = bits.reshape(-1)
         taken = np.flatnonzero(captured != 0)
         if taken.size:
-            flat[base[taken] + captured[taken]] ^= to_bit[taken]
-            flat[base[taken] + (8 - own[taken])] ^= to_bit[taken]
+            games_taken = games[taken]
+            keep = ~to_bit[taken]
+            flat[(1 - side[taken]) * width + games_taken] &= keep
+            flat[((captured[taken] & 7) + 1) * width + games_taken] &= keep
         taken = np.flatnonzero(passant)
         if taken.size:
-            behind_bit = SQUARE_BB.take(behind[taken])
-            enemy = 8 - own[taken]
-            flat[base[taken] + enemy + _PAWN] ^= behind_bit
-            flat[base[taken] + enemy] ^= behind_bit
+            games_taken, keep = games[taken], ~SQUARE_BB.take(behind[taken])
+            flat[(1 - side[taken]) * width + games_taken] &= keep
+            flat[(_PAWN + 1) * width + games_taken] &= keep
+        both = from_bit | to_bit
+        flat[side * width + games] ^= both
+        moved = ((code & 7) + 1) * width + games
+        flat[moved] ^= np.where(promoting, from_bit, both)
+        if promoting.any():
+            lanes = np.flatnonzero(promoting)
+            flat[(new_piece[lanes] + 1) * width + games[lanes]] |= to_bit[lanes]
+
+    def _stuck(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """(``san``) Where castling, a null move or a skipped byte is played in check (lanes of ``active``)."""
+        lanes = np.flatnonzero((classes == _C_SHORT) | (classes == _C_LONG) | (classes == _C_NULL) |
+                               (classes == _C_SKIP))
+        if not lanes.size:
+            return lanes
+        games = active[lanes]
+        side = (~self.white[games]).astype(np.int64)
+        return lanes[_san.in_check(self.bits[:, games], side)]
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
@@ -481,21 +431,19 @@ class State:
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
         if self.san:
-            flat = self.bits.reshape(-1)
-            base = games * _san.COLUMNS + side * 8
-            cleared, placed = ~(SQUARE_BB[king] | SQUARE_BB[rook]), SQUARE_BB[king_to] | SQUARE_BB[rook_to]
-            flat[base] = flat[base] & cleared | placed
-            flat[base + _KING] = flat[base + _KING] & cleared | SQUARE_BB[king_to]
-            flat[base + _ROOK] = flat[base + _ROOK] & cleared | SQUARE_BB[rook_to]
+            bits = self.bits
+            cleared = ~(SQUARE_BB[king] | SQUARE_BB[rook])
+            bits[side, games] = bits[side, games] & cleared | SQUARE_BB[king_to] | SQUARE_BB[rook_to]
+            bits[_KING + 1, games] = bits[_KING + 1, games] & cleared | SQUARE_BB[king_to]
+            bits[_ROOK + 1, games] = bits[_ROOK + 1, games] & cleared | SQUARE_BB[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
         out.castling[slot_out] = True
         out.piece[slot_out] = _KING
-        self._turn(games)
         if self.san:
-            self._legal(where, games, side, np.ones(len(games), bool), None, bad)
-            self._check(games, side, slot_out)
+            out.after[:, slot_out] = self.bits[:, games]
+        self._turn(games)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """Remember the games' positions; False where the stack is full."""
@@ -511,11 +459,9 @@ class State:
         self.stack_pieces[games, depth] = self.pieces[games]
         self.stack_white[games, depth] = self.white[games]
         self.stack_fullmove[games, depth] = self.fullmove[games]
-        assert self.stack_pending is not None
-        self.stack_pending[games, depth] = self.pending[games]
         if self.san:
             assert self.stack_bits is not None
-            self.stack_bits[games, depth] = self.bits[games]
+            self.stack_bits[games, depth] = self.bits[:, games].T
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -526,16 +472,14 @@ class State:
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
                  np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth, self.bits.shape[1]) if self.san else (0, depth, 0), np.uint64),
-                 np.full((count, depth), -1, np.int64))
+                 np.zeros((count, depth, len(self.bits)) if self.san else (0, depth, 0), np.uint64))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
             for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_bits, self.stack_pending), strict=True):
+                                        self.stack_bits), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits,
-         self.stack_pending) = grown
+        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
@@ -547,9 +491,7 @@ class State:
         self.pieces[games] = self.stack_pieces[games, depth]
         self.white[games] = self.stack_white[games, depth]
         self.fullmove[games] = self.stack_fullmove[games, depth]
-        assert self.stack_pending is not None
-        self.pending[games] = self.stack_pending[games, depth]
         if self.san:
             assert self.stack_bits is not None
-            self.bits[games] = self.stack_bits[games, depth]
+            self.bits[:, games] = self.stack_bits[games, depth].T
         self.depth[games] = depth
