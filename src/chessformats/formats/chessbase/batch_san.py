@@ -92,8 +92,8 @@ def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
 
 
 class _Moves:
-    """The moves of a chunk's tokens that SAN is worked out for (every token a move, not a null move, of a game
-    the batch decoded), column by column."""
+    """The tokens of a chunk, column by column, with the moves that SAN is worked out for marked ``live`` (every
+    token a move, not a null move, of a game the batch decoded); or a part of them (:meth:`take`)."""
 
     def __init__(self, out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any],
                  fallback: np.ndarray[Any, Any]) -> None:
@@ -104,22 +104,22 @@ class _Moves:
         live = np.arange(total) - np.repeat(first, capacity) < np.repeat(tokens, capacity)
         live &= (out.kind == _MOVE) & ~out.null & ~np.repeat(fallback, capacity)
         self.live = live
-        self.slots = np.flatnonzero(live)
-        slots = self.slots
-        self.rows = out.after[:, slots]
-        self.side = (~out.white[slots]).astype(np.int64)
-        self.source = out.source[slots].astype(np.int64)
-        self.target = out.target[slots].astype(np.int64)
-        self.piece = out.piece[slots].astype(np.int64)
-        self.castling = out.castling[slots]
-        self.passant = out.passant[slots]
-        self.promotion = out.promotion[slots].astype(np.int64)
+        self.slots = np.arange(total)
+        self.rows = out.after
+        self.side = (~out.white).astype(np.int64)
+        self.source = out.source.astype(np.int64)
+        self.target = out.target.astype(np.int64)
+        self.piece = out.piece.astype(np.int64)
+        self.castling = out.castling
+        self.passant = out.passant
+        self.promotion = out.promotion.astype(np.int64)
         self.occupied = self.rows[0] | self.rows[1]
 
     def take(self, index: np.ndarray[Any, Any]) -> _Moves:
         part = _Moves.__new__(_Moves)
-        part.owner, part.live = self.owner, self.live
-        for name in ("slots", "side", "source", "target", "piece", "castling", "passant", "promotion", "occupied"):
+        part.owner = self.owner
+        for name in ("live", "slots", "side", "source", "target", "piece", "castling", "passant", "promotion",
+                     "occupied"):
             setattr(part, name, getattr(self, name)[index])
         part.rows = self.rows[:, index]
         return part
@@ -130,15 +130,15 @@ def annotate(out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any]
     """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``, ``tokens``:
     each game's first slot and token count); games with an illegal move join ``fallback``."""
     moves = _Moves(out, first, tokens, fallback)
-    if not moves.slots.size:
+    if not moves.live.any():
         return
     checking = _checks(moves)
-    illegal = _illegal(moves, checking, out)
+    illegal = _illegal(moves, checking) & moves.live
     if illegal.any():
-        fallback[moves.owner[moves.slots[illegal]]] = True
-        keep = np.flatnonzero(~fallback[moves.owner[moves.slots]])
-        moves, checking = moves.take(keep), checking[keep]
-    out.rival[moves.slots] = _rivals(moves)
+        fallback[moves.owner[illegal]] = True
+        moves.live &= ~fallback[moves.owner]
+    checking &= moves.live
+    out.rival[:] = _rivals(moves)
     _mates(moves, checking, out)
 
 
@@ -153,30 +153,25 @@ def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     checking &= ~moves.castling
     emptied = np.where(moves.passant, np.where(side == 0, target - 8, target + 8), source)
     maybe = ~checking & (_open_line(source, king, occupied) | _open_line(emptied, king, occupied) | moves.castling)
-    lanes = np.flatnonzero(maybe)
+    lanes = np.flatnonzero(maybe & moves.live)
     if lanes.size:
         checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
     return checking
 
 
-def _illegal(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> np.ndarray[Any, Any]:
+def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
     opened to the king, a move played in check or after a token that is not a move (by induction: a move played
     from a legal position that is not in check, none of these, leaves its king safe)."""
     rows, side, source = moves.rows, moves.side, moves.source
     occupied = moves.occupied
     king = _king(rows, side)
-    slots = moves.slots
-    before = slots - 1  # the token before: a move of the same game whose check status is known
-    known = np.zeros(len(slots), bool)
-    index = np.searchsorted(slots, before)
-    found = (index < len(slots)) & (slots[np.minimum(index, len(slots) - 1)] == before)
-    found &= moves.owner[np.maximum(before, 0)] == moves.owner[slots]
-    known[found] = ~checking[index[found]]
+    known = np.zeros(len(source), bool)  # after a move of the same game that gave no check
+    known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
     emptied = np.where(moves.passant, np.where(side == 0, moves.target - 8, moves.target + 8), source)
     maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied) | _open_line(emptied, king, occupied)
-    lanes = np.flatnonzero(maybe)
-    illegal = np.zeros(len(slots), bool)
+    lanes = np.flatnonzero(maybe & moves.live)
+    illegal = np.zeros(len(source), bool)
     if lanes.size:
         illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
     return illegal
@@ -186,12 +181,13 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     """Per move: 0 = no rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by its square."""
     side, piece, source, target = moves.side, moves.piece, moves.source, moves.target
     rows = moves.rows
-    own = np.where(side == 0, rows[0], rows[1])
+    count = len(source)
     to_bit = SQUARE_BB.take(target)
     reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
-    reach &= np.choose(np.clip(piece - 1, 0, 5), rows[_P + 1:])
-    reach &= own & ~to_bit
-    out = np.zeros(len(source), np.int8)
+    reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
+    reach &= np.where(side == 0, rows[0], rows[1]) & ~to_bit
+    reach[~moves.live] = 0
+    out = np.zeros(count, np.int8)
     owner, rival = expand_bits(reach)
     if not owner.size:
         return out
@@ -202,7 +198,6 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
     legal &= ~_attacked(part, _king(part, side), 1 - side, after, ~to_bit)
     owner, rival, source = owner[legal], rival[legal], source[legal]
-    count = len(out)
     any_rival = np.zeros(count, bool)
     any_rival[owner] = True
     same_file = np.zeros(count, bool)
@@ -241,7 +236,7 @@ def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
     lanes = np.flatnonzero(checking)
     if not lanes.size:
         return
-    slots = moves.slots[lanes]
+    slots = lanes
     following = slots + 1
     inside = following < len(moves.live)
     following = np.minimum(following, len(moves.live) - 1)
