@@ -77,8 +77,15 @@ def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[An
 
 
 _DECODE, _CLASS, _PIECE_INDEX, _TARGET = _tables()
+_DECODE_FLAT, _TARGET_FLAT = _DECODE.ravel(), _TARGET.ravel()
+"""By ``mode << 16 | counter << 8 | byte``; by ``(side << 8 | code) << 6 | square``."""
+_SLOT = (_PIECE_INDEX[:, 0].astype(np.int64) * 8 + _PIECE_INDEX[:, 1])
+_INDEX = _PIECE_INDEX[:, 1].astype(np.int64)
+"""By one-byte code: the moving piece's place in its side's lists (``piece * 8 + index``), its index."""
 _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
 _COLS = np.arange(8)
+_LISTS = 112
+"""A game's piece lists: ``side * 56 + piece * 8 + index`` -> square, -1 for none."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
 
 
@@ -172,8 +179,8 @@ class State:
                 fallback[active[over]] = True
                 active, pointer = active[~over], pointer[~over]
             counter = self.counter[active]
-            codes = _DECODE[self.modes[active], counter, data[pointer]]
-            classes = _CLASS[codes]
+            codes = _DECODE_FLAT.take(self.modes.take(active) << 16 | counter << 8 | data.take(pointer))
+            classes = _CLASS.take(codes)
             slots = first[active] + self.tokens[active]
             bad = np.zeros(active.size, bool)
             done = np.zeros(active.size, bool)
@@ -185,19 +192,21 @@ class State:
             one = classes == _C_MOVE
             if one.any():
                 where = np.flatnonzero(one)
-                games = active[where]
-                side = (~self.white[games]).astype(np.int64)
-                piece_index = _PIECE_INDEX[codes[where]]
-                piece = piece_index[:, 0].astype(np.int64)
-                source = self.pieces[games, side * 56 + piece * 8 + piece_index[:, 1]].astype(np.int64)
+                games = active.take(where)
+                side = (~self.white.take(games)).astype(np.int64)
+                code = codes.take(where).astype(np.int64)
+                source = self.pieces.reshape(-1).take(games * _LISTS + side * 56 + _SLOT.take(code)).astype(np.int64)
                 missing = source < 0
-                target = _TARGET[side, codes[where], np.where(missing, 0, source)].astype(np.int64)
+                target = _TARGET_FLAT.take((side << 8 | code) << 6 | (source & 63)).astype(np.int64)
                 missing |= target < 0
-                bad[where[missing]] = True
-                keep = ~missing
-                self._apply(where[keep], games[keep], side[keep], source[keep], target[keep],
-                            np.zeros(int(keep.sum()), np.int64), slots, bad, out,
-                            index=piece_index[keep, 1].astype(np.int64))
+                index = _INDEX.take(code)
+                if missing.any():
+                    bad[where[missing]] = True
+                    keep = ~missing
+                    where, games, side, source, target, index = (value[keep] for value in (
+                        where, games, side, source, target, index))
+                self._apply(where, games, side, source, target, np.zeros(len(where), np.int64), slots, bad, out,
+                            index=index)
             two = classes == _C_TWO
             if two.any():
                 where = np.flatnonzero(two)
@@ -282,10 +291,11 @@ class State:
                index: np.ndarray[Any, Any] | None = None) -> None:
         """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``.
         ``index``: the moving piece's place in its list, when known (one-byte moves); else looked up."""
-        board = self.board
-        own = np.where(side == 1, BLACK, 0)
-        code = board[games, source].astype(np.int64)
-        captured = board[games, target].astype(np.int64)
+        board = self.board.reshape(-1)
+        at = games * 64
+        own = side * BLACK
+        code = board.take(at + source).astype(np.int64)
+        captured = board.take(at + target).astype(np.int64)
         piece = code & 7
         wrong = (code == 0) | ((code & BLACK) != own) | (source == target)
         wrong |= (captured != 0) & ((captured & BLACK) == own)
@@ -298,10 +308,11 @@ class State:
         if passant.any():
             enemy_pawn = _PAWN | (BLACK - own)
             wrong |= passant & ((behind < 0) | (behind > 63) |
-                                (board[games, np.clip(behind, 0, 63)] != enemy_pawn))
-        pieces = self.pieces
+                                (board.take(at + np.clip(behind, 0, 63)) != enemy_pawn))
+        pieces = self.pieces.reshape(-1)
+        lists = games * _LISTS + side * 56
         if index is None:
-            mine = pieces[games[:, None], (side * 56 + piece * 8)[:, None] + _COLS[None, :]]
+            mine = pieces.take((lists + piece * 8)[:, None] + _COLS[None, :])
             match = mine == source[:, None]
             wrong |= ~match.any(axis=1)  # a piece without a number: the scalar decoder
             index = np.argmax(match, axis=1)
@@ -309,7 +320,7 @@ class State:
         promoting = pawn & ((rank == 0) | (rank == 7))
         new_piece = np.where(promotion > 0, promotion, _QUEEN)
         if promoting.any():
-            promoted = pieces[games[:, None], (side * 56 + new_piece * 8)[:, None] + _COLS[None, :]]
+            promoted = pieces.take((lists + new_piece * 8)[:, None] + _COLS[None, :])
             filled = (promoted >= 0).sum(axis=1)
             wrong |= promoting & (filled >= _NUMBERED[new_piece])  # the new piece would have no number
         else:
@@ -318,9 +329,9 @@ class State:
             bad[where[wrong]] = True
             keep = ~wrong
             (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-             promoting, new_piece, filled) = (value[keep] for value in (
+             promoting, new_piece, filled, at, lists) = (value[keep] for value in (
                 where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-                promoting, new_piece, filled))
+                promoting, new_piece, filled, at, lists))
             promotion = promotion[keep]
         enemy = 1 - side
         taken = captured != 0
@@ -333,13 +344,12 @@ class State:
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
             self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
-            board[games[passant], behind[passant]] = 0
-        pieces[games, side * 56 + piece * 8 + index] = np.where(promoting, -1, target)
+            board[at[passant] + behind[passant]] = 0
+        pieces[lists + piece * 8 + index] = np.where(promoting, -1, target)
         if promoting.any():
-            pieces[games[promoting], side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = \
-                target[promoting]
-        board[games, target] = np.where(promoting, new_piece | own, code)
-        board[games, source] = 0
+            pieces[lists[promoting] + new_piece[promoting] * 8 + filled[promoting]] = target[promoting]
+        board[at + target] = np.where(promoting, new_piece | own, code)
+        board[at + source] = 0
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
@@ -389,8 +399,9 @@ class State:
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
         """Take ``square`` out of a piece list: a pawn's slot empties, other lists close up (as the scalar does)."""
-        index = (side * 56 + piece * 8)[:, None] + _COLS[None, :]
-        lists = self.pieces[games[:, None], index]
+        index = (games * _LISTS + side * 56 + piece * 8)[:, None] + _COLS[None, :]
+        flat = self.pieces.reshape(-1)
+        lists = flat.take(index)
         match = lists == square[:, None]
         present = match.any(axis=1)  # else a piece without a number
         j = np.where(present, np.argmax(match, axis=1), 8)
@@ -398,7 +409,7 @@ class State:
         pawn = (piece == _PAWN)[:, None]
         after = np.where(pawn, np.where(_COLS[None, :] == j[:, None], -1, lists),
                          np.where(_COLS[None, :] < j[:, None], lists, shifted))
-        self.pieces[games[:, None], index] = after
+        flat[index] = after
 
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
                 slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
