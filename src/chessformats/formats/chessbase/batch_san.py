@@ -156,7 +156,7 @@ def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     lanes = np.flatnonzero(maybe & moves.live)
     if lanes.size:
         checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
-    return checking
+    return np.asarray(checking, dtype=bool)
 
 
 def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -253,7 +253,7 @@ def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
     count = len(rest)
     double = (moves.piece[lanes[rest]] == _P) & (np.abs(moves.target[lanes[rest]] - moves.source[lanes[rest]]) == 16)
     ep = np.where(double, (moves.source[lanes[rest]] + moves.target[lanes[rest]]) >> 1, 0)
-    boards = Boards(*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
-                    np.zeros(count, np.uint16), np.ones(count, np.uint16))
+    boards = Boards._make([*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
+                           np.zeros(count, np.uint16), np.ones(count, np.uint16)])
     offsets, _ = legal_moves(boards)
     out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)

@@ -394,7 +394,8 @@ class State:
             return lanes
         games = active[lanes]
         side = (~self.white[games]).astype(np.int64)
-        return lanes[_san.in_check(self.bits[:, games], side)]
+        stuck: np.ndarray[Any, Any] = lanes[_san.in_check(self.bits[:, games], side)]
+        return stuck
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
