@@ -84,26 +84,30 @@ def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarr
     return _attacked(rows, _king(rows, side), 1 - side, rows[0] | rows[1])
 
 
-def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
-               occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Does ``square`` share a line with ``king``, nothing between them?"""
+def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
+               sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Does ``square`` share a line with ``king`` that holds one of ``sliders``, nothing between the two?"""
     index = square * 64 + king
-    return np.asarray((_LINE.take(index) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
+    return np.asarray(((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
+
+
+def _sliders(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The bishops, rooks and queens of ``side`` (0 white)."""
+    found: np.ndarray[Any, Any] = (rows[_B + 1] | rows[_R + 1] | rows[_Q + 1]) & np.where(side == 0, rows[0], rows[1])
+    return found
 
 
 class _Moves:
     """The tokens of a chunk, column by column, with the moves that SAN is worked out for marked ``live`` (every
     token a move, not a null move, of a game the batch decoded); or a part of them (:meth:`take`)."""
 
-    def __init__(self, out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any],
-                 fallback: np.ndarray[Any, Any]) -> None:
+    def __init__(self, out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
         total = len(out.kind)
         capacity = np.diff(np.append(first, total))
         self.owner = np.repeat(np.arange(len(first)), capacity)
         """By slot: its game."""
-        live = np.arange(total) - np.repeat(first, capacity) < np.repeat(tokens, capacity)
-        live &= (out.kind == _MOVE) & ~out.null & ~np.repeat(fallback, capacity)
-        self.live = live
+        # a slot the decoder wrote a move's position into (a king on the board), of a game it decoded
+        self.live = (out.after[_K + 1] != 0) & (out.kind == _MOVE) & ~out.null & ~fallback[self.owner]
         self.slots = np.arange(total)
         self.rows = out.after
         self.side = (~out.white).astype(np.int64)
@@ -125,11 +129,10 @@ class _Moves:
         return part
 
 
-def annotate(out: Any, first: np.ndarray[Any, Any], tokens: np.ndarray[Any, Any],
-             fallback: np.ndarray[Any, Any]) -> None:
-    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``, ``tokens``:
-    each game's first slot and token count); games with an illegal move join ``fallback``."""
-    moves = _Moves(out, first, tokens, fallback)
+def annotate(out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
+    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``: each game's
+    first slot); games with an illegal move join ``fallback``."""
+    moves = _Moves(out, first, fallback)
     if not moves.live.any():
         return
     checking = _checks(moves)
@@ -151,8 +154,12 @@ def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
     checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
     checking &= ~moves.castling
-    emptied = np.where(moves.passant, np.where(side == 0, target - 8, target + 8), source)
-    maybe = ~checking & (_open_line(source, king, occupied) | _open_line(emptied, king, occupied) | moves.castling)
+    sliders = _sliders(rows, side)
+    maybe = _open_line(source, king, occupied, sliders) | moves.castling
+    passant = np.flatnonzero(moves.passant)
+    emptied = np.where(side[passant] == 0, target[passant] - 8, target[passant] + 8)
+    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    maybe &= ~checking
     lanes = np.flatnonzero(maybe & moves.live)
     if lanes.size:
         checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
@@ -168,8 +175,11 @@ def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, A
     king = _king(rows, side)
     known = np.zeros(len(source), bool)  # after a move of the same game that gave no check
     known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
-    emptied = np.where(moves.passant, np.where(side == 0, moves.target - 8, moves.target + 8), source)
-    maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied) | _open_line(emptied, king, occupied)
+    sliders = _sliders(rows, 1 - side)
+    maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied, sliders)
+    passant = np.flatnonzero(moves.passant)
+    emptied = np.where(side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
+    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
     lanes = np.flatnonzero(maybe & moves.live)
     illegal = np.zeros(len(source), bool)
     if lanes.size:

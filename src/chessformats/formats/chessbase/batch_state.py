@@ -252,7 +252,7 @@ class State:
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
         if self.san:
-            _san.annotate(out, first, self.tokens, fallback)
+            _san.annotate(out, first, fallback)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
