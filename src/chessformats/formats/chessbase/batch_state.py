@@ -1,7 +1,8 @@
 """The batch decoder's engine: the state of every game of a chunk in arrays, one step per token.
 
 :mod:`.batch` drives it and gives the results; the module docstring there says what the batch leaves to the
-scalar decoder. With ``san=True`` each step also works out what SAN needs (:mod:`.batch_san`).
+scalar decoder. With ``san=True`` each step also keeps every game's bitboards and stores those of the position
+after each move; :func:`.batch_san.annotate` works out checks, mates and rivals from them once the chunk is decoded.
 """
 
 from __future__ import annotations
