@@ -279,8 +279,8 @@ def docs_section(figures: dict[str, tuple[float, int, int]], other: dict[str, tu
               "and rival pieces (on the chess kernel: bitboards kept while decoding, then the kernel's attacks and "
               "move generator over all the moves of a chunk at once), what the PGN export and the tables' `san` "
               "column read. All equal the game-by-game decoder's results on every game of the corpus "
-              "(tests/formats/chessbase/test_chessbase_batch.py; the SAN also equals python-chess's, "
-              "test_chessbase_batch_san.py), and the export is byte for byte the game-by-game export's.",
+              "(tests/formats/chessbase/test_chessbase_batch.py, where the SAN is also compared with python-chess's), "
+              "and the export is byte for byte the game-by-game export's.",
               "", "cbh2pgn 0.2.0 was timed converting every game to PGN (its only mode). What it gets wrong:", ""]
     lines += [f"- {finding}" for finding in findings] or ["- (cbh2pgn not available in this run)"]
     lines += ["", END_MARKER]
