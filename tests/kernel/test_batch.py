@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chessformats.kernel import Boards, from_boards, legal_moves, move_of_code, play, to_board
+from chessformats.kernel.batch import attacked, bishop_attacks, rook_attacks
+from chessformats.kernel.lookup import EMPTY_ATTACKS_BB
 from monty_cases import oracle_order
 
 PERFT = [  # FEN, leaf counts at depth 1, 2, ... (chessprogramming.org "Perft Results")
@@ -178,3 +180,51 @@ def test_castling_with_the_rook_given() -> None:
         after = board.copy(stack=False)
         after.push(move_of_code(codes[row], board))
         assert to_board(given, row, chess960=True).fen(en_passant="fen") == after.fen(en_passant="fen")
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_attacks_against_python_chess(seed: int) -> None:
+    # the attack look-ups every batch user shares (sliders through occupancy, attackers of a square, empty-board
+    # attacks by piece) against python-chess on positions of random games
+    rng = random.Random(seed)
+    boards = []
+    board = chess.Board()
+    while len(boards) < 300:
+        moves = list(board.legal_moves)
+        if not moves or board.ply() > 120:
+            board = chess.Board()
+            continue
+        board.push(rng.choice(moves))
+        boards.append(board.copy(stack=False))
+    squares = np.array([rng.randrange(64) for _ in boards])
+    occupied = np.array([b.occupied for b in boards], dtype=np.uint64)
+    diagonal = bishop_attacks(squares, occupied)
+    straight = rook_attacks(squares, occupied)
+    for by in (chess.WHITE, chess.BLACK):
+        def mine(kind: int, b: chess.Board, colour: bool = by) -> int:
+            return int(b.pieces_mask(kind, colour))
+
+        found = attacked(squares, occupied, *(np.array([mine(kind, b) for b in boards], dtype=np.uint64)
+                                              for kind in (chess.KNIGHT, chess.KING, chess.PAWN)),
+                         np.full(len(boards), int(not by)),
+                         np.array([mine(chess.BISHOP, b) | mine(chess.QUEEN, b) for b in boards], dtype=np.uint64),
+                         np.array([mine(chess.ROOK, b) | mine(chess.QUEEN, b) for b in boards], dtype=np.uint64))
+        for i, b in enumerate(boards):
+            square = int(squares[i])
+            assert int(found[i]) == int(b.attackers_mask(by, square)), (b.fen(), square, by)
+    for i, b in enumerate(boards):
+        square = int(squares[i])
+        empty = chess.BaseBoard(None)
+        empty.set_piece_at(square, chess.Piece(chess.QUEEN, chess.WHITE))
+        blocked = chess.BaseBoard(None)
+        for other in chess.scan_forward(b.occupied):
+            blocked.set_piece_at(other, chess.Piece(chess.PAWN, chess.BLACK))
+        blocked.set_piece_at(square, chess.Piece(chess.BISHOP, chess.WHITE))
+        assert int(diagonal[i]) == int(blocked.attacks_mask(square))
+        blocked.set_piece_at(square, chess.Piece(chess.ROOK, chess.WHITE))
+        assert int(straight[i]) == int(blocked.attacks_mask(square))
+    for kind in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING):
+        for square in chess.SQUARES:
+            alone = chess.BaseBoard(None)
+            alone.set_piece_at(square, chess.Piece(kind, chess.WHITE))
+            assert int(EMPTY_ATTACKS_BB[kind, square]) == int(alone.attacks_mask(square))

@@ -47,10 +47,12 @@ __all__ = [
     "TARGET_SHIFT",
     "Boards",
     "attacked",
+    "bishop_attacks",
     "contains",
     "expand_bits",
     "legal_moves",
     "pseudo_en_passant",
+    "rook_attacks",
     "square_of",
 ]
 
@@ -138,7 +140,8 @@ def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, square
 
 
-def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a rook on each of ``squares`` attacks, pieces on ``occupied`` blocking (kindergarten lookups)."""
     tables = slider_tables()
     squares = squares.astype(U64)
     base = squares << U64(8)
@@ -155,7 +158,8 @@ def _rook(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     return attacks
 
 
-def _bishop(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+def bishop_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a bishop on each of ``squares`` attacks, pieces on ``occupied`` blocking."""
     tables = slider_tables()
     base = squares.astype(U64) << U64(8)
     lines = []
@@ -176,8 +180,8 @@ def attacked(squares: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kin
     """The attackers of each square among the given pieces (sliders seeing through ``occupied``); ``pawn_colour``
     is the colour (1 white) of the side *defending* the square (its pawn-attack table finds the attacking pawns)."""
     found: np.ndarray = ((KNIGHT_BB[squares] & knights) | (KING_BB[squares] & kings)
-                          | (PAWN_BB[pawn_colour, squares] & pawns) | (_bishop(squares, occupied) & diagonal)
-                          | (_rook(squares, occupied) & straight))
+                          | (PAWN_BB[pawn_colour, squares] & pawns) | (bishop_attacks(squares, occupied) & diagonal)
+                          | (rook_attacks(squares, occupied) & straight))
     return found
 
 
@@ -307,11 +311,11 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     reach &= allowed.take(owner)
     pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.bishops | boards.queens) & us)
-    reach = _bishop(square, occupied.take(owner))
+    reach = bishop_attacks(square, occupied.take(owner))
     reach &= allowed.take(owner)
     pieces.reach[rank] = reach
     owner, square, rank = pieces.place((boards.rooks | boards.queens) & us)
-    reach = _rook(square, occupied.take(owner))
+    reach = rook_attacks(square, occupied.take(owner))
     reach &= allowed.take(owner)
     pieces.reach[rank] |= reach
     pinned = _pinned(side)

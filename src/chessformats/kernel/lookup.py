@@ -34,6 +34,7 @@ __all__ = [
     "BETWEEN_BB",
     "BISHOP_RAYS_BB",
     "DIAGONAL_MAGIC",
+    "EMPTY_ATTACKS_BB",
     "FILE_A",
     "FILE_MAGIC",
     "KING_BB",
@@ -57,6 +58,10 @@ BETWEEN_BB = np.array(BETWEEN, dtype=U64)
 LINE_BB = np.array(RAYS, dtype=U64)
 ROOK_RAYS_BB = np.array(STRAIGHT_RAYS, dtype=U64)
 BISHOP_RAYS_BB = np.array(DIAG_RAYS, dtype=U64)
+EMPTY_ATTACKS_BB = np.array([[0] * 64, [0] * 64, KNIGHT, DIAG_RAYS, STRAIGHT_RAYS,
+                             [d | s for d, s in zip(DIAG_RAYS, STRAIGHT_RAYS, strict=True)], KING], dtype=U64)
+"""By python-chess piece type (knight ... king; none and pawn: empty), then square: the squares that piece there
+attacks on an empty board."""
 
 FILE_A = int(chess.BB_FILE_A)
 FILE_MAGIC = 0x0102040810204080

@@ -1,9 +1,11 @@
-"""The batch decoder (many games at once with numpy) against the scalar one, on every game of the corpus."""
+"""The batch decoder (many games at once with numpy) against the scalar one, on every game of the corpus; its SAN
+(checks, mates, rivals: worked out on the chess kernel) against python-chess's ``Board.san``."""
 
 from __future__ import annotations
 
 import io
 import random
+from collections import Counter
 from pathlib import Path
 
 import chess
@@ -16,9 +18,10 @@ from chessformats import chessbase
 from chessformats.engine.codec import codec
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase.batch import decode_batch
+from chessformats.formats.chessbase.batch_pgn import san_strings
 from chessformats.formats.chessbase.database import _SKIPPED as SKIPPED
 from chessformats.formats.chessbase.database import _pgn_one
-from chessformats.formats.chessbase.moves import DecodedGame, decode_game
+from chessformats.formats.chessbase.moves import POP, PUSH, DecodedGame, DecodedMove, decode_game
 from chessformats.schemas import chessbase as schema
 from conftest import find_corpus
 
@@ -212,3 +215,50 @@ def test_export_of_a_damaged_base_equals_the_game_by_game_export(seed: int, tmp_
     assert (tmp_path / "out.pgn").read_bytes() == b"".join(texts)
     assert (written, [str(error) for error in failed]) == (len(texts), errors)
     assert written > 100 and errors
+
+
+def _compare_with_python_chess(cbh: Path) -> Counter[str]:
+    """Every move of every game the batch decodes with ``san=True``, against python-chess's SAN of the same move
+    in the same position; how many moves were compared, and how many of them were checks, mates and moves named
+    with their origin's file, rank or square."""
+    compared: Counter[str] = Counter()
+    with chessbase.open_database(cbh) as db:
+        batch = db.decode_batch(np.arange(1, db.record_count + 1), san=True)
+        sans = san_strings(batch)
+        for index in np.flatnonzero(~batch.fallback).tolist():
+            game = batch.game(index)
+            board = chess.Board(game.start.fen())
+            stack: list[chess.Board] = []
+            slot = int(batch.first[index])
+            for token in game.tokens:
+                if token is PUSH:
+                    stack.append(board.copy(stack=False))
+                elif token is POP:
+                    if stack:
+                        board = stack.pop()
+                elif isinstance(token, DecodedMove):
+                    move = token.move()
+                    assert token.null or board.is_legal(move), (cbh.name, index, slot)
+                    assert sans[slot] == board.san(move), (cbh.name, index, slot, board.fen(), move.uci())
+                    board.push(move)
+                    compared["moves"] += 1
+                    text = sans[slot]
+                    compared["checks"] += text.endswith("+")
+                    compared["mates"] += text.endswith("#")
+                    compared["named"] += len(text.rstrip("+#").replace("x", "")) > 3 and text[0] in "NBRQ"
+                slot += 1
+    return compared
+
+
+@pytest.mark.parametrize("name", ["libcbh_NormalGames", "libcbh_WithVariations"])
+def test_batch_san_equals_python_chess_on_corpus_games(name: str) -> None:
+    found = _compare_with_python_chess(cbh_path(name))
+    assert found["moves"] > 1000 and found["checks"] > 50 and found["named"] > 20
+
+
+def test_batch_san_equals_python_chess_on_random_games(tmp_path: Path) -> None:
+    cbh = tmp_path / "random.cbh"
+    report = chessbase.write_database(cbh, _random_games(7, 60))
+    assert len(report.skipped) < 10
+    found = _compare_with_python_chess(cbh)
+    assert found["moves"] > 2000 and found["mates"] > 3 and found["checks"] > 300 and found["named"] > 5

@@ -14,8 +14,9 @@ losing-chess promotion with unknown bits, variations nested deeper than :data:`M
 (for the PGN export, :mod:`.batch_pgn`) games with a setup position and losing chess go there too. The tests
 compare both decoders on every game of the corpus, and on damaged streams.
 
-Speed on ``twic1134`` (6,117 games): about 30,000 games/s to token arrays, about 17,000 to ``DecodedGame``
-objects, against about 6,500 for the scalar decoder (``benchmarks/bench_chessbase.py``, ``docs/performance.md``).
+Speed on ``twic1134`` (6,117 games, CPU time): about 35,000 games/s to token arrays, about 20,000 with what SAN
+needs (``san=True``), about 17,000 to ``DecodedGame`` objects, against about 6,500 for the scalar decoder
+(``benchmarks/bench_chessbase.py``, ``docs/performance.md``).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
     if games:
         first[1:] = np.cumsum(capacity)[:-1]
     total = int(capacity.sum())
-    out = Tokens(total)
+    out = Tokens(total, san=san)
     if san:
         fallback[setups] = True
         setups = setups[:0]

@@ -1,20 +1,19 @@
-"""What SAN needs, for many games at once: rivals of a move (for disambiguation), check, and mate.
+"""What SAN needs, for every move of a chunk at once: rivals of a move (for disambiguation), check, and mate.
 
-Used by :mod:`.batch` while it decodes (``san=True``): each step, for the games that moved, on the state
-arrays. The rules are :class:`~.san.SanBoard`'s, which the export path used game by game:
+The batch decoder (:mod:`.batch_state`, ``san=True``) keeps each game's bitboards while it decodes
+(:func:`bitboards`) and stores those of the position after every move; :func:`annotate` then works out, over
+all the moves of the chunk together, with the chess kernel's attacks (:func:`chessformats.kernel.batch.attacked`,
+its tables) and move generator:
 
+- legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
+  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, while decoding);
+- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
+  king to a square the move emptied (looked at in full only then, and for castling);
 - rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
   could go there legally (their king not attacked afterwards);
-- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
-  king to a square the move emptied (looked at in full only then). That is every check of a stream whose moves
-  are legal; a game with a move that leaves its own king attacked (a damaged stream that still decodes) goes
-  to the scalar path (``State._legal``);
-- mate: a check after which the opponent has no legal move. When the next token of the stream is a move
-  played from that position and that move is legal, the check is no mate; otherwise (the line ends there,
-  or the next move is one this module does not verify) :class:`~.san.SanBoard` decides from the position.
-
-Every piece of a game the batch decodes has a number (the batch leaves the others to the scalar decoder),
-so the piece lists hold every knight, bishop, rook, queen and king; pawns are looked up on the board.
+- mate: a check after which the opponent has no legal move. When the next token of the stream is a move played
+  from that position along its piece's lines, the check is no mate (the move's legality is checked with the
+  others); otherwise the kernel's move generator decides, for all such positions at once.
 """
 
 from __future__ import annotations
@@ -24,203 +23,247 @@ from typing import Any
 import chess
 import numpy as np
 
-from ..bitboards import BETWEEN, KING, KNIGHT, PAWN_ATTACKS
-from .san import SanBoard
-from .start import BLACK
+from ...kernel.batch import Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 
-__all__ = ["SQUARE_BITS", "attacked", "decide", "direct_check", "geometry", "has_legal_move", "occupancy",
-           "open_line", "pawn_geometry", "rivals", "settle_mates"]
+__all__ = ["COLUMNS", "annotate", "bitboards", "in_check"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
-# geometry kinds: knight, king, diagonal slider, straight slider, queen, white pawn capture, black pawn capture
-_KN, _KI, _DIAG, _STRAIGHT, _QU, _WP, _BP = range(7)
+COLUMNS = 8
+"""A position's bitboards, in rows: white's pieces, black's, then by python-chess piece type (row ``piece + 1``)
+the pawns ... kings of both (the kernel's :class:`~chessformats.kernel.batch.Boards` order)."""
+_U64 = np.uint64
+_ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
+_MOVE = 0
+"""The token kind of a move (``batch_state.MOVE``)."""
+_LINE, _BETWEEN = LINE_BB.ravel(), BETWEEN_BB.ravel()
+"""By ``a * 64 + b``."""
+_ATTACKS_BY_CODE = np.concatenate([EMPTY_ATTACKS_BB, EMPTY_ATTACKS_BB[:1]] * 2)
+_ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
+_ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
+"""By ``(colour * 8 + piece) * 64 + square`` (colour 0 white): the squares that piece there attacks on an empty
+board."""
+_RIVAL_REACH = EMPTY_ATTACKS_BB.copy()
+_RIVAL_REACH[_K] = 0
+_RIVAL_REACH = _RIVAL_REACH.ravel()
+"""By ``piece * 64 + square``: where a knight, bishop, rook or queen that could go to the square stands, on an
+empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
-def _geometry() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """GEO[kind, from, to]: a piece of that kind on ``from`` attacks ``to`` on an empty board;
-    BETWEEN64[from, to]: the squares strictly between (uint64)."""
-    geo = np.zeros((7, 64, 64), dtype=bool)
-    between = np.zeros((64, 64), dtype=np.uint64)
-    for a in range(64):
-        for b in range(64):
-            between[a, b] = BETWEEN[a][b]
-            if a == b:
-                continue
-            bit = 1 << b
-            geo[_KN, a, b] = bool(KNIGHT[a] & bit)
-            geo[_KI, a, b] = bool(KING[a] & bit)
-            same_line = chess.BB_RAYS[a][b] != 0
-            straight = same_line and ((a & 7) == (b & 7) or (a >> 3) == (b >> 3))
-            geo[_STRAIGHT, a, b] = straight
-            geo[_DIAG, a, b] = same_line and not straight
-            geo[_QU, a, b] = same_line
-            geo[_WP, a, b] = bool(PAWN_ATTACKS[chess.WHITE][a] & bit)
-            geo[_BP, a, b] = bool(PAWN_ATTACKS[chess.BLACK][a] & bit)
-    return geo, between
+def bitboards(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The bitboards (:data:`COLUMNS`, games) of boards of piece codes (games, 64)."""
+    def pack(mask: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        return np.ascontiguousarray(np.packbits(mask, axis=1, bitorder="little")).view("<u8").reshape(-1)
+
+    kinds = board & 7
+    rows = [pack((board != 0) & (board < 8)), pack(board >= 8)]
+    rows += [pack(kinds == piece) for piece in range(_P, _K + 1)]
+    return np.array(rows, dtype=_U64)
 
 
-GEO, BETWEEN64 = _geometry()
-SQUARE_BITS = np.array([1 << square for square in range(64)], dtype=np.uint64)
-_KIND_OF_PIECE = np.array([0, 0, _KN, _DIAG, _STRAIGHT, _QU, _KI], dtype=np.int64)
-# the piece-list slots that can attack (side 0; add 56 for side 1) and their geometry kinds
-_SLOTS = np.array([_N * 8, _N * 8 + 1, _N * 8 + 2, _K * 8, _B * 8, _B * 8 + 1, _B * 8 + 2, _R * 8, _R * 8 + 1,
-                   _R * 8 + 2, _Q * 8, _Q * 8 + 1, _Q * 8 + 2], dtype=np.int64)
-_SLOT_KINDS = np.array([_KN, _KN, _KN, _KI, _DIAG, _DIAG, _DIAG, _STRAIGHT, _STRAIGHT, _STRAIGHT, _QU, _QU, _QU],
-                       dtype=np.int64)
-_PAWN_ATTACKERS = np.full((2, 64, 2), -1, dtype=np.int64)
-"""_PAWN_ATTACKERS[side, square]: the squares a pawn of ``side`` (0 white) attacks ``square`` from."""
-for _side in (0, 1):
-    for _square in range(64):
-        _found = [source for source in range(64) if PAWN_ATTACKS[_side == 0][source] >> _square & 1]
-        _PAWN_ATTACKERS[_side, _square, :len(_found)] = _found
+def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.ndarray[Any, Any],
+              occupied: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+    """Per position (bitboards ``rows``, one column each): is ``square`` attacked by side ``by`` (0 white), squares
+    ``occupied``, only its pieces on ``keep`` counted (default all)?"""
+    mask = np.where(by == 0, rows[0], rows[1])
+    if keep is not None:
+        mask &= keep
+    queens = rows[_Q + 1]
+    found = attacked(square, occupied, rows[_N + 1] & mask, rows[_K + 1] & mask, rows[_P + 1] & mask, by,
+                     (rows[_B + 1] | queens) & mask, (rows[_R + 1] | queens) & mask)
+    return np.asarray(found != 0, dtype=bool)
 
 
-def occupancy(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The occupied squares of each board row (games, 64) as uint64 bitboards."""
-    bits = np.packbits(board != 0, axis=1, bitorder="little")
-    return np.ascontiguousarray(bits).view("<u8").reshape(-1).astype(np.uint64)
+def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The square of side ``side``'s king in each position."""
+    return square_of(rows[_K + 1] & np.where(side == 0, rows[0], rows[1]))
 
 
-def attacked(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
-             square: np.ndarray[Any, Any], by: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
-             excluded: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per row: is ``square`` attacked by side ``by`` (0 white), squares ``occupied``, the piece on ``excluded``
-    (a square or -1) not counted? ``pieces[games]`` and ``board[games]`` are the rows' piece lists and boards."""
-    sources = pieces[games[:, None], (by * 56)[:, None] + _SLOTS[None, :]].astype(np.int64)
-    valid = (sources >= 0) & (sources != excluded[:, None])
-    sources = np.where(valid, sources, 0)
-    hits = valid & GEO[_SLOT_KINDS[None, :], sources, square[:, None]]
-    hits &= (BETWEEN64[sources, square[:, None]] & occupied[:, None]) == 0
-    found = hits.any(axis=1)
-    pawns = _PAWN_ATTACKERS[by, square]  # (rows, 2)
-    pawn = _P | np.where(by == 1, BLACK, 0)
-    on = board[games[:, None], np.maximum(pawns, 0)] == pawn[:, None]
-    found |= ((pawns >= 0) & on & (pawns != excluded[:, None])).any(axis=1)
-    return np.asarray(found, dtype=bool)
+def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Is the king of ``side`` (0 white) attacked in each position?"""
+    return _attacked(rows, _king(rows, side), 1 - side, rows[0] | rows[1])
 
 
-def open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
-              occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Does ``square`` share a line with ``king``, nothing between them?"""
-    return np.asarray(GEO[_QU, square, king] & ((BETWEEN64[square, king] & occupied) == 0), dtype=bool)
+def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
+               sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Does ``square`` share a line with ``king`` that holds one of ``sliders``, nothing between the two?"""
+    index = square * 64 + king
+    return np.asarray(((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
 
 
-def direct_check(board: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-                 target: np.ndarray[Any, Any], king: np.ndarray[Any, Any],
-                 occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """After a move of ``side`` onto ``target`` (the board updated): does the piece standing there attack
-    ``king``?"""
-    piece = (board[games, target] & 7).astype(np.int64)
-    kind = np.where(piece == _P, np.where(side == 0, _WP, _BP), _KIND_OF_PIECE[piece])
-    found = GEO[kind, target, king] & ((BETWEEN64[target, king] & occupied) == 0)
-    return np.asarray(found & (piece != 0), dtype=bool)
+def _sliders(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The bishops, rooks and queens of ``side`` (0 white)."""
+    found: np.ndarray[Any, Any] = (rows[_B + 1] | rows[_R + 1] | rows[_Q + 1]) & np.where(side == 0, rows[0], rows[1])
+    return found
 
 
-def geometry(piece: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
-             occupied: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Does a knight, bishop, rook, queen or king on ``source`` attack ``target`` (nothing between)?"""
-    kind = _KIND_OF_PIECE[piece]
-    clear = (BETWEEN64[source, target] & occupied) == 0
-    return np.asarray(GEO[kind, source, target] & clear & (piece >= _N), dtype=bool)
+class _Moves:
+    """The tokens of a chunk, column by column, with the moves that SAN is worked out for marked ``live`` (every
+    token a move, not a null move, of a game the batch decoded); or a part of them (:meth:`take`)."""
+
+    def __init__(self, out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
+        total = len(out.kind)
+        capacity = np.diff(np.append(first, total))
+        self.owner = np.repeat(np.arange(len(first)), capacity)
+        """By slot: its game."""
+        # a slot the decoder wrote a move's position into (a king on the board), of a game it decoded
+        self.live = (out.after[_K + 1] != 0) & (out.kind == _MOVE) & ~out.null & ~fallback[self.owner]
+        self.slots = np.arange(total)
+        self.rows = out.after
+        self.side = (~out.white).astype(np.int64)
+        self.source = out.source.astype(np.int64)
+        self.target = out.target.astype(np.int64)
+        self.piece = out.piece.astype(np.int64)
+        self.castling = out.castling
+        self.passant = out.passant
+        self.promotion = out.promotion.astype(np.int64)
+        self.occupied = self.rows[0] | self.rows[1]
+
+    def take(self, index: np.ndarray[Any, Any]) -> _Moves:
+        part = _Moves.__new__(_Moves)
+        part.owner = self.owner
+        for name in ("live", "slots", "side", "source", "target", "piece", "castling", "passant", "promotion",
+                     "occupied"):
+            setattr(part, name, getattr(self, name)[index])
+        part.rows = self.rows[:, index]
+        return part
 
 
-def rivals(pieces: np.ndarray[Any, Any], board: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
-           occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
-           source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per row (before the move; ``pieces[games]``, ``board[games]`` the rows' piece lists and boards): 0 = no
-    rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by its square."""
-    out = np.zeros(len(source), np.int8)
-    named = (piece >= _N) & (piece <= _Q)
-    if not named.any():
+def annotate(out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
+    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``: each game's
+    first slot); games with an illegal move join ``fallback``."""
+    moves = _Moves(out, first, fallback)
+    if not moves.live.any():
+        return
+    checking = _checks(moves)
+    illegal = _illegal(moves, checking) & moves.live
+    if illegal.any():
+        fallback[moves.owner[illegal]] = True
+        moves.live &= ~fallback[moves.owner]
+    checking &= moves.live
+    out.rival[:] = _rivals(moves)
+    _mates(moves, checking, out)
+
+
+def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
+    """Per move: does it give check?"""
+    rows, side, source, target = moves.rows, moves.side, moves.source, moves.target
+    occupied = moves.occupied
+    king = _king(rows, 1 - side)
+    code = side * 8 + np.where(moves.promotion > 0, moves.promotion, moves.piece)
+    checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
+    checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
+    checking &= ~moves.castling
+    sliders = _sliders(rows, side)
+    maybe = _open_line(source, king, occupied, sliders) | moves.castling
+    passant = np.flatnonzero(moves.passant)
+    emptied = np.where(side[passant] == 0, target[passant] - 8, target[passant] + 8)
+    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    maybe &= ~checking
+    lanes = np.flatnonzero(maybe & moves.live)
+    if lanes.size:
+        checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
+    return np.asarray(checking, dtype=bool)
+
+
+def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
+    opened to the king, a move played in check or after a token that is not a move (by induction: a move played
+    from a legal position that is not in check, none of these, leaves its king safe)."""
+    rows, side, source = moves.rows, moves.side, moves.source
+    occupied = moves.occupied
+    king = _king(rows, side)
+    known = np.zeros(len(source), bool)  # after a move of the same game that gave no check
+    known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
+    sliders = _sliders(rows, 1 - side)
+    maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied, sliders)
+    passant = np.flatnonzero(moves.passant)
+    emptied = np.where(side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
+    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    lanes = np.flatnonzero(maybe & moves.live)
+    illegal = np.zeros(len(source), bool)
+    if lanes.size:
+        illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
+    return illegal
+
+
+def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
+    """Per move: 0 = no rival, else how SAN names the source: 1 by its file, 2 by its rank, 3 by its square."""
+    side, piece, source, target = moves.side, moves.piece, moves.source, moves.target
+    rows = moves.rows
+    count = len(source)
+    to_bit = SQUARE_BB.take(target)
+    reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
+    reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
+    reach &= np.where(side == 0, rows[0], rows[1]) & ~to_bit
+    reach[~moves.live] = 0
+    out = np.zeros(count, np.int8)
+    owner, rival = expand_bits(reach)
+    if not owner.size:
         return out
-    lanes = np.flatnonzero(named)
-    columns = (side[lanes] * 56 + piece[lanes] * 8)[:, None] + np.arange(3)[None, :]
-    others = pieces[games[lanes][:, None], columns].astype(np.int64)
-    present = (others >= 0) & (others != source[lanes][:, None])
-    others = np.where(present, others, 0)
-    reach = present & GEO[_KIND_OF_PIECE[piece[lanes]][:, None], others, target[lanes][:, None]]
-    reach &= (BETWEEN64[others, target[lanes][:, None]] & occupied[lanes][:, None]) == 0
-    if not reach.any():
-        return out
-    pair_lane, pair_column = np.nonzero(reach)
-    rows = lanes[pair_lane]
-    rival = others[pair_lane, pair_column]
-    king = pieces[games[rows], side[rows] * 56 + _K * 8].astype(np.int64)
-    after = (occupied[rows] & ~SQUARE_BITS[rival]) | SQUARE_BITS[target[rows]]
-    legal = ~attacked(pieces, board, games[rows], np.maximum(king, 0), 1 - side[rows], after, target[rows])
-    legal &= king >= 0
-    same_file = np.zeros(len(source), bool)
-    same_rank = np.zeros(len(source), bool)
-    any_rival = np.zeros(len(source), bool)
-    keep = np.flatnonzero(legal)
-    rows, rival = rows[keep], rival[keep]
-    any_rival[rows] = True
-    np.logical_or.at(same_file, rows, (rival & 7) == (source[rows] & 7))
-    np.logical_or.at(same_rank, rows, (rival >> 3) == (source[rows] >> 3))
-    out[any_rival] = np.where(~same_file[any_rival], 1, np.where(~same_rank[any_rival], 2, 3))
+    part = rows[:, owner]
+    side, source, target, to_bit = side[owner], source[owner], target[owner], to_bit[owner]
+    occupied = moves.occupied[owner] | SQUARE_BB.take(source)  # before the move
+    legal = (_BETWEEN.take(rival * 64 + target) & occupied) == 0
+    after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
+    legal &= ~_attacked(part, _king(part, side), 1 - side, after, ~to_bit)
+    owner, rival, source = owner[legal], rival[legal], source[legal]
+    any_rival = np.zeros(count, bool)
+    any_rival[owner] = True
+    same_file = np.zeros(count, bool)
+    same_rank = np.zeros(count, bool)
+    same_file[owner[(rival & 7) == (source & 7)]] = True
+    same_rank[owner[(rival >> 3) == (source >> 3)]] = True
+    out[any_rival] = np.where(~same_file, 1, np.where(~same_rank, 2, 3))[any_rival]
     return out
 
 
-def pawn_geometry(boards: np.ndarray[Any, Any], side: np.ndarray[Any, Any], source: np.ndarray[Any, Any],
-                  target: np.ndarray[Any, Any], taken: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Is a pawn's move of ``side`` a push onto empty squares or a capture of a piece (en passant not counted)?
-    ``boards``: the rows' boards before the move; ``taken``: a piece stands on the target."""
-    forward = np.where(side == 0, 8, -8)
-    straight = ((source & 7) == (target & 7)) & ~taken
-    single = straight & (target == source + forward)
-    start = np.where(side == 0, 1, 6)
-    middle = np.clip(source + forward, 0, 63)
-    double = straight & (target == source + 2 * forward) & ((source >> 3) == start) & \
-        (boards[np.arange(len(source)), middle] == 0)
-    capture = taken & GEO[np.where(side == 0, _WP, _BP), source, target]
-    return np.asarray(single | double | capture, dtype=bool)
-
-
-def has_legal_move(board: list[int], white: bool, ep: int | None) -> bool:
-    """Has the side to move a legal move? (:class:`SanBoard`'s answer, from a board of piece codes.)"""
-    san = SanBoard.__new__(SanBoard)
-    pieces = [0] * 7
-    colour = [0, 0]
-    for square, code in enumerate(board):
-        if code:
-            pieces[code & 7] |= 1 << square
-            colour[0 if code & BLACK else 1] |= 1 << square
-    san.pieces, san.colour, san.turn, san.ep, san.fullmove, san.losing = pieces, colour, white, ep, 1, False
-    return san._has_legal_move(white)
-
-
-def decide(board: list[int], white: bool, slot: int, out: Any) -> int:
-    """1 ("+") or 2 ("#") for the check of token ``slot``, from the position after it."""
-    ep = None
-    if out.piece[slot] == _P and abs(int(out.target[slot]) - int(out.source[slot])) == 16:
-        ep = (int(out.target[slot]) + int(out.source[slot])) // 2
-    return 1 if has_legal_move(board, white, ep) else 2
-
-
-def settle_mates(state: Any, verify: tuple[Any, ...] | None, bad: np.ndarray[Any, Any], out: Any) -> None:
-    """Settle the checks whose next move was played this step (``verify``: from ``State._pending``): a legal
-    move there proves no mate; the others are decided from the position before that move."""
-    if verify is None:
-        return
-    lanes, games, check_slots, move_slots, boards, occupied = verify
-    ok = ~bad[lanes]
-    piece = out.piece[move_slots].astype(np.int64)
-    source = out.source[move_slots].astype(np.int64)
-    target = out.target[move_slots].astype(np.int64)
-    side = (~out.white[move_slots]).astype(np.int64)
-    rows = np.arange(len(games))
-    taken = boards[rows, target] != 0
-    sound = geometry(piece, source, target, occupied)
+def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+           source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Is each move a piece's move along its lines, nothing between, or a pawn's push onto empty squares or
+    capture of a piece (en passant not counted)? ``rows``: the bitboards before the move."""
+    occupied = rows[0] | rows[1]
+    to_bit = SQUARE_BB.take(target)
+    sound = (piece >= _N) & ((EMPTY_ATTACKS_BB[np.minimum(piece, _K), source] & to_bit) != 0)
+    sound &= (_BETWEEN.take(source * 64 + target) & occupied) == 0
     pawn = piece == _P
     if pawn.any():
-        sound |= pawn & pawn_geometry(boards, side, source, target, taken)
-    sound &= ok & ~out.castling[move_slots] & ~out.null[move_slots]
-    king = state.pieces[games, side * 56 + _K * 8].astype(np.int64)
-    safe = ~attacked(state.pieces, state.board, games, np.maximum(king, 0), 1 - side, state.occupied[games],
-                     np.full(len(games), -1, np.int64)) & (king >= 0)
-    bad[lanes[ok & ~safe]] = True  # a move that leaves its king in check: the scalar path (see State._legal)
-    proved = sound & safe
-    out.check[check_slots[proved]] = 1
-    for lane in np.flatnonzero(~proved & ok).tolist():
-        white = not bool(side[lane])
-        out.check[int(check_slots[lane])] = decide(boards[lane].tolist(), white, int(check_slots[lane]), out)
+        taken = (occupied & to_bit) != 0
+        forward = np.where(side == 0, 8, -8)
+        straight = ((source & 7) == (target & 7)) & ~taken
+        single = straight & (target == source + forward)
+        middle = SQUARE_BB.take(np.clip(source + forward, 0, 63))
+        double = straight & (target == source + 2 * forward) & ((source >> 3) == np.where(side == 0, 1, 6)) & \
+            ((occupied & middle) == 0)
+        capture = taken & ((PAWN_BB[1 - side, source] & to_bit) != 0)
+        sound |= pawn & (single | double | capture)
+    return np.asarray(sound, dtype=bool)
+
+
+def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
+    """``out.check`` of the checking moves: 1, or 2 where the opponent has no legal move (proved by the next token
+    when that is a move along its piece's lines, else by the kernel's move generator)."""
+    lanes = np.flatnonzero(checking)
+    if not lanes.size:
+        return
+    slots = lanes
+    following = slots + 1
+    inside = following < len(moves.live)
+    following = np.minimum(following, len(moves.live) - 1)
+    proved = inside & moves.live[following] & (moves.owner[following] == moves.owner[slots])
+    proved &= ~out.castling[following]
+    rows = moves.rows[:, lanes]
+    proved &= _sound(rows, 1 - moves.side[lanes], out.piece[following].astype(np.int64),
+                     out.source[following].astype(np.int64), out.target[following].astype(np.int64))
+    out.check[slots] = 1
+    rest = np.flatnonzero(~proved)
+    if not rest.size:
+        return
+    rows, slots = rows[:, rest], slots[rest]
+    count = len(rest)
+    double = (moves.piece[lanes[rest]] == _P) & (np.abs(moves.target[lanes[rest]] - moves.source[lanes[rest]]) == 16)
+    ep = np.where(double, (moves.source[lanes[rest]] + moves.target[lanes[rest]]) >> 1, 0)
+    boards = Boards._make([*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
+                           np.zeros(count, np.uint16), np.ones(count, np.uint16)])
+    offsets, _ = legal_moves(boards)
+    out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)

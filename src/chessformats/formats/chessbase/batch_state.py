@@ -1,7 +1,8 @@
 """The batch decoder's engine: the state of every game of a chunk in arrays, one step per token.
 
 :mod:`.batch` drives it and gives the results; the module docstring there says what the batch leaves to the
-scalar decoder. With ``san=True`` each step also works out what SAN needs (:mod:`.batch_san`).
+scalar decoder. With ``san=True`` each step also keeps every game's bitboards and stores those of the position
+after each move; :func:`.batch_san.annotate` works out checks, mates and rivals from them once the chunk is decoded.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import chess
 import numpy as np
 
+from ...kernel.lookup import SQUARE_BB
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
@@ -76,8 +78,15 @@ def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[An
 
 
 _DECODE, _CLASS, _PIECE_INDEX, _TARGET = _tables()
+_DECODE_FLAT, _TARGET_FLAT = _DECODE.ravel(), _TARGET.ravel()
+"""By ``mode << 16 | counter << 8 | byte``; by ``(side << 8 | code) << 6 | square``."""
+_SLOT = (_PIECE_INDEX[:, 0].astype(np.int64) * 8 + _PIECE_INDEX[:, 1])
+_INDEX = _PIECE_INDEX[:, 1].astype(np.int64)
+"""By one-byte code: the moving piece's place in its side's lists (``piece * 8 + index``), its index."""
 _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
 _COLS = np.arange(8)
+_LISTS = 112
+"""A game's piece lists: ``side * 56 + piece * 8 + index`` -> square, -1 for none."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
 
 
@@ -100,7 +109,7 @@ _STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for re
 class Tokens:
     """The flat token arrays."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, *, san: bool = False) -> None:
         self.kind = np.zeros(total, np.int8)
         self.source = np.zeros(total, np.int8)
         self.target = np.zeros(total, np.int8)
@@ -117,6 +126,10 @@ class Tokens:
         """Per move (``san=True``): 0, 1 = check ("+"), 2 = mate ("#")."""
         self.rival = np.zeros(total, np.int8)
         """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
+        self.passant = np.zeros(total if san else 0, bool)
+        """Per move (``san=True``): an en-passant capture."""
+        self.after = np.zeros((_san.COLUMNS, total if san else 0), np.uint64)
+        """Per move (``san=True``): the bitboards of the position after it (:func:`.batch_san.bitboards`)."""
 
 
 class State:
@@ -125,9 +138,6 @@ class State:
     def __init__(self, games: int, modes: np.ndarray[Any, Any], pointer: np.ndarray[Any, Any],
                  end: np.ndarray[Any, Any], *, san: bool = False) -> None:
         self.san = san
-        self.pending = np.full(games, -1, np.int64)
-        """(``san``) per game: the token slot of a check whose mate is still to be decided, -1 for none."""
-        self.checks: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self.modes = modes
         self.pointer = pointer.copy()
         self.end = end
@@ -141,13 +151,14 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
-        self.occupied = _san.occupancy(self.board)
+        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=1) if san else np.zeros((_san.COLUMNS, 0),
+                                                                                                np.uint64)
+        """(``san``) the games' bitboards, a row per kind (:func:`.batch_san.bitboards`), a column per game."""
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
-        self.stack_occupied: np.ndarray[Any, Any] | None = None
-        self.stack_pending: np.ndarray[Any, Any] | None = None
+        self.stack_bits: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
@@ -157,7 +168,8 @@ class State:
         self.white[index] = start.white_to_move
         self.fullmove[index] = max(start.first_move, 1)
         self.pointer[index] += SETUP_SIZE
-        self.occupied[index] = _san.occupancy(self.board[index:index + 1])[0]
+        if self.san:
+            self.bits[:, index] = _san.bitboards(self.board[index:index + 1])[:, 0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -168,38 +180,41 @@ class State:
                 fallback[active[over]] = True
                 active, pointer = active[~over], pointer[~over]
             counter = self.counter[active]
-            codes = _DECODE[self.modes[active], counter, data[pointer]]
-            classes = _CLASS[codes]
+            codes = _DECODE_FLAT.take(self.modes.take(active) << 16 | counter << 8 | data.take(pointer))
+            classes = _CLASS.take(codes)
             slots = first[active] + self.tokens[active]
             bad = np.zeros(active.size, bool)
             done = np.zeros(active.size, bool)
             advance = np.ones(active.size, np.int64)
             kinds = np.full(active.size, MOVE, np.int8)
             out.offset[slots] = pointer
-            verify = self._pending(active, classes, slots, bad, out) if self.san else None
             out.white[slots] = self.white[active]  # (meaningful for moves only)
             out.fullmove[slots] = self.fullmove[active]
             one = classes == _C_MOVE
             if one.any():
                 where = np.flatnonzero(one)
-                games = active[where]
-                side = (~self.white[games]).astype(np.int64)
-                piece_index = _PIECE_INDEX[codes[where]]
-                piece = piece_index[:, 0].astype(np.int64)
-                source = self.pieces[games, side * 56 + piece * 8 + piece_index[:, 1]].astype(np.int64)
+                games = active.take(where)
+                side = (~self.white.take(games)).astype(np.int64)
+                code = codes.take(where).astype(np.int64)
+                source = self.pieces.reshape(-1).take(games * _LISTS + side * 56 + _SLOT.take(code)).astype(np.int64)
                 missing = source < 0
-                target = _TARGET[side, codes[where], np.where(missing, 0, source)].astype(np.int64)
+                target = _TARGET_FLAT.take((side << 8 | code) << 6 | (source & 63)).astype(np.int64)
                 missing |= target < 0
-                bad[where[missing]] = True
-                keep = ~missing
-                self._apply(where[keep], games[keep], side[keep], source[keep], target[keep],
-                            np.zeros(int(keep.sum()), np.int64), slots, bad, out,
-                            index=piece_index[keep, 1].astype(np.int64))
+                index = _INDEX.take(code)
+                if missing.any():
+                    bad[where[missing]] = True
+                    keep = ~missing
+                    where, games, side, source, target, index = (value[keep] for value in (
+                        where, games, side, source, target, index))
+                self._apply(where, games, side, source, target, np.zeros(len(where), np.int64), slots, bad, out,
+                            index=index)
             two = classes == _C_TWO
             if two.any():
                 where = np.flatnonzero(two)
                 self._two_byte(data, active, where, pointer, counter, slots, bad, out)
                 advance[where] = 3
+            if self.san:  # castling, a null move or a skipped byte in check: the scalar path
+                bad[self._stuck(active, classes)] = True
             castles = (classes == _C_SHORT) | (classes == _C_LONG)
             if castles.any():
                 where = np.flatnonzero(castles)
@@ -232,92 +247,13 @@ class State:
             counted = classes < _C_SKIP
             self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
             out.kind[slots] = kinds
-            if self.san:
-                _san.settle_mates(self, verify, bad, out)
             self.tokens[active] += ~done
             self.pointer[active] = pointer + advance
             if bad.any():
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
-
-    def _legal(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
-               king_moved: np.ndarray[Any, Any], emptied: np.ndarray[Any, Any] | None,
-               bad: np.ndarray[Any, Any]) -> None:
-        """(``san``) After ``games`` moved: a move that leaves its own king attacked is illegal, and SAN's check
-        marks after it are not what :mod:`.batch_san` works out: such games are ``bad`` (the scalar path). By
-        induction only a king's move, a line opened to the own king (``emptied``: squares the move emptied) or
-        a move in check (see :func:`.batch_san.settle_mates`) can leave it attacked."""
-        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
-        present = king >= 0
-        king = np.maximum(king, 0)
-        occupied = self.occupied[games]
-        maybe = king_moved.copy()
-        if emptied is not None:
-            for row in emptied:
-                maybe |= _san.open_line(row, king, occupied)
-        maybe &= present
-        if maybe.any():
-            lanes = np.flatnonzero(maybe)
-            hit = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], 1 - side[lanes],
-                                occupied[lanes], np.full(len(lanes), -1, np.int64))
-            bad[where[lanes[hit]]] = True
-
-    def _check(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-               near: np.ndarray[Any, Any] | None = None) -> None:
-        """After ``games`` moved: which moves give check (their mate decided at the next step). ``near``: the
-        move's source, target and the square an en passant capture emptied (its target otherwise); None: test
-        every move in full."""
-        enemy = 1 - side
-        king = self.pieces[games, enemy * 56 + _KING * 8].astype(np.int64)
-        present = king >= 0
-        king = np.maximum(king, 0)
-        occupied = self.occupied[games]
-        if near is None:
-            checking = _san.attacked(self.pieces, self.board, games, king, side, occupied,
-                                     np.full(len(games), -1, np.int64)) & present
-        else:
-            source, target, emptied = near
-            checking = _san.direct_check(self.board, games, side, target, king, occupied)
-            # a discovered check: only through a line from the king to a square the move emptied
-            maybe = ~checking & (_san.open_line(source, king, occupied) | _san.open_line(emptied, king, occupied))
-            if maybe.any():
-                lanes = np.flatnonzero(maybe)
-                checking[lanes] = _san.attacked(self.pieces, self.board, games[lanes], king[lanes], side[lanes],
-                                                occupied[lanes], np.full(len(lanes), -1, np.int64))
-            checking &= present
-        if checking.any():
-            self.checks.append((games[checking], slots[checking]))
-
-    def _pending(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
-                 bad: np.ndarray[Any, Any], out: Tokens) -> tuple[Any, ...] | None:
-        """Checks of the last step: the next token decides (see :mod:`.batch_san`). Those the next token cannot
-        settle are decided here from the position; the rest are returned, with their positions, for
-        :meth:`_mates` to settle once the move is played."""
-        for games, check_slots in self.checks:
-            self.pending[games] = check_slots
-        self.checks = []
-        waiting = self.pending[active] >= 0
-        if not waiting.any():
-            return None
-        lanes = np.flatnonzero(waiting)
-        games = active[lanes]
-        check_slots = self.pending[games]
-        self.pending[games] = -1
-        movable = (classes[lanes] == _C_MOVE) | (classes[lanes] == _C_TWO)
-        # a variation starts in check: its first move, and the move after it (the position is remembered with
-        # its pending check), are the moves played in check; they settle it
-        carried = classes[lanes] == _C_PUSH
-        self.pending[games[carried]] = check_slots[carried]
-        decided = ~movable & ~carried
-        for game, slot in zip(games[decided].tolist(), check_slots[decided].tolist(), strict=True):
-            out.check[slot] = _san.decide(self.board[game].tolist(), bool(self.white[game]), slot, out)
-        # castling, a null move or a skipped byte in check: the legality of what follows is not followed here
-        # (see _legal): the scalar path
-        stuck = ~movable & ~carried & (classes[lanes] != _C_POP)
-        bad[lanes[stuck]] = True
-        keep = movable
-        return (lanes[keep], games[keep], check_slots[keep], slots[lanes[keep]], self.board[games[keep]],
-                self.occupied[games[keep]])
+        if self.san:
+            _san.annotate(out, first, fallback)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
@@ -356,10 +292,11 @@ class State:
                index: np.ndarray[Any, Any] | None = None) -> None:
         """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``.
         ``index``: the moving piece's place in its list, when known (one-byte moves); else looked up."""
-        board = self.board
-        own = np.where(side == 1, BLACK, 0)
-        code = board[games, source].astype(np.int64)
-        captured = board[games, target].astype(np.int64)
+        board = self.board.reshape(-1)
+        at = games * 64
+        own = side * BLACK
+        code = board.take(at + source).astype(np.int64)
+        captured = board.take(at + target).astype(np.int64)
         piece = code & 7
         wrong = (code == 0) | ((code & BLACK) != own) | (source == target)
         wrong |= (captured != 0) & ((captured & BLACK) == own)
@@ -372,10 +309,11 @@ class State:
         if passant.any():
             enemy_pawn = _PAWN | (BLACK - own)
             wrong |= passant & ((behind < 0) | (behind > 63) |
-                                (board[games, np.clip(behind, 0, 63)] != enemy_pawn))
-        pieces = self.pieces
+                                (board.take(at + np.clip(behind, 0, 63)) != enemy_pawn))
+        pieces = self.pieces.reshape(-1)
+        lists = games * _LISTS + side * 56
         if index is None:
-            mine = pieces[games[:, None], (side * 56 + piece * 8)[:, None] + _COLS[None, :]]
+            mine = pieces.take((lists + piece * 8)[:, None] + _COLS[None, :])
             match = mine == source[:, None]
             wrong |= ~match.any(axis=1)  # a piece without a number: the scalar decoder
             index = np.argmax(match, axis=1)
@@ -383,7 +321,7 @@ class State:
         promoting = pawn & ((rank == 0) | (rank == 7))
         new_piece = np.where(promotion > 0, promotion, _QUEEN)
         if promoting.any():
-            promoted = pieces[games[:, None], (side * 56 + new_piece * 8)[:, None] + _COLS[None, :]]
+            promoted = pieces.take((lists + new_piece * 8)[:, None] + _COLS[None, :])
             filled = (promoted >= 0).sum(axis=1)
             wrong |= promoting & (filled >= _NUMBERED[new_piece])  # the new piece would have no number
         else:
@@ -392,49 +330,80 @@ class State:
             bad[where[wrong]] = True
             keep = ~wrong
             (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-             promoting, new_piece, filled) = (value[keep] for value in (
+             promoting, new_piece, filled, at, lists) = (value[keep] for value in (
                 where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-                promoting, new_piece, filled))
+                promoting, new_piece, filled, at, lists))
             promotion = promotion[keep]
         enemy = 1 - side
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            out.rival[slot_out] = _san.rivals(pieces, board, games, self.occupied[games], side, piece, source,
-                                              target)
+            self._move_bits(games, side, code, captured, source, target, promoting, new_piece, passant, behind)
+            out.after[:, slot_out] = self.bits[:, games]
+            out.passant[slot_out] = passant
         if taken.any():
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
             self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
-            board[games[passant], behind[passant]] = 0
-        pieces[games, side * 56 + piece * 8 + index] = np.where(promoting, -1, target)
+            board[at[passant] + behind[passant]] = 0
+        pieces[lists + piece * 8 + index] = np.where(promoting, -1, target)
         if promoting.any():
-            pieces[games[promoting], side[promoting] * 56 + new_piece[promoting] * 8 + filled[promoting]] = \
-                target[promoting]
-        board[games, target] = np.where(promoting, new_piece | own, code)
-        board[games, source] = 0
-        if self.san:
-            bits = _san.SQUARE_BITS
-            occupied = self.occupied[games] & ~bits[source] | bits[target]
-            if passant.any():
-                occupied[passant] &= ~bits[behind[passant]]
-            self.occupied[games] = occupied
+            pieces[lists[promoting] + new_piece[promoting] * 8 + filled[promoting]] = target[promoting]
+        board[at + target] = np.where(promoting, new_piece | own, code)
+        board[at + source] = 0
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
-        if self.san:
-            self._legal(where, games, side, piece == _KING, np.stack([source, np.where(passant, behind, source)]),
-                        bad)
-            self._check(games, side, slot_out, np.stack([source, target, np.where(passant, behind, source)]))
+
+    def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
+                   captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
+                   promoting: np.ndarray[Any, Any], new_piece: np.ndarray[Any, Any], passant: np.ndarray[Any, Any],
+                   behind: np.ndarray[Any, Any]) -> None:
+        """(``san``) The bitboards after ``code`` moved from ``source`` to ``target`` (capturing ``captured``,
+        promoting to ``new_piece``, taking en passant on ``behind``)."""
+        bits = self.bits
+        width = bits.shape[1]
+        from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
+        flat = bits.reshape(-1)
+        taken = np.flatnonzero(captured != 0)
+        if taken.size:
+            games_taken = games[taken]
+            keep = ~to_bit[taken]
+            flat[(1 - side[taken]) * width + games_taken] &= keep
+            flat[((captured[taken] & 7) + 1) * width + games_taken] &= keep
+        taken = np.flatnonzero(passant)
+        if taken.size:
+            games_taken, keep = games[taken], ~SQUARE_BB.take(behind[taken])
+            flat[(1 - side[taken]) * width + games_taken] &= keep
+            flat[(_PAWN + 1) * width + games_taken] &= keep
+        both = from_bit | to_bit
+        flat[side * width + games] ^= both
+        moved = ((code & 7) + 1) * width + games
+        flat[moved] ^= np.where(promoting, from_bit, both)
+        if promoting.any():
+            lanes = np.flatnonzero(promoting)
+            flat[(new_piece[lanes] + 1) * width + games[lanes]] |= to_bit[lanes]
+
+    def _stuck(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """(``san``) Where castling, a null move or a skipped byte is played in check (lanes of ``active``)."""
+        lanes = np.flatnonzero((classes == _C_SHORT) | (classes == _C_LONG) | (classes == _C_NULL) |
+                               (classes == _C_SKIP))
+        if not lanes.size:
+            return lanes
+        games = active[lanes]
+        side = (~self.white[games]).astype(np.int64)
+        stuck: np.ndarray[Any, Any] = lanes[_san.in_check(self.bits[:, games], side)]
+        return stuck
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
         """Take ``square`` out of a piece list: a pawn's slot empties, other lists close up (as the scalar does)."""
-        index = (side * 56 + piece * 8)[:, None] + _COLS[None, :]
-        lists = self.pieces[games[:, None], index]
+        index = (games * _LISTS + side * 56 + piece * 8)[:, None] + _COLS[None, :]
+        flat = self.pieces.reshape(-1)
+        lists = flat.take(index)
         match = lists == square[:, None]
         present = match.any(axis=1)  # else a piece without a number
         j = np.where(present, np.argmax(match, axis=1), 8)
@@ -442,7 +411,7 @@ class State:
         pawn = (piece == _PAWN)[:, None]
         after = np.where(pawn, np.where(_COLS[None, :] == j[:, None], -1, lists),
                          np.where(_COLS[None, :] < j[:, None], lists, shifted))
-        self.pieces[games[:, None], index] = after
+        flat[index] = after
 
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
                 slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -475,17 +444,19 @@ class State:
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
         if self.san:
-            bits = _san.SQUARE_BITS
-            self.occupied[games] = self.occupied[games] & ~(bits[king] | bits[rook]) | bits[king_to] | bits[rook_to]
+            bits = self.bits
+            cleared = ~(SQUARE_BB[king] | SQUARE_BB[rook])
+            bits[side, games] = bits[side, games] & cleared | SQUARE_BB[king_to] | SQUARE_BB[rook_to]
+            bits[_KING + 1, games] = bits[_KING + 1, games] & cleared | SQUARE_BB[king_to]
+            bits[_ROOK + 1, games] = bits[_ROOK + 1, games] & cleared | SQUARE_BB[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
         out.castling[slot_out] = True
         out.piece[slot_out] = _KING
-        self._turn(games)
         if self.san:
-            self._legal(where, games, side, np.ones(len(games), bool), None, bad)
-            self._check(games, side, slot_out)
+            out.after[:, slot_out] = self.bits[:, games]
+        self._turn(games)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """Remember the games' positions; False where the stack is full."""
@@ -501,10 +472,9 @@ class State:
         self.stack_pieces[games, depth] = self.pieces[games]
         self.stack_white[games, depth] = self.white[games]
         self.stack_fullmove[games, depth] = self.fullmove[games]
-        assert self.stack_pending is not None
-        self.stack_pending[games, depth] = self.pending[games]
-        assert self.stack_occupied is not None
-        self.stack_occupied[games, depth] = self.occupied[games]
+        if self.san:
+            assert self.stack_bits is not None
+            self.stack_bits[games, depth] = self.bits[:, games].T
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -515,15 +485,14 @@ class State:
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
                  np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth), np.uint64), np.full((count, depth), -1, np.int64))
+                 np.zeros((count, depth, len(self.bits)) if self.san else (0, depth, 0), np.uint64))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
             for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_occupied, self.stack_pending), strict=True):
+                                        self.stack_bits), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_occupied,
-         self.stack_pending) = grown
+        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
@@ -535,8 +504,7 @@ class State:
         self.pieces[games] = self.stack_pieces[games, depth]
         self.white[games] = self.stack_white[games, depth]
         self.fullmove[games] = self.stack_fullmove[games, depth]
-        assert self.stack_pending is not None
-        self.pending[games] = self.stack_pending[games, depth]
-        assert self.stack_occupied is not None
-        self.occupied[games] = self.stack_occupied[games, depth]
+        if self.san:
+            assert self.stack_bits is not None
+            self.bits[:, games] = self.stack_bits[games, depth].T
         self.depth[games] = depth
