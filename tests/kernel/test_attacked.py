@@ -1,0 +1,42 @@
+"""The kernel's attackers of a square (:func:`chessformats.kernel.batch.attacked`, what the book replay finds
+moving pieces and checks with) against python-chess's ``Board.attackers_mask`` on random occupancies."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+
+from chessformats.kernel.batch import attacked, square_of
+from chessformats.kernel.lookup import SQUARE_BB
+
+
+def test_attackers_are_python_chess_attackers() -> None:
+    rng = np.random.default_rng(5)
+    count = 3_000
+    kinds = rng.integers(0, 20, (count, 64))  # per square: a piece (1-6 white, 7-12 black) or empty (0, 13-19)
+    kinds[kinds > 12] = 0
+    kinds[:64] = 0  # an empty board, then full ones
+    kinds[64:128] = rng.integers(1, 13, (64, 64))
+    square = rng.integers(0, 64, count)
+    square[:128] = np.tile(np.arange(64), 2)
+    defender = rng.integers(0, 2, count)  # the colour whose pawn-attack table finds the attacking pawns
+    bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+    def mask(*which: int) -> np.ndarray:
+        return np.bitwise_or.reduce(np.where(np.isin(kinds, which), bits, np.uint64(0)), axis=1)
+
+    pawns, knights, bishops, rooks, queens, kings = (mask(kind, kind + 6) for kind in chess.PIECE_TYPES)
+    white, black = mask(1, 2, 3, 4, 5, 6), mask(7, 8, 9, 10, 11, 12)
+    found = attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
+    for index in range(count):
+        board = chess.Board(None)
+        board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
+        board.rooks, board.queens, board.kings = int(rooks[index]), int(queens[index]), int(kings[index])
+        board.occupied_co = [int(black[index]), int(white[index])]
+        board.occupied = int(white[index] | black[index])
+        s, side = int(square[index]), bool(defender[index])
+        # every piece of either colour attacking s, the pawns as pawns of the attacking colour (not ``side``)
+        pieces = (board.attackers_mask(chess.WHITE, s) | board.attackers_mask(chess.BLACK, s)) & ~board.pawns
+        expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
+        assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
+    assert square_of(SQUARE_BB).tolist() == list(range(64))
