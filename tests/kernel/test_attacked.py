@@ -1,5 +1,6 @@
 """The kernel's attackers of a square (:func:`chessformats.kernel.batch.attacked`, what the book replay finds
-moving pieces and checks with) against python-chess's ``Board.attackers_mask`` on random occupancies."""
+moving pieces and checks with) against python-chess's ``Board.attackers_mask`` on random occupancies, and the
+sliders' tables behind it (:mod:`chessformats.kernel.kindergarten`) against python-chess's attack tables."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import chess
 import numpy as np
 
 from chessformats.kernel.batch import attacked, square_of
-from chessformats.kernel.lookup import SQUARE_BB
+from chessformats.kernel.lookup import SQUARE_BB, slider_tables
 
 
 def test_attackers_are_python_chess_attackers() -> None:
@@ -40,3 +41,30 @@ def test_attackers_are_python_chess_attackers() -> None:
         expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
         assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
     assert square_of(SQUARE_BB).tolist() == list(range(64))
+
+
+def test_slider_tables_are_python_chess_attack_tables() -> None:
+    """Every entry of the kindergarten tables (made with numpy) against python-chess's attack tables: the byte's
+    squares (a rank's byte is the rank, a file's bit i its square on rank i, a diagonal's its square on file i)
+    occupied, the rest empty."""
+    tables = slider_tables()
+    for square in chess.SQUARES:
+        file, rank = chess.square_file(square), chess.square_rank(square)
+        diagonal = [chess.square(f, rank + f - file) for f in range(8) if 0 <= rank + f - file < 8]
+        anti = [chess.square(f, rank - f + file) for f in range(8) if 0 <= rank - f + file < 8]
+        # per line: its table, its squares by their bit in the byte, python-chess's attacks and masks
+        lines = (
+            (tables.rank, [chess.square(x, rank) for x in range(8)], chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+            (tables.file, [chess.square(file, y) for y in range(8)], chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS),
+            (tables.diagonal, [next((s for s in diagonal if chess.square_file(s) == f), None) for f in range(8)],
+             chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
+            (tables.anti, [next((s for s in anti if chess.square_file(s) == f), None) for f in range(8)],
+             chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS))
+        for table, by_bit, attacks, masks in lines:
+            keep = sum(chess.BB_SQUARES[s] for s in by_bit if s is not None)
+            for byte in range(256):
+                occupied = sum(chess.BB_SQUARES[s] for bit, s in enumerate(by_bit) if s is not None and byte >> bit & 1)
+                expected = attacks[square][occupied & masks[square]] & keep
+                assert int(table[square * 256 + byte]) == expected, (chess.square_name(square), byte)
+        assert int(tables.diagonal_mask[square]) == sum(chess.BB_SQUARES[s] for s in diagonal)
+        assert int(tables.anti_mask[square]) == sum(chess.BB_SQUARES[s] for s in anti)
