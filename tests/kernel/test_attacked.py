@@ -1,14 +1,15 @@
-"""The kernel's attackers of a square (:func:`chessformats.kernel.batch.attacked`, what the book replay finds
-moving pieces and checks with) against python-chess's ``Board.attackers_mask`` on random occupancies, and the
-sliders' tables behind it (:mod:`chessformats.kernel.kindergarten`) against python-chess's attack tables."""
+"""The kernel's attackers of a square against python-chess's ``Board.attackers_mask`` on random occupancies: the
+batch move generator's (:func:`chessformats.kernel.batch.attacked`) and the one without python-chess that the book
+replay finds moving pieces and checks with (:mod:`chessformats.kernel.attacks`); the sliders' tables behind both
+(:mod:`chessformats.kernel.kindergarten`) and the leapers' against python-chess's attack tables."""
 
 from __future__ import annotations
 
 import chess
 import numpy as np
 
-from chessformats.kernel.batch import attacked, square_of
-from chessformats.kernel.lookup import SQUARE_BB, slider_tables
+from chessformats.kernel import attacks, batch
+from chessformats.kernel.lookup import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB, slider_tables
 
 
 def test_attackers_are_python_chess_attackers() -> None:
@@ -28,7 +29,9 @@ def test_attackers_are_python_chess_attackers() -> None:
 
     pawns, knights, bishops, rooks, queens, kings = (mask(kind, kind + 6) for kind in chess.PIECE_TYPES)
     white, black = mask(1, 2, 3, 4, 5, 6), mask(7, 8, 9, 10, 11, 12)
-    found = attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
+    found = batch.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
+    assert np.array_equal(attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens,
+                                           rooks | queens), found)
     for index in range(count):
         board = chess.Board(None)
         board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
@@ -40,7 +43,16 @@ def test_attackers_are_python_chess_attackers() -> None:
         pieces = (board.attackers_mask(chess.WHITE, s) | board.attackers_mask(chess.BLACK, s)) & ~board.pawns
         expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
         assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
-    assert square_of(SQUARE_BB).tolist() == list(range(64))
+    assert batch.square_of(SQUARE_BB).tolist() == list(range(64))
+    assert attacks.single_square(attacks.SQUARE_BB).tolist() == list(range(64))
+
+
+def test_leaper_tables_are_python_chess_tables() -> None:
+    for mine, chess_s in ((attacks.SQUARE_BB, SQUARE_BB), (attacks.KNIGHT_BB, KNIGHT_BB), (attacks.KING_BB, KING_BB),
+                          (attacks.PAWN_BB, PAWN_BB)):
+        assert mine.dtype == chess_s.dtype and np.array_equal(mine, chess_s)
+    assert KNIGHT_BB.tolist() == chess.BB_KNIGHT_ATTACKS and KING_BB.tolist() == chess.BB_KING_ATTACKS
+    assert PAWN_BB.tolist() == chess.BB_PAWN_ATTACKS and SQUARE_BB.tolist() == chess.BB_SQUARES
 
 
 def test_slider_tables_are_python_chess_attack_tables() -> None:
@@ -60,11 +72,11 @@ def test_slider_tables_are_python_chess_attack_tables() -> None:
              chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
             (tables.anti, [next((s for s in anti if chess.square_file(s) == f), None) for f in range(8)],
              chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS))
-        for table, by_bit, attacks, masks in lines:
+        for table, by_bit, line_attacks, masks in lines:
             keep = sum(chess.BB_SQUARES[s] for s in by_bit if s is not None)
             for byte in range(256):
                 occupied = sum(chess.BB_SQUARES[s] for bit, s in enumerate(by_bit) if s is not None and byte >> bit & 1)
-                expected = attacks[square][occupied & masks[square]] & keep
+                expected = line_attacks[square][occupied & masks[square]] & keep
                 assert int(table[square * 256 + byte]) == expected, (chess.square_name(square), byte)
         assert int(tables.diagonal_mask[square]) == sum(chess.BB_SQUARES[s] for s in diagonal)
         assert int(tables.anti_mask[square]) == sum(chess.BB_SQUARES[s] for s in anti)

@@ -7,7 +7,7 @@ is the eight bitboards (colours and piece types), the castling rights, the en-pa
 Polyglot key, updated incrementally from the key randoms of the schema (:mod:`.batchstep`).
 
 A SAN token is read once per batch (:func:`parse_token`); per game and ply the step finds the moving
-piece (among the attackers of the target square, :func:`chessformats.kernel.batch.attacked`), checks that
+piece (among the attackers of the target square, :func:`chessformats.kernel.attacks.attacked`), checks that
 the target is free of own pieces, that a pawn capture captures, that castling is allowed and passes no attacked
 square, and that the mover's king is not attacked afterwards. Every game starts from the standard position (so the
 side to move is the same for all games at each ply). A piece move with two candidates is the one that leaves

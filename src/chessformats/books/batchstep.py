@@ -4,7 +4,7 @@ The state of the games is a few arrays (:class:`State`): the eight bitboards as 
 castling rights as an index (bit 0 white short, 1 white long, 2 black short, 3 black long), the en-passant square
 (64: none), the Polyglot key and the part of the key the en-passant square gave. What a SAN token says whatever
 the position is looked up once per batch and colour (:class:`Moves`); a step gathers it per game and finds the
-moving piece among the attackers of the target square (the kernel's :func:`chessformats.kernel.batch.attacked`,
+moving piece among the attackers of the target square (the kernel's :func:`chessformats.kernel.attacks.attacked`,
 which also says whether a king is in check), then plays it.
 """
 
@@ -17,9 +17,9 @@ import numpy as np
 from ..formats import squares
 from ..formats.polyglot.packing import pack_moves
 from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS
-from ..kernel.batch import attacked as attackers
-from ..kernel.batch import square_of
-from ..kernel.lookup import SQUARE_BB
+from ..kernel.attacks import SQUARE_BB
+from ..kernel.attacks import attacked as attackers
+from ..kernel.attacks import single_square as square_of
 from ..schemas import polyglot_randoms as schema
 
 U64 = np.uint64

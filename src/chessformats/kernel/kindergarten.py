@@ -13,6 +13,8 @@ compare every entry with its attack tables.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["slider_arrays"]
@@ -37,6 +39,7 @@ def _byte_attacks() -> np.ndarray:
     return attacks
 
 
+@functools.cache
 def slider_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The fields of :class:`chessformats.kernel.lookup.SliderTables`: the rank, file, diagonal and anti-diagonal
     tables (flat, ``square * 256 + byte``), then the diagonal and anti-diagonal through each square."""

@@ -1,0 +1,94 @@
+"""The attackers of squares, many positions at once, without python-chess: the kernel's leaper tables made with
+numpy and its sliders' kindergarten tables (:mod:`.kindergarten`), for code that must start quickly.
+
+A PGN book build imports neither python-chess nor construct (start-up time; ``tests/cli/test_quick_start.py``):
+its replay (:mod:`chessformats.books.batchstep`) finds moving pieces and checks with :func:`attacked`, which is
+:func:`chessformats.kernel.batch.attacked` (same arguments, same result; the tests compare both with
+python-chess) on tables that need no ``import chess``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kindergarten import slider_arrays
+
+__all__ = ["KING_BB", "KNIGHT_BB", "PAWN_BB", "SQUARE_BB", "attacked", "bishop_attacks", "rook_attacks",
+           "single_square"]
+
+U64 = np.uint64
+_ALL = (1 << 64) - 1
+_FILE_A = 0x0101_0101_0101_0101
+_FILE_MAGIC = U64(0x0102_0408_1020_4080)
+"""``(file bits moved to the a-file) * _FILE_MAGIC >> 56``: bit r of the byte is the square of rank r."""
+_ALL_RANKS = U64(_FILE_A)
+"""``(bits of one diagonal) * _ALL_RANKS >> 56``: bit f of the byte is the diagonal's square on file f."""
+
+SQUARE_BB = U64(1) << np.arange(64, dtype=U64)
+"""By square: the bitboard of that square alone."""
+_NOT_A, _NOT_H, _NOT_AB, _NOT_GH = (U64(_ALL ^ _FILE_A * files) for files in (0x01, 0x80, 0x03, 0xC0))
+_ROW = SQUARE_BB | ((SQUARE_BB << U64(1)) & _NOT_A) | ((SQUARE_BB >> U64(1)) & _NOT_H)  # with its rank neighbours
+KING_BB = (_ROW | (_ROW << U64(8)) | (_ROW >> U64(8))) ^ SQUARE_BB
+"""By square: the squares a king there attacks."""
+KNIGHT_BB = ((SQUARE_BB << U64(17)) & _NOT_A) | ((SQUARE_BB << U64(15)) & _NOT_H) \
+    | ((SQUARE_BB << U64(10)) & _NOT_AB) | ((SQUARE_BB << U64(6)) & _NOT_GH) | ((SQUARE_BB >> U64(17)) & _NOT_H) \
+    | ((SQUARE_BB >> U64(15)) & _NOT_A) | ((SQUARE_BB >> U64(10)) & _NOT_GH) | ((SQUARE_BB >> U64(6)) & _NOT_AB)
+"""By square: the squares a knight there attacks."""
+PAWN_BB = np.stack((((SQUARE_BB >> U64(9)) & _NOT_H) | ((SQUARE_BB >> U64(7)) & _NOT_A),
+                    ((SQUARE_BB << U64(7)) & _NOT_H) | ((SQUARE_BB << U64(9)) & _NOT_A)))
+"""By colour (0 black, 1 white), then square: the squares a pawn of that colour there attacks."""
+
+
+def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a rook on each of ``squares`` attacks, pieces on ``occupied`` blocking (kindergarten lookups)."""
+    rank_table, file_table = slider_arrays()[:2]
+    squares = squares.astype(U64)
+    base = squares << U64(8)
+    rank = occupied >> (squares & U64(56))
+    rank &= U64(255)
+    rank |= base
+    file = occupied >> (squares & U64(7))
+    file &= _ALL_RANKS
+    file *= _FILE_MAGIC
+    file >>= U64(56)
+    file |= base
+    attacks: np.ndarray = rank_table.take(rank.view(np.int64))
+    attacks |= file_table.take(file.view(np.int64))
+    return attacks
+
+
+def bishop_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a bishop on each of ``squares`` attacks, pieces on ``occupied`` blocking."""
+    diagonal_table, anti_table, diagonal_mask, anti_mask = slider_arrays()[2:]
+    base = squares.astype(U64) << U64(8)
+    lines = []
+    for mask in (diagonal_mask, anti_mask):
+        line = mask.take(squares)
+        line &= occupied
+        line *= _ALL_RANKS
+        line >>= U64(56)
+        line |= base
+        lines.append(line.view(np.int64))
+    attacks: np.ndarray = diagonal_table.take(lines[0])
+    attacks |= anti_table.take(lines[1])
+    return attacks
+
+
+def attacked(squares: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray,
+             pawns: np.ndarray, pawn_colour: np.ndarray, diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
+    """The attackers of each square among the given pieces (sliders seeing through ``occupied``); ``pawn_colour``
+    is the colour (1 white) of the side *defending* the square (its pawn-attack table finds the attacking pawns)."""
+    found: np.ndarray = KNIGHT_BB.take(squares)
+    found &= knights
+    found |= KING_BB.take(squares) & kings
+    found |= PAWN_BB[pawn_colour, squares] & pawns
+    found |= bishop_attacks(squares, occupied) & diagonal
+    found |= rook_attacks(squares, occupied) & straight
+    return found
+
+
+def single_square(bitboards: np.ndarray) -> np.ndarray:
+    """The square of each one-bit bitboard (``int64``; in 0-63, but meaningless, for other values): the exponent
+    of the bitboard as a float (a gather-free bit scan)."""
+    squares: np.ndarray = ((bitboards.astype(np.float64).view(np.int64) >> 52) - 1023) & 63
+    return squares
