@@ -32,6 +32,8 @@ def test_attackers_are_python_chess_attackers() -> None:
     found = batch.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
     assert np.array_equal(attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens,
                                            rooks | queens), found)
+    lines = attacks.line_attacks(square, white | black)
+    assert lines.shape == (4, count)
     for index in range(count):
         board = chess.Board(None)
         board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
@@ -43,6 +45,11 @@ def test_attackers_are_python_chess_attackers() -> None:
         pieces = (board.attackers_mask(chess.WHITE, s) | board.attackers_mask(chess.BLACK, s)) & ~board.pawns
         expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
         assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
+        rank, file, diagonal, anti = (int(line[index]) for line in lines)
+        assert rank == chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & board.occupied]
+        assert file == chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & board.occupied]
+        assert diagonal & anti == 0
+        assert diagonal | anti == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & board.occupied]
     assert batch.square_of(SQUARE_BB).tolist() == list(range(64))
     assert attacks.single_square(attacks.SQUARE_BB).tolist() == list(range(64))
 

@@ -167,7 +167,7 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     own, them = board[mover], board[1 - mover]
     occupied = own | them
     form, target = plies.form, plies.target
-    target_bb = SQUARE_BB[target]
+    target_bb = SQUARE_BB.take(target)
     bad = (form == BAD) | ((target_bb & own) != _ZERO)
 
     # the piece that moves: among the pieces of its kind attacking the target square (for a pawn: capturing on it)
@@ -215,10 +215,10 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     mover = 0 if white else 1
     own, them = board[mover], board[1 - mover]
     target = plies.target
-    target_bb = SQUARE_BB[target]
+    target_bb = SQUARE_BB.take(target)
     origin = square_of(origin_bb)
     captured_square = target - 8 * en_passant if white else target + 8 * en_passant
-    captured_bb = SQUARE_BB[captured_square] & them
+    captured_bb = SQUARE_BB.take(captured_square) & them
     captures = np.flatnonzero(captured_bb)
     captured_square = captured_square[captures]
     captured = np.argmax((board[2:, captures] & captured_bb[captures]) != _ZERO, axis=0)  # board row - 2
@@ -238,18 +238,18 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     illegal |= (_attackers_of(square_of(new[7] & new_own), new_own | new_them, new, white) & new_them) != _ZERO
 
     side = 1 if white else 0
-    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[plies.piece_randoms + origin] \
+    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS.take(plies.piece_randoms + origin) \
         ^ plies.landing_random
-    new_key[captures] ^= _PIECE_RANDOMS[captured * 128 + (1 - side) * 64 + captured_square]
+    new_key[captures] ^= _PIECE_RANDOMS.take(captured * 128 + (1 - side) * 64 + captured_square)
     rights = state.rights
-    new_rights = rights & _KEPT_RIGHTS[origin] & plies.kept_rights
-    new_key ^= _CASTLE_RANDOMS[rights] ^ _CASTLE_RANDOMS[new_rights]
+    new_rights = rights & _KEPT_RIGHTS.take(origin) & plies.kept_rights
+    new_key ^= _CASTLE_RANDOMS.take(rights) ^ _CASTLE_RANDOMS.take(new_rights)
     double = (origin_bb & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     new_ep = np.where(double, target - 8 if white else target + 8, NO_EP)
-    capturers = _EP_FROM[not white][new_ep] & new[2] & new_them
-    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS[new_ep], _ZERO)
+    capturers = _EP_FROM[not white].take(new_ep) & new[2] & new_them
+    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS.take(new_ep), _ZERO)
     new_key ^= new_ep_part
-    raw = _FROM_BITS[origin] | plies.to_raw
+    raw = _FROM_BITS.take(origin) | plies.to_raw
     return State(new, new_rights, new_ep, new_key, new_ep_part), raw, illegal
 
 
@@ -285,6 +285,6 @@ def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw:
     moved.ep[games] = NO_EP
     moved.ep_part[games] = _ZERO
     moved.key[games] = before.key ^ before.ep_part ^ TURN_RANDOM ^ castles["key"][kind] \
-        ^ _CASTLE_RANDOMS[before.rights] ^ _CASTLE_RANDOMS[new_rights]
+        ^ _CASTLE_RANDOMS.take(before.rights) ^ _CASTLE_RANDOMS.take(new_rights)
     raw[games] = castles["raw"][kind]
     bad[games] = ~ok
