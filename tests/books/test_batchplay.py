@@ -1,4 +1,5 @@
-"""The batch replay's parts: the attack tables, the positions it keeps, and a replay without positions."""
+"""The batch replay's parts against python-chess: the positions it keeps, and a replay without positions (the
+kernel's attackers it plays with: tests/kernel/test_attacked.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 import chess
 import numpy as np
 
-from chessformats.books import batchplay, bitboards
+from chessformats.books import batchplay
 from chessformats.formats.polyglot.moves import encode_move
 from chessformats.formats.zobrist import zobrist_hash
 
@@ -26,32 +27,6 @@ def _random_games(seed: int, count: int, longest: int) -> list[list[str]]:
             board.push(move)
         games.append(sans)
     return games
-
-
-def test_line_attacks_and_leapers_are_python_chess_attacks() -> None:
-    rng = np.random.default_rng(5)
-    count = 20_000
-    occupied = rng.integers(0, 2**63, count, dtype=np.uint64) << np.uint64(1) | rng.integers(0, 2, count,
-                                                                                            dtype=np.uint64)
-    occupied &= rng.integers(0, 2**63, count, dtype=np.uint64) << np.uint64(1)  # about a quarter of the squares
-    occupied[:64] = 0
-    occupied[64:128] = np.uint64(2**64 - 1)
-    square = rng.integers(0, 64, count)
-    square[:128] = np.tile(np.arange(64), 2)
-    lines = bitboards.line_attacks(square, occupied)
-    assert lines.shape == (4, count)
-    for index, (s, o) in enumerate(zip(square.tolist(), occupied.tolist(), strict=True)):
-        diagonal, anti, rank, file = (int(line[index]) for line in lines)
-        assert diagonal & anti == 0
-        assert diagonal | anti == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & o], (s, o)
-        assert rank == chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & o], (s, o)
-        assert file == chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & o], (s, o)
-    for s in chess.SQUARES:
-        assert int(bitboards.KNIGHT[s]) == chess.BB_KNIGHT_ATTACKS[s]
-        assert int(bitboards.KING[s]) == chess.BB_KING_ATTACKS[s]
-        for color in chess.COLORS:  # a pawn of `color` attacks s from the squares a pawn of the other colour attacks
-            assert int(bitboards.PAWN_FROM[int(color)][s]) == chess.BB_PAWN_ATTACKS[not color][s]
-    assert bitboards.square_of(bitboards.SQUARE[:64]).tolist() == list(range(64))
 
 
 def test_replay_without_positions_has_the_same_events() -> None:

@@ -7,9 +7,9 @@ is the eight bitboards (colours and piece types), the castling rights, the en-pa
 Polyglot key, updated incrementally from the key randoms of the schema (:mod:`.batchstep`).
 
 A SAN token is read once per batch (:func:`parse_token`); per game and ply the step finds the moving
-piece (sliding attacks from the target square looked up in tables, :mod:`.bitboards`), checks that the target
-is free of own pieces, that a pawn capture captures, that castling is allowed and passes no attacked square, and
-that the mover's king is not attacked afterwards. Every game starts from the standard position (so the
+piece (among the attackers of the target square, :func:`chessformats.kernel.attacks.attacked`), checks that
+the target is free of own pieces, that a pawn capture captures, that castling is allowed and passes no attacked
+square, and that the mover's king is not attacked afterwards. Every game starts from the standard position (so the
 side to move is the same for all games at each ply). A piece move with two candidates is the one that leaves
 the king safe (SAN leaves out what a pin decides). A game whose token this path cannot play -- an unreadable or
 illegal token, a piece move with two legal candidates or with three and more, a null move -- is marked failed

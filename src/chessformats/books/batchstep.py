@@ -4,7 +4,8 @@ The state of the games is a few arrays (:class:`State`): the eight bitboards as 
 castling rights as an index (bit 0 white short, 1 white long, 2 black short, 3 black long), the en-passant square
 (64: none), the Polyglot key and the part of the key the en-passant square gave. What a SAN token says whatever
 the position is looked up once per batch and colour (:class:`Moves`); a step gathers it per game and finds the
-moving piece with attacks looked up from the target square (:mod:`chessformats.books.bitboards`), then plays it.
+moving piece among the attackers of the target square (the kernel's :func:`chessformats.kernel.attacks.attacked`,
+which also says whether a king is in check), then plays it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import numpy as np
 from ..formats import squares
 from ..formats.polyglot.packing import pack_moves
 from ..formats.zobrist import CASTLE_TABLE, EP_CAPTURERS
+from ..kernel.attacks import SQUARE_BB
+from ..kernel.attacks import attacked as attackers
+from ..kernel.attacks import single_square as square_of
 from ..schemas import polyglot_randoms as schema
-from .bitboards import KING, KNIGHT, PAWN_FROM, SQUARE, line_attacks, square_of
 
 U64 = np.uint64
 _ZERO, _ONE, _EIGHT = U64(0), U64(1), U64(8)
@@ -39,6 +42,8 @@ _EP_RANDOMS = np.array([schema.RANDOM_EN_PASSANT[square & 7] for square in range
 TURN_RANDOM = U64(schema.RANDOM_TURN)
 # pawns (of the side to move next) that could capture on an en-passant square; index 64 = no square
 _EP_FROM = {color: np.array([*EP_CAPTURERS[color], 0], dtype=U64) for color in (squares.WHITE, squares.BLACK)}
+_SIDES = {color: np.array([1 if color else 0], dtype=np.int64) for color in (squares.WHITE, squares.BLACK)}
+"""A colour as :func:`attackers` takes it (one entry, for every game)."""
 _FROM_BITS = pack_moves(np.arange(64), np.zeros(64, dtype=np.int64)).astype(np.int64)  # (the target a1 adds 0)
 
 # castling rights: the rook squares (as python-chess keeps them) of each index, and the rights a square keeps
@@ -100,10 +105,6 @@ class Plies(NamedTuple):
     target: np.ndarray[Any, Any]
     mask: np.ndarray[Any, Any]
     """Squares the moving piece may come from (SAN's disambiguation)."""
-    reach: np.ndarray[Any, Any]
-    """Where a knight, king or capturing pawn of the token reaches the target from."""
-    sliding: np.ndarray[Any, Any]
-    """``(4, games)``: every square for a line (diagonal, anti-diagonal, rank, file) the moving piece slides along."""
     double: np.ndarray[Any, Any]
     """For a pawn push to the fourth rank (of the mover): every square, else none."""
     piece: np.ndarray[Any, Any]
@@ -121,10 +122,10 @@ class Plies(NamedTuple):
 
     @classmethod
     def of(cls, table: np.ndarray[Any, Any]) -> Plies:
-        """The plies of a ``(16, games)`` table gathered from :class:`Moves` (rows as the fields; 4 for ``sliding``)."""
+        """The plies of a ``(10, games)`` table gathered from :class:`Moves` (rows as the fields)."""
         numbers = table.view(np.int64)
-        return cls(numbers[0], numbers[1], table[2], table[3], table[4:8], table[8], numbers[9], numbers[10],
-                   numbers[11], table[12], numbers[13], numbers[14])
+        return cls(numbers[0], numbers[1], table[2], table[3], numbers[4], numbers[5], numbers[6], table[7],
+                   numbers[8], numbers[9])
 
 
 class Moves:
@@ -135,18 +136,14 @@ class Moves:
                                                 for index, column in enumerate(zip(*parsed, strict=True))) \
             if parsed else (np.zeros(0, dtype=U64 if index == 3 else np.int64) for index in range(5))
         landing = np.where(promotion > 0, promotion, piece)
-        bishop_like = np.where(np.isin(piece, (squares.BISHOP, squares.QUEEN)), U64(_ALL), _ZERO)
-        rook_like = np.where(np.isin(piece, (squares.ROOK, squares.QUEEN)), U64(_ALL), _ZERO)
-        leaps = np.where(piece == squares.KNIGHT, KNIGHT[target], np.where(piece == squares.KING, KING[target], _ZERO))
         to_raw = pack_moves(np.zeros(len(form), dtype=np.int64), target, promotion)
         self.tables: dict[bool, np.ndarray[Any, Any]] = {}
         for color in (squares.WHITE, squares.BLACK):
             side = 1 if color else 0  # Polyglot piece kinds: 2 * (piece - 1) + (1 for white)
-            reach = np.where(form == PAWN_CAPTURE, PAWN_FROM[side][target], leaps)
             double = np.where((form == PAWN_PUSH) & (target >> 3 == (3 if color else 4)), U64(_ALL), _ZERO)
             landing_random = _PIECE_RANDOMS[np.clip((2 * (landing - 1) + side) * 64 + target, 0, _NO_PIECE_INDEX)]
-            columns = (form, target, mask, reach, bishop_like, bishop_like, rook_like, rook_like, double, piece + 1,
-                       landing + 1, (2 * (piece - 1) + side) * 64, landing_random, to_raw, _KEPT_RIGHTS[target])
+            columns = (form, target, mask, double, piece + 1, landing + 1, (2 * (piece - 1) + side) * 64,
+                       landing_random, to_raw, _KEPT_RIGHTS[target])
             self.tables[color] = np.stack([column.astype(np.int64).view(U64) if column.dtype != U64 else column
                                            for column in columns])
 
@@ -170,13 +167,11 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     own, them = board[mover], board[1 - mover]
     occupied = own | them
     form, target = plies.form, plies.target
-    target_bb = SQUARE[target]
+    target_bb = SQUARE_BB.take(target)
     bad = (form == BAD) | ((target_bb & own) != _ZERO)
 
-    # the piece that moves: attacks from the target square that reach a piece of the right kind
-    lines = line_attacks(target, occupied)
-    lines &= plies.sliding
-    reach = plies.reach | lines[0] | lines[1] | lines[2] | lines[3]
+    # the piece that moves: among the pieces of its kind attacking the target square (for a pawn: capturing on it)
+    reach = _attackers_of(target, occupied, board, not white)
     movers = np.take_along_axis(board, plies.piece[None], axis=0)[0]
     if white:
         behind = target_bb >> _EIGHT
@@ -220,10 +215,10 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     mover = 0 if white else 1
     own, them = board[mover], board[1 - mover]
     target = plies.target
-    target_bb = SQUARE[target]
+    target_bb = SQUARE_BB.take(target)
     origin = square_of(origin_bb)
     captured_square = target - 8 * en_passant if white else target + 8 * en_passant
-    captured_bb = SQUARE[captured_square] & them
+    captured_bb = SQUARE_BB.take(captured_square) & them
     captures = np.flatnonzero(captured_bb)
     captured_square = captured_square[captures]
     captured = np.argmax((board[2:, captures] & captured_bb[captures]) != _ZERO, axis=0)  # board row - 2
@@ -240,32 +235,30 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     flat[at] |= target_bb
     new_own = np.bitwise_xor(own, origin_bb ^ target_bb, out=new[mover])
     new_them = np.bitwise_xor(them, captured_bb, out=new[1 - mover])
-    illegal |= attacked(square_of(new[7] & new_own), new_own | new_them, new_them, new, not white)
+    illegal |= (_attackers_of(square_of(new[7] & new_own), new_own | new_them, new, white) & new_them) != _ZERO
 
     side = 1 if white else 0
-    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS[plies.piece_randoms + origin] \
+    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS.take(plies.piece_randoms + origin) \
         ^ plies.landing_random
-    new_key[captures] ^= _PIECE_RANDOMS[captured * 128 + (1 - side) * 64 + captured_square]
+    new_key[captures] ^= _PIECE_RANDOMS.take(captured * 128 + (1 - side) * 64 + captured_square)
     rights = state.rights
-    new_rights = rights & _KEPT_RIGHTS[origin] & plies.kept_rights
-    new_key ^= _CASTLE_RANDOMS[rights] ^ _CASTLE_RANDOMS[new_rights]
+    new_rights = rights & _KEPT_RIGHTS.take(origin) & plies.kept_rights
+    new_key ^= _CASTLE_RANDOMS.take(rights) ^ _CASTLE_RANDOMS.take(new_rights)
     double = (origin_bb & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     new_ep = np.where(double, target - 8 if white else target + 8, NO_EP)
-    capturers = _EP_FROM[not white][new_ep] & new[2] & new_them
-    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS[new_ep], _ZERO)
+    capturers = _EP_FROM[not white].take(new_ep) & new[2] & new_them
+    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS.take(new_ep), _ZERO)
     new_key ^= new_ep_part
-    raw = _FROM_BITS[origin] | plies.to_raw
+    raw = _FROM_BITS.take(origin) | plies.to_raw
     return State(new, new_rights, new_ep, new_key, new_ep_part), raw, illegal
 
 
-def attacked(square: Any, occupied: Any, attackers: Any, board: Any, by_white: bool) -> Any:
-    """Per game: is ``square`` attacked by ``attackers`` (one side's pieces) on ``board`` (:data:`BOARD`)?"""
-    lines = line_attacks(square, occupied)
+def _attackers_of(square: Any, occupied: Any, board: Any, defender: bool) -> Any:
+    """Per game: the pieces of both colours on ``board`` (:data:`BOARD`) attacking ``square``, the pawns as pawns
+    of the side not ``defender`` (sliders seeing through ``occupied``)."""
     queens = board[6]
-    hits = ((lines[0] | lines[1]) & (board[4] | queens)) | ((lines[2] | lines[3]) & (board[5] | queens))
-    hits |= (KNIGHT[square] & board[3]) | (KING[square] & board[7]) | (PAWN_FROM[1 if by_white else 0][square]
-                                                                       & board[2])
-    return (hits & attackers) != _ZERO
+    return attackers(square, occupied, board[3], board[7], board[2], _SIDES[defender], board[4] | queens,
+                     board[5] | queens)
 
 
 def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw: Any, bad: Any) -> None:
@@ -280,8 +273,8 @@ def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw:
     ok = ((before.rights & castles["right"][kind]) != 0) & ((board[7] & own & castles["king"][kind]) != _ZERO) \
         & ((board[5] & own & castles["rook"][kind]) != _ZERO) & ((occupied & castles["between"][kind]) == _ZERO)
     crossed = castles["crossed"][kind].T.reshape(-1)  # the three squares of every game, square by square
-    ok &= ~attacked(crossed, np.tile(occupied, 3), np.tile(them, 3), np.tile(board, 3), not white).reshape(
-        3, len(games)).any(axis=0)
+    hits = _attackers_of(crossed, np.tile(occupied, 3), np.tile(board, 3), white) & np.tile(them, 3)
+    ok &= (hits.reshape(3, len(games)) == _ZERO).all(axis=0)
     new = board.copy()
     new[7] ^= king_move
     new[5] ^= rook_move
@@ -292,6 +285,6 @@ def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw:
     moved.ep[games] = NO_EP
     moved.ep_part[games] = _ZERO
     moved.key[games] = before.key ^ before.ep_part ^ TURN_RANDOM ^ castles["key"][kind] \
-        ^ _CASTLE_RANDOMS[before.rights] ^ _CASTLE_RANDOMS[new_rights]
+        ^ _CASTLE_RANDOMS.take(before.rights) ^ _CASTLE_RANDOMS.take(new_rights)
     raw[games] = castles["raw"][kind]
     bad[games] = ~ok

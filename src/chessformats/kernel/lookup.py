@@ -1,30 +1,24 @@
 """The kernel's attack tables (:mod:`.tables`) as numpy ``uint64`` arrays, for the batch move generator
 (:mod:`.batch`): the same tables by square (:data:`SQUARE_BB` ...), and the sliders' attacks through
 *kindergarten* lookups (:func:`slider_tables`): the occupancy of one line collapsed to a byte by a
-multiplication, then a (square, byte) table, filled from python-chess's own attack tables on first use.
+multiplication, then a (square, byte) table, made on first use (:mod:`.kindergarten`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import chess
 import numpy as np
 
+from .kindergarten import slider_arrays
 from .tables import (
     BETWEEN,
-    DIAG_ATTACKS,
-    DIAG_MASKS,
     DIAG_RAYS,
-    FILE_ATTACKS,
-    FILE_MASKS,
     KING,
     KNIGHT,
     PAWN_ATTACKS,
-    RANK_ATTACKS,
-    RANK_MASKS,
     RAYS,
     SQUARES,
     STRAIGHT_RAYS,
@@ -84,48 +78,7 @@ class SliderTables(NamedTuple):
     """By square: the a8-h1-direction diagonal through it."""
 
 
-def _diagonal(square: int, step: int) -> list[int]:
-    """The squares of the diagonal through ``square`` (``step`` 9: a1-h8 direction, 7: a8-h1), by file."""
-    file, rank = chess.square_file(square), chess.square_rank(square)
-    found = []
-    for f in range(8):
-        r = rank + (f - file) * (1 if step == 9 else -1)
-        if 0 <= r < 8:
-            found.append(chess.square(f, r))
-    return found
-
-
 @functools.cache
 def slider_tables() -> SliderTables:
-    """The kindergarten tables (built on first use from python-chess's attack tables, about 65,000 look-ups)."""
-    rank = np.zeros((64, 256), dtype=U64)
-    file = np.zeros((64, 256), dtype=U64)
-    diagonal = np.zeros((64, 256), dtype=U64)
-    anti = np.zeros((64, 256), dtype=U64)
-    diagonal_mask = np.zeros(64, dtype=U64)
-    anti_mask = np.zeros(64, dtype=U64)
-    for square in chess.SQUARES:
-        r, f = chess.square_rank(square), chess.square_file(square)
-        rank_squares = [chess.square(x, r) for x in range(8)]
-        file_squares = [chess.square(f, y) for y in range(8)]
-        lines: list[tuple[np.ndarray, Sequence[int | None], dict[int, int], int, int]] = [
-            (rank, rank_squares, RANK_ATTACKS[square], RANK_MASKS[square], chess.BB_ALL),
-            (file, file_squares, FILE_ATTACKS[square], FILE_MASKS[square], chess.BB_ALL)]
-        for table, step, masks in ((diagonal, 9, diagonal_mask), (anti, 7, anti_mask)):
-            line = _diagonal(square, step)
-            bits = 0
-            for s in line:
-                bits |= SQUARES[s]
-            masks[square] = bits
-            by_file: list[int | None] = [next((s for s in line if chess.square_file(s) == x), None)
-                                         for x in range(8)]
-            lines.append((table, by_file, DIAG_ATTACKS[square], DIAG_MASKS[square], bits))
-        for table, by_bit, attacks, mask, keep in lines:
-            row = table[square]
-            for byte in range(256):
-                occupied = 0
-                for bit, at in enumerate(by_bit):
-                    if byte >> bit & 1 and at is not None:
-                        occupied |= SQUARES[at]
-                row[byte] = attacks[occupied & mask] & keep
-    return SliderTables(rank.ravel(), file.ravel(), diagonal.ravel(), anti.ravel(), diagonal_mask, anti_mask)
+    """The kindergarten tables (made on first use, :mod:`.kindergarten`)."""
+    return SliderTables(*slider_arrays())

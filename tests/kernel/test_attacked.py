@@ -1,0 +1,89 @@
+"""The kernel's attackers of a square against python-chess's ``Board.attackers_mask`` on random occupancies: the
+batch move generator's (:func:`chessformats.kernel.batch.attacked`) and the one without python-chess that the book
+replay finds moving pieces and checks with (:mod:`chessformats.kernel.attacks`); the sliders' tables behind both
+(:mod:`chessformats.kernel.kindergarten`) and the leapers' against python-chess's attack tables."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+
+from chessformats.kernel import attacks, batch
+from chessformats.kernel.lookup import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB, slider_tables
+
+
+def test_attackers_are_python_chess_attackers() -> None:
+    rng = np.random.default_rng(5)
+    count = 3_000
+    kinds = rng.integers(0, 20, (count, 64))  # per square: a piece (1-6 white, 7-12 black) or empty (0, 13-19)
+    kinds[kinds > 12] = 0
+    kinds[:64] = 0  # an empty board, then full ones
+    kinds[64:128] = rng.integers(1, 13, (64, 64))
+    square = rng.integers(0, 64, count)
+    square[:128] = np.tile(np.arange(64), 2)
+    defender = rng.integers(0, 2, count)  # the colour whose pawn-attack table finds the attacking pawns
+    bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+    def mask(*which: int) -> np.ndarray:
+        return np.bitwise_or.reduce(np.where(np.isin(kinds, which), bits, np.uint64(0)), axis=1)
+
+    pawns, knights, bishops, rooks, queens, kings = (mask(kind, kind + 6) for kind in chess.PIECE_TYPES)
+    white, black = mask(1, 2, 3, 4, 5, 6), mask(7, 8, 9, 10, 11, 12)
+    found = batch.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
+    assert np.array_equal(attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens,
+                                           rooks | queens), found)
+    lines = attacks.line_attacks(square, white | black)
+    assert lines.shape == (4, count)
+    for index in range(count):
+        board = chess.Board(None)
+        board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
+        board.rooks, board.queens, board.kings = int(rooks[index]), int(queens[index]), int(kings[index])
+        board.occupied_co = [int(black[index]), int(white[index])]
+        board.occupied = int(white[index] | black[index])
+        s, side = int(square[index]), bool(defender[index])
+        # every piece of either colour attacking s, the pawns as pawns of the attacking colour (not ``side``)
+        pieces = (board.attackers_mask(chess.WHITE, s) | board.attackers_mask(chess.BLACK, s)) & ~board.pawns
+        expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
+        assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
+        rank, file, diagonal, anti = (int(line[index]) for line in lines)
+        assert rank == chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & board.occupied]
+        assert file == chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & board.occupied]
+        assert diagonal & anti == 0
+        assert diagonal | anti == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & board.occupied]
+    assert batch.square_of(SQUARE_BB).tolist() == list(range(64))
+    assert attacks.single_square(attacks.SQUARE_BB).tolist() == list(range(64))
+
+
+def test_leaper_tables_are_python_chess_tables() -> None:
+    for mine, chess_s in ((attacks.SQUARE_BB, SQUARE_BB), (attacks.KNIGHT_BB, KNIGHT_BB), (attacks.KING_BB, KING_BB),
+                          (attacks.PAWN_BB, PAWN_BB)):
+        assert mine.dtype == chess_s.dtype and np.array_equal(mine, chess_s)
+    assert KNIGHT_BB.tolist() == chess.BB_KNIGHT_ATTACKS and KING_BB.tolist() == chess.BB_KING_ATTACKS
+    assert PAWN_BB.tolist() == chess.BB_PAWN_ATTACKS and SQUARE_BB.tolist() == chess.BB_SQUARES
+
+
+def test_slider_tables_are_python_chess_attack_tables() -> None:
+    """Every entry of the kindergarten tables (made with numpy) against python-chess's attack tables: the byte's
+    squares (a rank's byte is the rank, a file's bit i its square on rank i, a diagonal's its square on file i)
+    occupied, the rest empty."""
+    tables = slider_tables()
+    for square in chess.SQUARES:
+        file, rank = chess.square_file(square), chess.square_rank(square)
+        diagonal = [chess.square(f, rank + f - file) for f in range(8) if 0 <= rank + f - file < 8]
+        anti = [chess.square(f, rank - f + file) for f in range(8) if 0 <= rank - f + file < 8]
+        # per line: its table, its squares by their bit in the byte, python-chess's attacks and masks
+        lines = (
+            (tables.rank, [chess.square(x, rank) for x in range(8)], chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+            (tables.file, [chess.square(file, y) for y in range(8)], chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS),
+            (tables.diagonal, [next((s for s in diagonal if chess.square_file(s) == f), None) for f in range(8)],
+             chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
+            (tables.anti, [next((s for s in anti if chess.square_file(s) == f), None) for f in range(8)],
+             chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS))
+        for table, by_bit, line_attacks, masks in lines:
+            keep = sum(chess.BB_SQUARES[s] for s in by_bit if s is not None)
+            for byte in range(256):
+                occupied = sum(chess.BB_SQUARES[s] for bit, s in enumerate(by_bit) if s is not None and byte >> bit & 1)
+                expected = line_attacks[square][occupied & masks[square]] & keep
+                assert int(table[square * 256 + byte]) == expected, (chess.square_name(square), byte)
+        assert int(tables.diagonal_mask[square]) == sum(chess.BB_SQUARES[s] for s in diagonal)
+        assert int(tables.anti_mask[square]) == sum(chess.BB_SQUARES[s] for s in anti)
