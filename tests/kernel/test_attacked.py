@@ -1,6 +1,6 @@
-"""The kernel's attackers of a square against python-chess's ``Board.attackers_mask`` on random occupancies: the
-batch move generator's (:func:`chessformats.kernel.batch.attacked`) and the one without python-chess that the book
-replay finds moving pieces and checks with (:mod:`chessformats.kernel.attacks`); the sliders' tables behind both
+"""The kernel's attackers of a square (:func:`chessformats.kernel.attacks.attacked`, the one batch implementation:
+the move generator, the ChessBase batch SAN and the book replay use it) against python-chess's
+``Board.attackers_mask`` on random occupancies; the sliders' tables behind it
 (:mod:`chessformats.kernel.kindergarten`) and the leapers' against python-chess's attack tables."""
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ def test_attackers_are_python_chess_attackers() -> None:
 
     pawns, knights, bishops, rooks, queens, kings = (mask(kind, kind + 6) for kind in chess.PIECE_TYPES)
     white, black = mask(1, 2, 3, 4, 5, 6), mask(7, 8, 9, 10, 11, 12)
-    found = batch.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
-    assert np.array_equal(attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens,
-                                           rooks | queens), found)
-    lines = attacks.line_attacks(square, white | black)
-    assert lines.shape == (4, count)
+    assert batch.attacked is attacks.attacked  # one implementation
+    found = attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
+    occupied = white | black
+    rook_lines, bishop_lines = attacks.rook_attacks(square, occupied), attacks.bishop_attacks(square, occupied)
     for index in range(count):
         board = chess.Board(None)
         board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
@@ -45,19 +44,19 @@ def test_attackers_are_python_chess_attackers() -> None:
         pieces = (board.attackers_mask(chess.WHITE, s) | board.attackers_mask(chess.BLACK, s)) & ~board.pawns
         expected = pieces | (chess.BB_PAWN_ATTACKS[side][s] & board.pawns)
         assert int(found[index]) == expected, (board.fen(), chess.square_name(s))
-        rank, file, diagonal, anti = (int(line[index]) for line in lines)
-        assert rank == chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & board.occupied]
-        assert file == chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & board.occupied]
-        assert diagonal & anti == 0
-        assert diagonal | anti == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & board.occupied]
+        assert int(rook_lines[index]) == (chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & board.occupied]
+                                          | chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & board.occupied])
+        assert int(bishop_lines[index]) == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & board.occupied]
     assert batch.square_of(SQUARE_BB).tolist() == list(range(64))
     assert attacks.single_square(attacks.SQUARE_BB).tolist() == list(range(64))
 
 
 def test_leaper_tables_are_python_chess_tables() -> None:
-    for mine, chess_s in ((attacks.SQUARE_BB, SQUARE_BB), (attacks.KNIGHT_BB, KNIGHT_BB), (attacks.KING_BB, KING_BB),
-                          (attacks.PAWN_BB, PAWN_BB)):
-        assert mine.dtype == chess_s.dtype and np.array_equal(mine, chess_s)
+    for looked_up, made in ((KNIGHT_BB, attacks.KNIGHT_BB), (KING_BB, attacks.KING_BB), (PAWN_BB, attacks.PAWN_BB),
+                            (SQUARE_BB, attacks.SQUARE_BB)):
+        assert looked_up is made  # lookup's tables are these, made once
+    for table in (KNIGHT_BB, KING_BB, PAWN_BB, SQUARE_BB):
+        assert table.dtype == np.uint64
     assert KNIGHT_BB.tolist() == chess.BB_KNIGHT_ATTACKS and KING_BB.tolist() == chess.BB_KING_ATTACKS
     assert PAWN_BB.tolist() == chess.BB_PAWN_ATTACKS and SQUARE_BB.tolist() == chess.BB_SQUARES
 

@@ -1,22 +1,21 @@
 """The attackers of squares, many positions at once, without python-chess: the kernel's leaper tables made with
 numpy and its sliders' kindergarten tables (:mod:`.kindergarten`), for code that must start quickly.
 
-A PGN book build imports neither python-chess nor construct (start-up time; ``tests/cli/test_quick_start.py``):
-its replay (:mod:`chessformats.books.batchstep`) finds moving pieces and checks with :func:`attacked`: the
-arguments and result of :func:`chessformats.kernel.batch.attacked` (the tests compare both with python-chess), on
-tables that need no ``import chess``, the four lines of the sliders looked up in one gather (:func:`line_attacks`:
-a few numpy calls fewer, which counts in the replay's late plies, when only a few games are left).
+The kernel's one batch attack implementation: :mod:`.batch` (legal moves, the ChessBase batch decoder's SAN) and
+the replay of a PGN book build (:mod:`chessformats.books.batchstep`) both use :func:`attacked`,
+:func:`rook_attacks` and :func:`bishop_attacks`, and :mod:`.lookup` takes its leaper tables from here. A PGN book
+build imports neither python-chess nor construct (start-up time; ``tests/cli/test_quick_start.py``), so nothing
+here needs ``import chess``; the tests compare every table and answer with python-chess.
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
 from .kindergarten import slider_arrays
 
-__all__ = ["KING_BB", "KNIGHT_BB", "PAWN_BB", "SQUARE_BB", "attacked", "line_attacks", "single_square"]
+__all__ = ["KING_BB", "KNIGHT_BB", "PAWN_BB", "SQUARE_BB", "attacked", "bishop_attacks", "rook_attacks",
+           "single_square"]
 
 U64 = np.uint64
 _ALL = (1 << 64) - 1
@@ -41,49 +40,59 @@ PAWN_BB = np.stack((((SQUARE_BB >> U64(9)) & _NOT_H) | ((SQUARE_BB >> U64(7)) & 
 """By colour (0 black, 1 white), then square: the squares a pawn of that colour there attacks."""
 
 
-@functools.cache
-def _lines() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """By line (rank, file, diagonal, anti-diagonal), then square: the line's squares and the multiplier that
-    collapses them to the top byte (a rank is shifted there; a file turned onto a diagonal, as :mod:`.lookup`
-    does after shifting it to the a-file: the same product, the multiplier shifted instead), where the line's
-    table starts in :func:`.kindergarten.slider_arrays` (put end to end); and those tables."""
-    rank, file, diagonal, anti, diagonal_mask, anti_mask = slider_arrays()
-    squares = np.arange(64, dtype=U64)
-    files, ranks = squares & U64(7), squares >> U64(3)
-    masks = np.stack((U64(0xFF) << (U64(8) * ranks), _ALL_RANKS << files, diagonal_mask, anti_mask))
-    multipliers = np.stack((U64(1) << (U64(56) - U64(8) * ranks), _FILE_MAGIC >> files,
-                            np.full(64, _ALL_RANKS), np.full(64, _ALL_RANKS)))
-    starts = (np.arange(4, dtype=U64)[:, None] * U64(64) + squares) << U64(8)
-    return masks, multipliers, starts, np.concatenate((rank, file, diagonal, anti))
-
-
-def line_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """``(4, n)``: the squares a slider on each of ``squares`` attacks along its rank, file, diagonal and
-    anti-diagonal, pieces on ``occupied`` blocking (the kindergarten look-ups of the four lines at once)."""
-    masks, multipliers, starts, table = _lines()
-    index = masks.take(squares, axis=1)
-    index &= occupied
-    index *= multipliers.take(squares, axis=1)
-    index >>= U64(56)
-    index |= starts.take(squares, axis=1)
-    attacks: np.ndarray = table.take(index.view(np.int64))
+def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a rook on each of ``squares`` attacks, pieces on ``occupied`` blocking (kindergarten look-ups:
+    the rank's byte is the rank itself, the file's is turned onto a diagonal and collapsed by a multiplication)."""
+    rank_table, file_table = slider_arrays()[:2]
+    squares = squares.astype(U64)
+    base = squares << U64(8)
+    rank = occupied >> (squares & U64(56))
+    rank &= U64(255)
+    rank |= base
+    file = occupied >> (squares & U64(7))
+    file &= _ALL_RANKS
+    file *= _FILE_MAGIC
+    file >>= U64(56)
+    file |= base
+    attacks: np.ndarray = rank_table.take(rank.view(np.int64))
+    attacks |= file_table.take(file.view(np.int64))
     return attacks
+
+
+def bishop_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """The squares a bishop on each of ``squares`` attacks, pieces on ``occupied`` blocking."""
+    _, _, diagonal_table, anti_table, diagonal_mask, anti_mask = slider_arrays()
+    base = squares.astype(U64) << U64(8)
+    lines = []
+    for mask in (diagonal_mask, anti_mask):
+        line = mask.take(squares)
+        line &= occupied
+        line *= _ALL_RANKS
+        line >>= U64(56)
+        line |= base
+        lines.append(line.view(np.int64))
+    attacks: np.ndarray = diagonal_table.take(lines[0])
+    attacks |= anti_table.take(lines[1])
+    return attacks
+
+
+_PAWN_FLAT = PAWN_BB.ravel()
 
 
 def attacked(squares: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray,
              pawns: np.ndarray, pawn_colour: np.ndarray, diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
     """The attackers of each square among the given pieces (sliders seeing through ``occupied``); ``pawn_colour``
     is the colour (1 white) of the side *defending* the square (its pawn-attack table finds the attacking pawns)."""
-    lines = line_attacks(squares, occupied)
     found: np.ndarray = KNIGHT_BB.take(squares)
     found &= knights
     found |= KING_BB.take(squares) & kings
-    found |= PAWN_BB.take((pawn_colour << 6) + squares) & pawns
-    straight_lines, diagonal_lines = lines[0] | lines[1], lines[2] | lines[3]
-    straight_lines &= straight
-    diagonal_lines &= diagonal
-    found |= straight_lines
-    found |= diagonal_lines
+    found |= _PAWN_FLAT.take((pawn_colour << 6) + squares) & pawns
+    sliders = bishop_attacks(squares, occupied)
+    sliders &= diagonal
+    found |= sliders
+    sliders = rook_attacks(squares, occupied)
+    sliders &= straight
+    found |= sliders
     return found
 
 

@@ -19,20 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .lookup import (
-    BETWEEN_BB,
-    BISHOP_RAYS_BB,
-    DIAGONAL_MAGIC,
-    FILE_A,
-    FILE_MAGIC,
-    KING_BB,
-    KNIGHT_BB,
-    LINE_BB,
-    PAWN_BB,
-    ROOK_RAYS_BB,
-    SQUARE_BB,
-    slider_tables,
-)
+from .attacks import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB, attacked, bishop_attacks, rook_attacks
+from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, FILE_A, LINE_BB, ROOK_RAYS_BB
 
 __all__ = [
     "CAPTURE",
@@ -65,7 +53,6 @@ U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
 _NOT_A = U64(~FILE_A & 0xFFFF_FFFF_FFFF_FFFF)
 _NOT_H = U64(~(FILE_A << 7) & 0xFFFF_FFFF_FFFF_FFFF)
-_FILE_A = U64(FILE_A)
 _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
 _DEBRUIJN = U64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
@@ -138,51 +125,6 @@ def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     square |= bits
     square &= 63
     return owner, square
-
-
-def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """The squares a rook on each of ``squares`` attacks, pieces on ``occupied`` blocking (kindergarten lookups)."""
-    tables = slider_tables()
-    squares = squares.astype(U64)
-    base = squares << U64(8)
-    rank = occupied >> (squares & U64(56))
-    rank &= U64(255)
-    rank |= base
-    file = occupied >> (squares & U64(7))
-    file &= _FILE_A
-    file *= U64(FILE_MAGIC)
-    file >>= U64(56)
-    file |= base
-    attacks: np.ndarray = tables.rank.take(rank.view(np.int64))
-    attacks |= tables.file.take(file.view(np.int64))
-    return attacks
-
-
-def bishop_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """The squares a bishop on each of ``squares`` attacks, pieces on ``occupied`` blocking."""
-    tables = slider_tables()
-    base = squares.astype(U64) << U64(8)
-    lines = []
-    for mask in (tables.diagonal_mask, tables.anti_mask):
-        line = mask.take(squares)
-        line &= occupied
-        line *= U64(DIAGONAL_MAGIC)
-        line >>= U64(56)
-        line |= base
-        lines.append(line.view(np.int64))
-    attacks: np.ndarray = tables.diagonal.take(lines[0])
-    attacks |= tables.anti.take(lines[1])
-    return attacks
-
-
-def attacked(squares: np.ndarray, occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray,
-             pawns: np.ndarray, pawn_colour: np.ndarray, diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
-    """The attackers of each square among the given pieces (sliders seeing through ``occupied``); ``pawn_colour``
-    is the colour (1 white) of the side *defending* the square (its pawn-attack table finds the attacking pawns)."""
-    found: np.ndarray = ((KNIGHT_BB[squares] & knights) | (KING_BB[squares] & kings)
-                          | (PAWN_BB[pawn_colour, squares] & pawns) | (bishop_attacks(squares, occupied) & diagonal)
-                          | (rook_attacks(squares, occupied) & straight))
-    return found
 
 
 def _shift(bits: np.ndarray, amount: int) -> np.ndarray:

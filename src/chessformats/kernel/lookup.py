@@ -12,25 +12,22 @@ from typing import NamedTuple
 import chess
 import numpy as np
 
+from .attacks import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB  # the leaper tables, made once (with numpy)
 from .kindergarten import slider_arrays
 from .tables import (
     BETWEEN,
     DIAG_RAYS,
     KING,
     KNIGHT,
-    PAWN_ATTACKS,
     RAYS,
-    SQUARES,
     STRAIGHT_RAYS,
 )
 
 __all__ = [
     "BETWEEN_BB",
     "BISHOP_RAYS_BB",
-    "DIAGONAL_MAGIC",
     "EMPTY_ATTACKS_BB",
     "FILE_A",
-    "FILE_MAGIC",
     "KING_BB",
     "KNIGHT_BB",
     "LINE_BB",
@@ -42,12 +39,6 @@ __all__ = [
 ]
 
 U64 = np.uint64
-SQUARE_BB = np.array(SQUARES, dtype=U64)
-"""By square: the bitboard of that square alone."""
-KNIGHT_BB = np.array(KNIGHT, dtype=U64)
-KING_BB = np.array(KING, dtype=U64)
-PAWN_BB = np.array(PAWN_ATTACKS, dtype=U64)
-"""By colour (0 black, 1 white), then square."""
 BETWEEN_BB = np.array(BETWEEN, dtype=U64)
 LINE_BB = np.array(RAYS, dtype=U64)
 ROOK_RAYS_BB = np.array(STRAIGHT_RAYS, dtype=U64)
@@ -58,13 +49,6 @@ EMPTY_ATTACKS_BB = np.array([[0] * 64, [0] * 64, KNIGHT, DIAG_RAYS, STRAIGHT_RAY
 attacks on an empty board."""
 
 FILE_A = int(chess.BB_FILE_A)
-FILE_MAGIC = 0x0102040810204080
-"""``(file bits of the a-file) * FILE_MAGIC >> 56``: bit r of the byte is the a-file square of rank r."""
-DIAGONAL_MAGIC = 0x0101010101010101
-"""``(bits of one diagonal) * DIAGONAL_MAGIC >> 56``: bit f of the byte is the diagonal's square on file f (a
-diagonal has one square per file, so the bytes add without carries)."""
-
-
 class SliderTables(NamedTuple):
     """Kindergarten tables, each flat ``square * 256 + byte`` -> the attacks along one line."""
 
