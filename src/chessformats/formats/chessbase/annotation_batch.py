@@ -2,20 +2,21 @@
 writes one after every move (``[%eval 0.39] [%clk 0:02:57]``, either or both).
 
 :func:`.annotation_writer.encode_line_annotations` reads a game's comments one by one in Python: a few µs a
-move, more than the rest of a PGN import. Here the comments of a batch of games are matched by one regular
-expression over their joined text, each distinct command (``[%clk 0:02:57]`` for White, for Black ...) is
-read once by the writer's own code (:func:`.annotation_writer.command_item`: the items python-chess's
-readings of it give), and the items (head and body) of every move of every game are laid out with numpy. A
-game with any other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a
-command with a problem), or whose only clocks are on its last two moves (ChessBase keeps those on the game), is
-left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both on random comments.
+move, more than the rest of a PGN import. Here the brace comments of a batch of games are read as one array of
+bytes: each comment's text (python-chess's: a blank after "{" and one before "}" dropped) is checked to be of
+:data:`.annotation_writer.SHAPE` (where its brackets are, what is between them) with numpy, its evaluation and
+clock are numbered by their characters (a clock ``H:MM:SS`` and an evaluation of up to six characters by a
+number made of them, any other by its text), each distinct command is read once by the writer's own code
+(:func:`.annotation_writer.command_item`: the item python-chess's readings of it give), and the items (head
+and body) of every move of every game are laid out with numpy. A game with any other comment (text, arrows, an
+``[%emt]``, a command python-chess does not read whole, a command with a problem, a character outside ASCII),
+or whose only clocks are on its last two moves (ChessBase keeps those on the game), is left to
+:func:`.annotation_writer.encode_line_annotations`. The tests compare both (random comments, every shape).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -24,24 +25,41 @@ from .annotation_writer import ITEM_HEAD_SIZE, ItemRecord, command_item, item_he
 
 __all__ = ["encode_comment_lines"]
 
-_LINE = re.compile(r"^(?:(\[%eval\s[^\]\[\n]*\])[^\S\n]*)?(\[%clk\s[^\]\[\n]*\])?(.*)$", re.M)
-"""A comment (one a line) as :data:`.annotation_writer.SHAPE` reads it; group 3: what is left (nothing: the
-comment is of that shape)."""
+Array = np.ndarray[Any, Any]
+
+_SPACE = np.array([chr(code).isspace() for code in range(256)], dtype=bool)
+"""The ASCII characters ``\\s`` matches in a pattern of text (str.isspace: also 0x1C-0x1F); bytes >= 128 are
+never looked at (a comment with one is left to the writer)."""
+_SPACE[128:] = False
+_EVAL, _CLOCK = b"[%eval", b"[%clk"
+_WINDOW = 16
+"""Bytes looked at from a command's "[" (the longest prefix, and a clock ``[%clk H:MM:SS]``)."""
+_CLOCK_FORM = b"[%clk 0:00:00]"
+_CLOCK_DIGITS = [at for at, char in enumerate(_CLOCK_FORM) if char == ord("0")]
+_SYMBOLS = b"0123456789.-#+,"
+"""The characters of an evaluation's value numbered (from 1; 0: past its end) in its key."""
+_CODE = np.zeros(256, dtype=np.int64)
+_CODE[list(_SYMBOLS)] = np.arange(1, len(_SYMBOLS) + 1)
+_SIGNS = ("", "-", "#", "#-")
+"""What an evaluation's value may start with (a mate, a minus), the key's top bits."""
+_VALUE_CHARS = 5
+"""Characters of an evaluation's value after its sign, at most, in its key (4 bits each)."""
+_VALUE_AT = len(_EVAL) + 1
+"""Where an evaluation's value starts (after ``[%eval `` with its blank)."""
 
 
 class _Commands:
-    """The distinct commands of one group of the batch (evaluations or clocks): per command and mover (0:
-    Black, 1: White) the item's type (-1: none) and body; ``bad``: a command the batch path cannot take."""
+    """The distinct commands of one group of the batch (evaluations or clocks), ``texts``; ``ids``: the group's
+    command of each comment (0: "", none). Per command and mover (0: Black, 1: White): the item's type (-1:
+    none) and body; ``bad``: a command the batch path cannot take."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        distinct = list(dict.fromkeys(texts))
-        index = {text: number for number, text in enumerate(distinct)}
-        self.ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
-        self.types = np.full((len(distinct), 2), -1, dtype=np.int64)
-        self.bad = np.zeros((len(distinct), 2), dtype=bool)
+    def __init__(self, texts: list[str], ids: Array) -> None:
+        self.ids = ids
+        self.types = np.full((len(texts), 2), -1, dtype=np.int64)
+        self.bad = np.zeros((len(texts), 2), dtype=bool)
         self.kinds: dict[int, str] = {}
-        bodies: list[list[bytes]] = [[b"", b""] for _ in distinct]
-        for number, text in enumerate(distinct):
+        bodies: list[list[bytes]] = [[b"", b""] for _ in texts]
+        for number, text in enumerate(texts):
             for mover in (0, 1):
                 found = command_item(text, bool(mover))
                 if found is None:
@@ -56,47 +74,164 @@ class _Commands:
         self.size = sizes.pop() if len(sizes) == 1 else 0
         if sizes:  # bodies of different sizes: not for the batch path (not met: the bodies are fixed)
             self.bad[:] = True
-        self.bodies = np.zeros((len(distinct), 2, self.size), dtype=np.uint8)
+        self.bodies = np.zeros((len(texts), 2, self.size), dtype=np.uint8)
         for number, pair in enumerate(bodies):
             for mover, body in enumerate(pair):
                 if body:
                     self.bodies[number, mover] = np.frombuffer(body, dtype=np.uint8)
 
 
-def _heads(types: np.ndarray[Any, Any], size: int, positions: int) -> np.ndarray[Any, Any]:
+def _numbered(keys: Array, known: Array, starts: Array, stops: Array, data: bytes,
+              text: Any) -> tuple[list[str], Array]:
+    """The distinct commands of a group and each comment's (0: none, :class:`_Commands`): ``known`` comments by
+    their ``keys`` (``text(key)``: the command), the others by their text (``data[starts:stops]``); ``keys`` is
+    -1 where a comment has no command."""
+    ids = np.zeros(len(keys), dtype=np.int64)
+    texts = [""]
+    chosen = np.flatnonzero(known)
+    if len(chosen):
+        present = np.zeros(int(keys[chosen].max()) + 1, dtype=bool)
+        present[keys[chosen]] = True
+        distinct = np.flatnonzero(present)
+        number = np.empty(len(present), dtype=np.int32)
+        number[distinct] = np.arange(1, len(distinct) + 1)
+        ids[chosen] = number[keys[chosen]]
+        texts += [text(key) for key in distinct.tolist()]
+    others = np.flatnonzero(~known & (keys >= 0))
+    if len(others):
+        index: dict[str, int] = {}
+        for at, start, stop in zip(others.tolist(), starts[others].tolist(), stops[others].tolist(), strict=True):
+            command = data[start:stop].decode("ascii")
+            ids[at] = index.setdefault(command, len(texts) + len(index))
+        texts += list(index)
+    return texts, ids
+
+
+def _clock_text(key: int) -> str:
+    digits = f"{key:0{len(_CLOCK_DIGITS)}d}"
+    form = bytearray(_CLOCK_FORM)
+    for at, digit in zip(_CLOCK_DIGITS, digits, strict=True):
+        form[at] = ord(digit)
+    return form.decode("ascii")
+
+
+def _eval_text(key: int) -> str:
+    value = bytes(_SYMBOLS[(key >> shift & 15) - 1] for shift in range(4 * _VALUE_CHARS - 4, -4, -4)
+                  if key >> shift & 15)
+    return f"{_EVAL.decode()} {_SIGNS[key >> 4 * _VALUE_CHARS]}{value.decode('ascii')}]"
+
+
+def _commands(comments: str, count: int) -> tuple[Array, _Commands, _Commands] | None:
+    """Per comment of ``comments`` (``count`` brace comments one after another): whether the batch path cannot
+    take it, and the clock and evaluation groups; None when ``comments`` is not ``count`` comments."""
+    data = comments.encode("utf-8")
+    raw = np.frombuffer(data + bytes(2 * _WINDOW), dtype=np.uint8)
+    text = raw[:len(data)]
+    closes = np.flatnonzero(text == ord("}"))
+    if len(closes) != count or not count:
+        return None
+    opens = np.concatenate(([0], closes[:-1] + 1))
+    if not (text[opens] == ord("{")).all():
+        return None
+
+    # python-chess's text of each comment: [start, stop)
+    start, stop = opens + 1, closes.copy()
+    start += (text[start] == ord(" ")) & (start < stop)
+    stop -= (stop > start) & (text[stop - 1] == ord(" "))
+    # each comment's "[" and "]": how many, the first two of each (past the text's end where it has none); the
+    # dropped blanks and braces hold none
+    lefts, rights = (np.concatenate((np.flatnonzero(text == ord(char)), [len(data)] * 2)) for char in "[]")
+    left, right = np.searchsorted(lefts, opens), np.searchsorted(rights, opens)
+    brackets = np.diff(left, append=len(lefts) - 2)
+    bad = (brackets != np.diff(right, append=len(rights) - 2)) | (brackets > 2)
+    first_close, second_open, second_close = rights[right], lefts[left + 1], rights[right + 1]
+    braces = np.flatnonzero(text == ord("{"))
+    if len(braces) != count:  # a "{" inside a comment
+        bad |= np.bincount(np.searchsorted(closes, braces), minlength=count) != 1
+    if not comments.isascii():
+        bad[np.searchsorted(closes, np.flatnonzero(text >= 128))] = True
+    # the eight bytes from each offset, as a little-endian number
+    words = np.ndarray((len(data) + _WINDOW,), dtype="<u8", buffer=raw, strides=(1,))
+    evaluation = _starts(words[start], _EVAL) & _SPACE[raw[start + len(_EVAL)]]
+    # the clock's "[": the comment's first (one command) or its second (after the evaluation and blanks)
+    clock_at = np.where(brackets == 2, second_open, start)
+    clock = _starts(words[clock_at], _CLOCK) & _SPACE[raw[clock_at + len(_CLOCK)]]
+    one = (brackets == 1) & (first_close == stop - 1)
+    two = (brackets == 2) & evaluation & clock & (first_close < second_open) & (second_close == stop - 1)
+    gap = np.where(two, second_open - first_close - 1, 0)  # blanks only
+    for at in range(int(gap.max(initial=0))):
+        two &= (gap <= at) | _SPACE[raw[np.minimum(first_close + 1 + at, len(data))]]
+    shaped = ((brackets == 0) & (stop == start)) | (one & (evaluation | clock)) | two
+    bad |= ~shaped
+    has_eval = shaped & evaluation
+    has_clock = shaped & clock & ~(one & evaluation)
+    # an evaluation "[%eval V]", V a sign (_SIGNS) and at most five characters of _SYMBOLS: keyed by them
+    value = start + _VALUE_AT
+    mate = raw[value] == ord("#")
+    negative = raw[value + mate] == ord("-")
+    value += mate.astype(np.int64) + negative
+    length = first_close - value
+    eval_known = has_eval & (raw[start + len(_EVAL)] == ord(" ")) & (length >= 1) & (length <= _VALUE_CHARS)
+    eval_keys = (2 * mate + negative).astype(np.int64)
+    for at in range(_VALUE_CHARS):
+        code = np.where(at < length, _CODE[raw[value + at]], 0)
+        eval_known &= (code > 0) | (at >= length)
+        eval_keys = eval_keys << 4 | code
+    eval_keys = np.where(eval_known, eval_keys, np.where(has_eval, 0, -1))
+    # a clock "[%clk H:MM:SS]": keyed by its digits
+    clock_known = has_clock & (stop - clock_at == len(_CLOCK_FORM))
+    clock_keys = np.zeros(count, dtype=np.int64)
+    for at, char in enumerate(_CLOCK_FORM[len(_CLOCK):-1], len(_CLOCK)):
+        found = raw[clock_at + at]
+        if char == ord("0"):
+            digit = found.astype(np.int64) - ord("0")
+            clock_known &= (digit >= 0) & (digit <= 9)
+            clock_keys = clock_keys * 10 + digit
+        else:
+            clock_known &= found == char
+    clock_keys = np.where(clock_known, clock_keys, np.where(has_clock, 0, -1))
+    clocks = _Commands(*_numbered(clock_keys, clock_known, clock_at, stop, data, _clock_text))
+    evaluations = _Commands(*_numbered(eval_keys, eval_known, start, first_close + 1, data, _eval_text))
+    return bad, clocks, evaluations
+
+
+def _starts(words: Array, prefix: bytes) -> Array:
+    """Whether the eight bytes ``words`` (little-endian numbers) start with ``prefix``."""
+    mask = (1 << (8 * len(prefix))) - 1
+    return (words & np.uint64(mask)) == np.uint64(int.from_bytes(prefix, "little"))
+
+
+def _heads(types: Array, size: int, positions: int) -> Array:
     """Per distinct type of ``types`` (the first axis: by ``np.unique`` order) and position: the item head."""
     rows = np.zeros((len(types), positions, ITEM_HEAD_SIZE), dtype=np.uint8)
     for slot, type_ in enumerate(types.tolist()):
         rows[slot] = np.frombuffer(b"".join(item_head(position, type_, ITEM_HEAD_SIZE + size)
-                                            for position in range(positions)), dtype=np.uint8).reshape(-1, 6)
+                                            for position in range(positions)),
+                                   dtype=np.uint8).reshape(-1, ITEM_HEAD_SIZE)
     return rows
 
 
-def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequence[str],
+def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
                          plies: Sequence[int]) -> list[ItemRecord | None]:
     """Per game: its record without the head (:class:`.annotation_writer.ItemRecord`), or None when it is
     left to :func:`.annotation_writer.encode_line_annotations`.
 
     Game ``i`` (tags ``headers[i]``) is a main line of ``plies[i]`` moves from the standard position without
-    NAGs, comments before its first move or variations; its comments are the next ``plies[i]`` of ``comments``
-    (python-chess's texts, one per move, "" for none; none holds a line break)."""
+    NAGs, comments before its first move or variations, with a brace comment after every move: ``comments``
+    holds them all, one after another (each ``{...}`` on one line, with no other "}" inside)."""
     count = len(plies)
     result: list[ItemRecord | None] = [None] * count
-    total = len(comments)
-    joined = "\n".join(comments)
-    if not total or joined.count("\n") != total - 1 or 0 in plies:
+    total = sum(plies)
+    found = _commands(comments, total) if total and 0 not in plies else None
+    if found is None:
         return result
-    rows = _LINE.findall(joined)
-    if len(rows) != total:
-        return result
-    evaluations, clocks, rests = (list(map(itemgetter(group), rows)) for group in range(3))
+    bad, clocks, evaluations = found
     lengths = np.asarray(plies, dtype=np.int64)
     game = np.repeat(np.arange(count), lengths)
     firsts = np.cumsum(lengths) - lengths
     position = np.arange(total) - np.repeat(firsts, lengths)
     mover = 1 - (position & 1)  # White makes the even plies
-    groups = [_Commands(clocks), _Commands(evaluations)]  # a position's clock item comes before its evaluation
-    bad = np.fromiter(map(bool, rests), dtype=bool, count=total)
+    groups = [clocks, evaluations]  # a position's clock item comes before its evaluation
     offsets = np.zeros(total, dtype=np.int64)
     present = []
     for group in groups:
@@ -118,7 +253,7 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequenc
     table = np.zeros((total, sum(widths)), dtype=np.uint8)
     keep = np.zeros(table.shape, dtype=bool)
     counts = np.zeros(count, dtype=np.int64)
-    kinds: list[tuple[str, np.ndarray[Any, Any]]] = []
+    kinds: list[tuple[str, Array]] = []
     limit = int(position.max(initial=0)) + 1
     column = 0
     for group, has, width in zip(groups, present, widths, strict=True):
@@ -137,7 +272,7 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequenc
         counts += np.bincount(game[chosen], minlength=count)
         for slot, type_ in enumerate(distinct.tolist()):
             kinds.append((group.kinds[type_], np.bincount(game[chosen[which == slot]], minlength=count)))
-    out = table[keep]
+    out = table[keep].tobytes()
     starts = (ends - offsets)[firsts].tolist()
     stops = [*starts[1:], len(out)]
     totals = counts.tolist()
@@ -148,6 +283,6 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequenc
         for name, values in columns:
             if values[number]:
                 game_kinds[name] = game_kinds.get(name, 0) + values[number]
-        result[number] = ItemRecord(b"".join(controls) + out[starts[number]:stops[number]].tobytes(),
+        result[number] = ItemRecord(b"".join(controls) + out[starts[number]:stops[number]],
                                     totals[number] + len(controls), game_kinds, list(problems))
     return result
