@@ -16,6 +16,7 @@ or whose only clocks are on its last two moves (ChessBase keeps those on the gam
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,6 +49,26 @@ _VALUE_AT = len(_EVAL) + 1
 """Where an evaluation's value starts (after ``[%eval `` with its blank)."""
 
 
+_Reading = tuple[int, str, bytes, bool]
+"""A command's item for one mover: its type (-1: none), kind, body, and whether the batch path cannot take it."""
+_READINGS: dict[str, tuple[_Reading, _Reading]] = {}
+_CACHED = 1 << 16
+
+
+def _readings(text: str) -> tuple[_Reading, _Reading]:
+    """The item of command ``text`` for Black and for White (kept: a few thousand come back in every batch)."""
+    found = _READINGS.get(text)
+    if found is None:
+        pair = []
+        for mover in (False, True):
+            item = command_item(text, mover)
+            pair.append((-1, "", b"", True) if item is None else (item[1], item[0], item[3], False))
+        found = pair[0], pair[1]
+        if len(_READINGS) < _CACHED:
+            _READINGS[text] = found
+    return found
+
+
 class _Commands:
     """The distinct commands of one group of the batch (evaluations or clocks), ``texts``; ``ids``: the group's
     command of each comment (0: "", none). Per command and mover (0: Black, 1: White): the item's type (-1:
@@ -55,30 +76,18 @@ class _Commands:
 
     def __init__(self, texts: list[str], ids: Array) -> None:
         self.ids = ids
-        self.types = np.full((len(texts), 2), -1, dtype=np.int64)
-        self.bad = np.zeros((len(texts), 2), dtype=bool)
-        self.kinds: dict[int, str] = {}
-        bodies: list[list[bytes]] = [[b"", b""] for _ in texts]
-        for number, text in enumerate(texts):
-            for mover in (0, 1):
-                found = command_item(text, bool(mover))
-                if found is None:
-                    self.bad[number, mover] = True
-                    continue
-                kind, type_, _, body = found
-                if type_ >= 0:
-                    self.types[number, mover] = type_
-                    self.kinds[type_] = kind
-                    bodies[number][mover] = body
-        sizes = {len(body) for pair in bodies for body in pair if body}
+        readings = [reading for text in texts for reading in _readings(text)]
+        self.types = np.array([reading[0] for reading in readings], dtype=np.int64).reshape(-1, 2)
+        self.bad = np.array([reading[3] for reading in readings], dtype=bool).reshape(-1, 2)
+        self.kinds = {reading[0]: reading[1] for reading in readings if reading[0] >= 0}
+        sizes = {len(reading[2]) for reading in readings if reading[0] >= 0}
         self.size = sizes.pop() if len(sizes) == 1 else 0
         if sizes:  # bodies of different sizes: not for the batch path (not met: the bodies are fixed)
             self.bad[:] = True
-        self.bodies = np.zeros((len(texts), 2, self.size), dtype=np.uint8)
-        for number, pair in enumerate(bodies):
-            for mover, body in enumerate(pair):
-                if body:
-                    self.bodies[number, mover] = np.frombuffer(body, dtype=np.uint8)
+        blank = bytes(self.size)
+        self.bodies = np.frombuffer(b"".join(reading[2] if reading[0] >= 0 and not sizes else blank
+                                             for reading in readings), dtype=np.uint8).reshape(len(texts), 2,
+                                                                                              self.size)
 
 
 def _numbered(keys: Array, known: Array, starts: Array, stops: Array, data: bytes,
@@ -107,6 +116,7 @@ def _numbered(keys: Array, known: Array, starts: Array, stops: Array, data: byte
     return texts, ids
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def _clock_text(key: int) -> str:
     digits = f"{key:0{len(_CLOCK_DIGITS)}d}"
     form = bytearray(_CLOCK_FORM)
@@ -115,6 +125,7 @@ def _clock_text(key: int) -> str:
     return form.decode("ascii")
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def _eval_text(key: int) -> str:
     value = bytes(_SYMBOLS[(key >> shift & 15) - 1] for shift in range(4 * _VALUE_CHARS - 4, -4, -4)
                   if key >> shift & 15)
@@ -248,33 +259,32 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
                         if len(clocked) else 0, 0)
     refused = (has_clock & (earliest >= lengths - 2)) | (np.bincount(game, weights=bad, minlength=count) > 0)
     ends = np.cumsum(offsets)
-    # each comment's items in a row of the table (a clock's, then an evaluation's), the bytes of the items it has kept
-    widths = [ITEM_HEAD_SIZE + group.size for group in groups]
-    table = np.zeros((total, sum(widths)), dtype=np.uint8)
-    keep = np.zeros(table.shape, dtype=bool)
+    # each comment's items (a clock's, then an evaluation's) where they go in the batch's bytes
+    out = np.empty(int(ends[-1]), dtype=np.uint8)
+    at = ends - offsets
     counts = np.zeros(count, dtype=np.int64)
     kinds: list[tuple[str, Array]] = []
     limit = int(position.max(initial=0)) + 1
-    column = 0
-    for group, has, width in zip(groups, present, widths, strict=True):
+    for group, has in zip(groups, present, strict=True):
         chosen = np.flatnonzero(has)
-        types = group.types[group.ids[chosen], mover[chosen]]
+        if not len(chosen):
+            continue
+        command = group.ids[chosen] * 2 + mover[chosen]
+        types = group.types.reshape(-1)[command]
         distinct = np.flatnonzero(np.bincount(types, minlength=1))
-        which = np.zeros(int(distinct.max(initial=0)) + 1, dtype=np.int64)
-        which[distinct] = np.arange(len(distinct))
-        which = which[types]
-        part = table[chosen, column:column + width]
-        part[:, :ITEM_HEAD_SIZE] = _heads(distinct, group.size, limit)[which, position[chosen]]
-        part[:, ITEM_HEAD_SIZE:] = group.bodies[group.ids[chosen], mover[chosen]]
-        table[chosen, column:column + width] = part
-        keep[:, column:column + width] = has[:, None]
-        column += width
-        counts += np.bincount(game[chosen], minlength=count)
-        for slot, type_ in enumerate(distinct.tolist()):
-            kinds.append((group.kinds[type_], np.bincount(game[chosen[which == slot]], minlength=count)))
-    out = table[keep].tobytes()
+        slot = np.zeros(int(distinct.max(initial=0)) + 1, dtype=np.int64)
+        slot[distinct] = np.arange(len(distinct))
+        which = slot[types]
+        heads = _heads(distinct, group.size, limit).reshape(-1, ITEM_HEAD_SIZE)[which * limit + position[chosen]]
+        items = np.concatenate((heads, group.bodies.reshape(-1, group.size)[command]), axis=1)
+        out[at[chosen][:, None] + np.arange(items.shape[1])] = items
+        at[chosen] += items.shape[1]
+        per_type = np.bincount(which * count + game[chosen], minlength=len(distinct) * count).reshape(-1, count)
+        counts += per_type.sum(axis=0)
+        kinds += [(group.kinds[type_], per_type[number]) for number, type_ in enumerate(distinct.tolist())]
+    data = out.tobytes()
     starts = (ends - offsets)[firsts].tolist()
-    stops = [*starts[1:], len(out)]
+    stops = [*starts[1:], len(data)]
     totals = counts.tolist()
     columns = [(name, values.tolist()) for name, values in kinds]
     for number in np.flatnonzero(~refused).tolist():
@@ -283,6 +293,6 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
         for name, values in columns:
             if values[number]:
                 game_kinds[name] = game_kinds.get(name, 0) + values[number]
-        result[number] = ItemRecord(b"".join(controls) + out[starts[number]:stops[number]],
+        result[number] = ItemRecord(b"".join(controls) + data[starts[number]:stops[number]],
                                     totals[number] + len(controls), game_kinds, list(problems))
     return result
