@@ -17,7 +17,7 @@ or whose only clocks are on its last two moves (ChessBase keeps those on the gam
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,50 +70,65 @@ def _readings(text: str) -> tuple[_Reading, _Reading]:
 
 
 class _Commands:
-    """The distinct commands of one group of the batch (evaluations or clocks), ``texts``; ``ids``: the group's
-    command of each comment (0: "", none). Per command and mover (0: Black, 1: White): the item's type (-1:
-    none) and body; ``bad``: a command the batch path cannot take."""
+    """The commands of one group (evaluations or clocks) met so far, kept from batch to batch (lichess's clocks
+    and evaluations take a few thousand values): ``rows`` by key (-1: not met), the others by their text. Per
+    command (row 0: none) and mover (0: Black, 1: White): the item's type (-1: none), and ``bad``: a command the
+    batch path cannot take; ``bodies``: the item's body, by row * 2 + mover. ``ids``: the batch's command of
+    each comment."""
 
-    def __init__(self, texts: list[str], ids: Array) -> None:
-        self.ids = ids
+    def __init__(self, keys: int, text: Callable[[int], str]) -> None:
+        self.keys = keys
+        self.text = text
+        self.clear()
+
+    def clear(self) -> None:
+        self.rows = np.full(self.keys, -1, dtype=np.int32)
+        self.named: dict[str, int] = {}
+        self.readings: list[_Reading] = []
+        self.size = -1
+        self.ids = np.zeros(0, dtype=np.int64)
+        self._add([""])
+
+    def _add(self, texts: list[str]) -> None:
         readings = [reading for text in texts for reading in _readings(text)]
-        self.types = np.array([reading[0] for reading in readings], dtype=np.int64).reshape(-1, 2)
-        self.bad = np.array([reading[3] for reading in readings], dtype=bool).reshape(-1, 2)
-        self.kinds = {reading[0]: reading[1] for reading in readings if reading[0] >= 0}
         sizes = {len(reading[2]) for reading in readings if reading[0] >= 0}
-        self.size = sizes.pop() if len(sizes) == 1 else 0
-        if sizes:  # bodies of different sizes: not for the batch path (not met: the bodies are fixed)
-            self.bad[:] = True
-        blank = bytes(self.size)
-        self.bodies = np.frombuffer(b"".join(reading[2] if reading[0] >= 0 and not sizes else blank
-                                             for reading in readings), dtype=np.uint8).reshape(len(texts), 2,
-                                                                                              self.size)
+        if self.size < 0 and len(sizes) == 1:
+            self.size = sizes.pop()
+        readings = [reading if reading[0] < 0 or len(reading[2]) == self.size else (-1, "", b"", True)
+                    for reading in readings]  # bodies of another size: not for the batch path (not met)
+        self.readings += readings
+        self.types = np.array([reading[0] for reading in self.readings], dtype=np.int64).reshape(-1, 2)
+        self.bad = np.array([reading[3] for reading in self.readings], dtype=bool).reshape(-1, 2)
+        self.kinds = {reading[0]: reading[1] for reading in self.readings if reading[0] >= 0}
+        size = max(self.size, 0)
+        blank = bytes(size)
+        self.bodies = np.frombuffer(b"".join(reading[2] if reading[0] >= 0 else blank for reading in self.readings),
+                                    dtype=np.uint8).reshape(len(self.readings), size)
 
-
-def _numbered(keys: Array, known: Array, starts: Array, stops: Array, data: bytes,
-              text: Any) -> tuple[list[str], Array]:
-    """The distinct commands of a group and each comment's (0: none, :class:`_Commands`): ``known`` comments by
-    their ``keys`` (``text(key)``: the command), the others by their text (``data[starts:stops]``); ``keys`` is
-    -1 where a comment has no command."""
-    ids = np.zeros(len(keys), dtype=np.int64)
-    texts = [""]
-    chosen = np.flatnonzero(known)
-    if len(chosen):
-        present = np.zeros(int(keys[chosen].max()) + 1, dtype=bool)
-        present[keys[chosen]] = True
-        distinct = np.flatnonzero(present)
-        number = np.empty(len(present), dtype=np.int32)
-        number[distinct] = np.arange(1, len(distinct) + 1)
-        ids[chosen] = number[keys[chosen]]
-        texts += [text(key) for key in distinct.tolist()]
-    others = np.flatnonzero(~known & (keys >= 0))
-    if len(others):
-        index: dict[str, int] = {}
-        for at, start, stop in zip(others.tolist(), starts[others].tolist(), stops[others].tolist(), strict=True):
-            command = data[start:stop].decode("ascii")
-            ids[at] = index.setdefault(command, len(texts) + len(index))
-        texts += list(index)
-    return texts, ids
+    def read(self, keys: Array, known: Array, starts: Array, stops: Array, data: bytes) -> None:
+        """Set ``ids``: ``known`` comments by their ``keys`` (``text(key)``: the command), the others by their
+        text (``data[starts:stops]``); ``keys`` is -1 where a comment has no command."""
+        if len(self.readings) > 2 * _CACHED:
+            self.clear()
+        ids = np.zeros(len(keys), dtype=np.int64)
+        chosen = np.flatnonzero(known)
+        rows = self.rows[keys[chosen]]
+        new = np.unique(keys[chosen[rows < 0]])
+        if len(new):
+            self.rows[new] = np.arange(len(new)) + len(self.readings) // 2
+            self._add([self.text(key) for key in new.tolist()])
+            rows = self.rows[keys[chosen]]
+        ids[chosen] = rows
+        others = np.flatnonzero(~known & (keys >= 0))
+        if len(others):
+            texts = [data[start:stop].decode("ascii") for start, stop in zip(starts[others].tolist(),
+                                                                             stops[others].tolist(), strict=True)]
+            added = [text for text in dict.fromkeys(texts) if text not in self.named]
+            self.named.update((text, number + len(self.readings) // 2) for number, text in enumerate(added))
+            if added:
+                self._add(added)
+            ids[others] = [self.named[text] for text in texts]
+        self.ids = ids
 
 
 @functools.lru_cache(maxsize=_CACHED)
@@ -201,15 +216,20 @@ def _commands(comments: str, count: int) -> tuple[Array, _Commands, _Commands] |
         else:
             clock_known &= found == char
     clock_keys = np.where(clock_known, clock_keys, np.where(has_clock, 0, -1))
-    clocks = _Commands(*_numbered(clock_keys, clock_known, clock_at, stop, data, _clock_text))
-    evaluations = _Commands(*_numbered(eval_keys, eval_known, start, first_close + 1, data, _eval_text))
-    return bad, clocks, evaluations
+    _CLOCKS.read(clock_keys, clock_known, clock_at, stop, data)
+    _EVALUATIONS.read(eval_keys, eval_known, start, first_close + 1, data)
+    return bad, _CLOCKS, _EVALUATIONS
 
 
 def _starts(words: Array, prefix: bytes) -> Array:
     """Whether the eight bytes ``words`` (little-endian numbers) start with ``prefix``."""
     mask = (1 << (8 * len(prefix))) - 1
-    return (words & np.uint64(mask)) == np.uint64(int.from_bytes(prefix, "little"))
+    found: Array = (words & np.uint64(mask)) == np.uint64(int.from_bytes(prefix, "little"))
+    return found
+
+
+_CLOCKS = _Commands(10 ** len(_CLOCK_DIGITS), _clock_text)
+_EVALUATIONS = _Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text)
 
 
 def _heads(types: Array, size: int, positions: int) -> Array:
@@ -259,16 +279,16 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
                         if len(clocked) else 0, 0)
     refused = (has_clock & (earliest >= lengths - 2)) | (np.bincount(game, weights=bad, minlength=count) > 0)
     ends = np.cumsum(offsets)
-    # each comment's items (a clock's, then an evaluation's) where they go in the batch's bytes
-    out = np.empty(int(ends[-1]), dtype=np.uint8)
-    at = ends - offsets
+    # each comment's items (a clock's, then an evaluation's) in a row of a table, the rows and items it has kept
+    widths = [ITEM_HEAD_SIZE + max(group.size, 0) for group in groups]
+    table = np.empty((total, sum(widths)), dtype=np.uint8)
     counts = np.zeros(count, dtype=np.int64)
     kinds: list[tuple[str, Array]] = []
     limit = int(position.max(initial=0)) + 1
-    for group, has in zip(groups, present, strict=True):
-        chosen = np.flatnonzero(has)
-        if not len(chosen):
-            continue
+    column = 0
+    for group, has, width in zip(groups, present, widths, strict=True):
+        every = bool(has.all())
+        chosen = slice(None) if every else np.flatnonzero(has)
         command = group.ids[chosen] * 2 + mover[chosen]
         types = group.types.reshape(-1)[command]
         distinct = np.flatnonzero(np.bincount(types, minlength=1))
@@ -276,19 +296,27 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
         slot[distinct] = np.arange(len(distinct))
         which = slot[types]
         heads = _heads(distinct, group.size, limit).reshape(-1, ITEM_HEAD_SIZE)[which * limit + position[chosen]]
-        items = np.concatenate((heads, group.bodies.reshape(-1, group.size)[command]), axis=1)
-        out[at[chosen][:, None] + np.arange(items.shape[1])] = items
-        at[chosen] += items.shape[1]
+        table[chosen, column:column + ITEM_HEAD_SIZE] = heads
+        table[chosen, column + ITEM_HEAD_SIZE:column + width] = group.bodies[command]
+        column += width
         per_type = np.bincount(which * count + game[chosen], minlength=len(distinct) * count).reshape(-1, count)
         counts += per_type.sum(axis=0)
         kinds += [(group.kinds[type_], per_type[number]) for number, type_ in enumerate(distinct.tolist())]
-    data = out.tobytes()
+    if all(has.all() for has in present):
+        data = table.tobytes()
+    else:
+        data = table[np.repeat(np.stack(present, axis=1), widths, axis=1)].tobytes()
     starts = (ends - offsets)[firsts].tolist()
     stops = [*starts[1:], len(data)]
     totals = counts.tolist()
     columns = [(name, values.tolist()) for name, values in kinds]
+    controlled: dict[str, tuple[list[bytes], list[str], dict[str, int]]] = {}
     for number in np.flatnonzero(~refused).tolist():
-        controls, problems, control_kinds = time_control_items(headers[number].get("TimeControl", ""))
+        tag = headers[number].get("TimeControl", "")
+        control = controlled.get(tag)
+        if control is None:
+            control = controlled[tag] = time_control_items(tag)
+        controls, problems, control_kinds = control
         game_kinds = dict(control_kinds)
         for name, values in columns:
             if values[number]:
