@@ -113,7 +113,8 @@ class _Commands:
         ids = np.zeros(len(keys), dtype=np.int64)
         chosen = np.flatnonzero(known)
         rows = self.rows[keys[chosen]]
-        new = np.unique(keys[chosen[rows < 0]])
+        new = np.sort(keys[chosen[rows < 0]])  # the keys not met yet, once each (np.unique imports numpy.ma)
+        new = new[np.concatenate(([True], new[1:] != new[:-1]))] if len(new) else new
         if len(new):
             self.rows[new] = np.arange(len(new)) + len(self.readings) // 2
             self._add([self.text(key) for key in new.tolist()])
@@ -233,7 +234,7 @@ _EVALUATIONS = _Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text)
 
 
 def _heads(types: Array, size: int, positions: int) -> Array:
-    """Per distinct type of ``types`` (the first axis: by ``np.unique`` order) and position: the item head."""
+    """Per distinct type of ``types`` (the first axis: in order of the types) and position: the item head."""
     rows = np.zeros((len(types), positions, ITEM_HEAD_SIZE), dtype=np.uint8)
     for slot, type_ in enumerate(types.tolist()):
         rows[slot] = np.frombuffer(b"".join(item_head(position, type_, ITEM_HEAD_SIZE + size)
