@@ -459,7 +459,8 @@ _SHAPES = ["{ [%eval 0.17] [%clk 0:03:00] }", "{ [%eval -12.34] [%clk 0:02:58] }
            "{ [%clk 0:01:00] [%eval 0.1] }", "{ [%eval 0.1] [%clk 0:01:00] [%eval 0.2] }", "{ [%eval 1.5.5] }",
            "{ [%eval 99999.99] }", "{ [%eval abc] [%clk abc] }", "{ [%clk 0:1:2] }", "{ [%eval ] }", "{ }", "{}",
            "{ é }", "{ [%eval 0.1] { [%clk 0:01:00] }", "{ [%csl Ga1] }", "{ [%emt 0:00:05] }", "{ [%eval 0.1] ] }",
-           "{ [[%eval 0.1] }", "{ [%evaluate 0.1] }", "{ [%clk 0:01:00]x }", "{ [%eval 0.1] [%clk 0:0a:00] }"]
+           "{ [[%eval 0.1] }", "{ [%evaluate 0.1] }", "{ [%clk 0:01:00]x }", "{ [%eval 0.1] [%clk 0:0a:00] }",
+           "{ [%eval é] }", "{ [%eval 0.1] [%clk 0:01:0é] }"]
 """A comment after every move (the batch path reads them together): lichess's shape in its variants (signs,
 mates, long values, depths, tenths, blanks of every kind between and around the commands) and comments near it
 that the writer reads one by one (text, another command, a brace, a character outside ASCII)."""

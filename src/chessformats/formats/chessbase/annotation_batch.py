@@ -17,6 +17,7 @@ or whose only clocks are on its last two moves (ChessBase keeps those on the gam
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -82,7 +83,7 @@ class _Commands:
         self.clear()
 
     def clear(self) -> None:
-        self.rows = np.full(self.keys, -1, dtype=np.int32)
+        self.rows = np.zeros(0, dtype=np.int32)  # made at the first batch (16 MiB for the evaluations)
         self.named: dict[str, int] = {}
         self.readings: list[_Reading] = []
         self.size = -1
@@ -110,6 +111,8 @@ class _Commands:
         text (``data[starts:stops]``); ``keys`` is -1 where a comment has no command."""
         if len(self.readings) > 2 * _CACHED:
             self.clear()
+        if not len(self.rows):
+            self.rows = np.full(self.keys, -1, dtype=np.int32)
         ids = np.zeros(len(keys), dtype=np.int64)
         chosen = np.flatnonzero(known)
         rows = self.rows[keys[chosen]]
@@ -122,8 +125,8 @@ class _Commands:
         ids[chosen] = rows
         others = np.flatnonzero(~known & (keys >= 0))
         if len(others):
-            texts = [data[start:stop].decode("ascii") for start, stop in zip(starts[others].tolist(),
-                                                                             stops[others].tolist(), strict=True)]
+            texts = [data[start:stop].decode("utf-8", errors="replace")  # (a game with a byte >= 128 is refused)
+                     for start, stop in zip(starts[others].tolist(), stops[others].tolist(), strict=True)]
             added = [text for text in dict.fromkeys(texts) if text not in self.named]
             self.named.update((text, number + len(self.readings) // 2) for number, text in enumerate(added))
             if added:
@@ -229,6 +232,8 @@ def _starts(words: Array, prefix: bytes) -> Array:
     return found
 
 
+_LOCK = threading.Lock()
+"""Held while a batch uses the commands met so far (:data:`_CLOCKS`, :data:`_EVALUATIONS`)."""
 _CLOCKS = _Commands(10 ** len(_CLOCK_DIGITS), _clock_text)
 _EVALUATIONS = _Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text)
 
@@ -251,6 +256,11 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
     Game ``i`` (tags ``headers[i]``) is a main line of ``plies[i]`` moves from the standard position without
     NAGs, comments before its first move or variations, with a brace comment after every move: ``comments``
     holds them all, one after another (each ``{...}`` on one line, with no other "}" inside)."""
+    with _LOCK:
+        return _encode(headers, comments, plies)
+
+
+def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence[int]) -> list[ItemRecord | None]:
     count = len(plies)
     result: list[ItemRecord | None] = [None] * count
     total = sum(plies)
