@@ -5,13 +5,13 @@ writes one after every move (``[%eval 0.39] [%clk 0:02:57]``, either or both).
 move, more than the rest of a PGN import. Here the brace comments of a batch of games are read as one array of
 bytes: each comment's text (python-chess's: a blank after "{" and one before "}" dropped) is checked to be of
 :data:`.annotation_writer.SHAPE` (where its brackets are, what is between them) with numpy, its evaluation and
-clock are numbered by their characters (a clock ``H:MM:SS`` and an evaluation of up to six characters by a
-number made of them, any other by its text), each distinct command is read once by the writer's own code
-(:func:`.annotation_writer.command_item`: the item python-chess's readings of it give), and the items (head
-and body) of every move of every game are laid out with numpy. A game with any other comment (text, arrows, an
-``[%emt]``, a command python-chess does not read whole, a command with a problem, a character outside ASCII),
-or whose only clocks are on its last two moves (ChessBase keeps those on the game), is left to
-:func:`.annotation_writer.encode_line_annotations`. The tests compare both (random comments, every shape).
+clock are numbered by their characters (a clock ``H:MM:SS`` by its digits, an evaluation by its sign and up to
+five more characters, any other command by its text), each distinct command is read once by the writer's own
+code (:func:`.annotation_writer.command_item`: the item python-chess's readings of it give) and kept from batch
+to batch, and the items (head and body) of every move of every game are laid out with numpy. A game with any
+other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a command with a
+problem, a character outside ASCII), or whose only clocks are on its last two moves (ChessBase keeps those on
+the game), is left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both (random comments, every shape).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ never looked at (a comment with one is left to the writer)."""
 _SPACE[128:] = False
 _EVAL, _CLOCK = b"[%eval", b"[%clk"
 _WINDOW = 16
-"""Bytes looked at from a command's "[" (the longest prefix, and a clock ``[%clk H:MM:SS]``)."""
+"""Bytes looked at from a command's "[" at most (a clock ``[%clk H:MM:SS]``): the text is padded with twice as
+many."""
 _CLOCK_FORM = b"[%clk 0:00:00]"
 _CLOCK_DIGITS = [at for at, char in enumerate(_CLOCK_FORM) if char == ord("0")]
 _SYMBOLS = b"0123456789.-#+,"
