@@ -11,7 +11,8 @@ code (:func:`.annotation_writer.command_item`: the item python-chess's readings 
 to batch, and the items (head and body) of every move of every game are laid out with numpy. A game with any
 other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a command with a
 problem, a character outside ASCII), or whose only clocks are on its last two moves (ChessBase keeps those on
-the game), is left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both (random comments, every shape).
+the game), is left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both (random
+comments, every shape).
 """
 
 from __future__ import annotations
