@@ -6,6 +6,7 @@ game-by-game encoder on random games. The twic1134 base python-chess's games mak
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import random
 import re
@@ -447,3 +448,56 @@ def test_a_long_lichess_game_round_trips(tmp_path: Path) -> None:
         game = chess.pgn.read_game(io.StringIO(text))
         assert game is not None
         assert [_marks(node) for node in db[1].to_pgn().mainline()] == [_marks(node) for node in game.mainline()]
+
+
+_SHAPES = ["{ [%eval 0.17] [%clk 0:03:00] }", "{ [%eval -12.34] [%clk 0:02:58] }", "{ [%eval #-3] [%clk 0:02:50] }",
+           "{ [%eval #0] }", "{ [%eval -0.00] [%clk 0:00:00] }", "{ [%eval +1.5] [%clk 0:01:00] }",
+           "{ [%eval 123.45] [%clk 0:01:00] }", "{ [%eval -1.25,22] [%clk 0:02:41.5] }", "{ [%clk 10:00:00] }",
+           "{ [%eval 0.1]\t[%clk 0:01:00] }", "{ [%eval 0.1][%clk 0:01:00] }", "{ [%eval 0.1]   [%clk 0:01:00] }",
+           "{[%eval 0.1] [%clk 0:01:00]}", "{  [%eval 0.1] [%clk 0:01:00]  }", "{ [%eval\t0.1] [%clk\t0:01:00] }",
+           "{ [%eval 0.1]\x1c[%clk 0:01:00] }", "{ [%eval 0.1]\xa0[%clk 0:01:00] }", "{ [%eval 0.1] x [%clk 0:01:00] }",
+           "{ [%clk 0:01:00] [%eval 0.1] }", "{ [%eval 0.1] [%clk 0:01:00] [%eval 0.2] }", "{ [%eval 1.5.5] }",
+           "{ [%eval 99999.99] }", "{ [%eval abc] [%clk abc] }", "{ [%clk 0:1:2] }", "{ [%eval ] }", "{ }", "{}",
+           "{ é }", "{ [%eval 0.1] { [%clk 0:01:00] }", "{ [%csl Ga1] }", "{ [%emt 0:00:05] }", "{ [%eval 0.1] ] }",
+           "{ [[%eval 0.1] }", "{ [%evaluate 0.1] }", "{ [%clk 0:01:00]x }", "{ [%eval 0.1] [%clk 0:0a:00] }",
+           "{ [%eval é] }", "{ [%eval 0.1] [%clk 0:01:0é] }"]
+"""A comment after every move (the batch path reads them together): lichess's shape in its variants (signs,
+mates, long values, depths, tenths, blanks of every kind between and around the commands) and comments near it
+that the writer reads one by one (text, another command, a brace, a character outside ASCII)."""
+
+
+def test_every_move_commented_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    rng = random.Random(2022)
+    texts = []
+    for number in range(40):
+        # most games of one variant; some with one odd comment among lichess's own
+        odd = rng.choice(_SHAPES)
+        shapes = [odd if rng.random() < (0.9 if number % 2 else 0.05) else _SHAPES[rng.randrange(3)]
+                  for _ in range(16)]
+        texts.append(_commented(_PLAIN, shapes))
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join(texts), encoding="utf-8")
+    _assert_same(pgn, tmp_path)
+
+
+def _benchmark_module(name: str) -> Any:
+    """A module of benchmarks/ (not a package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_lichess_benchmark_file_is_read_whole_by_the_batch_path(tmp_path: Path) -> None:
+    """The benchmark's lichess-style games (benchmarks/lichess_pgn.py: an evaluation and a clock after every move,
+    real games): none refused, every one read by the batch path, the python-chess path's bytes."""
+    source = find_corpus("pgn/twic1134-mainlines.pgn")
+    pgn = tmp_path / "lichess.pgn"
+    _benchmark_module("lichess_pgn").write(300, pgn, source=source)
+    report, _ = _assert_same(pgn, tmp_path)
+    assert report.written == 300 and not report.skipped and not report.warnings
+    with open_text(pgn) as handle:
+        kinds = {type(getattr(item, "annotations", item)).__name__ for item in pgn_items(handle)}
+    assert kinds == {"ItemRecord"}

@@ -68,6 +68,8 @@ _MARGIN = 1 << 18
 """Characters kept ahead of the reading position before a game is matched (a longer game is matched again
 with more text)."""
 _ALL_PLIES = 1 << 30
+_RAW_MOVES = 1 << 16
+"""Polyglot raw moves are 16-bit."""
 
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
 # TAG_REGEX, one per line); at most one blank line, taken whenever there is one (an atomic group, written as a
@@ -241,14 +243,15 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     return valid
 
 
-def _split(moves: str) -> tuple[list[str], list[str]] | None:
-    """A movetext's text between its annotations (``segments``, one more than ``marks``) and the annotations
-    (:data:`_MARKUP`); None when there is none."""
+def _split(moves: str) -> tuple[list[str], list[str], bool] | None:
+    """A movetext's text between its annotations (``segments``, one more than ``marks``), the annotations
+    (:data:`_MARKUP`) and whether they are brace comments only (so, when its text has no "$", "!" or "?");
+    None when there is none."""
     nags = "$" in moves or "!" in moves or "?" in moves
     if not nags and "{" not in moves:
         return None
     parts = (_MARKUP if nags else _COMMENT).split(moves)
-    return parts[0::2], parts[1::2]
+    return parts[0::2], parts[1::2], not nags
 
 
 def _text(comment: str) -> str:
@@ -283,36 +286,28 @@ def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | 
 
 
 def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarray[Any, Any],
-                chosen: np.ndarray[Any, Any], tags: list[dict[str, str]]) -> dict[int, LineAnnotations | ItemRecord]:
+                chosen: np.ndarray[Any, Any], tags: list[dict[str, str]],
+                commented: set[int]) -> dict[int, LineAnnotations | ItemRecord]:
     """By candidate: the annotations of the games of ``chosen`` with one brace comment after every move and
     nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
-    that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment."""
+    that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment; ``commented``: the candidates
+    whose annotations are all brace comments."""
     single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
     games = []
     for index in chosen.tolist():
         found = marks.get(index)
-        if found is None:
+        if found is None or index not in commented:
             continue
         start, count = first[index], len(found)
         if single[start + count] - single[start] == count and lengths[start + count] == 0:
-            text = "".join(found)  # comments only (each has one "}", a NAG none), none with a "{" inside
-            if text.count("}") == count == text.count("{"):
-                games.append(index)
+            games.append(index)
     if not games:
         return {}
-    # python-chess's texts: the comments' "{" and "}" (one each, at their ends) and a blank after "{" and one
-    # before "}" dropped, on the joined text
-    joined = "\n".join(chain.from_iterable(marks[index] for index in games))
-    inner = "\n" + joined[1:-1].replace("}\n{", "\n") + "\n"
-    texts = inner.replace("\n ", "\n").replace(" \n", "\n")[1:-1].split("\n")
     plies = [len(marks[index]) for index in games]
-    records = encode_comment_lines([tags[index] for index in games], texts, plies)
-    every: dict[int, LineAnnotations | ItemRecord] = {}
-    at = 0
-    for index, count, record in zip(games, plies, records, strict=True):
-        every[index] = record if record is not None else LineAnnotations("", texts[at:at + count], {})
-        at += count
-    return every
+    records = encode_comment_lines([tags[index] for index in games],
+                                   "".join(chain.from_iterable(marks[index] for index in games)), plies)
+    return {index: record if record is not None else LineAnnotations("", [_text(mark) for mark in marks[index]], {})
+            for index, record in zip(games, records, strict=True)}
 
 
 def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
@@ -325,6 +320,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     segments: list[str] = []  # the candidates' text between annotations, in order
     first: list[int] = []  # per candidate: its first segment
     marks: dict[int, list[str]] = {}  # by candidate: its annotations (marks[j] follows segment first + j)
+    commented: set[int] = set()  # the candidates whose marks are all brace comments
     for index, item in enumerate(plain):
         if any(tag in tags[index] for tag in _SET_UP):
             continue
@@ -337,6 +333,8 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         if ends:
             if split is not None:
                 marks[len(candidates)] = split[1]
+                if split[2]:
+                    commented.add(len(candidates))
             candidates.append(index)
             results.append(result)
             first.append(len(segments))
@@ -357,7 +355,8 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
         moves_before = np.cumsum(scan.lengths).tolist()
-        every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates])
+        every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates],
+                            commented)
         for slot, index in enumerate(chosen.tolist()):
             if replay.failed[slot]:
                 continue
@@ -391,7 +390,16 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
 
 def _squares(raw: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Origin, target and promotion piece type (0: none) of Polyglot raw moves (castling as king takes rook)."""
-    unique, inverse = np.unique(raw, return_inverse=True)
+    values = raw.reshape(-1).astype(np.int64)
+    if len(values) and (values.min() < 0 or values.max() >= _RAW_MOVES):
+        unique, inverse = np.unique(values, return_inverse=True)  # not met: replayed moves are 16-bit
+    else:  # (np.unique imports numpy.ma: 20-30 ms of a short run)
+        present = np.zeros(_RAW_MOVES, dtype=bool)
+        present[values] = True
+        unique = np.flatnonzero(present)
+        number = np.zeros(_RAW_MOVES, dtype=np.int64)
+        number[unique] = np.arange(len(unique))
+        inverse = number[values]
     moves = [decode_move(None, int(value)) for value in unique.tolist()]
     origin = np.array([move.from_square for move in moves], dtype=np.int64)
     target = np.array([move.to_square for move in moves], dtype=np.int64)

@@ -2,20 +2,24 @@
 writes one after every move (``[%eval 0.39] [%clk 0:02:57]``, either or both).
 
 :func:`.annotation_writer.encode_line_annotations` reads a game's comments one by one in Python: a few µs a
-move, more than the rest of a PGN import. Here the comments of a batch of games are matched by one regular
-expression over their joined text, each distinct command (``[%clk 0:02:57]`` for White, for Black ...) is
-read once by the writer's own code (:func:`.annotation_writer.command_item`: the items python-chess's
-readings of it give), and the items (head and body) of every move of every game are laid out with numpy. A
-game with any other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a
-command with a problem), or whose only clocks are on its last two moves (ChessBase keeps those on the game), is
-left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both on random comments.
+move, more than the rest of a PGN import. Here the brace comments of a batch of games are read as one array of
+bytes: each comment's text (python-chess's: a blank after "{" and one before "}" dropped) is checked to be of
+:data:`.annotation_writer.SHAPE` (where its brackets are, what is between them) with numpy, its evaluation and
+clock are numbered by their characters (a clock ``H:MM:SS`` by its digits, an evaluation by its sign and up to
+five more characters, any other command by its text), each distinct command is read once by the writer's own
+code (:func:`.annotation_writer.command_item`: the item python-chess's readings of it give) and kept from batch
+to batch, and the items (head and body) of every move of every game are laid out with numpy. A game with any
+other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a command with a
+problem, a character outside ASCII), or whose only clocks are on its last two moves (ChessBase keeps those on
+the game), is left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both (random
+comments, every shape).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from operator import itemgetter
+import functools
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,79 +28,254 @@ from .annotation_writer import ITEM_HEAD_SIZE, ItemRecord, command_item, item_he
 
 __all__ = ["encode_comment_lines"]
 
-_LINE = re.compile(r"^(?:(\[%eval\s[^\]\[\n]*\])[^\S\n]*)?(\[%clk\s[^\]\[\n]*\])?(.*)$", re.M)
-"""A comment (one a line) as :data:`.annotation_writer.SHAPE` reads it; group 3: what is left (nothing: the
-comment is of that shape)."""
+Array = np.ndarray[Any, Any]
+
+_SPACE = np.array([chr(code).isspace() for code in range(256)], dtype=bool)
+"""The ASCII characters ``\\s`` matches in a pattern of text (str.isspace: also 0x1C-0x1F); bytes >= 128 are
+never looked at (a comment with one is left to the writer)."""
+_SPACE[128:] = False
+_EVAL, _CLOCK = b"[%eval", b"[%clk"
+_WINDOW = 16
+"""Bytes looked at from a command's "[" at most (a clock ``[%clk H:MM:SS]``): the text is padded with twice as
+many."""
+_CLOCK_FORM = b"[%clk 0:00:00]"
+_CLOCK_DIGITS = [at for at, char in enumerate(_CLOCK_FORM) if char == ord("0")]
+_SYMBOLS = b"0123456789.-#+,"
+"""The characters of an evaluation's value numbered (from 1; 0: past its end) in its key."""
+_CODE = np.zeros(256, dtype=np.int64)
+_CODE[list(_SYMBOLS)] = np.arange(1, len(_SYMBOLS) + 1)
+_SIGNS = ("", "-", "#", "#-")
+"""What an evaluation's value may start with (a mate, a minus), the key's top bits."""
+_VALUE_CHARS = 5
+"""Characters of an evaluation's value after its sign, at most, in its key (4 bits each)."""
+_VALUE_AT = len(_EVAL) + 1
+"""Where an evaluation's value starts (after ``[%eval `` with its blank)."""
+
+
+_Reading = tuple[int, str, bytes, bool]
+"""A command's item for one mover: its type (-1: none), kind, body, and whether the batch path cannot take it."""
+_READINGS: dict[str, tuple[_Reading, _Reading]] = {}
+_CACHED = 1 << 16
+
+
+def _readings(text: str) -> tuple[_Reading, _Reading]:
+    """The item of command ``text`` for Black and for White (kept: a few thousand come back in every batch)."""
+    found = _READINGS.get(text)
+    if found is None:
+        pair = []
+        for mover in (False, True):
+            item = command_item(text, mover)
+            pair.append((-1, "", b"", True) if item is None else (item[1], item[0], item[3], False))
+        found = pair[0], pair[1]
+        if len(_READINGS) < _CACHED:
+            _READINGS[text] = found
+    return found
 
 
 class _Commands:
-    """The distinct commands of one group of the batch (evaluations or clocks): per command and mover (0:
-    Black, 1: White) the item's type (-1: none) and body; ``bad``: a command the batch path cannot take."""
+    """The commands of one group (evaluations or clocks) met so far, kept from batch to batch (lichess's clocks
+    and evaluations take a few thousand values): ``rows`` by key (-1: not met), the others by their text. Per
+    command (row 0: none) and mover (0: Black, 1: White): the item's type (-1: none), and ``bad``: a command the
+    batch path cannot take; ``bodies``: the item's body, by row * 2 + mover. ``ids``: the batch's command of
+    each comment."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        distinct = list(dict.fromkeys(texts))
-        index = {text: number for number, text in enumerate(distinct)}
-        self.ids = np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts))
-        self.types = np.full((len(distinct), 2), -1, dtype=np.int64)
-        self.bad = np.zeros((len(distinct), 2), dtype=bool)
-        self.kinds: dict[int, str] = {}
-        bodies: list[list[bytes]] = [[b"", b""] for _ in distinct]
-        for number, text in enumerate(distinct):
-            for mover in (0, 1):
-                found = command_item(text, bool(mover))
-                if found is None:
-                    self.bad[number, mover] = True
-                    continue
-                kind, type_, _, body = found
-                if type_ >= 0:
-                    self.types[number, mover] = type_
-                    self.kinds[type_] = kind
-                    bodies[number][mover] = body
-        sizes = {len(body) for pair in bodies for body in pair if body}
-        self.size = sizes.pop() if len(sizes) == 1 else 0
-        if sizes:  # bodies of different sizes: not for the batch path (not met: the bodies are fixed)
-            self.bad[:] = True
-        self.bodies = np.zeros((len(distinct), 2, self.size), dtype=np.uint8)
-        for number, pair in enumerate(bodies):
-            for mover, body in enumerate(pair):
-                if body:
-                    self.bodies[number, mover] = np.frombuffer(body, dtype=np.uint8)
+    def __init__(self, keys: int, text: Callable[[int], str]) -> None:
+        self.keys = keys
+        self.text = text
+        self.clear()
+
+    def clear(self) -> None:
+        self.rows = np.zeros(0, dtype=np.int32)  # made at the first batch (16 MiB for the evaluations)
+        self.named: dict[str, int] = {}
+        self.readings: list[_Reading] = []
+        self.size = -1
+        self.ids = np.zeros(0, dtype=np.int64)
+        self._add([""])
+
+    def _add(self, texts: list[str]) -> None:
+        readings = [reading for text in texts for reading in _readings(text)]
+        sizes = {len(reading[2]) for reading in readings if reading[0] >= 0}
+        if self.size < 0 and len(sizes) == 1:
+            self.size = sizes.pop()
+        readings = [reading if reading[0] < 0 or len(reading[2]) == self.size else (-1, "", b"", True)
+                    for reading in readings]  # bodies of another size: not for the batch path (not met)
+        self.readings += readings
+        self.types = np.array([reading[0] for reading in self.readings], dtype=np.int64).reshape(-1, 2)
+        self.bad = np.array([reading[3] for reading in self.readings], dtype=bool).reshape(-1, 2)
+        self.kinds = {reading[0]: reading[1] for reading in self.readings if reading[0] >= 0}
+        size = max(self.size, 0)
+        blank = bytes(size)
+        self.bodies = np.frombuffer(b"".join(reading[2] if reading[0] >= 0 else blank for reading in self.readings),
+                                    dtype=np.uint8).reshape(len(self.readings), size)
+
+    def read(self, keys: Array, known: Array, starts: Array, stops: Array, data: bytes) -> None:
+        """Set ``ids``: ``known`` comments by their ``keys`` (``text(key)``: the command), the others by their
+        text (``data[starts:stops]``); ``keys`` is -1 where a comment has no command."""
+        if len(self.readings) > 2 * _CACHED:
+            self.clear()
+        if not len(self.rows):
+            self.rows = np.full(self.keys, -1, dtype=np.int32)
+        ids = np.zeros(len(keys), dtype=np.int64)
+        chosen = np.flatnonzero(known)
+        rows = self.rows[keys[chosen]]
+        new = np.sort(keys[chosen[rows < 0]])  # the keys not met yet, once each (np.unique imports numpy.ma)
+        new = new[np.concatenate(([True], new[1:] != new[:-1]))] if len(new) else new
+        if len(new):
+            self.rows[new] = np.arange(len(new)) + len(self.readings) // 2
+            self._add([self.text(key) for key in new.tolist()])
+            rows = self.rows[keys[chosen]]
+        ids[chosen] = rows
+        others = np.flatnonzero(~known & (keys >= 0))
+        if len(others):
+            texts = [data[start:stop].decode("utf-8", errors="replace")  # (a game with a byte >= 128 is refused)
+                     for start, stop in zip(starts[others].tolist(), stops[others].tolist(), strict=True)]
+            added = [text for text in dict.fromkeys(texts) if text not in self.named]
+            self.named.update((text, number + len(self.readings) // 2) for number, text in enumerate(added))
+            if added:
+                self._add(added)
+            ids[others] = [self.named[text] for text in texts]
+        self.ids = ids
 
 
-def _heads(types: np.ndarray[Any, Any], size: int, positions: int) -> np.ndarray[Any, Any]:
-    """Per distinct type of ``types`` (the first axis: by ``np.unique`` order) and position: the item head."""
+@functools.lru_cache(maxsize=_CACHED)
+def _clock_text(key: int) -> str:
+    digits = f"{key:0{len(_CLOCK_DIGITS)}d}"
+    form = bytearray(_CLOCK_FORM)
+    for at, digit in zip(_CLOCK_DIGITS, digits, strict=True):
+        form[at] = ord(digit)
+    return form.decode("ascii")
+
+
+@functools.lru_cache(maxsize=_CACHED)
+def _eval_text(key: int) -> str:
+    value = bytes(_SYMBOLS[(key >> shift & 15) - 1] for shift in range(4 * _VALUE_CHARS - 4, -4, -4)
+                  if key >> shift & 15)
+    return f"{_EVAL.decode()} {_SIGNS[key >> 4 * _VALUE_CHARS]}{value.decode('ascii')}]"
+
+
+def _commands(comments: str, count: int) -> tuple[Array, _Commands, _Commands] | None:
+    """Per comment of ``comments`` (``count`` brace comments one after another): whether the batch path cannot
+    take it, and the clock and evaluation groups; None when ``comments`` is not ``count`` comments."""
+    data = comments.encode("utf-8")
+    raw = np.frombuffer(data + bytes(2 * _WINDOW), dtype=np.uint8)
+    text = raw[:len(data)]
+    closes = np.flatnonzero(text == ord("}"))
+    if len(closes) != count or not count:
+        return None
+    opens = np.concatenate(([0], closes[:-1] + 1))
+    if not (text[opens] == ord("{")).all():
+        return None
+
+    # python-chess's text of each comment: [start, stop)
+    start, stop = opens + 1, closes.copy()
+    start += (text[start] == ord(" ")) & (start < stop)
+    stop -= (stop > start) & (text[stop - 1] == ord(" "))
+    # each comment's "[" and "]": how many, the first two of each (past the text's end where it has none); the
+    # dropped blanks and braces hold none
+    lefts, rights = (np.concatenate((np.flatnonzero(text == ord(char)), [len(data)] * 2)) for char in "[]")
+    left, right = np.searchsorted(lefts, opens), np.searchsorted(rights, opens)
+    brackets = np.diff(left, append=len(lefts) - 2)
+    bad = (brackets != np.diff(right, append=len(rights) - 2)) | (brackets > 2)
+    first_close, second_open, second_close = rights[right], lefts[left + 1], rights[right + 1]
+    braces = np.flatnonzero(text == ord("{"))
+    if len(braces) != count:  # a "{" inside a comment
+        bad |= np.bincount(np.searchsorted(closes, braces), minlength=count) != 1
+    if not comments.isascii():
+        bad[np.searchsorted(closes, np.flatnonzero(text >= 128))] = True
+    # the eight bytes from each offset, as a little-endian number
+    words = np.ndarray((len(data) + _WINDOW,), dtype="<u8", buffer=raw, strides=(1,))
+    evaluation = _starts(words[start], _EVAL) & _SPACE[raw[start + len(_EVAL)]]
+    # the clock's "[": the comment's first (one command) or its second (after the evaluation and blanks)
+    clock_at = np.where(brackets == 2, second_open, start)
+    clock = _starts(words[clock_at], _CLOCK) & _SPACE[raw[clock_at + len(_CLOCK)]]
+    one = (brackets == 1) & (first_close == stop - 1)
+    two = (brackets == 2) & evaluation & clock & (first_close < second_open) & (second_close == stop - 1)
+    gap = np.where(two, second_open - first_close - 1, 0)  # blanks only
+    for at in range(int(gap.max(initial=0))):
+        two &= (gap <= at) | _SPACE[raw[np.minimum(first_close + 1 + at, len(data))]]
+    shaped = ((brackets == 0) & (stop == start)) | (one & (evaluation | clock)) | two
+    bad |= ~shaped
+    has_eval = shaped & evaluation
+    has_clock = shaped & clock & ~(one & evaluation)
+    # an evaluation "[%eval V]", V a sign (_SIGNS) and at most five characters of _SYMBOLS: keyed by them
+    value = start + _VALUE_AT
+    mate = raw[value] == ord("#")
+    negative = raw[value + mate] == ord("-")
+    value += mate.astype(np.int64) + negative
+    length = first_close - value
+    eval_known = has_eval & (raw[start + len(_EVAL)] == ord(" ")) & (length >= 1) & (length <= _VALUE_CHARS)
+    eval_keys = (2 * mate + negative).astype(np.int64)
+    for at in range(_VALUE_CHARS):
+        code = np.where(at < length, _CODE[raw[value + at]], 0)
+        eval_known &= (code > 0) | (at >= length)
+        eval_keys = eval_keys << 4 | code
+    eval_keys = np.where(eval_known, eval_keys, np.where(has_eval, 0, -1))
+    # a clock "[%clk H:MM:SS]": keyed by its digits
+    clock_known = has_clock & (stop - clock_at == len(_CLOCK_FORM))
+    clock_keys = np.zeros(count, dtype=np.int64)
+    for at, char in enumerate(_CLOCK_FORM[len(_CLOCK):-1], len(_CLOCK)):
+        found = raw[clock_at + at]
+        if char == ord("0"):
+            digit = found.astype(np.int64) - ord("0")
+            clock_known &= (digit >= 0) & (digit <= 9)
+            clock_keys = clock_keys * 10 + digit
+        else:
+            clock_known &= found == char
+    clock_keys = np.where(clock_known, clock_keys, np.where(has_clock, 0, -1))
+    _CLOCKS.read(clock_keys, clock_known, clock_at, stop, data)
+    _EVALUATIONS.read(eval_keys, eval_known, start, first_close + 1, data)
+    return bad, _CLOCKS, _EVALUATIONS
+
+
+def _starts(words: Array, prefix: bytes) -> Array:
+    """Whether the eight bytes ``words`` (little-endian numbers) start with ``prefix``."""
+    mask = (1 << (8 * len(prefix))) - 1
+    found: Array = (words & np.uint64(mask)) == np.uint64(int.from_bytes(prefix, "little"))
+    return found
+
+
+_LOCK = threading.Lock()
+"""Held while a batch uses the commands met so far (:data:`_CLOCKS`, :data:`_EVALUATIONS`)."""
+_CLOCKS = _Commands(10 ** len(_CLOCK_DIGITS), _clock_text)
+_EVALUATIONS = _Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text)
+
+
+def _heads(types: Array, size: int, positions: int) -> Array:
+    """Per distinct type of ``types`` (the first axis: in order of the types) and position: the item head."""
     rows = np.zeros((len(types), positions, ITEM_HEAD_SIZE), dtype=np.uint8)
     for slot, type_ in enumerate(types.tolist()):
         rows[slot] = np.frombuffer(b"".join(item_head(position, type_, ITEM_HEAD_SIZE + size)
-                                            for position in range(positions)), dtype=np.uint8).reshape(-1, 6)
+                                            for position in range(positions)),
+                                   dtype=np.uint8).reshape(-1, ITEM_HEAD_SIZE)
     return rows
 
 
-def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequence[str],
+def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: str,
                          plies: Sequence[int]) -> list[ItemRecord | None]:
     """Per game: its record without the head (:class:`.annotation_writer.ItemRecord`), or None when it is
     left to :func:`.annotation_writer.encode_line_annotations`.
 
     Game ``i`` (tags ``headers[i]``) is a main line of ``plies[i]`` moves from the standard position without
-    NAGs, comments before its first move or variations; its comments are the next ``plies[i]`` of ``comments``
-    (python-chess's texts, one per move, "" for none; none holds a line break)."""
+    NAGs, comments before its first move or variations, with a brace comment after every move: ``comments``
+    holds them all, one after another (each ``{...}`` on one line, with no other "}" inside)."""
+    with _LOCK:
+        return _encode(headers, comments, plies)
+
+
+def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence[int]) -> list[ItemRecord | None]:
     count = len(plies)
     result: list[ItemRecord | None] = [None] * count
-    total = len(comments)
-    joined = "\n".join(comments)
-    if not total or joined.count("\n") != total - 1 or 0 in plies:
+    total = sum(plies)
+    found = _commands(comments, total) if total and 0 not in plies else None
+    if found is None:
         return result
-    rows = _LINE.findall(joined)
-    if len(rows) != total:
-        return result
-    evaluations, clocks, rests = (list(map(itemgetter(group), rows)) for group in range(3))
+    bad, clocks, evaluations = found
     lengths = np.asarray(plies, dtype=np.int64)
     game = np.repeat(np.arange(count), lengths)
     firsts = np.cumsum(lengths) - lengths
     position = np.arange(total) - np.repeat(firsts, lengths)
     mover = 1 - (position & 1)  # White makes the even plies
-    groups = [_Commands(clocks), _Commands(evaluations)]  # a position's clock item comes before its evaluation
-    bad = np.fromiter(map(bool, rests), dtype=bool, count=total)
+    groups = [clocks, evaluations]  # a position's clock item comes before its evaluation
     offsets = np.zeros(total, dtype=np.int64)
     present = []
     for group in groups:
@@ -113,41 +292,48 @@ def encode_comment_lines(headers: Sequence[Mapping[str, str]], comments: Sequenc
                         if len(clocked) else 0, 0)
     refused = (has_clock & (earliest >= lengths - 2)) | (np.bincount(game, weights=bad, minlength=count) > 0)
     ends = np.cumsum(offsets)
-    # each comment's items in a row of the table (a clock's, then an evaluation's), the bytes of the items it has kept
-    widths = [ITEM_HEAD_SIZE + group.size for group in groups]
-    table = np.zeros((total, sum(widths)), dtype=np.uint8)
-    keep = np.zeros(table.shape, dtype=bool)
+    # each comment's items (a clock's, then an evaluation's) in a row of a table, the rows and items it has kept
+    widths = [ITEM_HEAD_SIZE + max(group.size, 0) for group in groups]
+    table = np.empty((total, sum(widths)), dtype=np.uint8)
     counts = np.zeros(count, dtype=np.int64)
-    kinds: list[tuple[str, np.ndarray[Any, Any]]] = []
+    kinds: list[tuple[str, Array]] = []
     limit = int(position.max(initial=0)) + 1
     column = 0
     for group, has, width in zip(groups, present, widths, strict=True):
-        chosen = np.flatnonzero(has)
-        types = group.types[group.ids[chosen], mover[chosen]]
+        every = bool(has.all())
+        chosen = slice(None) if every else np.flatnonzero(has)
+        command = group.ids[chosen] * 2 + mover[chosen]
+        types = group.types.reshape(-1)[command]
         distinct = np.flatnonzero(np.bincount(types, minlength=1))
-        which = np.zeros(int(distinct.max(initial=0)) + 1, dtype=np.int64)
-        which[distinct] = np.arange(len(distinct))
-        which = which[types]
-        part = table[chosen, column:column + width]
-        part[:, :ITEM_HEAD_SIZE] = _heads(distinct, group.size, limit)[which, position[chosen]]
-        part[:, ITEM_HEAD_SIZE:] = group.bodies[group.ids[chosen], mover[chosen]]
-        table[chosen, column:column + width] = part
-        keep[:, column:column + width] = has[:, None]
+        slot = np.zeros(int(distinct.max(initial=0)) + 1, dtype=np.int64)
+        slot[distinct] = np.arange(len(distinct))
+        which = slot[types]
+        heads = _heads(distinct, group.size, limit).reshape(-1, ITEM_HEAD_SIZE)[which * limit + position[chosen]]
+        table[chosen, column:column + ITEM_HEAD_SIZE] = heads
+        table[chosen, column + ITEM_HEAD_SIZE:column + width] = group.bodies[command]
         column += width
-        counts += np.bincount(game[chosen], minlength=count)
-        for slot, type_ in enumerate(distinct.tolist()):
-            kinds.append((group.kinds[type_], np.bincount(game[chosen[which == slot]], minlength=count)))
-    out = table[keep]
+        per_type = np.bincount(which * count + game[chosen], minlength=len(distinct) * count).reshape(-1, count)
+        counts += per_type.sum(axis=0)
+        kinds += [(group.kinds[type_], per_type[number]) for number, type_ in enumerate(distinct.tolist())]
+    if all(has.all() for has in present):
+        data = table.tobytes()
+    else:
+        data = table[np.repeat(np.stack(present, axis=1), widths, axis=1)].tobytes()
     starts = (ends - offsets)[firsts].tolist()
-    stops = [*starts[1:], len(out)]
+    stops = [*starts[1:], len(data)]
     totals = counts.tolist()
     columns = [(name, values.tolist()) for name, values in kinds]
+    controlled: dict[str, tuple[list[bytes], list[str], dict[str, int]]] = {}
     for number in np.flatnonzero(~refused).tolist():
-        controls, problems, control_kinds = time_control_items(headers[number].get("TimeControl", ""))
+        tag = headers[number].get("TimeControl", "")
+        control = controlled.get(tag)
+        if control is None:
+            control = controlled[tag] = time_control_items(tag)
+        controls, problems, control_kinds = control
         game_kinds = dict(control_kinds)
         for name, values in columns:
             if values[number]:
                 game_kinds[name] = game_kinds.get(name, 0) + values[number]
-        result[number] = ItemRecord(b"".join(controls) + out[starts[number]:stops[number]].tobytes(),
+        result[number] = ItemRecord(b"".join(controls) + data[starts[number]:stops[number]],
                                     totals[number] + len(controls), game_kinds, list(problems))
     return result

@@ -10,6 +10,7 @@ in every corpus record.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,8 +54,15 @@ _REST_MOVES = 1000
 _PERIODS = 3
 """Periods of a time control item (33 bytes, morphy's TimeControlAnnotation; the reader's test record)."""
 _MAX_SIZE = (1 << (8 * (_ITEM_HEAD.field("size").size or 0))) - 1
-_BODIES = {type_: codec(case.declaration) for type_, case in schema.ANNOTATION_CASES.items()}
-"""Each item type's body codec (generated functions for the fixed bodies: clocks, evaluations, symbols ...)."""
+
+
+@functools.cache
+def _body(type_: int) -> Any:
+    """Item type ``type_``'s body codec (generated functions for the fixed bodies: clocks, evaluations, symbols
+    ...), made when first needed (a file uses few of the types; making them all costs a start-up)."""
+    return codec(schema.ANNOTATION_CASES[type_].declaration)
+
+
 SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
 """The comment lichess writes after every move: an evaluation, a clock or both, nothing else."""
 _CACHED = 1 << 16
@@ -103,7 +111,7 @@ class _Items:
 
     def add(self, position: int, kind: str, body: dict[str, Any]) -> None:
         type_ = _TYPES[kind]
-        data = _BODIES[type_].encode(body)
+        data = _body(type_).encode(body)
         if ITEM_HEAD_SIZE + len(data) > _MAX_SIZE:
             self.problems.append(f"a {kind} item of {len(data)} bytes at position {position}: too long, left out")
             return
