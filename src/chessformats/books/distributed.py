@@ -221,7 +221,7 @@ def write_book(
         mapped_at = time.perf_counter()
         reduce_cpu = 0.0
         futures = [client.submit(reduce_range, segments_of(mapped, r), r, max_ply, folder, options, table_rows,
-                                 spill, pure=False) for r in range(count)]
+                                 spill, count, pure=False) for r in range(count)]
         written = rows = 0
         with atomic_write(output) as handle:
             for future in futures:  # key ranges in ascending order: concatenated as they come

@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .batches import SkippedGame, event_stride
+from .build import BookBuilder
 from .filters import GameFilter
-from .pieces import Piece, join_sorted, read_piece
+from .pieces import Piece, read_piece
 
 __all__ = ["EVENT_DTYPE", "Mapped", "RangeBook", "Segment", "map_piece", "range_bounds", "reduce_range"]
 
@@ -125,50 +127,122 @@ def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
 
 
 def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder: str, options: dict[str, Any],
-                 table_rows: int | None, spill_dir: str | None = None) -> RangeBook:
-    """Merge one key range of every piece in input order (on a worker) and write its range of the book.
+                 table_rows: int | None, spill_dir: str | None = None, reducers: int = 1) -> RangeBook:
+    """Merge one key range (``reducer`` of ``reducers``) of every piece in input order (on a worker) and write its
+    range of the book.
 
     ``options``: the keyword arguments of :func:`~.polyglot.make_book` (``min_games``, ``min_score``, ``only``,
-    ``uniform``); ``table_rows`` and ``spill_dir``: the reducer's :class:`~.build.BookBuilder` memory budget and
-    where its counts spill beyond it (a folder of the worker's)."""
-    from .batches import Chunk
-    from .build import BookBuilder
+    ``uniform``); ``table_rows``: the reducer's memory budget for counts. A range of more events than that is cut
+    into sub-ranges of about ``table_rows`` events (equal slices of its keys): the events are read once in input
+    order and written to a file in ``spill_dir`` (the worker's; the system's temporary folder by default) grouped
+    by sub-range, then each sub-range is counted whole by a :class:`~.build.BookBuilder` of its own, with no spill,
+    and its entries written. Every position is in one sub-range and its events are counted in input order, so the
+    counts are the one-process build's; the work per event does not grow with the range (a table that spills would
+    merge its runs again and again as it grows)."""
     from .polyglot import make_book
 
     started = time.process_time()
-    stride = event_stride(max_ply)
-    builder = BookBuilder(max_ply=max_ply, boards=False, table_rows=table_rows, spill_dir=spill_dir)
-    empty = np.zeros(0, dtype=np.uint64)
-    links = (empty, empty, np.zeros(0, dtype=np.int64))
-    pending: list[Chunk] = []
-    waiting = 0
-
-    def flush() -> None:
-        nonlocal waiting
-        for joined in join_sorted(pending):
-            builder._merge(joined)
-        pending.clear()
-        waiting = 0
-
+    total = sum(segment.stop - segment.start for segment in segments)
+    parts = 1 if table_rows is None else max(1, -(-total // table_rows))
+    low, high = (reducer << 64) // reducers, ((reducer + 1) << 64) // reducers
+    cuts = np.array([low + (high - low) * part // parts for part in range(1, parts)], dtype=np.uint64)
+    path = os.path.join(folder, f"range{reducer:06d}.bin")
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for segment in segments:
-            events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
-                                 offset=segment.start * EVENT_DTYPE.itemsize)
-            flags = events["flags"]
-            pending.append(Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4,
-                                 events["seq"].astype(np.int64) + np.int64(segment.games_before * stride),
-                                 (flags & 3).astype(np.int8), {"key": empty}, links, {}))
-            waiting += len(events)
-            if waiting >= REDUCE_EVENTS:
-                flush()
-        flush()
-        path = os.path.join(folder, f"range{reducer:06d}.bin")
-        report = make_book(path, builder, **options)
-        rows = len(builder)
+        with tempfile.TemporaryDirectory(prefix="chessformats-reduce-", dir=spill_dir) as scratch:
+            counts = _SubRanges(_events(segments, event_stride(max_ply)), cuts, os.path.join(scratch, "events"),
+                                max_ply)
+            report = make_book(path, counts, **options)
     finally:
-        builder.close()
         if collecting:
             gc.enable()
-    return RangeBook(path, report.written, rows, time.process_time() - started)
+    return RangeBook(path, report.written, len(counts), time.process_time() - started)
+
+
+SCRATCH_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1"), ("seq", "<i8")])
+"""An event in a reducer's own file: :data:`EVENT_DTYPE` with its global order number (19 bytes)."""
+
+
+def _events(segments: Sequence[Segment], stride: int) -> Iterator[np.ndarray[Any, Any]]:
+    """The segments' events in input order, their order numbers made global, about :data:`REDUCE_EVENTS` at a time."""
+    pending: list[np.ndarray[Any, Any]] = []
+    waiting = 0
+    for segment in segments:
+        events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
+                             offset=segment.start * EVENT_DTYPE.itemsize)
+        shifted = np.empty(len(events), SCRATCH_DTYPE)
+        for name in ("key", "raw", "flags"):
+            shifted[name] = events[name]
+        shifted["seq"] = events["seq"].astype(np.int64) + np.int64(segment.games_before * stride)
+        pending.append(shifted)
+        waiting += len(shifted)
+        if waiting >= REDUCE_EVENTS:
+            yield np.concatenate(pending)
+            pending, waiting = [], 0
+    if pending:
+        yield np.concatenate(pending)
+
+
+def _chunk(events: np.ndarray[Any, Any]) -> Any:
+    """Events as a :class:`~.batches.Chunk` for :meth:`~.build.BookBuilder._merge` (no positions)."""
+    from .batches import Chunk
+
+    empty = np.zeros(0, dtype=np.uint64)
+    flags = events["flags"]
+    return Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4, events["seq"],
+                 (flags & 3).astype(np.int8), {"key": empty}, (empty, empty, np.zeros(0, dtype=np.int64)), {})
+
+
+class _SubRanges(BookBuilder):
+    """A reducer's counts, sub-range by sub-range, for :func:`~.polyglot.make_book` (which reads
+    :meth:`column_blocks` only)."""
+
+    def __init__(self, batches: Iterator[np.ndarray[Any, Any]], cuts: np.ndarray[Any, Any], path: str,
+                 max_ply: int) -> None:
+        super().__init__(max_ply=max_ply, boards=False, table_rows=None)
+        self._batches, self._cuts, self._path, self._rows = batches, cuts, path, 0
+
+    def column_blocks(self) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
+        for builder in self._builders():
+            for block in builder.column_blocks():
+                self._rows += len(block["key"])
+                yield block
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def _builders(self) -> Iterator[BookBuilder]:
+        """One builder per sub-range, in key order, each given its events in input order."""
+        if not len(self._cuts):  # one sub-range: counted as read
+            builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
+            for events in self._batches:
+                builder._merge(_chunk(events))
+            yield builder
+            return
+        parts = len(self._cuts) + 1
+        offsets = []  # per batch written: its first row in the file and the rows where each sub-range starts
+        written = 0
+        with open(self._path, "wb") as out:
+            for events in self._batches:
+                part = np.searchsorted(self._cuts, events["key"], side="right").astype(np.uint16)
+                order = np.argsort(part, kind="stable")  # (a radix sort: input order kept in each sub-range)
+                events.take(order).tofile(out)
+                offsets.append((written, np.searchsorted(part[order], np.arange(parts + 1))))
+                written += len(events)
+        for index in range(parts):
+            builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
+            pending: list[np.ndarray[Any, Any]] = []
+            waiting = 0
+            for first, starts in offsets:
+                start, stop = int(starts[index]), int(starts[index + 1])
+                if stop > start:
+                    pending.append(np.fromfile(self._path, SCRATCH_DTYPE, count=stop - start,
+                                               offset=(first + start) * SCRATCH_DTYPE.itemsize))
+                    waiting += stop - start
+                if waiting >= REDUCE_EVENTS:
+                    builder._merge(_chunk(np.concatenate(pending)))
+                    pending, waiting = [], 0
+            if pending:
+                builder._merge(_chunk(np.concatenate(pending)))
+            yield builder
