@@ -98,7 +98,7 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
               bounds: np.ndarray[Any, Any]) -> Mapped:
     """Read one piece (on a worker) and write its events, sorted by (key, move), to ``folder``."""
     started = time.process_time()
-    chunks = read_piece(piece, max_ply, game_filter, boards=False)  # one chunk, sorted by (key, raw)
+    chunks = read_piece(piece, max_ply, game_filter, boards=False, ordered=False)  # one chunk
     path = os.path.join(folder, f"piece{index:08d}.events")
     if not chunks:
         np.zeros(0, EVENT_DTYPE).tofile(path)
@@ -106,13 +106,14 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     chunk = chunks[0]
     if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
         raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
+    part = np.searchsorted(bounds, chunk.key, side="right")
+    order = np.argsort(part.astype(np.uint16) if len(bounds) < 1 << 16 else part, kind="stable")  # (a radix sort)
     events = np.empty(len(chunk.key), EVENT_DTYPE)
-    events["key"], events["raw"], events["seq"] = chunk.key, chunk.raw, chunk.seq
-    events["flags"] = chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8)
+    events["key"], events["raw"], events["seq"] = chunk.key[order], chunk.raw[order], chunk.seq[order]
+    events["flags"] = (chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8))[order]
     events.tofile(path)
-    cuts = np.searchsorted(chunk.key, bounds, side="left").tolist()
-    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, [0, *cuts, len(events)],
-                  time.process_time() - started)
+    rows = np.searchsorted(part[order], np.arange(len(bounds) + 2)).tolist()
+    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, rows, time.process_time() - started)
 
 
 def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
