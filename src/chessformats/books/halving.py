@@ -33,23 +33,26 @@ def halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any,
         found = np.searchsorted(pair, np.searchsorted(hot_keys, old["key"][before]) << 16 | old["raw"][before])
         n[found], total[found] = old["polyglot_n"][before], old["polyglot_sum"][before]
     events = np.flatnonzero(np.isin(key, hot_keys))
-    events = events[np.argsort(seq[events], kind="stable")]  # game order
     row = np.searchsorted(pair, np.searchsorted(hot_keys, key[events]) << 16 | raw[events])
-    event_points = points[events]
-    by_row = np.argsort(row, kind="stable")  # the events grouped by row, each group in game order
-    sums = np.concatenate(([0], np.cumsum(event_points[by_row])))
-    group_start = np.searchsorted(row[by_row], np.arange(len(rows) + 1))
+    by_row = np.argsort(row.astype(np.uint16) if len(rows) <= 1 << 16 else row, kind="stable")  # (radix)
+    orders = seq[events][by_row]  # each row's events, in the order given
+    grouped = row[by_row]
+    if ((orders[1:] < orders[:-1]) & (grouped[1:] == grouped[:-1])).any():  # not in game order within a row
+        by_row = np.lexsort((seq[events], row))
+        orders = seq[events][by_row]
+    sums = np.concatenate(([0], np.cumsum(points[events][by_row])))
+    group_start = np.searchsorted(grouped, np.arange(len(rows) + 1))
     position_rows = np.searchsorted(position, np.arange(len(hot_keys) + 1))
     for index in range(len(hot_keys)):
         first, last = int(position_rows[index]), int(position_rows[index + 1])
-        _replay(n[first:last], total[first:last], by_row, group_start[first:last + 1], sums, limit)
+        _replay(n[first:last], total[first:last], orders, group_start[first:last + 1], sums, limit)
     table["polyglot_n"][rows], table["polyglot_sum"][rows] = n, total
 
 
-def _replay(n: np.ndarray[Any, Any], total: np.ndarray[Any, Any], by_row: np.ndarray[Any, Any],
+def _replay(n: np.ndarray[Any, Any], total: np.ndarray[Any, Any], orders: np.ndarray[Any, Any],
             group_start: np.ndarray[Any, Any], sums: np.ndarray[Any, Any], limit: int) -> None:
     """One position's counters (``n``, ``total``: one per move, updated in place) through its events: move ``m``'s
-    events are ``by_row[group_start[m]:group_start[m + 1]]`` (their numbers in game order, ascending), their points'
+    events are ``orders[group_start[m]:group_start[m + 1]]`` (their order numbers, ascending), their points'
     prefix sums ``sums[group_start[m]:group_start[m + 1] + 1]``."""
     start, end = group_start[:-1], group_start[1:]
     done = start.copy()  # the first event of each move not yet counted
@@ -59,8 +62,8 @@ def _replay(n: np.ndarray[Any, Any], total: np.ndarray[Any, Any], by_row: np.nda
         can = reach < end
         if not can.any():
             break
-        at = int(by_row[reach[can]].min())  # the first such event in game order: the halving
-        upto = done + np.array([np.searchsorted(by_row[done[m]:end[m]], at, side="right") for m in range(moves)])
+        at = orders[reach[can]].min()  # the first such event in game order: the halving
+        upto = done + np.array([np.searchsorted(orders[done[m]:end[m]], at, side="right") for m in range(moves)])
         n += upto - done
         total += sums[upto] - sums[done]
         done = upto

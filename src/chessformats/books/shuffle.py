@@ -4,17 +4,18 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
 
 1. **Map** (:func:`map_piece`, one task per piece of the input): the piece is read and replayed as in every
    build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece), and its events -- one per ply:
-   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- sorted by
-   (key, move), are written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every
-   worker sees. Cut points by key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist
-   keys are uniform) split the file into ``R`` segments; the task returns the segments' row offsets, its games and
-   its skipped games (:class:`Mapped`), not the events.
+   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- grouped by
+   key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist keys are uniform), are
+   written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every worker sees: ``R``
+   segments; the task returns the segments' row offsets, its games and its skipped games (:class:`Mapped`), not
+   the events.
 2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): once every
    piece's games are counted, the client knows each piece's first global game number (the games of the pieces
    before it); reducer ``r`` reads segment ``r`` of every piece **in input order**, shifts the order numbers by
-   the games before the piece, and merges them into a :class:`~.build.BookBuilder` as the one-process build
-   merges its batches (spilling to its own disk past its budget), then writes that key range of the Polyglot book
-   (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the range files in key order.
+   the games before the piece, and counts them (a range larger than its memory budget cut into sub-ranges, each
+   counted whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), then writes that key
+   range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the
+   range files in key order.
 
 Why the bytes are those of the one-process build: everything order-dependent in a Polyglot book is per position
 -- the halving when a move reaches 16,384 games replays one position's events in game order, and ties of weight
@@ -46,8 +47,7 @@ the mover: WIN, DRAW, LOSS, UNKNOWN), and its order number in its piece (game nu
 the ply: under 2**32 for a piece of up to 4 million games at ``max_ply`` 1024)."""
 
 REDUCE_EVENTS = 1 << 20
-"""Events of consecutive pieces a reducer joins (already sorted: merged, not sorted) before adding them to its
-counts: fewer passes over its table than one per piece."""
+"""Events a reducer reads from consecutive pieces, or counts into a sub-range's builder, at a time."""
 
 
 class Mapped(NamedTuple):
