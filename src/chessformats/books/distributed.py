@@ -190,9 +190,9 @@ def write_book(
     made in it, removed at the end): it must be at the same path on the client and every worker (the system's
     temporary folder by default: a ``LocalCluster``, or workers on the client's machine).
     ``table_rows``/``spill_dir``: each reducer's memory budget (a larger key range is counted in sub-ranges of about
-    this many events) and where it writes its events grouped by sub-range (on the worker). The client holds the pieces' game counts
-    and copies the range files into the book: its memory does not grow with the book. ChessBase databases are not
-    read here (:func:`build_book` reads them on the client)."""
+    this many events) and where it writes its events grouped by sub-range (on the worker). The client holds the
+    pieces' game counts and copies the range files into the book: its memory does not grow with the book.
+    ChessBase databases are not read here (:func:`build_book` reads them on the client)."""
     import shutil
     import tempfile
 
