@@ -50,6 +50,11 @@ REDUCE_EVENTS = 1 << 20
 """Events a reducer reads from consecutive pieces, or counts into a sub-range's builder, at a time."""
 
 
+SUB_RANGES = 4096
+"""The most sub-ranges a reducer cuts its range into (each reads a slice of every batch of its file: a tiny memory
+budget makes larger sub-ranges, not more of them)."""
+
+
 class Mapped(NamedTuple):
     """What a map task returns to the client (the events stay in ``path``)."""
 
@@ -144,7 +149,7 @@ def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder
 
     started = time.process_time()
     total = sum(segment.stop - segment.start for segment in segments)
-    parts = 1 if table_rows is None else max(1, -(-total // table_rows))
+    parts = 1 if table_rows is None else min(max(1, -(-total // table_rows)), SUB_RANGES)
     low, high = (reducer << 64) // reducers, ((reducer + 1) << 64) // reducers
     cuts = np.array([low + (high - low) * part // parts for part in range(1, parts)], dtype=np.uint64)
     path = os.path.join(folder, f"range{reducer:06d}.bin")
