@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from lichess_pgn import DEFAULT_SOURCE, lichess_like
@@ -24,18 +25,20 @@ def rate(text: str, max_ply: int, repeat: int) -> tuple[float, int]:
     return rates([text], max_ply, repeat)[0]
 
 
-def rates(texts: list[str], max_ply: int, repeat: int) -> list[tuple[float, int]]:
+def rates(texts: list[str], max_ply: int, repeat: int, clock: Callable[[], float] = time.perf_counter,
+          boards: bool = True) -> list[tuple[float, int]]:
     """:func:`rate` of each of ``texts``, the texts taking turns (each round reads every text once), so that
-    a load that comes and goes weighs on all of them alike."""
+    a load that comes and goes weighs on all of them alike. ``clock``: ``time.process_time`` for CPU time;
+    ``boards=False``: a builder that keeps no positions (a Polyglot build's)."""
     from chessformats.books.build import BookBuilder
 
     best, games = [float("inf")] * len(texts), [0] * len(texts)
     for _ in range(repeat):
         for index, text in enumerate(texts):
-            builder = BookBuilder(max_ply=max_ply)
-            started = time.perf_counter()
+            builder = BookBuilder(max_ply=max_ply, boards=boards)
+            started = clock()
             builder.add_pgn_text(text)
-            best[index], games[index] = min(best[index], time.perf_counter() - started), builder.games
+            best[index], games[index] = min(best[index], clock() - started), builder.games
     return [(count / seconds, count) for count, seconds in zip(games, best, strict=True)]
 
 

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from chessformats.books.build import TABLE_ROWS
 from chessformats.books.shuffle import EVENT_DTYPE
 from perfdoc import replace_section
 
@@ -36,6 +37,8 @@ DATABASE, CORES, MAX_PLY_EVENTS = 6.5e9, 64, 30
 EVENT_BYTES = EVENT_DTYPE.itemsize
 STORAGE = 2e9
 """Assumed aggregate bandwidth of the shared storage the shuffle goes through (bytes/s, writes and reads alike)."""
+RANGES = 4096
+"""Key ranges of the lichess build (reduce tasks): the start position's events are all in one of them."""
 
 
 def peak_mib() -> float:
@@ -105,14 +108,40 @@ def one_process(pgn: str, max_ply: int, out: str) -> tuple[float, float]:
     return time.perf_counter() - started, _cpu() - cpu
 
 
+def one_range(pgn: str, max_ply: int) -> tuple[float, int, int]:
+    """The reduce of the whole input as one key range, in this process (its reducer holds every row, more than a
+    lichess reducer's 36 M at 4,096 ranges only for inputs over 1.5 G games): CPU seconds, rows, events."""
+    from chessformats.books.pieces import plan_pieces
+    from chessformats.books.shuffle import map_piece, range_bounds, reduce_range, segments_of
+
+    options = {"min_games": 3, "min_score": 0.0, "only": None, "uniform": False}
+    with tempfile.TemporaryDirectory() as folder:
+        mapped = [map_piece(piece, index, max_ply, None, folder, range_bounds(1))
+                  for index, piece in enumerate(plan_pieces([pgn])) if not isinstance(piece, str)]
+        segments = segments_of(mapped, 0)
+        started = time.process_time()
+        ranged = reduce_range(segments, 0, max_ply, folder, options, TABLE_ROWS)
+        return time.process_time() - started, ranged.rows, sum(segment.stop - segment.start for segment in segments)
+
+
+def movetext(max_ply: int, repeat: int = 5) -> tuple[float, float]:
+    """Games/s of one process's read and replay (CPU time, a Polyglot build's builder) of twic1134 × 3, plain and
+    lichess-like (:func:`lichess_pgn.lichess_like`), taking turns: ``bench_movetext.py``'s figures."""
+    from bench_movetext import rates
+    from lichess_pgn import DEFAULT_SOURCE, lichess_like
+
+    text = DEFAULT_SOURCE.read_text(encoding="utf-8", errors="replace").strip()
+    plain, commented = "\n\n".join([text] * 3), "\n\n".join([lichess_like(text)] * 3)
+    (plain_rate, _), (commented_rate, _) = rates([plain, commented], max_ply, repeat, time.process_time, False)
+    return plain_rate, commented_rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pgn", help="the input (default: twic1134-mainlines.pgn x --copies)")
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--reducers", type=int, default=8)
     parser.add_argument("--max-ply", type=int, default=MAX_PLY_EVENTS)
-    parser.add_argument("--lichess-factor", type=float, default=0.77,
-                        help="rate of lichess-like movetext over plain (bench_dask.py measures it)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="LocalCluster sizes to run (the "
                         "model needs 1 and 2)")
     parser.add_argument("--write-docs", action="store_true")
@@ -135,6 +164,9 @@ def main() -> None:
         local_wall, local_cpu = one_process(str(pgn), args.max_ply, str(out / "one.bin"))
         results = {workers: run(str(pgn), workers, args.reducers, args.max_ply, str(out / f"w{workers}.bin"))
                    for workers in args.workers}
+        if 1 in results and 2 in results:  # (the model's figures)
+            args.one_range = one_range(str(pgn), args.max_ply)
+            args.movetext = movetext(args.max_ply)
         expected = (out / "one.bin").read_bytes()
         for workers in results:
             if (out / f"w{workers}.bin").read_bytes() != expected:
@@ -184,14 +216,25 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
     if 1 not in results or 2 not in results:
         return "\n".join(lines)
     two = results[2]
-    factor = args.lichess_factor
-    map_phase = max(DATABASE * map_cpu / factor / CORES, DATABASE * shuffle / STORAGE)
-    reduce_phase = max(DATABASE * reduce_cpu / CORES, DATABASE * shuffle / STORAGE)
+    one_cpu, one_rows, one_events = args.one_range
+    plain_rate, commented_rate = args.movetext
+    extra = max(0.0, 1 / commented_rate - 1 / plain_rate)  # s per game more for lichess-like movetext
+    events = shuffle / EVENT_BYTES
+    reduce_game = max(reduce_cpu, one_cpu / games)  # the larger: a reducer of every row, or of one range here
+    largest = DATABASE * (1 + events / RANGES) * reduce_game / events  # the range of the start position
+    map_phase = max(DATABASE * (map_cpu + extra) / CORES, DATABASE * shuffle / STORAGE)
+    reduce_phase = max(DATABASE * reduce_game / CORES, DATABASE * shuffle / STORAGE, largest)
     lines += [
         "",
         f"- per core (the tasks' CPU, 1 worker): read+replay+write events {1 / map_cpu:,.0f} games/s, reduce "
         f"{1 / reduce_cpu:,.0f} games/s; shuffle {shuffle:,.0f} bytes per game "
-        f"({shuffle / EVENT_BYTES:.1f} events of {EVENT_BYTES} bytes)",
+        f"({events:.1f} events of {EVENT_BYTES} bytes)",
+        f"- the reduce of every row in one key range (in process, {one_rows:,} rows, {one_events:,} events): "
+        f"{one_cpu / games * 1e6:.1f} µs a game ({one_cpu / one_events * 1e9:.0f} ns an event), against "
+        f"{reduce_cpu * 1e6:.1f} µs with {first['reducers']} ranges of {first['rows'] // first['reducers']:,} rows",
+        f"- lichess-like movetext (one process, CPU time, best of 5, twic1134 × 3 plain and with a `[%eval]` and a "
+        f"`[%clk]` after every move): {plain_rate:,.0f} against {commented_rate:,.0f} games/s "
+        f"(**{commented_rate / plain_rate:.2f}×**), {extra * 1e6:.1f} µs a game more",
         f"- model: wall(W) = {overhead:.1f} s (client, scheduler, start of tasks: the 1-worker wall minus its tasks' "
         f"CPU) + games × ({map_cpu * 1e6:.1f} + {reduce_cpu * 1e6:.1f}) µs / W",
         f"- 2 workers: model {predicted:.1f} s, measured {two['wall']:.1f} s "
@@ -200,14 +243,16 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
         f"{two['load'][0]:.1f} at its start)",
         "",
         f"Prediction for the whole lichess database ({DATABASE / 1e9:.1f} G games) on {CORES} cores, at "
-        f"`--max-ply {args.max_ply}`: lichess-like movetext read at {factor:.2f}× the plain rate (the rest of the "
-        f"map and the reduce per game as here), every core as fast as one here and busy (at least {CORES} pieces "
-        f"in flight and {CORES} key ranges), the shuffle ({DATABASE * shuffle / 1e12:.1f} TB, written once, read "
-        f"once) through shared storage at {STORAGE / 1e9:.0f} GB/s in aggregate, overlapping the computing of its "
-        f"phase: map {map_phase / 3600:.2f} h + reduce {reduce_phase / 3600:.2f} h = "
+        f"`--max-ply {args.max_ply}`: the map per game as here plus the lichess-like movetext's "
+        f"{extra * 1e6:.1f} µs, the reduce per game the larger of the two above "
+        f"({reduce_game * 1e6:.1f} µs), every core as fast as one here and busy ({RANGES:,} key ranges), but the "
+        f"range of the start position (every game's first event: {largest / 3600:.2f} h in one task), the "
+        f"shuffle ({DATABASE * shuffle / 1e12:.1f} TB, written once, read once) through shared storage at "
+        f"{STORAGE / 1e9:.0f} GB/s in aggregate, overlapping the computing of its phase: map "
+        f"{map_phase / 3600:.2f} h + reduce {reduce_phase / 3600:.2f} h = "
         f"**{(map_phase + reduce_phase) / 3600:.2f} h** (computing alone: "
-        f"{DATABASE * (map_cpu / factor + reduce_cpu) / CORES / 3600:.2f} h; with plain movetext: "
-        f"{DATABASE * (map_cpu + reduce_cpu) / CORES / 3600:.2f} h; the client's own work, concatenating the "
+        f"{DATABASE * (map_cpu + extra + reduce_game) / CORES / 3600:.2f} h; with plain movetext: "
+        f"{DATABASE * (map_cpu + reduce_game) / CORES / 3600:.2f} h; the client's own work, concatenating the "
         "book, is minutes).",
     ]
     return "\n".join(lines)

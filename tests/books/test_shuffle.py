@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_build_spill import _polyglot_counts, random_games
 
 from chessformats.books import build as bookbuild
-from chessformats.books import spill
+from chessformats.books import shuffle, spill
 from chessformats.books.build import BookBuilder
 from chessformats.books.distributed import write_book
 from chessformats.books.shuffle import range_bounds
@@ -53,16 +53,20 @@ class InProcess:
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 300), reducers=st.integers(1, 8),
        piece_bytes=st.sampled_from([64, 300, 2000, 1 << 20]), table_rows=st.sampled_from([None, 3, 40]),
-       count_max=st.sampled_from([4, 10, 16, 40]))
+       count_max=st.sampled_from([4, 10, 16, 40]), batch=st.sampled_from([7, 1 << 20]),
+       sub_ranges=st.sampled_from([2, 4096]))
 def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, games: int, reducers: int,
                                                                   piece_bytes: int, table_rows: int | None,
-                                                                  count_max: int) -> None:
+                                                                  count_max: int, batch: int,
+                                                                  sub_ranges: int) -> None:
     played = random_games(random.Random(seed), games)
     text = "\n".join(f'[Result "{result}"]\n\n{" ".join(sans)} {result}\n' for sans, result in played)
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
         patch.setattr(bookbuild, "COUNT_MAX", count_max)
         patch.setattr(bookbuild, "SPILL_LIMIT", count_max // 2)
         patch.setattr(spill, "SPILL_LIMIT", count_max // 2)
+        patch.setattr(shuffle, "REDUCE_EVENTS", batch)  # a reducer's events read (and counted) this many at a time
+        patch.setattr(shuffle, "SUB_RANGES", sub_ranges)  # (at most: sub-ranges larger than the budget)
         pgn = Path(folder) / "games.pgn"
         pgn.write_text(text)
         local = BookBuilder(table_rows=None)

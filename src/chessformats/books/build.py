@@ -51,6 +51,7 @@ from .batches import (
     replay_games,
 )
 from .filters import GameFilter
+from .halving import halve
 from .pgnread import game_spans, open_text, split_games
 from .pieces import (  # CHESSBASE_FILES: the names read as a database, kept importable from here
     CHESSBASE_FILES,  # noqa: F401
@@ -379,7 +380,7 @@ class BookBuilder:
                 table = combine_rows(self._table, added)
         hot = table["polyglot_n"] >= COUNT_MAX
         if hot.any():
-            self._halve(table, np.unique(table["key"][hot]), key, raw, POINTS[outcome], seq)
+            halve(self._table, table, np.unique(table["key"][hot]), key, raw, POINTS[outcome], seq, COUNT_MAX)
         self._table = table
         self._length = None
         if self.table_rows is not None and len(table["key"]) > self._kept + self.table_rows:
@@ -414,39 +415,6 @@ class BookBuilder:
             self._store.write(table)
             self._table = {name: column[:0].copy() for name, column in table.items()}  # (not views: frees the table)
             self._kept = 0
-
-    def _halve(self, table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any], key: Any, raw: Any,
-               points: Any, seq: Any) -> None:
-        """Polyglot's counters of positions where a move reached COUNT_MAX games: replayed in game order.
-
-        ``polyglot make-book`` halves ``n`` and ``sum`` of every move of a position (rounding up) as soon
-        as one of its moves reaches COUNT_MAX games; the result depends on the order of the games.
-        """
-        old = self._table
-        rows = np.flatnonzero(np.isin(table["key"], hot_keys))
-        counters: dict[tuple[int, int], list[int]] = {}
-        siblings: dict[int, list[list[int]]] = {}
-        previous = np.flatnonzero(np.isin(old["key"], hot_keys))
-        for k, r, n, total in zip(old["key"][previous].tolist(), old["raw"][previous].tolist(),
-                                  old["polyglot_n"][previous].tolist(), old["polyglot_sum"][previous].tolist(),
-                                  strict=True):
-            counters[(k, r)] = [n, total]
-            siblings.setdefault(k, []).append(counters[(k, r)])
-        events = np.flatnonzero(np.isin(key, hot_keys))
-        events = events[np.argsort(seq[events], kind="stable")]
-        for k, r, p in zip(key[events].tolist(), raw[events].tolist(), points[events].tolist(), strict=True):
-            entry = counters.get((k, r))
-            if entry is None:
-                entry = counters[(k, r)] = [0, 0]
-                siblings.setdefault(k, []).append(entry)  # a move first met now: nothing to halve before
-            entry[0] += 1
-            entry[1] += p
-            if entry[0] >= COUNT_MAX:
-                for sibling in siblings[k]:
-                    sibling[0] = (sibling[0] + 1) // 2
-                    sibling[1] = (sibling[1] + 1) // 2
-        for row, k, r in zip(rows.tolist(), table["key"][rows].tolist(), table["raw"][rows].tolist(), strict=True):
-            table["polyglot_n"][row], table["polyglot_sum"][row] = counters[(k, r)]
 
     def _keep_positions(self, positions: dict[str, np.ndarray[Any, Any]],
                         links: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]) -> None:

@@ -189,10 +189,10 @@ def write_book(
     write the pieces' events and the reducers their ranges of the book (made when missing; a temporary folder is
     made in it, removed at the end): it must be at the same path on the client and every worker (the system's
     temporary folder by default: a ``LocalCluster``, or workers on the client's machine).
-    ``table_rows``/``spill_dir``: each reducer's memory budget for counts and where its counts spill beyond it (on
-    the worker). The client holds the pieces' game counts
-    and copies the range files into the book: its memory does not grow with the book. ChessBase databases are not
-    read here (:func:`build_book` reads them on the client)."""
+    ``table_rows``/``spill_dir``: each reducer's memory budget (a larger key range is counted in sub-ranges of about
+    this many events) and where it writes its events grouped by sub-range (on the worker). The client holds the
+    pieces' game counts and copies the range files into the book: its memory does not grow with the book.
+    ChessBase databases are not read here (:func:`build_book` reads them on the client)."""
     import shutil
     import tempfile
 
@@ -221,7 +221,7 @@ def write_book(
         mapped_at = time.perf_counter()
         reduce_cpu = 0.0
         futures = [client.submit(reduce_range, segments_of(mapped, r), r, max_ply, folder, options, table_rows,
-                                 spill, pure=False) for r in range(count)]
+                                 spill, count, pure=False) for r in range(count)]
         written = rows = 0
         with atomic_write(output) as handle:
             for future in futures:  # key ranges in ascending order: concatenated as they come

@@ -132,9 +132,11 @@ def _compressed_pieces(path: str, done: int, piece_chars: int) -> Iterator[Piece
                 break
 
 
-def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, boards: bool = True) -> list[Chunk]:
+def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, boards: bool = True,
+               ordered: bool = True) -> list[Chunk]:
     """Read and replay one piece (on a worker): its games numbered from 1, offsets from the piece's start.
-    ``boards=False``: without the positions (a builder made with ``boards=False`` keeps none: less to send)."""
+    ``boards=False``: without the positions (a builder made with ``boards=False`` keeps none: less to send);
+    ``ordered=False``: the events as read, not sorted by (key, move)."""
     import gc
 
     text = piece.text
@@ -150,7 +152,7 @@ def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, board
         chunks = list(read_chunks(text, piece.start, 1, max_ply, game_filter=game_filter, positions=boards))
         if not boards:
             chunks = [_without_boards(chunk) for chunk in chunks]
-        return [_sorted(chunk) for chunk in combine(chunks)]
+        return [_sorted(chunk) for chunk in combine(chunks)] if ordered else combine(chunks)
     finally:
         if collecting:
             gc.enable()

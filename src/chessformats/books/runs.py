@@ -24,7 +24,11 @@ def sort_order(key: np.ndarray[Any, Any], raw: np.ndarray[Any, Any]) -> np.ndarr
     high = ordered >> _MIDDLE
     shared = (high[1:] == high[:-1]) & (ordered[1:] != ordered[:-1])
     if shared.any():  # (the rows of such top bits are together, in (top bits, move, index) order)
-        rows = np.flatnonzero(np.isin(high, high[1:][shared]))
+        tops = np.unique(high[1:][shared])  # (``high`` is sorted: each top's rows are one block, found by search)
+        inside = np.zeros(len(high) + 1, dtype=np.int64)
+        np.add.at(inside, np.searchsorted(high, tops, side="left"), 1)
+        np.add.at(inside, np.searchsorted(high, tops, side="right"), -1)
+        rows = np.flatnonzero(np.cumsum(inside[:-1]))
         again = order[rows]
         order[rows] = again[np.lexsort((raw[again], key[again]))]
     return order

@@ -4,17 +4,18 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
 
 1. **Map** (:func:`map_piece`, one task per piece of the input): the piece is read and replayed as in every
    build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece), and its events -- one per ply:
-   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- sorted by
-   (key, move), are written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every
-   worker sees. Cut points by key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist
-   keys are uniform) split the file into ``R`` segments; the task returns the segments' row offsets, its games and
-   its skipped games (:class:`Mapped`), not the events.
+   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- grouped by
+   key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist keys are uniform), are
+   written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every worker sees: ``R``
+   segments; the task returns the segments' row offsets, its games and its skipped games (:class:`Mapped`), not
+   the events.
 2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): once every
    piece's games are counted, the client knows each piece's first global game number (the games of the pieces
    before it); reducer ``r`` reads segment ``r`` of every piece **in input order**, shifts the order numbers by
-   the games before the piece, and merges them into a :class:`~.build.BookBuilder` as the one-process build
-   merges its batches (spilling to its own disk past its budget), then writes that key range of the Polyglot book
-   (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the range files in key order.
+   the games before the piece, and counts them (a range larger than its memory budget cut into sub-ranges, each
+   counted whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), then writes that key
+   range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the
+   range files in key order.
 
 Why the bytes are those of the one-process build: everything order-dependent in a Polyglot book is per position
 -- the halving when a move reaches 16,384 games replays one position's events in game order, and ties of weight
@@ -26,15 +27,17 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .batches import SkippedGame, event_stride
+from .build import BookBuilder
 from .filters import GameFilter
-from .pieces import Piece, join_sorted, read_piece
+from .pieces import Piece, read_piece
 
 __all__ = ["EVENT_DTYPE", "Mapped", "RangeBook", "Segment", "map_piece", "range_bounds", "reduce_range"]
 
@@ -44,8 +47,12 @@ the mover: WIN, DRAW, LOSS, UNKNOWN), and its order number in its piece (game nu
 the ply: under 2**32 for a piece of up to 4 million games at ``max_ply`` 1024)."""
 
 REDUCE_EVENTS = 1 << 20
-"""Events of consecutive pieces a reducer joins (already sorted: merged, not sorted) before adding them to its
-counts: fewer passes over its table than one per piece."""
+"""Events a reducer reads from consecutive pieces, or counts into a sub-range's builder, at a time."""
+
+
+SUB_RANGES = 4096
+"""The most sub-ranges a reducer cuts its range into (each reads a slice of every batch of its file: a tiny memory
+budget makes larger sub-ranges, not more of them)."""
 
 
 class Mapped(NamedTuple):
@@ -96,7 +103,7 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
               bounds: np.ndarray[Any, Any]) -> Mapped:
     """Read one piece (on a worker) and write its events, sorted by (key, move), to ``folder``."""
     started = time.process_time()
-    chunks = read_piece(piece, max_ply, game_filter, boards=False)  # one chunk, sorted by (key, raw)
+    chunks = read_piece(piece, max_ply, game_filter, boards=False, ordered=False)  # one chunk
     path = os.path.join(folder, f"piece{index:08d}.events")
     if not chunks:
         np.zeros(0, EVENT_DTYPE).tofile(path)
@@ -104,13 +111,14 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     chunk = chunks[0]
     if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
         raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
+    part = np.searchsorted(bounds, chunk.key, side="right")
+    order = np.argsort(part.astype(np.uint16) if len(bounds) < 1 << 16 else part, kind="stable")  # (a radix sort)
     events = np.empty(len(chunk.key), EVENT_DTYPE)
-    events["key"], events["raw"], events["seq"] = chunk.key, chunk.raw, chunk.seq
-    events["flags"] = chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8)
+    events["key"], events["raw"], events["seq"] = chunk.key[order], chunk.raw[order], chunk.seq[order]
+    events["flags"] = (chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8))[order]
     events.tofile(path)
-    cuts = np.searchsorted(chunk.key, bounds, side="left").tolist()
-    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, [0, *cuts, len(events)],
-                  time.process_time() - started)
+    rows = np.searchsorted(part[order], np.arange(len(bounds) + 2)).tolist()
+    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, rows, time.process_time() - started)
 
 
 def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
@@ -125,50 +133,122 @@ def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
 
 
 def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder: str, options: dict[str, Any],
-                 table_rows: int | None, spill_dir: str | None = None) -> RangeBook:
-    """Merge one key range of every piece in input order (on a worker) and write its range of the book.
+                 table_rows: int | None, spill_dir: str | None = None, reducers: int = 1) -> RangeBook:
+    """Merge one key range (``reducer`` of ``reducers``) of every piece in input order (on a worker) and write its
+    range of the book.
 
     ``options``: the keyword arguments of :func:`~.polyglot.make_book` (``min_games``, ``min_score``, ``only``,
-    ``uniform``); ``table_rows`` and ``spill_dir``: the reducer's :class:`~.build.BookBuilder` memory budget and
-    where its counts spill beyond it (a folder of the worker's)."""
-    from .batches import Chunk
-    from .build import BookBuilder
+    ``uniform``); ``table_rows``: the reducer's memory budget for counts. A range of more events than that is cut
+    into sub-ranges of about ``table_rows`` events (equal slices of its keys): the events are read once in input
+    order and written to a file in ``spill_dir`` (the worker's; the system's temporary folder by default) grouped
+    by sub-range, then each sub-range is counted whole by a :class:`~.build.BookBuilder` of its own, with no spill,
+    and its entries written. Every position is in one sub-range and its events are counted in input order, so the
+    counts are the one-process build's; the work per event does not grow with the range (a table that spills would
+    merge its runs again and again as it grows)."""
     from .polyglot import make_book
 
     started = time.process_time()
-    stride = event_stride(max_ply)
-    builder = BookBuilder(max_ply=max_ply, boards=False, table_rows=table_rows, spill_dir=spill_dir)
-    empty = np.zeros(0, dtype=np.uint64)
-    links = (empty, empty, np.zeros(0, dtype=np.int64))
-    pending: list[Chunk] = []
-    waiting = 0
-
-    def flush() -> None:
-        nonlocal waiting
-        for joined in join_sorted(pending):
-            builder._merge(joined)
-        pending.clear()
-        waiting = 0
-
+    total = sum(segment.stop - segment.start for segment in segments)
+    parts = 1 if table_rows is None else min(max(1, -(-total // table_rows)), SUB_RANGES)
+    low, high = (reducer << 64) // reducers, ((reducer + 1) << 64) // reducers
+    cuts = np.array([low + (high - low) * part // parts for part in range(1, parts)], dtype=np.uint64)
+    path = os.path.join(folder, f"range{reducer:06d}.bin")
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for segment in segments:
-            events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
-                                 offset=segment.start * EVENT_DTYPE.itemsize)
-            flags = events["flags"]
-            pending.append(Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4,
-                                 events["seq"].astype(np.int64) + np.int64(segment.games_before * stride),
-                                 (flags & 3).astype(np.int8), {"key": empty}, links, {}))
-            waiting += len(events)
-            if waiting >= REDUCE_EVENTS:
-                flush()
-        flush()
-        path = os.path.join(folder, f"range{reducer:06d}.bin")
-        report = make_book(path, builder, **options)
-        rows = len(builder)
+        with tempfile.TemporaryDirectory(prefix="chessformats-reduce-", dir=spill_dir) as scratch:
+            counts = _SubRanges(_events(segments, event_stride(max_ply)), cuts, os.path.join(scratch, "events"),
+                                max_ply)
+            report = make_book(path, counts, **options)
     finally:
-        builder.close()
         if collecting:
             gc.enable()
-    return RangeBook(path, report.written, rows, time.process_time() - started)
+    return RangeBook(path, report.written, len(counts), time.process_time() - started)
+
+
+SCRATCH_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1"), ("seq", "<i8")])
+"""An event in a reducer's own file: :data:`EVENT_DTYPE` with its global order number (19 bytes)."""
+
+
+def _events(segments: Sequence[Segment], stride: int) -> Iterator[np.ndarray[Any, Any]]:
+    """The segments' events in input order, their order numbers made global, about :data:`REDUCE_EVENTS` at a time."""
+    pending: list[np.ndarray[Any, Any]] = []
+    waiting = 0
+    for segment in segments:
+        events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
+                             offset=segment.start * EVENT_DTYPE.itemsize)
+        shifted = np.empty(len(events), SCRATCH_DTYPE)
+        for name in ("key", "raw", "flags"):
+            shifted[name] = events[name]
+        shifted["seq"] = events["seq"].astype(np.int64) + np.int64(segment.games_before * stride)
+        pending.append(shifted)
+        waiting += len(shifted)
+        if waiting >= REDUCE_EVENTS:
+            yield np.concatenate(pending)
+            pending, waiting = [], 0
+    if pending:
+        yield np.concatenate(pending)
+
+
+def _chunk(events: np.ndarray[Any, Any]) -> Any:
+    """Events as a :class:`~.batches.Chunk` for :meth:`~.build.BookBuilder._merge` (no positions)."""
+    from .batches import Chunk
+
+    empty = np.zeros(0, dtype=np.uint64)
+    flags = events["flags"]
+    return Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4, events["seq"],
+                 (flags & 3).astype(np.int8), {"key": empty}, (empty, empty, np.zeros(0, dtype=np.int64)), {})
+
+
+class _SubRanges(BookBuilder):
+    """A reducer's counts, sub-range by sub-range, for :func:`~.polyglot.make_book` (which reads
+    :meth:`column_blocks` only)."""
+
+    def __init__(self, batches: Iterator[np.ndarray[Any, Any]], cuts: np.ndarray[Any, Any], path: str,
+                 max_ply: int) -> None:
+        super().__init__(max_ply=max_ply, boards=False, table_rows=None)
+        self._batches, self._cuts, self._path, self._rows = batches, cuts, path, 0
+
+    def column_blocks(self) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
+        for builder in self._builders():
+            for block in builder.column_blocks():
+                self._rows += len(block["key"])
+                yield block
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def _builders(self) -> Iterator[BookBuilder]:
+        """One builder per sub-range, in key order, each given its events in input order."""
+        if not len(self._cuts):  # one sub-range: counted as read
+            builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
+            for events in self._batches:
+                builder._merge(_chunk(events))
+            yield builder
+            return
+        parts = len(self._cuts) + 1
+        offsets = []  # per batch written: its first row in the file and the rows where each sub-range starts
+        written = 0
+        with open(self._path, "wb") as out:
+            for events in self._batches:
+                part = np.searchsorted(self._cuts, events["key"], side="right").astype(np.uint16)
+                order = np.argsort(part, kind="stable")  # (a radix sort: input order kept in each sub-range)
+                events.take(order).tofile(out)
+                offsets.append((written, np.searchsorted(part[order], np.arange(parts + 1))))
+                written += len(events)
+        for index in range(parts):
+            builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
+            pending: list[np.ndarray[Any, Any]] = []
+            waiting = 0
+            for first, starts in offsets:
+                start, stop = int(starts[index]), int(starts[index + 1])
+                if stop > start:
+                    pending.append(np.fromfile(self._path, SCRATCH_DTYPE, count=stop - start,
+                                               offset=(first + start) * SCRATCH_DTYPE.itemsize))
+                    waiting += stop - start
+                if waiting >= REDUCE_EVENTS:
+                    builder._merge(_chunk(np.concatenate(pending)))
+                    pending, waiting = [], 0
+            if pending:
+                builder._merge(_chunk(np.concatenate(pending)))
+            yield builder
