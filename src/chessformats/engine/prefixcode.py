@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PrefixCode", "PrefixCodeError", "PrefixCoded"]
 
-_WIDE = 12
-"""Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold."""
+_WIDE = 16
+"""Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold. The
+windows' entries are made as the decoder first meets them (at most ``2 ** 16``; a cold read makes a few)."""
 
 
 class PrefixCodeError(ValueError):
@@ -73,36 +74,10 @@ class PrefixCode:
         self._table = table
         self._by_word = {(length, value): name for name, (value, length) in self.codes.items()}
         self._lengths = {name: length for name, (_, length) in self.codes.items()}
-        self._wide: list[tuple[tuple[str, ...], int, int] | None] | None = None  # built on the first decode
-
-    def _wide_table(self) -> list[tuple[tuple[str, ...], int, int] | None]:
-        """Decoding table indexed by the next ``_WIDE`` bits: the whole code words those bits start with (at
-        least one, since ``_WIDE >= max_length``), their total length and number; None where no word starts."""
-        width = max(self.max_length, _WIDE)
-        table = self._table
-        shift = width - self.max_length
-        low = (1 << self.max_length) - 1
-        wide: list[tuple[tuple[str, ...], int, int] | None] = []
-        for window in range(1 << width):
-            symbols: list[str] = []
-            used = 0
-            while used + self.max_length <= width:  # a word that starts here ends inside the window
-                entry = table[(window >> (shift - used)) & low]
-                if entry is None:
-                    break
-                symbols.append(entry[0])
-                used += entry[1]
-            while used < width:  # the last bits: only words that end inside the window
-                rest = width - used
-                entry = table[((window << (self.max_length - rest)) & low) if rest < self.max_length
-                              else (window >> (rest - self.max_length)) & low]
-                if entry is None or entry[1] > rest:
-                    break
-                symbols.append(entry[0])
-                used += entry[1]
-            wide.append((tuple(symbols), used, len(symbols)) if symbols else None)
-        self._wide = wide
-        return wide
+        self._width = max(self.max_length, _WIDE)
+        self._most = self._width // min(length for _, length in self.codes.values())
+        """The most words one window holds."""
+        self._windows = _Windows(self)
 
     @property
     def complete(self) -> bool:
@@ -137,32 +112,44 @@ class PrefixCode:
         position after the last one. Raises :class:`PrefixCodeError` when the bits run out inside a word
         or hold no code word.
         """
-        position = start
-        out: list[str] = []
-        remaining = count
-        wide = self._wide if self._wide is not None else self._wide_table()
-        width = max(self.max_length, _WIDE)
+        windows, width, most = self._windows, self._width, self._most
         mask = (1 << width) - 1
-        padded = value << width  # so that peeking past the end reads zeros instead of shifting negatively
+        padded = value << width  # a window past the end reads zeros
+        out: list[str] = []
         extend = out.extend
-        shift = length - position  # the bits left
-        while remaining > 0:  # whole windows of words, while they are all wanted and inside the bits
-            found = wide[(padded >> shift) & mask]
-            if found is None:
-                break
-            symbols, size, number = found
-            if number > remaining or size > shift:
-                break
-            extend(symbols)
-            shift -= size
-            remaining -= number
-        position = length - shift
-        width = self.max_length  # the rest word by word, for the exact end and the error
+        shift = length - start  # the bits left
+        remaining = count
+        try:  # optimistic: a window with no word (None) or bits overrun (a negative shift) is the exact reading's
+            while remaining >= most:  # every word of the window is wanted
+                symbols, size, number, _ = windows[(padded >> shift) & mask]  # type: ignore[misc]  # None: TypeError
+                extend(symbols)
+                shift -= size
+                remaining -= number
+            while remaining > 0:
+                symbols, size, number, ends = windows[(padded >> shift) & mask]  # type: ignore[misc]
+                if number >= remaining:
+                    extend(symbols[:remaining])
+                    shift -= ends[remaining - 1]
+                    break
+                extend(symbols)
+                shift -= size
+                remaining -= number
+        except (TypeError, ValueError):
+            return self._decode_words(value, length, count, start)
+        if shift < 0:  # words past the end: the exact reading says where
+            return self._decode_words(value, length, count, start)
+        return out, length - shift
+
+    def _decode_words(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
+        """:meth:`decode` word by word, the bits read on as zeros past their end: where it fails, the error."""
+        position = start
+        width = self.max_length
         mask = (1 << width) - 1
         table = self._table
         padded = value << width
         end = length + width
-        for _ in range(remaining):
+        out: list[str] = []
+        for _ in range(count):
             entry = table[(padded >> (end - position - width)) & mask]
             if entry is None:
                 raise PrefixCodeError(f"no code word starts with the bits at bit {position}", bit=position)
@@ -176,6 +163,35 @@ class PrefixCode:
     def table(self) -> list[tuple[str, str, str]]:
         """``(code word, symbol, meaning)`` rows in declaration order, for documentation."""
         return [(bits, name, meaning) for name, (bits, meaning) in self.members.items()]
+
+
+class _Windows(dict[int, "tuple[tuple[str, ...], int, int, tuple[int, ...]] | None"]):
+    """A code's windows of :data:`_WIDE` bits -> the whole code words they start with, their total length in bits,
+    their number and the end of each (None: no word starts there), each made when first looked up."""
+
+    def __init__(self, code: PrefixCode) -> None:
+        super().__init__()
+        self.code = code
+
+    def __missing__(self, window: int) -> tuple[tuple[str, ...], int, int, tuple[int, ...]] | None:
+        code = self.code
+        width, longest, table = code._width, code.max_length, code._table
+        low = (1 << longest) - 1
+        symbols: list[str] = []
+        ends: list[int] = []
+        used = 0
+        while used < width:  # the next word: the bits from ``used`` on, read on as zeros past the window
+            rest = width - used
+            bits = (window << (longest - rest)) & low if rest < longest else (window >> (rest - longest)) & low
+            entry = table[bits]
+            if entry is None or entry[1] > rest:  # no word, or one that ends past the window
+                break
+            symbols.append(entry[0])
+            used += entry[1]
+            ends.append(used)
+        found = (tuple(symbols), used, len(symbols), tuple(ends)) if symbols else None
+        self[window] = found
+        return found
 
 
 class PrefixCoded(cs.Construct):  # type: ignore[misc]

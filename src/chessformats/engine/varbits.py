@@ -83,8 +83,8 @@ class BitRuns:
 
     def __init__(self, generator: Any) -> None:
         self.g = generator
-        self.decoders: dict[int, tuple[str, bool]] = {}
-        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.decoders: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
+        self.encoders: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
 
     # decoding: locals v (the bits), nb (their number), b (the cursor); encoding: acc (the bits so far), nbits
 
@@ -101,8 +101,10 @@ class BitRuns:
         con = strip_renamed(con)[0] if isinstance(con, cs.Renamed) else con
         expressions = Expressions(self.g.bind, building=building)
         if isinstance(con, cs.Struct):
-            function, needs_up = self.struct_encoder(con, path) if building else self.struct_decoder(con, path)
+            function, needs_up = self.struct_encoder(con, path, scope) if building \
+                else self.struct_decoder(con, path, scope)
             up = expressions.context(scope) if needs_up else "None"
+            up += self.g.arguments(function, scope)
             lines.append(f"{indent}acc, nbits = {function}({name}, acc, nbits, nbr, {up})" if building
                          else f"{indent}{name}, b = {function}(v, nb, b, {up})")
         elif isinstance(con, PrefixCoded):
@@ -185,11 +187,12 @@ class BitRuns:
             return f"({left})" if reserve is None else f"({left} - {expressions.source(reserve, scope)})"
         return str(con.length) if isinstance(con.length, int) else expressions.source(con.length, scope)
 
-    def struct_decoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        known = self.decoders.get(id(con))
+    def struct_decoder(self, con: cs.Struct, path: str, parent: Scope) -> tuple[str, bool]:
+        key = id(con), frozenset(parent.names)
+        known = self.decoders.get(key)
         if known is not None:
             return known
-        function, scope = f"_r{next(self.g.fresh)}", Scope(incremental=True)
+        function, scope = f"_r{next(self.g.fresh)}", Scope(incremental=True, parent=parent)
         lines: list[str] = []
         names: list[str] = []
         for sub in con.subcons:
@@ -203,15 +206,18 @@ class BitRuns:
                 names.append(name)
         value = self.g.record_value(path, names, False)
         lines = scope.finish(lines, building=False)
-        self.g.functions.append("\n".join([f"def {function}(v, nb, b, up):", *lines, f"    return {value}, b", ""]))
-        self.decoders[id(con)] = function, scope.needs_up
+        self.g.functions.append("\n".join([f"def {function}(v, nb, b, up{scope.parameters()}):", *lines,
+                                           f"    return {value}, b", ""]))
+        self.g.imported[function] = tuple(scope.imports)
+        self.decoders[key] = function, scope.needs_up
         return function, scope.needs_up
 
-    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        known = self.encoders.get(id(con))
+    def struct_encoder(self, con: cs.Struct, path: str, parent: Scope) -> tuple[str, bool]:
+        key = id(con), frozenset(parent.names)
+        known = self.encoders.get(key)
         if known is not None:
             return known
-        function, scope = f"_c{next(self.g.fresh)}", Scope(incremental=True)
+        function, scope = f"_c{next(self.g.fresh)}", Scope(incremental=True, parent=parent)
         named, lines = take_fields(con)
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, f"{path}.{name}" if path and name else name or path, f"f_{name}" if name else "None",
@@ -219,7 +225,8 @@ class BitRuns:
             if name:
                 scope.add(name, f"f_{name}", lines)
         lines = scope.finish(lines, building=True)
-        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, nbr, up):", *lines,
+        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, nbr, up{scope.parameters()}):", *lines,
                                            "    return acc, nbits", ""]))
-        self.encoders[id(con)] = function, scope.needs_up
+        self.g.imported[function] = tuple(scope.imports)
+        self.encoders[key] = function, scope.needs_up
         return function, scope.needs_up

@@ -94,7 +94,9 @@ class _Generator:
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
-        self.decoders: dict[tuple[int, bool], tuple[str, Needs]] = {}
+        self.decoders: dict[tuple[int, bool, frozenset[str] | None], tuple[str, Needs]] = {}
+        self.imported: dict[str, tuple[str, ...]] = {}
+        """A struct function -> the fields of the enclosing struct it takes as arguments (:attr:`Scope.imports`)."""
         self.fixed_parts: dict[int, _Fixed | None] = {}
         self.delegated: list[str] = []
         self.bit_runs = BitRuns(self)
@@ -166,9 +168,9 @@ class _Generator:
             lines.append(f"{indent}pos += {fixed.size}")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs = self.struct_decoder(con, path, container)
+            function, needs = self.struct_decoder(con, path, container, scope)
             up = self.up_for(needs, scope, expressions)
-            lines.append(f"{indent}{target}, pos = {function}(data, pos, end, {up})")
+            lines.append(f"{indent}{target}, pos = {function}(data, pos, end, {up}{self.arguments(function, scope)})")
             return
         if isinstance(con, cs.Peek):  # read, then back to where it started
             save = self.var("p")
@@ -348,7 +350,7 @@ class _Generator:
         lines.append(f"{indent}    {save} = pos")
         sub = strip_renamed(con.subcon)[0]
         if isinstance(sub, cs.Struct) and self.fixed(sub) is None:  # its first fixed run ends the range at once
-            self.struct_decoder(sub, f"{path}[]", container)
+            self.struct_decoder(sub, f"{path}[]", container, scope)
             if id(sub) in self.lead_sizes:
                 lines += [f"{indent}    if pos + {self.lead_sizes[id(sub)]} > end:", f"{indent}        break"]
         self.guarded(lambda: attempt(lines, indent + "    ", lambda inner: self.decode(
@@ -433,14 +435,21 @@ class _Generator:
             emit(con.default, indent + "    ", None)
         return True
 
-    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, Needs]:
-        """The name of the function reading struct ``con`` (``(data, pos, end, up) -> (value, pos)``) and what
-        it reads of ``up``: its parent's context; parse parameters (the fields that may give them) or None."""
-        known = self.decoders.get((id(con), container))
+    def arguments(self, function: str, scope: Scope) -> str:
+        """The arguments of a call of struct function ``function`` from ``scope``: the fields it imports."""
+        return "".join(f", {scope.names[name]}" for name in self.imported.get(function, ()))
+
+    def struct_decoder(self, con: cs.Struct, path: str, container: bool, parent: Scope | None = None
+                       ) -> tuple[str, Needs]:
+        """The name of the function reading struct ``con`` (``(data, pos, end, up, *imports) -> (value, pos)``,
+        read where ``parent`` is the enclosing struct's scope) and what it reads of ``up``: its parent's context;
+        parse parameters (the fields that may give them) or None."""
+        key = (id(con), container, frozenset(parent.names) if parent is not None else None)
+        known = self.decoders.get(key)
         if known is not None:
             return known
         function = f"_s{next(self.fresh)}"
-        scope = Scope(incremental=True)
+        scope = Scope(incremental=True, parent=parent)
         lines: list[str] = []
         names: list[str] = []
         guard, self.guard = self.guard, False  # a function of its own, called from anywhere
@@ -479,11 +488,12 @@ class _Generator:
         value = f"f_{con.parsebuildfrom}" if is_focused(con) else self.record_value(path, names, container)
         lines = scope.finish(lines, building=False)
         self.guard = guard
-        self.functions.append("\n".join([f"def {function}(data, pos, end, up):", *lines, f"    return {value}, pos",
-                                         ""]))
+        self.functions.append("\n".join([f"def {function}(data, pos, end, up{scope.parameters()}):", *lines,
+                                         f"    return {value}, pos", ""]))
         self.bodies[function] = lines, value
+        self.imported[function] = tuple(scope.imports)
         needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
-        self.decoders[(id(con), container)] = function, needs
+        self.decoders[key] = function, needs
         return function, needs
 
     def record_value(self, path: str, names: list[str], container: bool) -> str:
