@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import construct as cs
 
@@ -25,7 +25,10 @@ __all__ = ["PrefixCode", "PrefixCodeError", "PrefixCoded"]
 
 _WIDE = 16
 """Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold. The
-windows' entries are made as the decoder first meets them (at most ``2 ** 16``; a cold read makes a few)."""
+windows' entries are made as the decoder first meets them (a list of ``2 ** 16``; a cold read makes a few)."""
+
+
+_Window: TypeAlias = "tuple[tuple[str, ...], int, int, tuple[int, ...]] | int | None"
 
 
 class PrefixCodeError(ValueError):
@@ -77,7 +80,8 @@ class PrefixCode:
         self._width = max(self.max_length, _WIDE)
         self._most = self._width // min(length for _, length in self.codes.values())
         """The most words one window holds."""
-        self._windows = _Windows(self)
+        self._windows: list[_Window] | None = None
+        """Window of :attr:`_width` bits -> its entry (:meth:`_window`; 0: not made yet), made as decoding meets it."""
 
     @property
     def complete(self) -> bool:
@@ -112,33 +116,86 @@ class PrefixCode:
         position after the last one. Raises :class:`PrefixCodeError` when the bits run out inside a word
         or hold no code word.
         """
-        windows, width, most = self._windows, self._width, self._most
+        windows: list[Any] = self._windows or self._new_windows()
+        width, most = self._width, self._most
         mask = (1 << width) - 1
         padded = value << width  # a window past the end reads zeros
         out: list[str] = []
-        extend = out.extend
         shift = length - start  # the bits left
         remaining = count
-        try:  # optimistic: a window with no word (None) or bits overrun (a negative shift) is the exact reading's
+        try:  # optimistic: a window not made yet (0), with no word (None) or past the bits (a negative shift) fails
             while remaining >= most:  # every word of the window is wanted
-                symbols, size, number, _ = windows[(padded >> shift) & mask]  # type: ignore[misc]  # None: TypeError
-                extend(symbols)
+                symbols, size, number, _ = windows[(padded >> shift) & mask]
+                out += symbols
                 shift -= size
                 remaining -= number
             while remaining > 0:
-                symbols, size, number, ends = windows[(padded >> shift) & mask]  # type: ignore[misc]
+                symbols, size, number, ends = windows[(padded >> shift) & mask]
                 if number >= remaining:
-                    extend(symbols[:remaining])
+                    out += symbols[:remaining]
                     shift -= ends[remaining - 1]
                     break
-                extend(symbols)
+                out += symbols
                 shift -= size
                 remaining -= number
         except (TypeError, ValueError):
-            return self._decode_words(value, length, count, start)
+            return self._decode_making(value, length, count, start)
         if shift < 0:  # words past the end: the exact reading says where
             return self._decode_words(value, length, count, start)
         return out, length - shift
+
+    def _new_windows(self) -> list[_Window]:
+        self._windows = [0] * (1 << self._width)
+        return self._windows
+
+    def _decode_making(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
+        """:meth:`decode` making the windows it meets; a window with no word, or words past the end of the bits,
+        are read word by word (:meth:`_decode_words`: the error)."""
+        windows: list[Any] = self._windows or self._new_windows()
+        width = self._width
+        mask = (1 << width) - 1
+        padded = value << width
+        out: list[str] = []
+        shift = length - start
+        remaining = count
+        while remaining > 0 and shift >= 0:
+            window = (padded >> shift) & mask
+            entry = windows[window]
+            if entry == 0:
+                entry = windows[window] = self._window(window)
+            if entry is None or entry == 0:
+                break
+            symbols, size, number, ends = entry
+            if number >= remaining:
+                out += symbols[:remaining]
+                shift -= ends[remaining - 1]
+                remaining = 0
+            else:
+                out += symbols
+                shift -= size
+                remaining -= number
+        if remaining or shift < 0:
+            return self._decode_words(value, length, count, start)
+        return out, length - shift
+
+    def _window(self, window: int) -> _Window:
+        """The entry of a window of :attr:`_width` bits: the whole code words it starts with, their total length,
+        their number and the end of each (None: no word starts there)."""
+        width, longest, table = self._width, self.max_length, self._table
+        low = (1 << longest) - 1
+        symbols: list[str] = []
+        ends: list[int] = []
+        used = 0
+        while used < width:  # the next word: the bits from ``used`` on, read on as zeros past the window
+            rest = width - used
+            bits = (window << (longest - rest)) & low if rest < longest else (window >> (rest - longest)) & low
+            entry = table[bits]
+            if entry is None or entry[1] > rest:  # no word, or one that ends past the window
+                break
+            symbols.append(entry[0])
+            used += entry[1]
+            ends.append(used)
+        return (tuple(symbols), used, len(symbols), tuple(ends)) if symbols else None
 
     def _decode_words(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
         """:meth:`decode` word by word, the bits read on as zeros past their end: where it fails, the error."""
@@ -163,35 +220,6 @@ class PrefixCode:
     def table(self) -> list[tuple[str, str, str]]:
         """``(code word, symbol, meaning)`` rows in declaration order, for documentation."""
         return [(bits, name, meaning) for name, (bits, meaning) in self.members.items()]
-
-
-class _Windows(dict[int, "tuple[tuple[str, ...], int, int, tuple[int, ...]] | None"]):
-    """A code's windows of :data:`_WIDE` bits -> the whole code words they start with, their total length in bits,
-    their number and the end of each (None: no word starts there), each made when first looked up."""
-
-    def __init__(self, code: PrefixCode) -> None:
-        super().__init__()
-        self.code = code
-
-    def __missing__(self, window: int) -> tuple[tuple[str, ...], int, int, tuple[int, ...]] | None:
-        code = self.code
-        width, longest, table = code._width, code.max_length, code._table
-        low = (1 << longest) - 1
-        symbols: list[str] = []
-        ends: list[int] = []
-        used = 0
-        while used < width:  # the next word: the bits from ``used`` on, read on as zeros past the window
-            rest = width - used
-            bits = (window << (longest - rest)) & low if rest < longest else (window >> (rest - longest)) & low
-            entry = table[bits]
-            if entry is None or entry[1] > rest:  # no word, or one that ends past the window
-                break
-            symbols.append(entry[0])
-            used += entry[1]
-            ends.append(used)
-        found = (tuple(symbols), used, len(symbols), tuple(ends)) if symbols else None
-        self[window] = found
-        return found
 
 
 class PrefixCoded(cs.Construct):  # type: ignore[misc]

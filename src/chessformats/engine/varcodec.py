@@ -160,8 +160,8 @@ class _Generator:
         if fixed is not None:
             decoder = self.fixed_room(fixed, path, lines, indent)
             number = inline_number(fixed.number, fixed.size)
-            lines.append(f"{indent}{target} = {number}" if number else
-                         f"{indent}{'(' + target + ',)' if fixed.single else target} = {decoder}(data, pos)")
+            value = number or self.read_fixed(fixed, decoder)
+            lines.append(f"{indent}{'(' + target + ',)' if fixed.single and not number else target} = {value}")
             for _, offset, valid in fixed.checks:
                 lines += [f"{indent}if {target} not in {self.bind('v', valid)}:",
                           f"{indent}    raise _bad_value({path!r}, pos + {offset}, {target}, {self.bind('v', valid)})"]
@@ -212,7 +212,7 @@ class _Generator:
         if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
             slow = f"{target}, pos = _read_own({self.bind('a', con)}, data, pos, end, {path!r})"
             inline = getattr(con, "codec_read_lines", None)
-            lines += [indent + line for line in (inline(target, slow, path) if callable(inline) else [slow])]
+            lines += [indent + line for line in (inline(target, slow, path, self.bind) if callable(inline) else [slow])]
             return
         if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
             inner = self.var()
@@ -223,6 +223,19 @@ class _Generator:
         context = expressions.context(scope)
         lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, end, {context}, "
                      f"{path!r})")
+
+    def read_fixed(self, fixed: _Fixed, decoder: str) -> str:
+        """The expression of a fixed part's value at ``data[pos]``: a one-byte part from a table of its 256 values
+        (when each is read without an error and cannot change: hashable), else its decoder's call."""
+        if fixed.size == 1:
+            try:
+                values = tuple(fixed.decode(bytes((byte,)), 0) for byte in range(256))
+                hash(values)
+            except Exception:  # a byte the part refuses, or a mutable value: the decoder reads each
+                pass
+            else:
+                return f"{self.bind('tab', values)}[data[pos]]"
+        return f"{decoder}(data, pos)"
 
     def fixed_room(self, fixed: _Fixed, path: str, lines: list[str], indent: str) -> str:
         """Lines refusing a fixed part the bytes up to ``end`` cannot hold (its decoder's own error, or the
@@ -329,7 +342,7 @@ class _Generator:
                     raise NoPlan(f"{path}: checked enums in an array of items of several bytes")
                 if fixed.names_of is not None:  # one-byte enum names: a lookup per byte
                     table = self.bind("e", fixed.names_of)
-                    lines += [f"{indent}{target} = {make}([{table}[x] for x in data[pos:pos + {count}]])",
+                    lines += [f"{indent}{target} = {make}(list(map({table}.__getitem__, data[pos:pos + {count}])))",
                               f"{indent}pos += {count}"]
                     return
                 item_value = f"{decoder}(data, p)" + ("[0]" if fixed.single else "")
@@ -462,7 +475,7 @@ class _Generator:
                 decoder = self.fixed_room(group, path, lines, "    ")
                 number = inline_number(group.number, group.size) if len(local) == 1 else ""
                 lines.append(f"    {local[0]} = {number}" if number else
-                             f"    ({''.join(v + ', ' for v in local)}) = {decoder}(data, pos)"
+                             f"    ({''.join(v + ', ' for v in local)}) = {self.read_fixed(group, decoder)}"
                              if local else f"    {decoder}(data, pos)")
                 for leaf, offset, valid in group.checks:
                     var, values = local[leaf], self.bind("v", valid)
@@ -580,5 +593,6 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
     filename = f"<variable codec {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
+    generator.bit_runs.fill(namespace)
     return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types,
                              tuple(generator.delegated), namespace["read"])
