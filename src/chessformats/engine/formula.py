@@ -35,6 +35,9 @@ class Formula:
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
                 raise ValueError(f"formula {text!r}: {type(node).__name__} is not allowed")
+            if isinstance(node, (ast.Attribute, ast.Name)) and getattr(node, "attr", getattr(node, "id", "")) \
+                    .startswith("__"):
+                raise ValueError(f"formula {text!r}: a name that starts with __ is not allowed")
             if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
                                                    and not node.keywords):
                 raise ValueError(f"formula {text!r}: only {', '.join(FUNCTIONS)} may be called")

@@ -90,6 +90,7 @@ class _Generator:
         self.fixed_codec = fixed_codec
         self.names: dict[str, Any] = {"_C": cs.Container, "_L": cs.ListContainer, "_tn": tuple.__new__,
                                       "_ifb": int.from_bytes, "_iter_unpack": struct.iter_unpack, "_pk": _plain_key,
+                                      "_repeat": itertools.repeat,
                                       **RUNTIME_NAMES, **BIT_NAMES}
         self.functions: list[str] = []
         self.fresh = itertools.count()
@@ -345,9 +346,10 @@ class _Generator:
                     lines += [f"{indent}{target} = {make}(list(map({table}.__getitem__, data[pos:pos + {count}])))",
                               f"{indent}pos += {count}"]
                     return
-                item_value = f"{decoder}(data, p)" + ("[0]" if fixed.single else "")
-                lines.append(f"{indent}{target} = {make}([{item_value} for p in range(pos, pos + "
-                             f"{count} * {fixed.size}, {fixed.size})])")
+                offsets = f"range(pos, pos + {count} * {fixed.size}, {fixed.size})"
+                items = f"[{decoder}(data, p)[0] for p in {offsets}]" if fixed.single else \
+                    f"list(map({decoder}, _repeat(data, {count}), {offsets}))"
+                lines.append(f"{indent}{target} = {make}({items})")
                 lines.append(f"{indent}pos += {count} * {fixed.size}")
                 return
             lines.append(f"{indent}if {count} < 0:")
