@@ -39,7 +39,7 @@ from .varbits import BitRuns, is_bit_run
 from .varencode import Writer
 from .varexpr import Expressions, Scope, never_record
 from .varoptions import Options, enum_parts, inline_number, stored_form
-from .varparts import attempt, emit_at, is_bit_level, is_focused, number_format, runs
+from .varparts import attempt, byte_values, emit_at, is_bit_level, is_focused, number_format, runs
 from .varruntime import NAMES as RUNTIME_NAMES
 from .varruntime import root_context
 
@@ -226,17 +226,10 @@ class _Generator:
                      f"{path!r})")
 
     def read_fixed(self, fixed: _Fixed, decoder: str) -> str:
-        """The expression of a fixed part's value at ``data[pos]``: a one-byte part from a table of its 256 values
-        (when each is read without an error and cannot change: hashable), else its decoder's call."""
-        if fixed.size == 1:
-            try:
-                values = tuple(fixed.decode(bytes((byte,)), 0) for byte in range(256))
-                hash(values)
-            except Exception:  # a byte the part refuses, or a mutable value: the decoder reads each
-                pass
-            else:
-                return f"{self.bind('tab', values)}[data[pos]]"
-        return f"{decoder}(data, pos)"
+        """The expression of a fixed part's value at ``data[pos]``: a one-byte part from a table of its values
+        (:func:`~.varparts.byte_values`), else its decoder's call."""
+        values = byte_values(fixed.decode) if fixed.size == 1 else None
+        return f"{self.bind('tab', values)}[data[pos]]" if values is not None else f"{decoder}(data, pos)"
 
     def fixed_room(self, fixed: _Fixed, path: str, lines: list[str], indent: str) -> str:
         """Lines refusing a fixed part the bytes up to ``end`` cannot hold (its decoder's own error, or the
