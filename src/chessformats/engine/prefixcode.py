@@ -77,6 +77,7 @@ class PrefixCode:
         self._table = table
         self._by_word = {(length, value): name for name, (value, length) in self.codes.items()}
         self._lengths = {name: length for name, (_, length) in self.codes.items()}
+        self._words = {name: bits for name, (bits, _) in self.members.items()}.__getitem__
         self._width = max(self.max_length, _WIDE)
         self._most = self._width // min(length for _, length in self.codes.values())
         """The most words one window holds."""
@@ -101,13 +102,8 @@ class PrefixCode:
 
     def encode(self, symbols: Iterable[str]) -> tuple[int, int]:
         """``(value, length)``: the code words of ``symbols`` concatenated, first word in the high bits."""
-        value = length = 0
-        codes = self.codes
-        for symbol in symbols:
-            word, size = codes[symbol]
-            value = (value << size) | word
-            length += size
-        return value, length
+        bits = "".join(map(self._words, symbols))  # the words as text, joined and read as one number
+        return (int(bits, 2) if bits else 0), len(bits)
 
     def decode(self, value: int, length: int, count: int, start: int = 0) -> tuple[list[str], int]:
         """Decode ``count`` symbols from ``value``, a string of ``length`` bits (first bit = highest).
