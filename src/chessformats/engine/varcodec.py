@@ -188,14 +188,14 @@ class _Generator:
             self.decode_array(con, path, target, scope, lines, indent, container)
             return
         if con is cs.GreedyBytes:
-            lines.append(f"{indent}{target} = bytes(data[pos:end])")
+            lines += [f"{indent}{target} = data[pos:end]", *_as_bytes(target, indent)]
             lines.append(f"{indent}pos = end")
             return
         if isinstance(con, cs.Bytes):
             length = self.var("n")
             lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
             self.check_room(length, path, lines, indent)
-            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines += [f"{indent}{target} = data[pos:pos + {length}]", *_as_bytes(target, indent)]
             lines.append(f"{indent}pos += {length}")
             return
         if isinstance(con, cs.FixedSized):
@@ -335,8 +335,8 @@ class _Generator:
                 if fixed.checks:
                     raise NoPlan(f"{path}: checked enums in an array of items of several bytes")
                 if fixed.names_of is not None:  # one-byte enum names: a lookup per byte
-                    table = self.bind("e", fixed.names_of)
-                    lines += [f"{indent}{target} = {make}(list(map({table}.__getitem__, data[pos:pos + {count}])))",
+                    table = self.bind("g", fixed.names_of.__getitem__)
+                    lines += [f"{indent}{target} = {make}(list(map({table}, data[pos:pos + {count}])))",
                               f"{indent}pos += {count}"]
                     return
                 offsets = f"range(pos, pos + {count} * {fixed.size}, {fixed.size})"
@@ -536,6 +536,11 @@ class _Generator:
         label = f"{path}: {type(con).__name__}"
         if label not in self.delegated:
             self.delegated.append(label)
+
+
+def _as_bytes(target: str, indent: str) -> list[str]:
+    """Lines making a slice of the data bytes (the data may be a memoryview, a bytearray; bytes: kept)."""
+    return [f"{indent}if {target}.__class__ is not bytes:", f"{indent}    {target} = bytes({target})"]
 
 
 def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable[[cs.Construct, bool], Any],
