@@ -97,9 +97,10 @@ class CompactInt(cs.Construct):  # type: ignore[misc]
             raise TypeError(f"{value!r} is not an integer")
         return compact_int_bytes(value)
 
-    def codec_read_lines(self, target: str, slow: str, path: str = "") -> list[str]:
+    def codec_read_lines(self, target: str, slow: str, path: str = "", bind: Any = None) -> list[str]:
         """Generated lines (over ``data``, ``pos``, ``end``) reading the number into ``target``: a one-byte
-        number inline, a longer one by the line ``slow`` (a call of :meth:`codec_read`)."""
+        number inline, a longer one by the line ``slow`` (a call of :meth:`codec_read`). ``bind(prefix, value)``
+        names a constant of the generated module (not needed here)."""
         return [f"if pos < end and data[pos] < {COMPACT_INT_MORE}:", f"    {target} = data[pos]", "    pos += 1",
                 "else:", f"    {slow}"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import construct as cs
 
@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 
 __all__ = ["PrefixCode", "PrefixCodeError", "PrefixCoded"]
 
-_WIDE = 12
-"""Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold."""
+_WIDE = 16
+"""Bits a window of :meth:`PrefixCode.decode` looks at: one lookup reads every whole word they hold. The
+windows' entries are made as the decoder first meets them (a list of ``2 ** 16``; a cold read makes a few)."""
+
+
+_Window: TypeAlias = "tuple[tuple[str, ...], int, int, tuple[int, ...]] | int | None"
 
 
 class PrefixCodeError(ValueError):
@@ -73,36 +77,12 @@ class PrefixCode:
         self._table = table
         self._by_word = {(length, value): name for name, (value, length) in self.codes.items()}
         self._lengths = {name: length for name, (_, length) in self.codes.items()}
-        self._wide: list[tuple[tuple[str, ...], int, int] | None] | None = None  # built on the first decode
-
-    def _wide_table(self) -> list[tuple[tuple[str, ...], int, int] | None]:
-        """Decoding table indexed by the next ``_WIDE`` bits: the whole code words those bits start with (at
-        least one, since ``_WIDE >= max_length``), their total length and number; None where no word starts."""
-        width = max(self.max_length, _WIDE)
-        table = self._table
-        shift = width - self.max_length
-        low = (1 << self.max_length) - 1
-        wide: list[tuple[tuple[str, ...], int, int] | None] = []
-        for window in range(1 << width):
-            symbols: list[str] = []
-            used = 0
-            while used + self.max_length <= width:  # a word that starts here ends inside the window
-                entry = table[(window >> (shift - used)) & low]
-                if entry is None:
-                    break
-                symbols.append(entry[0])
-                used += entry[1]
-            while used < width:  # the last bits: only words that end inside the window
-                rest = width - used
-                entry = table[((window << (self.max_length - rest)) & low) if rest < self.max_length
-                              else (window >> (rest - self.max_length)) & low]
-                if entry is None or entry[1] > rest:
-                    break
-                symbols.append(entry[0])
-                used += entry[1]
-            wide.append((tuple(symbols), used, len(symbols)) if symbols else None)
-        self._wide = wide
-        return wide
+        self._words = {name: bits for name, (bits, _) in self.members.items()}.__getitem__
+        self._width = max(self.max_length, _WIDE)
+        self._most = self._width // min(length for _, length in self.codes.values())
+        """The most words one window holds."""
+        self._windows: list[_Window] | None = None
+        """Window of :attr:`_width` bits -> its entry (:meth:`_window`; 0: not made yet), made as decoding meets it."""
 
     @property
     def complete(self) -> bool:
@@ -122,13 +102,8 @@ class PrefixCode:
 
     def encode(self, symbols: Iterable[str]) -> tuple[int, int]:
         """``(value, length)``: the code words of ``symbols`` concatenated, first word in the high bits."""
-        value = length = 0
-        codes = self.codes
-        for symbol in symbols:
-            word, size = codes[symbol]
-            value = (value << size) | word
-            length += size
-        return value, length
+        bits = "".join(map(self._words, symbols))  # the words as text, joined and read as one number
+        return (int(bits, 2) if bits else 0), len(bits)
 
     def decode(self, value: int, length: int, count: int, start: int = 0) -> tuple[list[str], int]:
         """Decode ``count`` symbols from ``value``, a string of ``length`` bits (first bit = highest).
@@ -137,32 +112,97 @@ class PrefixCode:
         position after the last one. Raises :class:`PrefixCodeError` when the bits run out inside a word
         or hold no code word.
         """
-        position = start
-        out: list[str] = []
-        remaining = count
-        wide = self._wide if self._wide is not None else self._wide_table()
-        width = max(self.max_length, _WIDE)
+        windows: list[Any] = self._windows or self._new_windows()
+        width, most = self._width, self._most
         mask = (1 << width) - 1
-        padded = value << width  # so that peeking past the end reads zeros instead of shifting negatively
-        extend = out.extend
-        shift = length - position  # the bits left
-        while remaining > 0:  # whole windows of words, while they are all wanted and inside the bits
-            found = wide[(padded >> shift) & mask]
-            if found is None:
+        padded = value << width  # a window past the end reads zeros
+        out: list[str] = []
+        shift = length - start  # the bits left
+        remaining = count
+        try:  # optimistic: a window not made yet (0), with no word (None) or past the bits (a negative shift) fails
+            while remaining >= most:  # every word of the window is wanted
+                symbols, size, number, _ = windows[(padded >> shift) & mask]
+                out += symbols
+                shift -= size
+                remaining -= number
+            while remaining > 0:
+                symbols, size, number, ends = windows[(padded >> shift) & mask]
+                if number >= remaining:
+                    out += symbols[:remaining]
+                    shift -= ends[remaining - 1]
+                    break
+                out += symbols
+                shift -= size
+                remaining -= number
+        except (TypeError, ValueError):
+            return self._decode_making(value, length, count, start)
+        if shift < 0:  # words past the end: the exact reading says where
+            return self._decode_words(value, length, count, start)
+        return out, length - shift
+
+    def _new_windows(self) -> list[_Window]:
+        self._windows = [0] * (1 << self._width)
+        return self._windows
+
+    def _decode_making(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
+        """:meth:`decode` making the windows it meets; a window with no word, or words past the end of the bits,
+        are read word by word (:meth:`_decode_words`: the error)."""
+        windows: list[Any] = self._windows or self._new_windows()
+        width = self._width
+        mask = (1 << width) - 1
+        padded = value << width
+        out: list[str] = []
+        shift = length - start
+        remaining = count
+        while remaining > 0 and shift >= 0:
+            window = (padded >> shift) & mask
+            entry = windows[window]
+            if entry == 0:
+                entry = windows[window] = self._window(window)
+            if entry is None or entry == 0:
                 break
-            symbols, size, number = found
-            if number > remaining or size > shift:
+            symbols, size, number, ends = entry
+            if number >= remaining:
+                out += symbols[:remaining]
+                shift -= ends[remaining - 1]
+                remaining = 0
+            else:
+                out += symbols
+                shift -= size
+                remaining -= number
+        if remaining or shift < 0:
+            return self._decode_words(value, length, count, start)
+        return out, length - shift
+
+    def _window(self, window: int) -> _Window:
+        """The entry of a window of :attr:`_width` bits: the whole code words it starts with, their total length,
+        their number and the end of each (None: no word starts there)."""
+        width, longest, table = self._width, self.max_length, self._table
+        low = (1 << longest) - 1
+        symbols: list[str] = []
+        ends: list[int] = []
+        used = 0
+        while used < width:  # the next word: the bits from ``used`` on, read on as zeros past the window
+            rest = width - used
+            bits = (window << (longest - rest)) & low if rest < longest else (window >> (rest - longest)) & low
+            entry = table[bits]
+            if entry is None or entry[1] > rest:  # no word, or one that ends past the window
                 break
-            extend(symbols)
-            shift -= size
-            remaining -= number
-        position = length - shift
-        width = self.max_length  # the rest word by word, for the exact end and the error
+            symbols.append(entry[0])
+            used += entry[1]
+            ends.append(used)
+        return (tuple(symbols), used, len(symbols), tuple(ends)) if symbols else None
+
+    def _decode_words(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
+        """:meth:`decode` word by word, the bits read on as zeros past their end: where it fails, the error."""
+        position = start
+        width = self.max_length
         mask = (1 << width) - 1
         table = self._table
         padded = value << width
         end = length + width
-        for _ in range(remaining):
+        out: list[str] = []
+        for _ in range(count):
             entry = table[(padded >> (end - position - width)) & mask]
             if entry is None:
                 raise PrefixCodeError(f"no code word starts with the bits at bit {position}", bit=position)

@@ -47,6 +47,30 @@ def prefix_error(code: PrefixCode, error: PrefixCodeError, nb: int, path: str) -
     return TruncatedError("the bits end inside a code word", path=path or None)
 
 
+_TABLE_BITS = 8
+"""Bit structs of at most this many bits of fixed-width fields are decoded by a table of their values."""
+
+
+def table_width(con: cs.Construct) -> int:
+    """The bits of a bit struct made only of fields of a fixed width (flags, bit integers, enums of them, such
+    structs), when at most :data:`_TABLE_BITS`; else 0."""
+    def width(con: cs.Construct) -> int | None:
+        con = strip_renamed(con)[0] if isinstance(con, cs.Renamed) else con
+        if isinstance(con, _FLAG):
+            return 1
+        if isinstance(con, cs.BitsInteger) and isinstance(con.length, int) and con.swapped is False:
+            return int(con.length)
+        if isinstance(con, cs.Enum) and not isinstance(con, cs.FlagsEnum):
+            return width(con.subcon)
+        if isinstance(con, cs.Struct):
+            widths = [width(sub) for sub in con.subcons]
+            return None if None in widths else sum(w for w in widths if w is not None)
+        return None
+
+    found = width(con)
+    return found if found is not None and 0 < found <= _TABLE_BITS else 0
+
+
 def width_of(value: Any, path: str) -> int:
     if not isinstance(value, int) or value < 0:
         raise NoCase(f"invalid bit width {value!r}", path=path or None)
@@ -83,8 +107,10 @@ class BitRuns:
 
     def __init__(self, generator: Any) -> None:
         self.g = generator
-        self.decoders: dict[int, tuple[str, bool]] = {}
-        self.encoders: dict[int, tuple[str, bool]] = {}
+        self.decoders: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
+        self.tables: dict[str, tuple[str, int]] = {}
+        """A table's name -> the struct function and bit width whose every value it holds (:meth:`fill`)."""
+        self.encoders: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
 
     # decoding: locals v (the bits), nb (their number), b (the cursor); encoding: acc (the bits so far), nbits
 
@@ -101,8 +127,19 @@ class BitRuns:
         con = strip_renamed(con)[0] if isinstance(con, cs.Renamed) else con
         expressions = Expressions(self.g.bind, building=building)
         if isinstance(con, cs.Struct):
-            function, needs_up = self.struct_encoder(con, path) if building else self.struct_decoder(con, path)
+            function, needs_up = self.struct_encoder(con, path, scope) if building \
+                else self.struct_decoder(con, path, scope)
             up = expressions.context(scope) if needs_up else "None"
+            up += self.g.arguments(function, scope)
+            bits = table_width(con)
+            if bits and not building:  # a few fixed bits: the value from a table of every one (made once)
+                table = self.g.bind("tab", None)
+                self.tables[table] = function, bits
+                lines += [f"{indent}if b + {bits} <= nb:",
+                          f"{indent}    {name} = {table}[(v >> (nb - b - {bits})) & {(1 << bits) - 1}]",
+                          f"{indent}    b += {bits}", f"{indent}else:",
+                          f"{indent}    {name}, b = {function}(v, nb, b, {up})"]
+                return
             lines.append(f"{indent}acc, nbits = {function}({name}, acc, nbits, nbr, {up})" if building
                          else f"{indent}{name}, b = {function}(v, nb, b, {up})")
         elif isinstance(con, PrefixCoded):
@@ -137,6 +174,11 @@ class BitRuns:
         else:
             raise NoPlan(f"{path}: {type(con).__name__} in a bit run the data lays out")
 
+    def fill(self, namespace: dict[str, Any]) -> None:
+        """Fill the tables of the module ``namespace`` (its struct functions defined)."""
+        for table, (function, width) in self.tables.items():
+            namespace[table] = tuple(namespace[function](number, width, 0, None)[0] for number in range(1 << width))
+
     def read_number(self, con: cs.Construct, width: str, target: str, path: str, lines: list[str],
                     indent: str) -> None:
         if width == "0":
@@ -149,10 +191,14 @@ class BitRuns:
         elif width == "(nb - b)" and not (isinstance(con, cs.BitsInteger) and con.signed):  # the bits left
             lines += [f"{indent}{target} = v & ((1 << (nb - b)) - 1)", f"{indent}b = nb"]
             return
-        else:
+        else:  # a width from the data: checked (the calls raise the errors)
             number = self.g.var("w")
-            lines.append(f"{indent}{number} = _width({width}, {path!r})")
-            lines.append(f"{indent}{target} = _bits(v, nb, b, {number}, {path!r})")
+            lines += [f"{indent}{number} = {width}",
+                      f"{indent}if {number}.__class__ is int and 0 <= {number} and b + {number} <= nb:",
+                      f"{indent}    {target} = (v >> (nb - b - {number})) & ((1 << {number}) - 1)",
+                      f"{indent}else:",
+                      f"{indent}    {number} = _width({number}, {path!r})",
+                      f"{indent}    {target} = _bits(v, nb, b, {number}, {path!r})"]
         lines.append(f"{indent}b += {number}")
         if isinstance(con, _FLAG):
             lines.append(f"{indent}{target} = {target} != 0")
@@ -185,11 +231,12 @@ class BitRuns:
             return f"({left})" if reserve is None else f"({left} - {expressions.source(reserve, scope)})"
         return str(con.length) if isinstance(con.length, int) else expressions.source(con.length, scope)
 
-    def struct_decoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        known = self.decoders.get(id(con))
+    def struct_decoder(self, con: cs.Struct, path: str, parent: Scope) -> tuple[str, bool]:
+        key = id(con), frozenset(parent.names)
+        known = self.decoders.get(key)
         if known is not None:
             return known
-        function, scope = f"_r{next(self.g.fresh)}", Scope(incremental=True)
+        function, scope = f"_r{next(self.g.fresh)}", Scope(incremental=True, parent=parent)
         lines: list[str] = []
         names: list[str] = []
         for sub in con.subcons:
@@ -203,15 +250,18 @@ class BitRuns:
                 names.append(name)
         value = self.g.record_value(path, names, False)
         lines = scope.finish(lines, building=False)
-        self.g.functions.append("\n".join([f"def {function}(v, nb, b, up):", *lines, f"    return {value}, b", ""]))
-        self.decoders[id(con)] = function, scope.needs_up
+        self.g.functions.append("\n".join([f"def {function}(v, nb, b, up{scope.parameters()}):", *lines,
+                                           f"    return {value}, b", ""]))
+        self.g.imported[function] = tuple(scope.imports)
+        self.decoders[key] = function, scope.needs_up
         return function, scope.needs_up
 
-    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, bool]:
-        known = self.encoders.get(id(con))
+    def struct_encoder(self, con: cs.Struct, path: str, parent: Scope) -> tuple[str, bool]:
+        key = id(con), frozenset(parent.names)
+        known = self.encoders.get(key)
         if known is not None:
             return known
-        function, scope = f"_c{next(self.g.fresh)}", Scope(incremental=True)
+        function, scope = f"_c{next(self.g.fresh)}", Scope(incremental=True, parent=parent)
         named, lines = take_fields(con)
         for sub, name in zip(con.subcons, named, strict=True):
             self.encode(sub, f"{path}.{name}" if path and name else name or path, f"f_{name}" if name else "None",
@@ -219,7 +269,8 @@ class BitRuns:
             if name:
                 scope.add(name, f"f_{name}", lines)
         lines = scope.finish(lines, building=True)
-        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, nbr, up):", *lines,
+        self.g.functions.append("\n".join([f"def {function}(obj, acc, nbits, nbr, up{scope.parameters()}):", *lines,
                                            "    return acc, nbits", ""]))
-        self.encoders[id(con)] = function, scope.needs_up
+        self.g.imported[function] = tuple(scope.imports)
+        self.encoders[key] = function, scope.needs_up
         return function, scope.needs_up

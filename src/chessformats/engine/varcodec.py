@@ -39,7 +39,7 @@ from .varbits import BitRuns, is_bit_run
 from .varencode import Writer
 from .varexpr import Expressions, Scope, never_record
 from .varoptions import Options, enum_parts, inline_number, stored_form
-from .varparts import attempt, emit_at, is_bit_level, is_focused, number_format, runs
+from .varparts import attempt, byte_values, emit_at, is_bit_level, is_focused, number_format, runs
 from .varruntime import NAMES as RUNTIME_NAMES
 from .varruntime import root_context
 
@@ -90,11 +90,14 @@ class _Generator:
         self.fixed_codec = fixed_codec
         self.names: dict[str, Any] = {"_C": cs.Container, "_L": cs.ListContainer, "_tn": tuple.__new__,
                                       "_ifb": int.from_bytes, "_iter_unpack": struct.iter_unpack, "_pk": _plain_key,
+                                      "_repeat": itertools.repeat,
                                       **RUNTIME_NAMES, **BIT_NAMES}
         self.functions: list[str] = []
         self.fresh = itertools.count()
         self.types: dict[str, type] = {}
-        self.decoders: dict[tuple[int, bool], tuple[str, Needs]] = {}
+        self.decoders: dict[tuple[int, bool, frozenset[str] | None], tuple[str, Needs]] = {}
+        self.imported: dict[str, tuple[str, ...]] = {}
+        """A struct function -> the fields of the enclosing struct it takes as arguments (:attr:`Scope.imports`)."""
         self.fixed_parts: dict[int, _Fixed | None] = {}
         self.delegated: list[str] = []
         self.bit_runs = BitRuns(self)
@@ -158,17 +161,17 @@ class _Generator:
         if fixed is not None:
             decoder = self.fixed_room(fixed, path, lines, indent)
             number = inline_number(fixed.number, fixed.size)
-            lines.append(f"{indent}{target} = {number}" if number else
-                         f"{indent}{'(' + target + ',)' if fixed.single else target} = {decoder}(data, pos)")
+            value = number or self.read_fixed(fixed, decoder)
+            lines.append(f"{indent}{'(' + target + ',)' if fixed.single and not number else target} = {value}")
             for _, offset, valid in fixed.checks:
                 lines += [f"{indent}if {target} not in {self.bind('v', valid)}:",
                           f"{indent}    raise _bad_value({path!r}, pos + {offset}, {target}, {self.bind('v', valid)})"]
             lines.append(f"{indent}pos += {fixed.size}")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs = self.struct_decoder(con, path, container)
+            function, needs = self.struct_decoder(con, path, container, scope)
             up = self.up_for(needs, scope, expressions)
-            lines.append(f"{indent}{target}, pos = {function}(data, pos, end, {up})")
+            lines.append(f"{indent}{target}, pos = {function}(data, pos, end, {up}{self.arguments(function, scope)})")
             return
         if isinstance(con, cs.Peek):  # read, then back to where it started
             save = self.var("p")
@@ -185,14 +188,14 @@ class _Generator:
             self.decode_array(con, path, target, scope, lines, indent, container)
             return
         if con is cs.GreedyBytes:
-            lines.append(f"{indent}{target} = bytes(data[pos:end])")
+            lines += [f"{indent}{target} = data[pos:end]", *_as_bytes(target, indent)]
             lines.append(f"{indent}pos = end")
             return
         if isinstance(con, cs.Bytes):
             length = self.var("n")
             lines.append(f"{indent}{length} = {expressions.source(con.length, scope)}")
             self.check_room(length, path, lines, indent)
-            lines.append(f"{indent}{target} = bytes(data[pos:pos + {length}])")
+            lines += [f"{indent}{target} = data[pos:pos + {length}]", *_as_bytes(target, indent)]
             lines.append(f"{indent}pos += {length}")
             return
         if isinstance(con, cs.FixedSized):
@@ -210,7 +213,7 @@ class _Generator:
         if callable(getattr(con, "codec_read", None)):  # a construct of the project's that reads itself
             slow = f"{target}, pos = _read_own({self.bind('a', con)}, data, pos, end, {path!r})"
             inline = getattr(con, "codec_read_lines", None)
-            lines += [indent + line for line in (inline(target, slow, path) if callable(inline) else [slow])]
+            lines += [indent + line for line in (inline(target, slow, path, self.bind) if callable(inline) else [slow])]
             return
         if isinstance(con, cs.Adapter) and not isinstance(con, (cs.Enum, cs.Const)):
             inner = self.var()
@@ -221,6 +224,12 @@ class _Generator:
         context = expressions.context(scope)
         lines.append(f"{indent}{target}, pos = _parse_part({self.bind('a', con)}, data, pos, end, {context}, "
                      f"{path!r})")
+
+    def read_fixed(self, fixed: _Fixed, decoder: str) -> str:
+        """The expression of a fixed part's value at ``data[pos]``: a one-byte part from a table of its values
+        (:func:`~.varparts.byte_values`), else its decoder's call."""
+        values = byte_values(fixed.decode) if fixed.size == 1 else None
+        return f"{self.bind('tab', values)}[data[pos]]" if values is not None else f"{decoder}(data, pos)"
 
     def fixed_room(self, fixed: _Fixed, path: str, lines: list[str], indent: str) -> str:
         """Lines refusing a fixed part the bytes up to ``end`` cannot hold (its decoder's own error, or the
@@ -326,13 +335,14 @@ class _Generator:
                 if fixed.checks:
                     raise NoPlan(f"{path}: checked enums in an array of items of several bytes")
                 if fixed.names_of is not None:  # one-byte enum names: a lookup per byte
-                    table = self.bind("e", fixed.names_of)
-                    lines += [f"{indent}{target} = {make}([{table}[x] for x in data[pos:pos + {count}]])",
+                    table = self.bind("g", fixed.names_of.__getitem__)
+                    lines += [f"{indent}{target} = {make}(list(map({table}, data[pos:pos + {count}])))",
                               f"{indent}pos += {count}"]
                     return
-                item_value = f"{decoder}(data, p)" + ("[0]" if fixed.single else "")
-                lines.append(f"{indent}{target} = {make}([{item_value} for p in range(pos, pos + "
-                             f"{count} * {fixed.size}, {fixed.size})])")
+                offsets = f"range(pos, pos + {count} * {fixed.size}, {fixed.size})"
+                items = f"[{decoder}(data, p)[0] for p in {offsets}]" if fixed.single else \
+                    f"list(map({decoder}, _repeat(data, {count}), {offsets}))"
+                lines.append(f"{indent}{target} = {make}({items})")
                 lines.append(f"{indent}pos += {count} * {fixed.size}")
                 return
             lines.append(f"{indent}if {count} < 0:")
@@ -348,7 +358,7 @@ class _Generator:
         lines.append(f"{indent}    {save} = pos")
         sub = strip_renamed(con.subcon)[0]
         if isinstance(sub, cs.Struct) and self.fixed(sub) is None:  # its first fixed run ends the range at once
-            self.struct_decoder(sub, f"{path}[]", container)
+            self.struct_decoder(sub, f"{path}[]", container, scope)
             if id(sub) in self.lead_sizes:
                 lines += [f"{indent}    if pos + {self.lead_sizes[id(sub)]} > end:", f"{indent}        break"]
         self.guarded(lambda: attempt(lines, indent + "    ", lambda inner: self.decode(
@@ -433,14 +443,21 @@ class _Generator:
             emit(con.default, indent + "    ", None)
         return True
 
-    def struct_decoder(self, con: cs.Struct, path: str, container: bool) -> tuple[str, Needs]:
-        """The name of the function reading struct ``con`` (``(data, pos, end, up) -> (value, pos)``) and what
-        it reads of ``up``: its parent's context; parse parameters (the fields that may give them) or None."""
-        known = self.decoders.get((id(con), container))
+    def arguments(self, function: str, scope: Scope) -> str:
+        """The arguments of a call of struct function ``function`` from ``scope``: the fields it imports."""
+        return "".join(f", {scope.names[name]}" for name in self.imported.get(function, ()))
+
+    def struct_decoder(self, con: cs.Struct, path: str, container: bool, parent: Scope | None = None
+                       ) -> tuple[str, Needs]:
+        """The name of the function reading struct ``con`` (``(data, pos, end, up, *imports) -> (value, pos)``,
+        read where ``parent`` is the enclosing struct's scope) and what it reads of ``up``: its parent's context;
+        parse parameters (the fields that may give them) or None."""
+        key = (id(con), container, frozenset(parent.names) if parent is not None else None)
+        known = self.decoders.get(key)
         if known is not None:
             return known
         function = f"_s{next(self.fresh)}"
-        scope = Scope(incremental=True)
+        scope = Scope(incremental=True, parent=parent)
         lines: list[str] = []
         names: list[str] = []
         guard, self.guard = self.guard, False  # a function of its own, called from anywhere
@@ -453,7 +470,7 @@ class _Generator:
                 decoder = self.fixed_room(group, path, lines, "    ")
                 number = inline_number(group.number, group.size) if len(local) == 1 else ""
                 lines.append(f"    {local[0]} = {number}" if number else
-                             f"    ({''.join(v + ', ' for v in local)}) = {decoder}(data, pos)"
+                             f"    ({''.join(v + ', ' for v in local)}) = {self.read_fixed(group, decoder)}"
                              if local else f"    {decoder}(data, pos)")
                 for leaf, offset, valid in group.checks:
                     var, values = local[leaf], self.bind("v", valid)
@@ -479,11 +496,12 @@ class _Generator:
         value = f"f_{con.parsebuildfrom}" if is_focused(con) else self.record_value(path, names, container)
         lines = scope.finish(lines, building=False)
         self.guard = guard
-        self.functions.append("\n".join([f"def {function}(data, pos, end, up):", *lines, f"    return {value}, pos",
-                                         ""]))
+        self.functions.append("\n".join([f"def {function}(data, pos, end, up{scope.parameters()}):", *lines,
+                                         f"    return {value}, pos", ""]))
         self.bodies[function] = lines, value
+        self.imported[function] = tuple(scope.imports)
         needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
-        self.decoders[(id(con), container)] = function, needs
+        self.decoders[key] = function, needs
         return function, needs
 
     def record_value(self, path: str, names: list[str], container: bool) -> str:
@@ -518,6 +536,11 @@ class _Generator:
         label = f"{path}: {type(con).__name__}"
         if label not in self.delegated:
             self.delegated.append(label)
+
+
+def _as_bytes(target: str, indent: str) -> list[str]:
+    """Lines making a slice of the data bytes (the data may be a memoryview, a bytearray; bytes: kept)."""
+    return [f"{indent}if {target}.__class__ is not bytes:", f"{indent}    {target} = bytes({target})"]
 
 
 def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable[[cs.Construct, bool], Any],
@@ -570,5 +593,6 @@ def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable
     filename = f"<variable codec {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
+    generator.bit_runs.fill(namespace)
     return VariableFunctions(namespace["decode"], namespace["encode"], source, generator.types,
                              tuple(generator.delegated), namespace["read"])

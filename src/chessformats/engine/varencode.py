@@ -24,7 +24,7 @@ class Writer:
 
     def __init__(self, generator: Any) -> None:
         self.g = generator
-        self.encoders: dict[int, tuple[str, Any]] = {}
+        self.encoders: dict[tuple[int, frozenset[str] | None], tuple[str, Any]] = {}
         self.bodies: dict[str, list[str]] = {}
         """A struct function's lines (the declaration's own is written into ``encode``)."""
 
@@ -51,8 +51,9 @@ class Writer:
             lines.append(f"{indent}{out}.append({encoder}({value}))")
             return
         if isinstance(con, cs.Struct) or is_focused(con):
-            function, needs = self.struct_encoder(con, path)
-            lines.append(f"{indent}{function}({value}, {out}, {self.g.up_for(needs, scope, expressions)})")
+            function, needs = self.struct_encoder(con, path, scope)
+            up = self.g.up_for(needs, scope, expressions) + self.g.arguments(function, scope)
+            lines.append(f"{indent}{function}({value}, {out}, {up})")
             return
         if isinstance(con, cs.Peek):  # writes nothing
             lines.append(f"{indent}pass")
@@ -168,12 +169,13 @@ class Writer:
                   f"{indent}{raw} = acc.to_bytes(nbits // 8, 'big')"]
         return True
 
-    def struct_encoder(self, con: cs.Struct, path: str) -> tuple[str, Any]:
-        known = self.encoders.get(id(con))
+    def struct_encoder(self, con: cs.Struct, path: str, parent: Scope | None = None) -> tuple[str, Any]:
+        key = id(con), frozenset(parent.names) if parent is not None else None
+        known = self.encoders.get(key)
         if known is not None:
             return known
         function = f"_w{next(self.g.fresh)}"
-        scope = Scope(incremental=True)
+        scope = Scope(incremental=True, parent=parent)
         named, lines = take_fields(con) if not is_focused(con) else focus_fields(con)
         guard, self.g.guard = self.g.guard, False  # a function of its own, called from anywhere
         for sub, name in zip(con.subcons, named, strict=True):
@@ -184,8 +186,9 @@ class Writer:
                 scope.add(name, f"f_{name}", lines)
         self.g.guard = guard
         lines = scope.finish(lines, building=True)
-        self.g.functions.append("\n".join([f"def {function}(obj, o, up):", *lines, ""]))
+        self.g.functions.append("\n".join([f"def {function}(obj, o, up{scope.parameters()}):", *lines, ""]))
         self.bodies[function] = lines
+        self.g.imported[function] = tuple(scope.imports)
         needs = scope.needs_up, frozenset(scope.params) if scope.params is not None else None
-        self.encoders[id(con)] = function, needs
+        self.encoders[key] = function, needs
         return function, needs

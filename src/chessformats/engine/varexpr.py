@@ -18,6 +18,7 @@ from typing import Any, cast
 import construct as cs
 from construct import expr as cs_expr
 
+from .formula import Formula
 from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .varoptions import condition_source
@@ -53,6 +54,19 @@ class Scope:
     records that may give them (the parent passes on its own parent's context when it has none of them)."""
     root: bool = False
     """The scope of the declaration itself: its context is the root context, ``up``."""
+    parent: Scope | None = None
+    """The scope of the enclosing struct at the place this one is read (or written): its fields are passed as
+    arguments where this struct's code reads them (``this._.header.length``), instead of a context."""
+    imports: dict[str, str] = field(default_factory=dict)
+    """Fields of :attr:`parent` this struct's code reads -> the parameter they are passed as."""
+
+    def arguments(self) -> str:
+        """The arguments a call of this struct's function passes for its :attr:`imports` (", a, b" or "")."""
+        assert self.parent is not None or not self.imports
+        return "".join(f", {self.parent.names[name]}" for name in self.imports) if self.parent else ""
+
+    def parameters(self) -> str:
+        return "".join(f", {var}" for var in self.imports.values())
 
     def add(self, name: str, var: str, lines: list[str]) -> None:
         """Field ``name`` is read (or given) into ``var``: the later code sees it (and so does ``ctx``)."""
@@ -191,6 +205,10 @@ class Expressions:
                                     self.parameter_context(expression, scope))
             if test is not None:
                 return test
+        if isinstance(expression, Formula):
+            written = expression.source(lambda names: self.path(names, scope))
+            if written is not None:
+                return written
         names = path_fields(expression)
         if names is not None:
             return self.path(names, scope) or f"{self.bind('x', expression)}({self.context(scope)})"
@@ -221,6 +239,13 @@ class Expressions:
         if names[0] == "_":  # the parent's context: a Container the parent built
             if len(names) == 1:
                 return None
+            parent = scope.parent
+            if parent is not None and isinstance(names[1], str) and names[1] in parent.names \
+                    and names[1] not in parent.stored:  # the parent's local, passed as an argument
+                base = scope.imports.setdefault(names[1], f"u_{names[1]}")
+                for name in names[2:]:
+                    base = self.attribute(base, name)
+                return base
             scope.needs_up = True
             base = "up"
             for name in names[1:]:

@@ -15,8 +15,8 @@ from .prefixcode import PrefixCoded
 from .schema import BitsUnsigned, strip_renamed
 from .varruntime import NoCase
 
-__all__ = ["attempt", "emit_at", "focus_fields", "is_bit_level", "is_focused", "number_format", "refuses_none",
-           "runs"]
+__all__ = ["attempt", "byte_values", "emit_at", "focus_fields", "is_bit_level", "is_focused", "number_format",
+           "refuses_none", "runs"]
 
 
 def emit_at(emit: Callable[[cs.Construct, str, str | None], None], sub: cs.Construct, indent: str, *,
@@ -31,6 +31,17 @@ def attempt(lines: list[str], indent: str, body: Callable[[str], None], recover:
     body(indent + "    ")
     lines += [f"{indent}except _NoCase:", f"{indent}    raise", f"{indent}except Exception:",
               *(f"{indent}    {line}" for line in recover)]
+
+
+def byte_values(decode: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """The values a one-byte part's ``decode(data, offset)`` gives for each byte, when each is read without an
+    error and cannot change (hashable: shared by every read); else None."""
+    try:
+        values = tuple(decode(bytes((byte,)), 0) for byte in range(256))
+        hash(values)
+    except Exception:  # a byte the part refuses, or a mutable value: the decoder reads each
+        return None
+    return values
 
 
 def refuses_none(encode: Callable[[Any], bytes]) -> bool:

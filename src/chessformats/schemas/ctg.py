@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, overload
 
 import construct as cs
 
+from ..engine.formula import Formula
 from ..engine.prefixcode import PrefixCoded
 from ..engine.schema import BitsLeft, BitsUnsigned, Example, FormatDoc, MeaningEnum, Structure, bitwise_rest
 from .movecode import MoveCode, move_code_field
@@ -281,7 +282,7 @@ MOVE = cs.Struct(
 
 MOVES = cs.Struct(
     "length" / cs.Int8ub * "length of this block in bytes, this byte included: 2 * moves + 1",
-    "moves" / cs.Array(lambda ctx: max(ctx.length - 1, 0) // 2, MOVE) * "the book moves, two bytes each",
+    "moves" / cs.Array(Formula("max(length - 1, 0) // 2"), MOVE) * "the book moves, two bytes each",
 )
 
 

@@ -10,6 +10,7 @@ Big-endian throughout. Source: ``specs/kvetka.ru.txt`` (Kvetka's own description
 
 from __future__ import annotations
 
+import codecs
 from typing import Any
 
 import construct as cs
@@ -127,16 +128,20 @@ class Text(cs.Adapter):  # type: ignore[misc]
         stored = self.encode_text(value)
         return (len(stored) // self.width).to_bytes(_LENGTH_SIZE, "big") + stored
 
-    def codec_read_lines(self, target: str, slow: str, path: str = "") -> list[str]:
+    def codec_read_lines(self, target: str, slow: str, path: str, bind: Any) -> list[str]:
         """Generated lines (over ``data``, ``pos``, ``end``) reading the string into ``target``; a length that runs
-        past ``end`` is an error of the length field (``<path>.length``, at its offset)."""
+        past ``end`` is an error of the length field (``<path>.length``, at its offset). ``bind(prefix, value)``
+        names a constant of the generated module."""
         where, size = repr(f"{path}.length" if path else "length"), f"{target}_n"
+        stored = f"data[pos + {_LENGTH_SIZE}:pos + {_LENGTH_SIZE} + {size}]"
+        text = f"bytes({stored}).decode({self.encoding!r}, {self.errors!r})"
+        if self.encoding == "utf-16-be":  # its C decoder, called directly (no look-up of the codec by name)
+            text = f"{bind('u', codecs.utf_16_be_decode)}({stored}, {self.errors!r}, True)[0]"
         return [f"if pos + {_LENGTH_SIZE} > end:", f"    raise _trunc({where}, {_LENGTH_SIZE}, end - pos, pos)",
                 f"{size} = _ifb(data[pos:pos + {_LENGTH_SIZE}], 'big') * {self.width}",
                 f"if pos + {_LENGTH_SIZE} + {size} > end:",
                 f"    raise _trunc({where}, {size}, end - pos - {_LENGTH_SIZE}, pos)",
-                f"{target} = bytes(data[pos + {_LENGTH_SIZE}:pos + {_LENGTH_SIZE} + {size}]).decode("
-                f"{self.encoding!r}, {self.errors!r})", f"pos += {_LENGTH_SIZE} + {size}"]
+                f"{target} = {text}", f"pos += {_LENGTH_SIZE} + {size}"]
 
     def codec_write_lines(self, value: str, out: str, slow: str, bind: Any) -> list[str]:
         """Generated lines appending the bytes of ``value`` to the list ``out``: a string's length and characters,
