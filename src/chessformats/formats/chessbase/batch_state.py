@@ -12,7 +12,6 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.lookup import SQUARE_BB
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
@@ -103,6 +102,8 @@ def _start_pieces(board: list[int], white: bool, reverse: bool) -> np.ndarray[An
 
 STANDARD = standard_start()
 _STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
+_STANDARD_BITS = _san.bitboards(_STANDARD_BOARD[None, :])
+"""The bitboards of the start position (a column)."""
 _STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for reverse in (False, True)}
 
 
@@ -128,8 +129,8 @@ class Tokens:
         """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
         self.passant = np.zeros(total if san else 0, bool)
         """Per move (``san=True``): an en-passant capture."""
-        self.after = np.zeros((_san.COLUMNS, total if san else 0), np.uint64)
-        """Per move (``san=True``): the bitboards of the position after it (:func:`.batch_san.bitboards`)."""
+        self.captured = np.zeros(total if san else 0, np.int8)
+        """Per move (``san=True``): the type of the piece it takes on its target square (0 none, en passant)."""
 
 
 class State:
@@ -151,14 +152,10 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
-        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=1) if san else np.zeros((_san.COLUMNS, 0),
-                                                                                                np.uint64)
-        """(``san``) the games' bitboards, a row per kind (:func:`.batch_san.bitboards`), a column per game."""
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
         self.stack_white: np.ndarray[Any, Any] | None = None
         self.stack_fullmove: np.ndarray[Any, Any] | None = None
-        self.stack_bits: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
@@ -168,8 +165,6 @@ class State:
         self.white[index] = start.white_to_move
         self.fullmove[index] = max(start.first_move, 1)
         self.pointer[index] += SETUP_SIZE
-        if self.san:
-            self.bits[:, index] = _san.bitboards(self.board[index:index + 1])[:, 0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -213,8 +208,6 @@ class State:
                 where = np.flatnonzero(two)
                 self._two_byte(data, active, where, pointer, counter, slots, bad, out)
                 advance[where] = 3
-            if self.san:  # castling, a null move or a skipped byte in check: the scalar path
-                bad[self._stuck(active, classes)] = True
             castles = (classes == _C_SHORT) | (classes == _C_LONG)
             if castles.any():
                 where = np.flatnonzero(castles)
@@ -253,7 +246,7 @@ class State:
                 fallback[active[bad]] = True
             active = active[~(bad | done)]
         if self.san:
-            _san.annotate(out, first, fallback)
+            _san.annotate(out, first, self.tokens, fallback, _STANDARD_BITS)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
         black = ~self.white[games]
@@ -338,9 +331,8 @@ class State:
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            self._move_bits(games, side, code, captured, source, target, promoting, new_piece, passant, behind)
-            out.after[:, slot_out] = self.bits[:, games]
             out.passant[slot_out] = passant
+            out.captured[slot_out] = captured & 7
         if taken.any():
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
@@ -357,46 +349,6 @@ class State:
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
-
-    def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
-                   captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
-                   promoting: np.ndarray[Any, Any], new_piece: np.ndarray[Any, Any], passant: np.ndarray[Any, Any],
-                   behind: np.ndarray[Any, Any]) -> None:
-        """(``san``) The bitboards after ``code`` moved from ``source`` to ``target`` (capturing ``captured``,
-        promoting to ``new_piece``, taking en passant on ``behind``)."""
-        bits = self.bits
-        width = bits.shape[1]
-        from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
-        flat = bits.reshape(-1)
-        taken = np.flatnonzero(captured != 0)
-        if taken.size:
-            games_taken = games[taken]
-            keep = ~to_bit[taken]
-            flat[(1 - side[taken]) * width + games_taken] &= keep
-            flat[((captured[taken] & 7) + 1) * width + games_taken] &= keep
-        taken = np.flatnonzero(passant)
-        if taken.size:
-            games_taken, keep = games[taken], ~SQUARE_BB.take(behind[taken])
-            flat[(1 - side[taken]) * width + games_taken] &= keep
-            flat[(_PAWN + 1) * width + games_taken] &= keep
-        both = from_bit | to_bit
-        flat[side * width + games] ^= both
-        moved = ((code & 7) + 1) * width + games
-        flat[moved] ^= np.where(promoting, from_bit, both)
-        if promoting.any():
-            lanes = np.flatnonzero(promoting)
-            flat[(new_piece[lanes] + 1) * width + games[lanes]] |= to_bit[lanes]
-
-    def _stuck(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """(``san``) Where castling, a null move or a skipped byte is played in check (lanes of ``active``)."""
-        lanes = np.flatnonzero((classes == _C_SHORT) | (classes == _C_LONG) | (classes == _C_NULL) |
-                               (classes == _C_SKIP))
-        if not lanes.size:
-            return lanes
-        games = active[lanes]
-        side = (~self.white[games]).astype(np.int64)
-        stuck: np.ndarray[Any, Any] = lanes[_san.in_check(self.bits[:, games], side)]
-        return stuck
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
@@ -443,19 +395,11 @@ class State:
         for j in range(8):
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
-        if self.san:
-            bits = self.bits
-            cleared = ~(SQUARE_BB[king] | SQUARE_BB[rook])
-            bits[side, games] = bits[side, games] & cleared | SQUARE_BB[king_to] | SQUARE_BB[rook_to]
-            bits[_KING + 1, games] = bits[_KING + 1, games] & cleared | SQUARE_BB[king_to]
-            bits[_ROOK + 1, games] = bits[_ROOK + 1, games] & cleared | SQUARE_BB[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
         out.castling[slot_out] = True
         out.piece[slot_out] = _KING
-        if self.san:
-            out.after[:, slot_out] = self.bits[:, games]
         self._turn(games)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -472,9 +416,6 @@ class State:
         self.stack_pieces[games, depth] = self.pieces[games]
         self.stack_white[games, depth] = self.white[games]
         self.stack_fullmove[games, depth] = self.fullmove[games]
-        if self.san:
-            assert self.stack_bits is not None
-            self.stack_bits[games, depth] = self.bits[:, games].T
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -484,15 +425,14 @@ class State:
         depth = min(max(depth, 2 * (0 if self.stack_board is None else self.stack_board.shape[1])), MAX_DEPTH)
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
-                 np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth, len(self.bits)) if self.san else (0, depth, 0), np.uint64))
+            np.zeros((count, depth), bool), np.zeros((count, depth), np.int32))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
-            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_bits), strict=True):
+            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove),
+                                strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits = grown
+        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
@@ -504,7 +444,4 @@ class State:
         self.pieces[games] = self.stack_pieces[games, depth]
         self.white[games] = self.stack_white[games, depth]
         self.fullmove[games] = self.stack_fullmove[games, depth]
-        if self.san:
-            assert self.stack_bits is not None
-            self.bits[:, games] = self.stack_bits[games, depth].T
         self.depth[games] = depth
