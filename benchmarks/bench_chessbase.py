@@ -126,9 +126,10 @@ def ours(cbh: Path, repeat: int) -> dict[str, tuple[float, int, int]]:
             count = 0
             for start in range(0, len(numbers), 8192):
                 arrays = db.decode_batch(numbers[start:start + 8192], san=san)
-                count += int(sum(int((arrays.kind[first:first + size] == MOVE).sum()) for first, size in
-                                 zip(arrays.first[~arrays.fallback].tolist(), arrays.count[~arrays.fallback].tolist(),
-                                     strict=True)))
+                moves = np.append(0, np.cumsum(arrays.kind == MOVE))  # moves before each slot
+                decoded = ~arrays.fallback
+                ends = arrays.first[decoded] + arrays.count[decoded]
+                count += int((moves[ends] - moves[arrays.first[decoded]]).sum())
                 for index in np.flatnonzero(arrays.fallback).tolist():  # none in this base; counted if any
                     count += sum(1 for token in db.decode(int(numbers[start + index])).tokens
                                  if isinstance(token, DecodedMove))

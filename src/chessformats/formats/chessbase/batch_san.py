@@ -1,12 +1,13 @@
 """What SAN needs, for every move of a chunk at once: rivals of a move (for disambiguation), check, and mate.
 
-The batch decoder (:mod:`.batch_state`, ``san=True``) keeps each game's bitboards while it decodes
-(:func:`bitboards`) and stores those of the position after every move; :func:`annotate` then works out, over
-all the moves of the chunk together, with the chess kernel's attacks (:func:`chessformats.kernel.batch.attacked`,
-its tables) and move generator:
+The batch decoder (:mod:`.batch_state`, ``san=True``) gives every move's squares, piece and the piece it takes;
+:func:`positions` rebuilds the bitboards after every token from them (each token's change, XORed along its game;
+a variation's end is given the change that undoes the variation), and :func:`annotate` then works out, over the
+moves of a block of games together (:data:`BLOCK`), with the chess kernel's attacks
+(:func:`chessformats.kernel.batch.attacked`, its tables) and move generator:
 
 - legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
-  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, while decoding);
+  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, in :func:`positions`);
 - check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
   king to a square the move emptied (looked at in full only then, and for castling);
 - rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
@@ -18,6 +19,7 @@ its tables) and move generator:
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import chess
@@ -232,15 +234,55 @@ def positions(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
     return owner, decoded, after
 
 
+BLOCK = 1 << 15
+"""About this many tokens are annotated at once (whole games): arrays of that size stay in the caches, and
+numpy's temporaries are reused memory rather than fresh pages (which, at a chunk's size, cost more than the
+work)."""
+_FIELDS = ("kind", "white", "source", "target", "piece", "promotion", "castling", "null", "capture", "captured",
+           "check", "rival")
+
+
 def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
              start: np.ndarray[Any, Any]) -> None:
     """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``: each game's
     first slot, ``count`` its number of tokens; ``start``: the bitboards of their start position); games with an
-    illegal move, or castling, a null move or a skipped byte in check, join ``fallback``."""
+    illegal move, or castling, a null move or a skipped byte in check, join ``fallback``. Done in blocks of
+    whole games of about :data:`BLOCK` tokens."""
+    total = len(out.kind)
+    games = len(first)
+    if not games:
+        return
+    cuts = np.unique(np.searchsorted(first, np.arange(0, total, BLOCK), side="right") - 1)
+    cuts = np.append(cuts[cuts > 0], games)
+    low = 0
+    open_checks: list[tuple[np.ndarray[Any, Any], ...]] = []
+    for high in cuts.tolist():
+        begin = int(first[low])
+        end = int(first[high]) if high < games else total
+        if end > begin:
+            part = SimpleNamespace(**{name: getattr(out, name)[begin:end] for name in _FIELDS})
+            part.captured = part.captured & 7
+            part.passant = part.capture & (part.captured == 0)  # a capture with nothing on the target square
+            found = _annotate(part, first[low:high] - begin, count[low:high], fallback[low:high], start)
+            if found is not None:
+                open_checks.append((found[0] + begin, *found[1:]))
+        low = high
+    if open_checks:  # the kernel's move generator, once for the chunk
+        slots, rows, black, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
+        size = len(slots)
+        boards = Boards._make([*rows, black, ep.astype(np.uint8), np.zeros(size, _U64), np.zeros(size, np.uint16),
+                               np.ones(size, np.uint16)])
+        offsets, _ = legal_moves(boards)
+        out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
+
+
+def _annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
+              start: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...] | None:
+    """:func:`annotate` on one block of games; the checks it leaves open (:func:`_mates`)."""
     owner, decoded, after = positions(out, first, count, fallback, start)
     moves = _Moves(out, owner, decoded, after, fallback)
     if not moves.live.any():
-        return
+        return None
     checking = _checks(moves)
     illegal = _illegal(moves, checking) & moves.live
     if illegal.any():
@@ -248,7 +290,7 @@ def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any],
         moves.live &= ~fallback[moves.owner]
     checking &= moves.live
     out.rival[:] = _rivals(moves)
-    _mates(moves, checking, out)
+    return _mates(moves, checking, out)
 
 
 def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
@@ -346,12 +388,13 @@ def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.nda
     return np.asarray(sound, dtype=bool)
 
 
-def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
-    """``out.check`` of the checking moves: 1, or 2 where the opponent has no legal move (proved by the next token
-    when that is a move along its piece's lines, else by the kernel's move generator)."""
+def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.ndarray[Any, Any], ...] | None:
+    """``out.check`` of the checking moves: 1 (2 where the opponent has no legal move) where the next token proves
+    it, a move along its piece's lines; the others, for the kernel's move generator (:func:`annotate`): their slots,
+    bitboards, black to move, en-passant square."""
     lanes = np.flatnonzero(checking)
     if not lanes.size:
-        return
+        return None
     slots = lanes
     following = slots + 1
     inside = following < len(moves.live)
@@ -364,12 +407,8 @@ def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
     out.check[slots] = 1
     rest = np.flatnonzero(~proved)
     if not rest.size:
-        return
-    rows, slots = rows[:, rest], slots[rest]
-    count = len(rest)
-    double = (moves.piece[lanes[rest]] == _P) & (np.abs(moves.target[lanes[rest]] - moves.source[lanes[rest]]) == 16)
-    ep = np.where(double, (moves.source[lanes[rest]] + moves.target[lanes[rest]]) >> 1, 0)
-    boards = Boards._make([*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
-                           np.zeros(count, np.uint16), np.ones(count, np.uint16)])
-    offsets, _ = legal_moves(boards)
-    out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
+        return None
+    lanes = lanes[rest]
+    double = (moves.piece[lanes] == _P) & (np.abs(moves.target[lanes] - moves.source[lanes]) == 16)
+    ep = np.where(double, (moves.source[lanes] + moves.target[lanes]) >> 1, 0)
+    return slots[rest], rows[:, rest], moves.side[lanes] == 1, ep
