@@ -277,8 +277,10 @@ def docs_section(figures: dict[str, tuple[float, int, int]], other: dict[str, tu
     lines += ["", "Move decoding (batch) gives every move's squares, promotion and flags and the variation markers "
               "as arrays; \"objects\" makes a `DecodedGame` of `DecodedMove` tuples per game from them (the Python "
               "objects cost about as much as the decoding); \"with SAN\" also works out every move's check, mate "
-              "and rival pieces (on the chess kernel: bitboards kept while decoding, then the kernel's attacks and "
-              "move generator over all the moves of a chunk at once), what the PGN export and the tables' `san` "
+              "and rival pieces (on the chess kernel: the positions after every move rebuilt from the decoded "
+              "moves once the chunk is decoded, an XOR of each move's changes along its game, then the kernel's "
+              "attacks and move generator over the moves of ~32k-token blocks of games at once), what the PGN "
+              "export and the tables' `san` "
               "column read. All equal the game-by-game decoder's results on every game of the corpus "
               "(tests/formats/chessbase/test_chessbase_batch.py, where the SAN is also compared with python-chess's), "
               "and the export is byte for byte the game-by-game export's.",
