@@ -14,9 +14,9 @@ losing-chess promotion with unknown bits, variations nested deeper than :data:`M
 (for the PGN export, :mod:`.batch_pgn`) games with a setup position and losing chess go there too. The tests
 compare both decoders on every game of the corpus, and on damaged streams.
 
-Speed on ``twic1134`` (6,117 games, CPU time): about 35,000 games/s to token arrays, about 20,000 with what SAN
-needs (``san=True``), about 17,000 to ``DecodedGame`` objects, against about 6,500 for the scalar decoder
-(``benchmarks/bench_chessbase.py``, ``docs/performance.md``).
+Speed on ``twic1134`` (6,117 games, CPU time): about 45,000 games/s to token arrays, about 32,000 with what SAN
+needs (``san=True``; the C++ reader libcbh: about 29,000 in the same run), about 20,000 to ``DecodedGame``
+objects, against about 6,400 for the scalar decoder (``benchmarks/bench_chessbase.py``, ``docs/performance.md``).
 """
 
 from __future__ import annotations

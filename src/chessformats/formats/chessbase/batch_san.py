@@ -1,12 +1,13 @@
 """What SAN needs, for every move of a chunk at once: rivals of a move (for disambiguation), check, and mate.
 
-The batch decoder (:mod:`.batch_state`, ``san=True``) keeps each game's bitboards while it decodes
-(:func:`bitboards`) and stores those of the position after every move; :func:`annotate` then works out, over
-all the moves of the chunk together, with the chess kernel's attacks (:func:`chessformats.kernel.batch.attacked`,
-its tables) and move generator:
+The batch decoder (:mod:`.batch_state`, ``san=True``) gives every move's squares, piece and the piece it takes;
+:func:`positions` rebuilds the bitboards after every token from them (each token's change, XORed along its game;
+a variation's end is given the change that undoes the variation), and :func:`annotate` then works out, over the
+moves of a block of games together (:data:`BLOCK`), with the chess kernel's attacks
+(:func:`chessformats.kernel.batch.attacked`, its tables) and move generator:
 
 - legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
-  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, while decoding);
+  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, in :func:`positions`);
 - check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
   king to a square the move emptied (looked at in full only then, and for castling);
 - rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
@@ -18,6 +19,7 @@ its tables) and move generator:
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import chess
@@ -34,8 +36,8 @@ COLUMNS = 8
 the pawns ... kings of both (the kernel's :class:`~chessformats.kernel.batch.Boards` order)."""
 _U64 = np.uint64
 _ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
-_MOVE = 0
-"""The token kind of a move (``batch_state.MOVE``)."""
+_MOVE, _PUSH, _POP, _SKIP = 0, 1, 2, 3
+"""The token kinds (``batch_state.MOVE``, ``T_PUSH``, ``T_POP``, ``T_SKIP``)."""
 _LINE, _BETWEEN = LINE_BB.ravel(), BETWEEN_BB.ravel()
 """By ``a * 64 + b``."""
 _ATTACKS_BY_CODE = np.concatenate([EMPTY_ATTACKS_BB, EMPTY_ATTACKS_BB[:1]] * 2)
@@ -101,15 +103,15 @@ class _Moves:
     """The tokens of a chunk, column by column, with the moves that SAN is worked out for marked ``live`` (every
     token a move, not a null move, of a game the batch decoded); or a part of them (:meth:`take`)."""
 
-    def __init__(self, out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
+    def __init__(self, out: Any, owner: np.ndarray[Any, Any], decoded: np.ndarray[Any, Any],
+                 after: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
         total = len(out.kind)
-        capacity = np.diff(np.append(first, total))
-        self.owner = np.repeat(np.arange(len(first)), capacity)
+        self.owner = owner
         """By slot: its game."""
-        # a slot the decoder wrote a move's position into (a king on the board), of a game it decoded
-        self.live = (out.after[_K + 1] != 0) & (out.kind == _MOVE) & ~out.null & ~fallback[self.owner]
+        # a move (not a null move) the decoder wrote, of a game it decoded
+        self.live = decoded & (out.kind == _MOVE) & ~out.null & ~fallback[self.owner]
         self.slots = np.arange(total)
-        self.rows = out.after
+        self.rows = after
         self.side = (~out.white).astype(np.int64)
         self.source = out.source.astype(np.int64)
         self.target = out.target.astype(np.int64)
@@ -129,12 +131,158 @@ class _Moves:
         return part
 
 
-def annotate(out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
-    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``: each game's
-    first slot); games with an illegal move join ``fallback``."""
-    moves = _Moves(out, first, fallback)
-    if not moves.live.any():
+def _deltas(out: Any, decoded: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per token (a column each): the bitboards it changes, XORed (0 for markers, null moves and the tokens of
+    games the batch did not decode; a variation's end is given its own below, :func:`_closed`)."""
+    total = len(out.kind)
+    delta = np.zeros((COLUMNS, total), _U64)
+    flat = delta.reshape(-1)
+    rows = np.arange(COLUMNS, dtype=np.int64) * total
+    """By row: where it starts in ``flat``."""
+    slots = np.flatnonzero(decoded & (out.kind == _MOVE) & ~out.null)
+    white = out.white.take(slots)
+    source, target = out.source.take(slots), out.target.take(slots)
+    from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
+    both = from_bit | to_bit
+    mine = np.where(white, slots, slots + total)
+    flat[mine] = both
+    promotion = out.promotion.take(slots)
+    flat[rows.take(out.piece.take(slots) + 1) + slots] = np.where(promotion > 0, from_bit, both)
+    lanes = np.flatnonzero(promotion)
+    flat[rows.take(promotion[lanes] + 1) + slots[lanes]] ^= to_bit[lanes]
+    captured = out.captured.take(slots)
+    lanes = np.flatnonzero(captured)
+    if lanes.size:
+        at, bit = slots[lanes], to_bit[lanes]
+        flat[np.where(white[lanes], at + total, at)] = bit
+        flat[rows.take(captured[lanes] + 1) + at] ^= bit
+    lanes = np.flatnonzero(out.passant.take(slots))
+    if lanes.size:
+        at, white = slots[lanes], white[lanes]
+        bit = SQUARE_BB.take(np.where(white, target[lanes] - 8, target[lanes] + 8))
+        flat[np.where(white, at + total, at)] = bit
+        flat[(_P + 1) * total + at] ^= bit
+    lanes = np.flatnonzero(out.castling.take(slots))
+    if lanes.size:  # source: the king, target: the rook; the rows written above for them are written again
+        at, king, rook = slots[lanes], from_bit[lanes], to_bit[lanes]
+        short = (target[lanes] & 7) == 7
+        rank = source[lanes].astype(np.int64) & 56
+        king_to = SQUARE_BB.take(rank + np.where(short, 6, 2))
+        rook_to = SQUARE_BB.take(rank + np.where(short, 5, 3))
+        flat[mine[lanes]] = (king | rook) ^ (king_to | rook_to)
+        flat[(_K + 1) * total + at] = king ^ king_to
+        flat[(_R + 1) * total + at] = rook ^ rook_to
+    return delta
+
+
+def _closed(out: Any, owner: np.ndarray[Any, Any], decoded: np.ndarray[Any, Any],
+            delta: np.ndarray[Any, Any]) -> None:
+    """Give each variation's end the change that takes the board back to where the variation began: the XOR of
+    the changes between its start and its end (the innermost first, so that those of nested ones are in)."""
+    marks = np.flatnonzero(decoded & ((out.kind == _PUSH) | (out.kind == _POP)))
+    if not marks.size:
         return
+    step = np.where(out.kind.take(marks) == _PUSH, 1, -1)
+    games = owner.take(marks)
+    # every decoded game's stream ends with a POP at depth 0: its depth counts from the games before it
+    depth = np.cumsum(step) + np.cumsum(np.append(True, games[1:] != games[:-1])) - 1
+    level = np.where(step > 0, depth, depth + 1)  # a PUSH's depth after it, a POP's before it
+    inner = level > 0
+    marks, games, level = marks[inner], games[inner], level[inner]
+    if not marks.size:
+        return
+    order = np.lexsort((marks, level, games))
+    marks, level = marks[order], level[order]
+    starts, ends, level = marks[0::2], marks[1::2], level[0::2]  # push, pop alternate in a game's level
+    for depth_now in range(int(level.max()), 0, -1):
+        at = np.flatnonzero(level == depth_now)
+        low, high = int(starts[at].min()), int(ends[at].max())
+        running = np.bitwise_xor.accumulate(delta[:, low:high], axis=1)
+        delta[:, ends[at]] = running[:, ends[at] - 1 - low] ^ running[:, starts[at] - low]
+
+
+def positions(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
+              start: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """(owner, decoded, after): per slot its game, whether the batch decoded it (a token of a game it decoded) and
+    the bitboards (:data:`COLUMNS` rows) of the position after it, from the games' start position ``start`` (a
+    column): the changes the tokens make XORed along each game (a variation's end undoes the variation,
+    :func:`_closed`). Games where castling, a null move or a skipped byte is played in check join ``fallback``."""
+    total = len(out.kind)
+    capacity = np.diff(np.append(first, total))
+    owner = np.repeat(np.arange(len(first)), capacity)
+    used = np.flatnonzero(~fallback & (count > 0))
+    edges = np.zeros(total + 1, np.int8)
+    edges[first.take(used)] = 1
+    edges[first.take(used) + count.take(used)] -= 1
+    decoded = np.cumsum(edges[:-1], dtype=np.int8) > 0
+    delta = _deltas(out, decoded)
+    _closed(out, owner, decoded, delta)
+    # played in check? (the position before: the one after, the token's change undone)
+    stuck = np.flatnonzero(decoded & (((out.kind == _MOVE) & (out.castling | out.null)) | (out.kind == _SKIP)))
+    undo = delta[:, stuck]
+    # the running XOR starts again at each game: its first change also undoes the last game's total
+    firsts = first[capacity > 0]
+    if len(firsts):
+        reset = np.bitwise_xor.reduceat(delta, firsts, axis=1)
+        reset[:, 1:] = reset[:, :-1]
+        reset[:, :1] = start
+        delta[:, firsts] ^= reset
+    after = np.bitwise_xor.accumulate(delta, axis=1, out=delta)
+    if stuck.size:
+        checked = in_check(after[:, stuck] ^ undo, (~out.white.take(stuck)).astype(np.int64))
+        fallback[owner.take(stuck[checked])] = True
+    return owner, decoded, after
+
+
+BLOCK = 1 << 15
+"""About this many tokens are annotated at once (whole games): arrays of that size stay in the caches, and
+numpy's temporaries are reused memory rather than fresh pages (which, at a chunk's size, cost more than the
+work)."""
+_FIELDS = ("kind", "white", "source", "target", "piece", "promotion", "castling", "null", "capture", "captured",
+           "check", "rival")
+
+
+def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
+             start: np.ndarray[Any, Any]) -> None:
+    """Fill ``out.check`` and ``out.rival`` for every move of the games the batch decoded (``first``: each game's
+    first slot, ``count`` its number of tokens; ``start``: the bitboards of their start position); games with an
+    illegal move, or castling, a null move or a skipped byte in check, join ``fallback``. Done in blocks of
+    whole games of about :data:`BLOCK` tokens."""
+    total = len(out.kind)
+    games = len(first)
+    if not games:
+        return
+    cuts = np.unique(np.searchsorted(first, np.arange(0, total, BLOCK), side="right") - 1)
+    cuts = np.append(cuts[cuts > 0], games)
+    low = 0
+    open_checks: list[tuple[np.ndarray[Any, Any], ...]] = []
+    for high in cuts.tolist():
+        begin = int(first[low])
+        end = int(first[high]) if high < games else total
+        if end > begin:
+            part = SimpleNamespace(**{name: getattr(out, name)[begin:end] for name in _FIELDS})
+            part.captured = part.captured & 7
+            part.passant = part.capture & (part.captured == 0)  # a capture with nothing on the target square
+            found = _annotate(part, first[low:high] - begin, count[low:high], fallback[low:high], start)
+            if found is not None:
+                open_checks.append((found[0] + begin, *found[1:]))
+        low = high
+    if open_checks:  # the kernel's move generator, once for the chunk
+        slots, rows, black, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
+        size = len(slots)
+        boards = Boards._make([*rows, black, ep.astype(np.uint8), np.zeros(size, _U64), np.zeros(size, np.uint16),
+                               np.ones(size, np.uint16)])
+        offsets, _ = legal_moves(boards)
+        out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
+
+
+def _annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
+              start: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...] | None:
+    """:func:`annotate` on one block of games; the checks it leaves open (:func:`_mates`)."""
+    owner, decoded, after = positions(out, first, count, fallback, start)
+    moves = _Moves(out, owner, decoded, after, fallback)
+    if not moves.live.any():
+        return None
     checking = _checks(moves)
     illegal = _illegal(moves, checking) & moves.live
     if illegal.any():
@@ -142,7 +290,7 @@ def annotate(out: Any, first: np.ndarray[Any, Any], fallback: np.ndarray[Any, An
         moves.live &= ~fallback[moves.owner]
     checking &= moves.live
     out.rival[:] = _rivals(moves)
-    _mates(moves, checking, out)
+    return _mates(moves, checking, out)
 
 
 def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
@@ -240,12 +388,13 @@ def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.nda
     return np.asarray(sound, dtype=bool)
 
 
-def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
-    """``out.check`` of the checking moves: 1, or 2 where the opponent has no legal move (proved by the next token
-    when that is a move along its piece's lines, else by the kernel's move generator)."""
+def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.ndarray[Any, Any], ...] | None:
+    """``out.check`` of the checking moves: 1 (2 where the opponent has no legal move) where the next token proves
+    it, a move along its piece's lines; the others, for the kernel's move generator (:func:`annotate`): their slots,
+    bitboards, black to move, en-passant square."""
     lanes = np.flatnonzero(checking)
     if not lanes.size:
-        return
+        return None
     slots = lanes
     following = slots + 1
     inside = following < len(moves.live)
@@ -258,12 +407,8 @@ def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> None:
     out.check[slots] = 1
     rest = np.flatnonzero(~proved)
     if not rest.size:
-        return
-    rows, slots = rows[:, rest], slots[rest]
-    count = len(rest)
-    double = (moves.piece[lanes[rest]] == _P) & (np.abs(moves.target[lanes[rest]] - moves.source[lanes[rest]]) == 16)
-    ep = np.where(double, (moves.source[lanes[rest]] + moves.target[lanes[rest]]) >> 1, 0)
-    boards = Boards._make([*rows, moves.side[lanes[rest]] == 1, ep.astype(np.uint8), np.zeros(count, _U64),
-                           np.zeros(count, np.uint16), np.ones(count, np.uint16)])
-    offsets, _ = legal_moves(boards)
-    out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
+        return None
+    lanes = lanes[rest]
+    double = (moves.piece[lanes] == _P) & (np.abs(moves.target[lanes] - moves.source[lanes]) == 16)
+    ep = np.where(double, (moves.source[lanes] + moves.target[lanes]) >> 1, 0)
+    return slots[rest], rows[:, rest], moves.side[lanes] == 1, ep

@@ -1,8 +1,9 @@
 """The batch decoder's engine: the state of every game of a chunk in arrays, one step per token.
 
 :mod:`.batch` drives it and gives the results; the module docstring there says what the batch leaves to the
-scalar decoder. With ``san=True`` each step also keeps every game's bitboards and stores those of the position
-after each move; :func:`.batch_san.annotate` works out checks, mates and rivals from them once the chunk is decoded.
+scalar decoder. With ``san=True`` each move also records the piece it takes; once the chunk is decoded,
+:func:`.batch_san.annotate` rebuilds the positions after every move from the tokens and works out checks, mates
+and rivals from them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.lookup import SQUARE_BB
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
@@ -87,6 +87,8 @@ _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
 _COLS = np.arange(8)
 _LISTS = 112
 """A game's piece lists: ``side * 56 + piece * 8 + index`` -> square, -1 for none."""
+_TWO_FILES = np.array([(a >> 3) == (b >> 3) and abs((a & 7) - (b & 7)) == 2 for a in range(64) for b in range(64)])
+"""By ``source << 6 | target``: two files apart on one rank (a king's move there is castling: the scalar path)."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
 
 
@@ -103,6 +105,8 @@ def _start_pieces(board: list[int], white: bool, reverse: bool) -> np.ndarray[An
 
 STANDARD = standard_start()
 _STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
+_STANDARD_BITS = _san.bitboards(_STANDARD_BOARD[None, :])
+"""The bitboards of the start position (a column)."""
 _STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for reverse in (False, True)}
 
 
@@ -126,10 +130,8 @@ class Tokens:
         """Per move (``san=True``): 0, 1 = check ("+"), 2 = mate ("#")."""
         self.rival = np.zeros(total, np.int8)
         """Per move (``san=True``): 0 = no rival, SAN names the source by 1 its file, 2 its rank, 3 its square."""
-        self.passant = np.zeros(total if san else 0, bool)
-        """Per move (``san=True``): an en-passant capture."""
-        self.after = np.zeros((_san.COLUMNS, total if san else 0), np.uint64)
-        """Per move (``san=True``): the bitboards of the position after it (:func:`.batch_san.bitboards`)."""
+        self.captured = np.zeros(total if san else 0, np.int8)
+        """Per move (``san=True``): the piece it takes on its target square (its code: 0 none, en passant)."""
 
 
 class State:
@@ -142,8 +144,8 @@ class State:
         self.pointer = pointer.copy()
         self.end = end
         self.counter = np.zeros(games, np.int64)
-        self.white = np.ones(games, bool)
-        self.fullmove = np.ones(games, np.int32)
+        self.ply = np.full(games, 2, np.int32)
+        """Per game: ``fullmove * 2``, plus 1 when black is to move."""
         self.board = np.tile(_STANDARD_BOARD, (games, 1))
         reverse = np.array([schema.MODE_REVERSE[mode] for mode in range(len(schema.MODE_TABLES))])[modes]
         self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True].reshape(1, -1),
@@ -151,50 +153,44 @@ class State:
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
-        self.bits = _san.bitboards(self.board[:1]).repeat(games, axis=1) if san else np.zeros((_san.COLUMNS, 0),
-                                                                                                np.uint64)
-        """(``san``) the games' bitboards, a row per kind (:func:`.batch_san.bitboards`), a column per game."""
         self.stack_board: np.ndarray[Any, Any] | None = None
         self.stack_pieces: np.ndarray[Any, Any] | None = None
-        self.stack_white: np.ndarray[Any, Any] | None = None
-        self.stack_fullmove: np.ndarray[Any, Any] | None = None
-        self.stack_bits: np.ndarray[Any, Any] | None = None
+        self.stack_ply: np.ndarray[Any, Any] | None = None
 
     def setup(self, index: int, start: StartPosition) -> None:
         """Game ``index`` starts from a setup position (its stream after it)."""
         self.board[index] = start.board
         reverse = schema.MODE_REVERSE[int(self.modes[index])]
         self.pieces[index] = _start_pieces(start.board, start.white_to_move, reverse).reshape(-1)
-        self.white[index] = start.white_to_move
-        self.fullmove[index] = max(start.first_move, 1)
+        self.ply[index] = max(start.first_move, 1) * 2 + (not start.white_to_move)
         self.pointer[index] += SETUP_SIZE
-        if self.san:
-            self.bits[:, index] = _san.bitboards(self.board[index:index + 1])[:, 0]
 
     def run(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any],
             first: np.ndarray[Any, Any], out: Tokens) -> None:
+        table = self.modes << 16
+        following = first.copy()
+        """Per game: its next token's slot."""
+        begin = self.pointer.copy()
         while active.size:
+            finished = None
             pointer = self.pointer[active]
             over = pointer >= self.end[active]
             if over.any():  # a stream without its end marker: the scalar decoder decides
                 fallback[active[over]] = True
                 active, pointer = active[~over], pointer[~over]
-            counter = self.counter[active]
-            codes = _DECODE_FLAT.take(self.modes.take(active) << 16 | counter << 8 | data.take(pointer))
+            counter = self.counter.take(active)
+            codes = _DECODE_FLAT.take(table.take(active) | counter << 8 | data.take(pointer))
             classes = _CLASS.take(codes)
-            slots = first[active] + self.tokens[active]
+            slots = following.take(active)
+            following[active] = slots + 1
             bad = np.zeros(active.size, bool)
-            done = np.zeros(active.size, bool)
-            advance = np.ones(active.size, np.int64)
-            kinds = np.full(active.size, MOVE, np.int8)
-            out.offset[slots] = pointer
-            out.white[slots] = self.white[active]  # (meaningful for moves only)
-            out.fullmove[slots] = self.fullmove[active]
+            self.pointer[active] = pointer + 1
+            out.fullmove[slots] = self.ply.take(active)  # (its side and move number below)
             one = classes == _C_MOVE
             if one.any():
                 where = np.flatnonzero(one)
                 games = active.take(where)
-                side = (~self.white.take(games)).astype(np.int64)
+                side = self.ply.take(games) & 1
                 code = codes.take(where).astype(np.int64)
                 source = self.pieces.reshape(-1).take(games * _LISTS + side * 56 + _SLOT.take(code)).astype(np.int64)
                 missing = source < 0
@@ -212,9 +208,7 @@ class State:
             if two.any():
                 where = np.flatnonzero(two)
                 self._two_byte(data, active, where, pointer, counter, slots, bad, out)
-                advance[where] = 3
-            if self.san:  # castling, a null move or a skipped byte in check: the scalar path
-                bad[self._stuck(active, classes)] = True
+                self.pointer[active[where]] += 2
             castles = (classes == _C_SHORT) | (classes == _C_LONG)
             if castles.any():
                 where = np.flatnonzero(castles)
@@ -231,34 +225,43 @@ class State:
             push = classes == _C_PUSH
             if push.any():
                 where = np.flatnonzero(push)
-                kinds[where] = T_PUSH
+                out.kind[slots[where]] = T_PUSH
                 bad[where[~self._push(active[where])]] = True
             pop = classes == _C_POP
             if pop.any():
                 where = np.flatnonzero(pop)
                 games = active[where]
                 ended = self.depth[games] == 0
-                done[where[ended]] = True
-                kinds[where] = T_POP
+                out.kind[slots[where]] = T_POP
                 self._pop(games[~ended])
+                finished = where[ended]  # the stream's end (not counted as a token)
+                following[games[ended]] -= 1
             skip = classes == _C_SKIP
-            kinds[skip] = T_SKIP
+            if skip.any():
+                out.kind[slots[skip]] = T_SKIP
             bad |= classes == _C_BAD
-            counted = classes < _C_SKIP
-            self.counter[active[counted]] = (counter[counted] + 1) & 0xFF
-            out.kind[slots] = kinds
-            self.tokens[active] += ~done
-            self.pointer[active] = pointer + advance
+            self.counter[active] = (counter + (classes < _C_SKIP)) & 0xFF
             if bad.any():
                 fallback[active[bad]] = True
-            active = active[~(bad | done)]
+            elif finished is None or not finished.size:
+                continue
+            if finished is not None:
+                bad[finished] = True
+            active = active[~bad]
+        self.tokens = following - first
+        # each token's offset: its game's first byte and the sizes of the tokens before it
+        total = len(out.kind)
+        running = np.zeros(total + 1, np.int64)
+        np.cumsum(out.size, out=running[1:])
+        begin -= running.take(first)
+        out.offset[:] = running[:-1] + np.repeat(begin, np.diff(first, append=total))
+        out.white[:] = (out.fullmove & 1) == 0  # (meaningful for moves only)
+        out.fullmove >>= 1
         if self.san:
-            _san.annotate(out, first, fallback)
+            _san.annotate(out, first, self.tokens, fallback, _STANDARD_BITS)
 
     def _turn(self, games: np.ndarray[Any, Any]) -> None:
-        black = ~self.white[games]
-        self.fullmove[games[black]] += 1
-        self.white[games] = black
+        self.ply[games] += 1
 
     def _two_byte(self, data: np.ndarray[Any, Any], active: np.ndarray[Any, Any], where: np.ndarray[Any, Any],
                   pointer: np.ndarray[Any, Any], counter: np.ndarray[Any, Any], slots: np.ndarray[Any, Any],
@@ -282,7 +285,7 @@ class State:
         bad[where[odd]] = True
         keep = ~odd
         out.size[slots[where[keep]]] = 3
-        side = (~self.white[games[keep]]).astype(np.int64)
+        side = self.ply[games[keep]] & 1
         self._apply(where[keep], games[keep], side, source[keep], target[keep], promotion[keep], slots, bad, out,
                     explicit=True)
 
@@ -302,11 +305,12 @@ class State:
         wrong |= (captured != 0) & ((captured & BLACK) == own)
         if self.san:  # a king taken (a damaged stream in chess): SanBoard's rules assume both kings
             wrong |= (captured & 7) == _KING
-        wrong |= (piece == _KING) & (np.abs((source & 7) - (target & 7)) == 2) & ((source >> 3) == (target >> 3))
+        wrong |= (piece == _KING) & _TWO_FILES.take(source << 6 | target)
         pawn = piece == _PAWN
         passant = pawn & (captured == 0) & (((source ^ target) & 7) != 0)
-        behind = np.where(side == 0, target - 8, target + 8)
+        behind = target  # (where no pawn is taken en passant)
         if passant.any():
+            behind = np.where(side == 0, target - 8, target + 8)
             enemy_pawn = _PAWN | (BLACK - own)
             wrong |= passant & ((behind < 0) | (behind > 63) |
                                 (board.take(at + np.clip(behind, 0, 63)) != enemy_pawn))
@@ -338,9 +342,7 @@ class State:
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
-            self._move_bits(games, side, code, captured, source, target, promoting, new_piece, passant, behind)
-            out.after[:, slot_out] = self.bits[:, games]
-            out.passant[slot_out] = passant
+            out.captured[slot_out] = captured
         if taken.any():
             self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
@@ -357,46 +359,6 @@ class State:
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
-
-    def _move_bits(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], code: np.ndarray[Any, Any],
-                   captured: np.ndarray[Any, Any], source: np.ndarray[Any, Any], target: np.ndarray[Any, Any],
-                   promoting: np.ndarray[Any, Any], new_piece: np.ndarray[Any, Any], passant: np.ndarray[Any, Any],
-                   behind: np.ndarray[Any, Any]) -> None:
-        """(``san``) The bitboards after ``code`` moved from ``source`` to ``target`` (capturing ``captured``,
-        promoting to ``new_piece``, taking en passant on ``behind``)."""
-        bits = self.bits
-        width = bits.shape[1]
-        from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
-        flat = bits.reshape(-1)
-        taken = np.flatnonzero(captured != 0)
-        if taken.size:
-            games_taken = games[taken]
-            keep = ~to_bit[taken]
-            flat[(1 - side[taken]) * width + games_taken] &= keep
-            flat[((captured[taken] & 7) + 1) * width + games_taken] &= keep
-        taken = np.flatnonzero(passant)
-        if taken.size:
-            games_taken, keep = games[taken], ~SQUARE_BB.take(behind[taken])
-            flat[(1 - side[taken]) * width + games_taken] &= keep
-            flat[(_PAWN + 1) * width + games_taken] &= keep
-        both = from_bit | to_bit
-        flat[side * width + games] ^= both
-        moved = ((code & 7) + 1) * width + games
-        flat[moved] ^= np.where(promoting, from_bit, both)
-        if promoting.any():
-            lanes = np.flatnonzero(promoting)
-            flat[(new_piece[lanes] + 1) * width + games[lanes]] |= to_bit[lanes]
-
-    def _stuck(self, active: np.ndarray[Any, Any], classes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """(``san``) Where castling, a null move or a skipped byte is played in check (lanes of ``active``)."""
-        lanes = np.flatnonzero((classes == _C_SHORT) | (classes == _C_LONG) | (classes == _C_NULL) |
-                               (classes == _C_SKIP))
-        if not lanes.size:
-            return lanes
-        games = active[lanes]
-        side = (~self.white[games]).astype(np.int64)
-        stuck: np.ndarray[Any, Any] = lanes[_san.in_check(self.bits[:, games], side)]
-        return stuck
 
     def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
                 square: np.ndarray[Any, Any]) -> None:
@@ -416,7 +378,7 @@ class State:
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
                 slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
         games = active[where]
-        side = (~self.white[games]).astype(np.int64)
+        side = self.ply[games] & 1
         own = np.where(side == 1, BLACK, 0)
         king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
         wrong = king < 0
@@ -443,19 +405,11 @@ class State:
         for j in range(8):
             at = self.pieces[games, rooks + j] == rook
             self.pieces[games[at], rooks[at] + j] = rook_to[at]
-        if self.san:
-            bits = self.bits
-            cleared = ~(SQUARE_BB[king] | SQUARE_BB[rook])
-            bits[side, games] = bits[side, games] & cleared | SQUARE_BB[king_to] | SQUARE_BB[rook_to]
-            bits[_KING + 1, games] = bits[_KING + 1, games] & cleared | SQUARE_BB[king_to]
-            bits[_ROOK + 1, games] = bits[_ROOK + 1, games] & cleared | SQUARE_BB[rook_to]
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook
         out.castling[slot_out] = True
         out.piece[slot_out] = _KING
-        if self.san:
-            out.after[:, slot_out] = self.bits[:, games]
         self._turn(games)
 
     def _push(self, games: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -465,16 +419,12 @@ class State:
         if self.stack_board is None or self.stack_board.shape[1] < needed:
             self._grow(max(needed, 4))
         assert self.stack_board is not None and self.stack_pieces is not None
-        assert self.stack_white is not None and self.stack_fullmove is not None
+        assert self.stack_ply is not None
         room = depth < MAX_DEPTH
         games, depth = games[room], depth[room]
         self.stack_board[games, depth] = self.board[games]
         self.stack_pieces[games, depth] = self.pieces[games]
-        self.stack_white[games, depth] = self.white[games]
-        self.stack_fullmove[games, depth] = self.fullmove[games]
-        if self.san:
-            assert self.stack_bits is not None
-            self.stack_bits[games, depth] = self.bits[:, games].T
+        self.stack_ply[games, depth] = self.ply[games]
         self.depth[games] = depth + 1
         return np.asarray(room, dtype=bool)
 
@@ -484,27 +434,21 @@ class State:
         depth = min(max(depth, 2 * (0 if self.stack_board is None else self.stack_board.shape[1])), MAX_DEPTH)
         grown: tuple[np.ndarray[Any, Any], ...] = (
             np.zeros((count, depth, 64), np.int8), np.zeros((count, depth, self.pieces.shape[1]), np.int8),
-                 np.zeros((count, depth), bool), np.zeros((count, depth), np.int32),
-                 np.zeros((count, depth, len(self.bits)) if self.san else (0, depth, 0), np.uint64))
+            np.zeros((count, depth), np.int32))
         if self.stack_board is not None:
             kept = self.stack_board.shape[1]
-            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove,
-                                        self.stack_bits), strict=True):
+            for new, old in zip(grown, (self.stack_board, self.stack_pieces, self.stack_ply), strict=True):
                 assert old is not None
                 new[:, :kept] = old
-        self.stack_board, self.stack_pieces, self.stack_white, self.stack_fullmove, self.stack_bits = grown
+        self.stack_board, self.stack_pieces, self.stack_ply = grown
 
     def _pop(self, games: np.ndarray[Any, Any]) -> None:
         if not games.size:
             return
         assert self.stack_board is not None and self.stack_pieces is not None
-        assert self.stack_white is not None and self.stack_fullmove is not None
+        assert self.stack_ply is not None
         depth = self.depth[games] - 1
         self.board[games] = self.stack_board[games, depth]
         self.pieces[games] = self.stack_pieces[games, depth]
-        self.white[games] = self.stack_white[games, depth]
-        self.fullmove[games] = self.stack_fullmove[games, depth]
-        if self.san:
-            assert self.stack_bits is not None
-            self.bits[:, games] = self.stack_bits[games, depth].T
+        self.ply[games] = self.stack_ply[games, depth]
         self.depth[games] = depth
