@@ -59,6 +59,13 @@ _EP_BITS = schema.flag_bits(True, False)
 _RIGHTS = {flags: castling_rights(sum(flag << (CASTLING_BITS - 1 - bit) for bit, flag in enumerate(flags)))
            for flags in itertools.product((False, True), repeat=CASTLING_BITS)}
 """The castling rights of the normalised board by the decoded castling flags (in stream order)."""
+_EMPTY_BITS = SQUARE_CODE.bit_length(["empty"])
+_EXTRA_BITS = tuple((f"{name}s", SQUARE_CODE.bit_length([f"white_{name}"]) - _EMPTY_BITS)
+                    for name in chess.PIECE_NAMES[1:])
+"""The bits a piece's code word takes beyond an empty square's, by the board's attribute of its kind (the squares'
+bits counted from the board made of them: both colours of a kind have code words of one length)."""
+assert all(SQUARE_CODE.bit_length([f"white_{name}"]) == SQUARE_CODE.bit_length([f"black_{name}"])
+           for name in chess.PIECE_NAMES[1:])
 _SQUARES = len(SQUARE_NAMES)
 """Code words of a position: one per square, in coding order."""
 MIN_POSITION = HEADER_SIZE + (_SQUARES * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
@@ -123,11 +130,12 @@ def normalised_board(header: tuple[Any, ...], squares: Sequence[str], ep_file: i
     the padding rule, one king a side."""
     has_ep, has_castling, length = _HEADER_FIELDS(header)
     flag_bits = schema.flag_bits(has_ep, has_castling)
-    expected = position_bits(8 * HEADER_SIZE + SQUARE_CODE.bit_length(squares), flag_bits) // 8
+    board = square_board(squares)
+    bits = _EMPTY_BITS * len(squares) + sum([extra * getattr(board, kind).bit_count() for kind, extra in _EXTRA_BITS])
+    expected = position_bits(8 * HEADER_SIZE + bits, flag_bits) // 8
     if expected != length:
         raise InvalidValueError("length does not follow the padding rule", expected=expected, actual=length,
                                 file=path, offset=offset, path=f"{where}.position.header.length")
-    board = square_board(squares)
     kings = [chess.popcount(board.kings & board.occupied_co[color]) for color in (chess.BLACK, chess.WHITE)]
     if kings != [1, 1]:
         raise InvalidValueError(f"{kings[chess.WHITE]} white and {kings[chess.BLACK]} black kings",
