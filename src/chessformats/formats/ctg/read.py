@@ -32,6 +32,9 @@ from .model import (
     PAGE_HEADER_SIZE,
     PAGE_SIZE,
     RECOMMENDATION_OF,
+    RECOMMENDATION_PICK,
+    STATS,
+    STATS_PICK,
     STATS_SIZE,
     BookMove,
     PositionRecord,
@@ -58,8 +61,8 @@ _MOVES_LENGTH_AT = struct.Struct(MOVES_LENGTH.struct_format).unpack_from
 _RECORD = codec(schema.RECORD, enums="numbers", records="tuples")
 """A whole record through the generated codec: the position's header and board (squares by name, en-passant file,
 castling flags), the moves as (code, annotation) numbers, the statistics."""
-_KEYED_RECORD = codec(schema.RECORD, stored=("position.board",), enums="numbers", records="tuples")
-"""The same with the board kept as its bytes (a probe has the board already)."""
+_MOVES = codec(schema.MOVES, enums="numbers", records="tuples")
+"""The moves block alone: a probe has the board already (it is the key just found)."""
 
 
 def _move_at(at: int, index: int) -> int:
@@ -305,13 +308,19 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         if found is None:
             return None
         page, offset = found
-        try:  # the stored board is the key just found: kept as its bytes, not decoded again
-            (_, (_, codes), stats), _ = _KEYED_RECORD.read(self._data, offset)
+        at = offset + len(encoded)
+        try:  # the stored board is the key just found: not decoded again
+            (_, codes), stats_at = _MOVES.read(self._data, at)
+            values = STATS.unpack(self._data, stats_at, self.path)
         except FormatError as error:
             raise error.located(file=self.path, path_prefix=f"pages[{page}].records[?]") from None
-        moves = self._moves(page, None, offset + len(encoded), codes, norm.own, norm.flipped, norm.mirrored)
+        moves = self._moves(page, None, at, codes, norm.own, norm.flipped, norm.mirrored)
         if legal_only:
             moves = [move for move in moves if board.is_legal(move.move)]
+        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
+         comment) = STATS_PICK(values)
+        stats = (games, wins, losses, draws, unknown1, (r1_games, r1_total), (r2_games, r2_total),
+                 RECOMMENDATION_PICK(values), unknown2, comment)
         return _record(board.copy(stack=False), tuple(moves), stats, encoded, 0, page, None, offset, norm.flipped,
                        norm.mirrored)
 
