@@ -7,13 +7,15 @@ castling flags), the en-passant file only when a capture is legal, the padding r
 
 from __future__ import annotations
 
+import itertools
 import operator
+from collections.abc import Sequence
+from typing import Any
 
 import chess
 
 from ...engine.codec import codec
 from ...engine.errors import InvalidValueError
-from ...engine.prefixcode import PrefixCodeError
 from ...schemas import ctg as schema
 from ...schemas.ctg import position_bits
 from ...schemas.squares import SQUARE_CODE, SQUARE_NAMES
@@ -49,10 +51,21 @@ def _header_byte(has_en_passant: bool, has_castling: bool, length: int) -> bytes
 _HEADER_BYTES = {(ep, castling, length): _header_byte(ep, castling, length)
                  for ep in (False, True) for castling in (False, True) for length in range(_LENGTH.mask + 1)}
 """The header byte by (has en passant, has castling, length)."""
-_HEADER_FLAGS = operator.itemgetter(_HEADER.leaves.index("has_en_passant"), _HEADER.leaves.index("has_castling"))
-"""(has en passant, has castling) from :meth:`_HEADER.unpack <chessformats.engine.codec.Codec.unpack>`'s tuple."""
+_HEADER_FIELDS = operator.itemgetter(*(_HEADER.leaves.index(name) for name in ("has_en_passant", "has_castling",
+                                                                                "length")))
+"""(has en passant, has castling, length) from the header's decoded value (its fields in declaration order)."""
+LENGTH_INDEX = _HEADER.leaves.index("length")
 _EP_BITS = schema.flag_bits(True, False)
-_EP_MASK = (1 << _EP_BITS) - 1
+_RIGHTS = {flags: castling_rights(sum(flag << (CASTLING_BITS - 1 - bit) for bit, flag in enumerate(flags)))
+           for flags in itertools.product((False, True), repeat=CASTLING_BITS)}
+"""The castling rights of the normalised board by the decoded castling flags (in stream order)."""
+_EMPTY_BITS = SQUARE_CODE.bit_length(["empty"])
+_EXTRA_BITS = tuple((f"{name}s", SQUARE_CODE.bit_length([f"white_{name}"]) - _EMPTY_BITS)
+                    for name in chess.PIECE_NAMES[1:])
+"""The bits a piece's code word takes beyond an empty square's, by the board's attribute of its kind (the squares'
+bits counted from the board made of them: both colours of a kind have code words of one length)."""
+assert all(SQUARE_CODE.bit_length([f"white_{name}"]) == SQUARE_CODE.bit_length([f"black_{name}"])
+           for name in chess.PIECE_NAMES[1:])
 _SQUARES = len(SQUARE_NAMES)
 """Code words of a position: one per square, in coding order."""
 MIN_POSITION = HEADER_SIZE + (_SQUARES * min(length for _, length in SQUARE_CODE.codes.values()) + 7) // 8
@@ -110,38 +123,29 @@ def occupied_squares(encoded: bytes) -> int:
                                                   8 * (len(encoded) - HEADER_SIZE), _SQUARES)[0])
 
 
-def decode_position(encoded: bytes, path: str, offset: int, where: str) -> tuple[chess.Board, int]:
-    """The normalised board of an encoded position and its padding bits, checked."""
-    has_ep, has_castling = _HEADER_FLAGS(_HEADER.unpack(encoded))
-    length = len(encoded)
-    bits = 8 * (length - HEADER_SIZE)
-    value = int.from_bytes(encoded[HEADER_SIZE:], "big")  # POSITION.board: a bit stream, first bit highest
-    try:
-        symbols, end = SQUARE_CODE.decode(value, bits, _SQUARES)
-    except PrefixCodeError as exc:
-        raise InvalidValueError(str(exc), file=path, offset=offset + HEADER_SIZE + exc.bit // 8,
-                                path=f"{where}.position.board.squares") from exc
+def normalised_board(header: tuple[Any, ...], squares: Sequence[str], ep_file: int | None,
+                     castling: Sequence[bool] | None, path: str, offset: int, where: str) -> chess.Board:
+    """The normalised board of an encoded position as the generated codec of :data:`~chessformats.schemas.ctg.POSITION`
+    decodes it (its header; the board's squares, en-passant file and castling flags), checked: the length follows
+    the padding rule, one king a side."""
+    has_ep, has_castling, length = _HEADER_FIELDS(header)
     flag_bits = schema.flag_bits(has_ep, has_castling)
-    padding_bits = bits - end - flag_bits
-    if padding_bits < 0:
-        raise InvalidValueError(f"the squares take {end} bits, the position leaves {bits - flag_bits} before the "
-                                "flags", file=path, offset=offset, path=f"{where}.position.header.length")
-    expected = position_bits(8 * HEADER_SIZE + end, flag_bits) // 8
+    board = square_board(squares)
+    bits = _EMPTY_BITS * len(squares) + sum([extra * getattr(board, kind).bit_count() for kind, extra in _EXTRA_BITS])
+    expected = position_bits(8 * HEADER_SIZE + bits, flag_bits) // 8
     if expected != length:
         raise InvalidValueError("length does not follow the padding rule", expected=expected, actual=length,
                                 file=path, offset=offset, path=f"{where}.position.header.length")
-    padding = (value >> flag_bits) & ((1 << padding_bits) - 1)
-    board = square_board(symbols)
     kings = [chess.popcount(board.kings & board.occupied_co[color]) for color in (chess.BLACK, chess.WHITE)]
     if kings != [1, 1]:
         raise InvalidValueError(f"{kings[chess.WHITE]} white and {kings[chess.BLACK]} black kings",
                                 expected="one king per side", file=path, offset=offset + HEADER_SIZE,
                                 path=f"{where}.position.board.squares")
-    if has_castling:
-        board.castling_rights = castling_rights(value & ((1 << CASTLING_BITS) - 1))
-    if has_ep:
-        board.ep_square = chess.square((value >> (CASTLING_BITS * has_castling)) & _EP_MASK, 5)
-    return board, padding
+    if castling is not None:
+        board.castling_rights = _RIGHTS[tuple(castling)]
+    if ep_file is not None:
+        board.ep_square = chess.square(ep_file, 5)
+    return board
 
 
 # --- moves ----------------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from ...engine.tables import Tabular
 from ...schemas import ctg as schema
 from ..normalised import white_pieces
 from .model import (
-    MOVE,
     MOVE_SIZE,
     MOVES_LENGTH,
     MOVES_LENGTH_SIZE,
@@ -43,14 +42,15 @@ from .model import (
     polyglot_weight,
 )
 from .position import (
+    LENGTH_INDEX,
     LENGTH_OF,
     MIN_POSITION,
     MOVES,
     ctg_hash,
-    decode_position,
     encode,
     highest_entry_read,
     lookup_entries,
+    normalised_board,
 )
 
 __all__ = ["CtgBook", "MissingIndexWarning", "header_numbers", "open_book"]
@@ -58,6 +58,18 @@ __all__ = ["CtgBook", "MissingIndexWarning", "header_numbers", "open_book"]
 _PAGE_USED = int(PAGE_HEADER.field("used").offset or 0)
 _MOVES_LENGTH_AT = struct.Struct(MOVES_LENGTH.struct_format).unpack_from
 """The moves block's length field, read in C (the page walk reads one per record; bounds checked before)."""
+_RECORD = codec(schema.RECORD, enums="numbers", records="tuples")
+"""A whole record through the generated codec: the position's header and board (squares by name, en-passant file,
+castling flags), the moves as (code, annotation) numbers, the statistics."""
+_MOVES = codec(schema.MOVES, enums="numbers", records="tuples")
+"""The moves block alone: a probe has the board already (it is the key just found)."""
+
+
+def _move_at(at: int, index: int) -> int:
+    """The offset of move ``index`` of the moves block at ``at`` (for errors)."""
+    return at + MOVES_LENGTH_SIZE + MOVE_SIZE * index
+
+
 _HEADER_PAGE = codec(schema.HEADER_PAGE)
 _HEADER_NUMBERS = {name: _HEADER_PAGE.field(name) for name in ("data_pages", "positions", "games")}
 _HEADER_NUMBERS_END = max(int(f.offset or 0) + int(f.size or 0) for f in _HEADER_NUMBERS.values())
@@ -296,14 +308,21 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         if found is None:
             return None
         page, offset = found
-        data = self._data
-        length = len(encoded)
-        moves = self._moves(page, None, offset + length, norm.own, norm.flipped, norm.mirrored)
+        at = offset + len(encoded)
+        try:  # the stored board is the key just found: not decoded again
+            (_, codes), stats_at = _MOVES.read(self._data, at)
+            values = STATS.unpack(self._data, stats_at, self.path)
+        except FormatError as error:
+            raise error.located(file=self.path, path_prefix=f"pages[{page}].records[?]") from None
+        moves = self._moves(page, None, at, codes, norm.own, norm.flipped, norm.mirrored)
         if legal_only:
             moves = [move for move in moves if board.is_legal(move.move)]
-        stats_at = offset + length + _MOVES_LENGTH_AT(data, offset + length)[0]
-        return self._stats(board.copy(stack=False), tuple(moves), stats_at,
-                           encoded, 0, page, None, offset, norm.flipped, norm.mirrored)
+        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
+         comment) = STATS_PICK(values)
+        stats = (games, wins, losses, draws, unknown1, (r1_games, r1_total), (r2_games, r2_total),
+                 RECOMMENDATION_PICK(values), unknown2, comment)
+        return _record(board.copy(stack=False), tuple(moves), stats, encoded, 0, page, None, offset, norm.flipped,
+                       norm.mirrored)
 
     def _probe_key(self, encoded: bytes, legal_only: bool) -> PositionRecord | None:
         found = self._locate(encoded) if len(encoded) >= MIN_POSITION else None
@@ -321,22 +340,20 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         position each move leads to is looked up), those of weight >= ``minimum_weight``, in stored order."""
         return self._weighed(self.probe(position, legal_only=legal_only), _move_weight, minimum_weight, exclude_moves)
 
-    def _moves(self, page: int, number: int | None, at: int, own: Sequence[int], flipped: bool = False,
-               mirrored: bool = False) -> list[BookMove]:
-        """The moves block at ``at`` of record ``number`` (``None``: not counted) of a page, every code checked:
-        the moves on the board whose pieces ``own``, ``flipped`` and ``mirrored`` give (see
-        :meth:`~chessformats.formats.normalised.MoveTable.decode`)."""
-        data = self._data
+    def _moves(self, page: int, number: int | None, at: int, codes: Sequence[tuple[int, int]], own: Sequence[int],
+               flipped: bool = False, mirrored: bool = False) -> list[BookMove]:
+        """The moves block at ``at`` of record ``number`` (``None``: not counted) of a page, as decoded (``codes``:
+        (code, annotation) pairs), every code checked: the moves on the board whose pieces ``own``, ``flipped``
+        and ``mirrored`` give (see :meth:`~chessformats.formats.normalised.MoveTable.decode`)."""
         moves = []
-        for index in range((MOVES_LENGTH.unpack(data, at)[0] - MOVES_LENGTH_SIZE) // MOVE_SIZE):
-            where = at + MOVES_LENGTH_SIZE + MOVE_SIZE * index
-            code, annotation = MOVE.unpack(data, where)
+        move = MOVES.move
+        for index, (code, annotation) in enumerate(codes):
             if code not in MOVES:
-                raise _bad_code(self.path, page, number, where, index, code)
-            move = MOVES.move(code, own, flipped, mirrored)
-            if move is None:
-                raise _missing_piece(self.path, page, number, where, index, code)
-            moves.append(BookMove(move, code, annotation))
+                raise _bad_code(self.path, page, number, _move_at(at, index), index, code)
+            found = move(code, own, flipped, mirrored)
+            if found is None:
+                raise _missing_piece(self.path, page, number, _move_at(at, index), index, code)
+            moves.append(BookMove(found, code, annotation))
         return moves
 
     def __contains__(self, position: object) -> bool:
@@ -345,28 +362,21 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
             return len(position) >= MIN_POSITION and self._locate(bytes(position)) is not None
         return isinstance(position, chess.Board) and self._locate(encode(position)[0]) is not None
 
-    def _stats(self, board: chess.Board, moves: tuple[BookMove, ...], at: int, encoded: bytes, padding: int,
-               page: int | None, number: int | None, offset: int, flipped: bool, mirrored: bool) -> PositionRecord:
-        data = self._data
-        values = STATS.unpack(data, at, self.path)
-        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
-         comment) = STATS_PICK(values)
-        recommendation = RECOMMENDATION_OF[RECOMMENDATION_PICK(values)]
-        return PositionRecord(board, moves, games, wins, draws, losses, unknown1, Rating(r1_games, r1_total),
-                              Rating(r2_games, r2_total), recommendation, unknown2, comment, encoded, padding, page,
-                              number, offset, flipped, mirrored)
-
     def _decode_record(self, page: int, number: int, offset: int) -> PositionRecord:
         """A record, fully decoded and checked: the normalised board, the moves on it, the statistics."""
-        data = self._data
         where = f"pages[{page}].records[{number}]"
-        length = LENGTH_OF[data[offset]]
-        encoded = bytes(data[offset:offset + length])
-        board, padding = decode_position(encoded, self.path, offset, where)
-        moves = self._moves(page, number, offset + length, white_pieces(board))
-        stats_at = offset + length + _MOVES_LENGTH_AT(data, offset + length)[0]
-        return self._stats(board, tuple(moves), stats_at, encoded, padding, page,
-                           number, offset, False, False)
+        try:
+            ((header, (squares, padding, ep_file, castling)), (_, codes), stats), _ = _RECORD.read(self._data, offset)
+        except TruncatedError as error:  # the page walk saw the record fit: its squares run past the position
+            raise InvalidValueError(f"the squares do not fit in the position's length: {error.reason}",
+                                    file=self.path, offset=offset, path=f"{where}.position.header.length") from None
+        except FormatError as error:
+            raise error.located(file=self.path, path_prefix=where) from None
+        board = normalised_board(header, squares, ep_file, castling, self.path, offset, where)
+        length = header[LENGTH_INDEX]
+        moves = self._moves(page, number, offset + length, codes, white_pieces(board))
+        return _record(board, tuple(moves), stats, bytes(self._data[offset:offset + length]), padding, page, number,
+                       offset, False, False)
 
     # -- summaries
 
@@ -417,6 +427,15 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
             return None
         page, offset = found
         return page, self._page(page).offsets.index(offset), offset
+
+
+def _record(board: chess.Board, moves: tuple[BookMove, ...], stats: tuple[Any, ...], encoded: bytes, padding: int,
+            page: int | None, number: int | None, offset: int, flipped: bool, mirrored: bool) -> PositionRecord:
+    """The record of a decoded statistics block (``stats``: :data:`STATS`' value, its fields in order)."""
+    games, wins, losses, draws, unknown1, rating1, rating2, recommendation, unknown2, comment = stats
+    return PositionRecord(board, moves, games, wins, draws, losses, unknown1, Rating(*rating1), Rating(*rating2),
+                          RECOMMENDATION_OF[tuple(recommendation)], unknown2, int(comment), encoded, padding, page,
+                          number, offset, flipped, mirrored)
 
 
 def _move_weight(move: BookMove, child: PositionRecord | None) -> int:
