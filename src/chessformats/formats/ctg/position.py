@@ -118,7 +118,7 @@ def signature(board: chess.Board) -> bytes:
 
 def occupied_squares(encoded: bytes) -> int:
     """The squares occupied on the normalised board of an encoded position (a bitboard), without making the
-    board (a fifth of :func:`decode_position`'s time); not checked."""
+    board (a fifth of a record's decoding time); not checked."""
     return normalised_occupied(SQUARE_CODE.decode(int.from_bytes(encoded[HEADER_SIZE:], "big"),
                                                   8 * (len(encoded) - HEADER_SIZE), _SQUARES)[0])
 
