@@ -26,9 +26,7 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
-
-import chess.pgn
+from typing import IO, TYPE_CHECKING, Any, Union
 
 from ...engine.codec import codec
 from ...engine.contract import Skipped, WriteReport, WriteWarning
@@ -45,11 +43,15 @@ from .annotation_writer import (
     encode_annotations,
     encode_line_annotations,
 )
-from .database import Database, open_database
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
 from .extended_writer import CBJ_RECORD_SIZE, NO_TEAM, cbj_header, cbj_record
 from .tags import HeaderValues, encode_name, header_values, split_player
+
+if TYPE_CHECKING:
+    import chess.pgn
+
+    from .database import Database
 
 __all__ = ["GameItem", "PreparedGame", "UnreadableGame", "WriteReport", "append_games", "write_database"]
 
@@ -103,8 +105,10 @@ class UnreadableGame:
     """The line of the source text the game starts on (from 1), if known."""
 
 
-GameItem = chess.pgn.Game | PreparedGame | UnreadableGame
-"""What the writer takes: python-chess games, games already encoded, places of unreadable games."""
+GameItem = Union["chess.pgn.Game", PreparedGame, UnreadableGame]
+"""What the writer takes: python-chess games, games already encoded, places of unreadable games. (A forward
+reference: python-chess's PGN module is imported with the games that need it, so a base written from PGN text
+alone may do without it.)"""
 
 
 def _store_header(size: int, old: bytes = b"") -> bytes:
@@ -385,7 +389,11 @@ def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append
 
 def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
     report = new_report(stem)
-    old = open_database(stem + ".cbh") if append else None
+    old = None
+    if append:
+        from .database import open_database  # (the reader: not imported to write a new base)
+
+        old = open_database(stem + ".cbh")
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
         if old is not None:
             stack.enter_context(old)
