@@ -352,11 +352,24 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0 if report.written else 1
 
 
+class _Plain:
+    """What a command that prints only lines needs of a console when stderr is not a terminal: rich is not
+    imported for it (as for ``build``, which prints with ``print`` there)."""
+
+    is_terminal = False
+
+    @staticmethod
+    def print(text: str) -> None:
+        print(text, file=sys.stderr)
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     """Convert a book or a base (see :mod:`.convert`)."""
     from .convert import cmd_convert as convert
+    from .convert import writes_base
 
-    return convert(args, _console(stderr=True))
+    plain = writes_base(args) and not sys.stderr.isatty()  # (writing a base prints lines, or a bar on a terminal)
+    return convert(args, _Plain() if plain else _console(stderr=True))
 
 
 class _Skipped:
