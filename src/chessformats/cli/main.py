@@ -18,7 +18,7 @@ from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
 from .distributed import add_dask_options, build_reduced
-from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
+from .outputs import EXIT_CODES, NUMBERING, PlainConsole, planned, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
@@ -352,24 +352,13 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0 if report.written else 1
 
 
-class _Plain:
-    """What a command that prints only lines needs of a console when stderr is not a terminal: rich is not
-    imported for it (as for ``build``, which prints with ``print`` there)."""
-
-    is_terminal = False
-
-    @staticmethod
-    def print(text: str) -> None:
-        print(text, file=sys.stderr)
-
-
 def cmd_convert(args: argparse.Namespace) -> int:
     """Convert a book or a base (see :mod:`.convert`)."""
     from .convert import cmd_convert as convert
     from .convert import writes_base
 
     plain = writes_base(args) and not sys.stderr.isatty()  # (writing a base prints lines, or a bar on a terminal)
-    return convert(args, _Plain() if plain else _console(stderr=True))
+    return convert(args, PlainConsole() if plain else _console(stderr=True))
 
 
 class _Skipped:
@@ -559,12 +548,10 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 def _ends_process(args: argparse.Namespace) -> bool:
-    """Whether the command has closed every file it wrote when it returns, so that :func:`_end_process` may end
-    the program: ``build``, and ``convert`` to a ChessBase base."""
-    if args.func is cmd_build:
-        return True
+    """Whether the command has closed every file it wrote when it returns (:func:`_end_process` may end the
+    program): ``build``, and ``convert`` to a ChessBase base."""
     if args.func is not cmd_convert:
-        return False
+        return args.func is cmd_build
     from .convert import writes_base
 
     return writes_base(args)
