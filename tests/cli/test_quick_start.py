@@ -94,20 +94,26 @@ def test_a_pgn_build_imports_neither_python_chess_nor_construct(tmp_path: Path) 
     assert [name for name in modules if name.split(".")[0] in ("chess", "construct", "multiprocessing", "rich")] == []
 
 
-def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
-    """``main()`` as the program skips the interpreter's teardown after a build: exit handlers still run, the
-    output is flushed, the book is whole, the exit code is main's."""
-    book, library = tmp_path / "book.bin", tmp_path / "library.bin"
-    arguments = ["chessformats", "build", str(_games(tmp_path)), "-o", str(book), "--min-games", "1"]
+def _as_the_program(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+    """``main()`` run as the program with ``arguments``, an exit handler registered: checked to have ended the
+    process (main never returned) after the handler ran, with exit code 0."""
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print('exit handler ran'))\n"
-            f"sys.argv = {arguments!r}\n"
+            f"sys.argv = {['chessformats', *arguments]!r}\n"
             "from chessformats.cli import main\n"
             "code = main()\n"
             "print('main returned')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["exit handler ran"]
+    return done
+
+
+def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
+    """``main()`` as the program skips the interpreter's teardown after a build: exit handlers still run, the
+    output is flushed, the book is whole, the exit code is main's."""
+    book, library = tmp_path / "book.bin", tmp_path / "library.bin"
+    done = _as_the_program(["build", str(_games(tmp_path)), "-o", str(book), "--min-games", "1"])
     assert "3 entries written" in done.stderr
     from chessformats.books.build import BookBuilder
     from chessformats.polyglot import make_book
@@ -152,16 +158,7 @@ def test_convert_to_a_base_as_the_program_ends_the_process_after_exit_handlers(t
     """As for ``build``: the interpreter's teardown is skipped, exit handlers run, the base is whole (the
     library's), the exit code is main's."""
     base, library = tmp_path / "base.cbh", tmp_path / "library.cbh"
-    arguments = ["chessformats", "convert", str(_games(tmp_path)), "-o", str(base)]
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('exit handler ran'))\n"
-            f"sys.argv = {arguments!r}\n"
-            "from chessformats.cli import main\n"
-            "code = main()\n"
-            "print('main returned')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["exit handler ran"]
+    done = _as_the_program(["convert", str(_games(tmp_path)), "-o", str(base)])
     assert "1 games written to" in done.stderr
     from chessformats.books.chessbase_import import write_database_from_pgn
 
