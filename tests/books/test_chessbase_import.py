@@ -501,3 +501,31 @@ def test_the_lichess_benchmark_file_is_read_whole_by_the_batch_path(tmp_path: Pa
     with open_text(pgn) as handle:
         kinds = {type(getattr(item, "annotations", item)).__name__ for item in pgn_items(handle)}
     assert kinds == {"ItemRecord"}
+
+
+def test_the_constants_written_out_are_python_chesss() -> None:
+    """The fast path reads without python-chess's PGN module: its roster, mark NAGs and plain move tokens are
+    python-chess's (every token of its plain pattern is one python-chess's movetext pattern reads whole as a
+    move), and the empty command is no item, as python-chess's readings give."""
+    from chessformats.formats.chessbase import annotation_batch
+    from chessformats.formats.chessbase.annotation_writer import command_item
+
+    assert chessbase_import._ROSTER == dict(chess.pgn.Headers())
+    assert chessbase_import._MARKS == {"!": chess.pgn.NAG_GOOD_MOVE, "?": chess.pgn.NAG_MISTAKE,
+                                       "!!": chess.pgn.NAG_BRILLIANT_MOVE, "??": chess.pgn.NAG_BLUNDER,
+                                       "!?": chess.pgn.NAG_SPECULATIVE_MOVE, "?!": chess.pgn.NAG_DUBIOUS_MOVE}
+    squares = [a + b for a in "abcdefgh" for b in "12345678"]
+    tokens = [f"{piece}{origin}{capture}{square}{promotion}" for piece in ("", "N", "B", "R", "Q", "K")
+              for origin in ("", "a", "h", "1", "8", "e4") for capture in ("", "x") for square in squares
+              for promotion in ("", "=Q", "=N")] + ["O-O", "O-O-O"]
+    plain = [token for token in tokens if chessbase_import._SAN_TOKEN.fullmatch(token)]
+    assert len(plain) == len(tokens)
+    for token in plain:
+        match = chess.pgn.MOVETEXT_REGEX.match(token)
+        assert match is not None and match.group(0) == token and match.group(1) == token, token
+    assert chessbase_import._valid_tokens(["e4", "Nf3", "O-O", "0-0", "e2-e4", "--", "Z0", "e4+", "P@e4"]).tolist() == \
+        [True, True, True, True, True, False, False, False, True]
+    for mover in (False, True):
+        item = command_item("", mover)
+        assert item is not None
+        assert annotation_batch._readings("")[mover] == (item[1], item[0], item[3], False)

@@ -94,20 +94,26 @@ def test_a_pgn_build_imports_neither_python_chess_nor_construct(tmp_path: Path) 
     assert [name for name in modules if name.split(".")[0] in ("chess", "construct", "multiprocessing", "rich")] == []
 
 
-def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
-    """``main()`` as the program skips the interpreter's teardown after a build: exit handlers still run, the
-    output is flushed, the book is whole, the exit code is main's."""
-    book, library = tmp_path / "book.bin", tmp_path / "library.bin"
-    arguments = ["chessformats", "build", str(_games(tmp_path)), "-o", str(book), "--min-games", "1"]
+def _as_the_program(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+    """``main()`` run as the program with ``arguments``, an exit handler registered: checked to have ended the
+    process (main never returned) after the handler ran, with exit code 0."""
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print('exit handler ran'))\n"
-            f"sys.argv = {arguments!r}\n"
+            f"sys.argv = {['chessformats', *arguments]!r}\n"
             "from chessformats.cli import main\n"
             "code = main()\n"
             "print('main returned')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["exit handler ran"]
+    return done
+
+
+def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
+    """``main()`` as the program skips the interpreter's teardown after a build: exit handlers still run, the
+    output is flushed, the book is whole, the exit code is main's."""
+    book, library = tmp_path / "book.bin", tmp_path / "library.bin"
+    done = _as_the_program(["build", str(_games(tmp_path)), "-o", str(book), "--min-games", "1"])
     assert "3 entries written" in done.stderr
     from chessformats.books.build import BookBuilder
     from chessformats.polyglot import make_book
@@ -116,3 +122,46 @@ def test_build_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Pat
     builder.add_pgn(_games(tmp_path))
     make_book(library, builder, min_games=1)
     assert book.read_bytes() == library.read_bytes()
+
+
+def test_a_pgn_to_base_conversion_imports_neither_the_reader_nor_rich(tmp_path: Path) -> None:
+    """Start-up time of ``convert games.pgn -o base.cbh``: games without comments are written without python-chess's
+    PGN module (and its engine module's asyncio), the base reader, the archives and rich (stderr is no terminal)."""
+    base = tmp_path / "base.cbh"
+    modules = _modules_after(
+        "from chessformats.cli import main\n"
+        f"assert main(['convert', {str(_games(tmp_path))!r}, '-o', {str(base)!r}]) == 0")
+    from chessformats.formats.chessbase import open_database
+
+    with open_database(base) as db:
+        assert [move.uci() for move in db[1].to_pgn().mainline_moves()] == \
+            ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+    assert "chessformats.formats.chessbase.write" in modules  # (it did write)
+    heavy = ("chess.pgn", "chess.engine", "asyncio", "rich", "chessformats.formats.chessbase.database",
+             "chessformats.formats.chessbase.games", "chessformats.formats.chessbase.archive")
+    assert [name for name in modules if name.startswith(heavy)] == []
+
+
+def test_chessbase_exports_are_lazy_and_complete() -> None:
+    import types
+
+    import chessformats.formats.chessbase as chessbase
+    import chessformats.formats.chessbase.annotations as annotations  # the submodule, not __future__'s name
+
+    assert isinstance(annotations, types.ModuleType) and callable(annotations.decode_text)
+    for name in chessbase.__all__:
+        assert getattr(chessbase, name) is not None, name
+    assert sorted(chessbase.__all__) == sorted(set(dir(chessbase)) & set(chessbase.__all__))
+
+
+def test_convert_to_a_base_as_the_program_ends_the_process_after_exit_handlers(tmp_path: Path) -> None:
+    """As for ``build``: the interpreter's teardown is skipped, exit handlers run, the base is whole (the
+    library's), the exit code is main's."""
+    base, library = tmp_path / "base.cbh", tmp_path / "library.cbh"
+    done = _as_the_program(["convert", str(_games(tmp_path)), "-o", str(base)])
+    assert "1 games written to" in done.stderr
+    from chessformats.books.chessbase_import import write_database_from_pgn
+
+    write_database_from_pgn(library, _games(tmp_path))
+    for extension in (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe"):
+        assert base.with_suffix(extension).read_bytes() == library.with_suffix(extension).read_bytes(), extension

@@ -33,9 +33,8 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import IO, Any, NamedTuple, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
-import chess.pgn
 import numpy as np
 
 from ..engine.contract import WriteReport
@@ -52,6 +51,9 @@ from ..formats.chessbase.write import (
 from ..formats.polyglot.moves import decode_move
 from . import batchplay, pgnscan
 from .pgnread import open_text
+
+if TYPE_CHECKING:  # (imported for the games python-chess reads: a file the batches read whole does without it)
+    import chess.pgn
 
 __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
@@ -83,8 +85,8 @@ _GAME = re.compile(
     r"(?P<moves>(?:(?![^\S\n]*(?:\n|\Z))(?![%;\[])[^\n{]*(?:\{[^}\n]*\}[^\n{]*)*(?:\n|\Z))*)"
     r"[^\S\n]*(?:\n|\Z)")
 _TAG = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+\"([^\n]*)\"\][^\S\n]*$", re.M)
-_ROSTER = dict(chess.pgn.Headers())
-"""The tags python-chess gives every game (Event "?" ... Result "*")."""
+_ROSTER = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?", "Black": "?", "Result": "*"}
+"""The tags python-chess gives every game (``chess.pgn.Headers()``: the seven tag roster's unknown values)."""
 _SET_UP = ("FEN", "SetUp", "Variant")
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _NULL = "0000"
@@ -94,8 +96,11 @@ _MARKUP = re.compile(r"(\{[^}\n]*\}|\$[0-9]+|[?!]{1,2})")
 a NAG, a mark (``!``, ``?!`` ..., read two characters at most at a time)."""
 _COMMENT = re.compile(r"(\{[^}\n]*\})")
 """The brace comments of :data:`_MARKUP` (what it finds in a movetext without ``$``, ``!`` or ``?``: faster)."""
-_MARKS = {"!": chess.pgn.NAG_GOOD_MOVE, "?": chess.pgn.NAG_MISTAKE, "!!": chess.pgn.NAG_BRILLIANT_MOVE,
-          "??": chess.pgn.NAG_BLUNDER, "!?": chess.pgn.NAG_SPECULATIVE_MOVE, "?!": chess.pgn.NAG_DUBIOUS_MOVE}
+_MARKS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
+"""The NAGs of the move marks (the PGN standard's, 8.2.4; python-chess's ``NAG_GOOD_MOVE`` ... ``NAG_DUBIOUS_MOVE``)."""
+_SAN_TOKEN = re.compile(r"[NBKRQ]?[a-h]?[1-8]?x?[a-h][1-8](?:=[NBRQ])?|O-O(?:-O)?")
+"""Move tokens that python-chess's movetext pattern surely reads whole as a move (a subset of its first
+alternative and of its castling one): the others are asked of that pattern itself."""
 
 
 class _Text:
@@ -196,6 +201,8 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
                     progress(number)
                 pending, plain, read, chars = [], 0, 0, 0
             continue
+        import chess.pgn
+
         game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
         if game is None:
             break
@@ -236,7 +243,13 @@ def _movetext_result(moves: str) -> tuple[bool, str | None]:
 def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     """Per token: python-chess's movetext pattern reads it whole, as a move (not a null move)."""
     valid = np.zeros(len(vocabulary), dtype=bool)
+    plain = _SAN_TOKEN.fullmatch
     for index, token in enumerate(vocabulary):
+        if plain(token) is not None:
+            valid[index] = True
+            continue
+        import chess.pgn
+
         match = chess.pgn.MOVETEXT_REGEX.match(token)
         valid[index] = match is not None and match.group(0) == token and match.group(1) is not None and \
             token not in ("--", "Z0", "0000", "@@@@")
@@ -381,6 +394,8 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         if ready is not None:
             yield ready
             continue
+        import chess.pgn
+
         game = chess.pgn.read_game(io.StringIO(entry.text))
         if game is None:  # not reached: the text has a tag line
             yield UnreadableGame("no game", entry.line)

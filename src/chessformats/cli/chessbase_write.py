@@ -12,15 +12,16 @@ import lzma
 import os
 import time
 from collections.abc import Callable, Iterator
-from typing import IO, Any, TextIO, cast
-
-import chess.pgn
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
-from chessformats.formats.chessbase import GameHeader, WriteReport, append_games, copy_database, open_database
+from chessformats.formats.chessbase.write import WriteReport, append_games
 
 from .content import is_pgn
+
+if TYPE_CHECKING:
+    import chess.pgn
 
 __all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
 
@@ -52,6 +53,8 @@ def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> 
     opener = _OPENERS.get(extension)
     handle: IO[str] = opener(path, "rt", encoding=encoding, errors="replace") if opener else \
         open(path, encoding=encoding, errors="replace")
+    import chess.pgn  # (a PGN -> base conversion reads its games without it)
+
     with handle:
         lines = _Lines(handle)
         number = 0
@@ -68,6 +71,9 @@ def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> 
 
 
 def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator[chess.pgn.Game]:
+    from chessformats.formats.chessbase.database import open_database
+    from chessformats.formats.chessbase.games import GameHeader
+
     with open_database(path, encoding=encoding) as db:
         deleted = db.header_arrays()["deleted"]
         for number in range(1, db.record_count + 1):
@@ -89,6 +95,8 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     skipped: list[str] = []
     started = time.perf_counter()
     if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
+        from chessformats.formats.chessbase.compact import copy_database
+
         copied = copy_database(source, target)
         console.print(f"{copied.written:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
         for left in copied.skipped[:20]:

@@ -15,7 +15,7 @@ from ..engine.errors import FormatError, UnsupportedError
 from . import registry
 from .outputs import files_of, planned, writing
 
-__all__ = ["BOOKS", "TARGETS", "cmd_convert"]
+__all__ = ["BOOKS", "TARGETS", "cmd_convert", "writes_base"]
 
 BOOKS = ("ctg", "kvetka", "polyglot")
 """The book formats ``convert`` reads and writes."""
@@ -42,6 +42,16 @@ def _target_format(target: str, given: str | None) -> str:
                            ".kob (Kvetka) from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) and "
                            ".cbv/.cbz (a ChessBase archive) from PGN or a base; .parquet (a table) from a base, PGN, "
                            "a book or Monty data", file=target)
+
+
+def writes_base(args: argparse.Namespace) -> bool:
+    """Whether ``convert`` with these arguments writes a ChessBase base (whose writer has closed every file it
+    wrote when it returns)."""
+    target = args.target if args.target is not None else args.output
+    try:
+        return target is not None and _target_format(target, args.target_format) == "chessbase"
+    except FormatError:
+        return False
 
 
 def cmd_convert(args: argparse.Namespace, console: Any) -> int:

@@ -307,3 +307,21 @@ def test_a_huge_creation_time_leaves_the_game_readable(tmp_path: Path) -> None:
     targets = HANDLER.inspect(str(cbh), game=1)
     (target,) = [t for t in targets if t.path == "cbj[1]"]
     assert "cbj[1].created" not in target.annotations
+
+
+def test_written_cbj_records_hold_their_values_and_check_sum() -> None:
+    """The writer's records (made from a template per teams and ratings): the declaration reads back every value
+    given, and the check sum is the 16-bit sum of the big-endian words at offsets 8-27 (hand arithmetic)."""
+    from chessformats.engine.codec import codec
+    from chessformats.formats.chessbase.extended_writer import cbj_record
+
+    record_codec = codec(schema.CBJ_RECORD)
+    cases = [(-1, -1, 26, 0, False, False), (3, -1, 1 << 33, 7, True, False), (-1, 70000, 123456, 1 << 40, True, True),
+             (3, -1, 999, 0, True, False), (3, -1, 26, 0, True, False)]
+    for white, black, cbg, cba, white_rated, black_rated in cases * 2:  # twice: from the kept templates too
+        data = cbj_record(white, black, cbg, cba, white_rated=white_rated, black_rated=black_rated)
+        value = record_codec.decode(data)
+        assert (value.white_team, value.black_team, value.cbg_offset, value.cba_offset) == (white, black, cbg, cba)
+        assert (value.white_rating.kind != "none", value.black_rating.kind != "none") == (white_rated, black_rated)
+        words = struct.unpack(">10H", data[8:28])
+        assert value.check_sum == sum(words) % 65536

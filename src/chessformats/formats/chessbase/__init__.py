@@ -27,19 +27,24 @@ archives: :mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_databa
 :mod:`.archive_write` (a base packed into an archive).
 """
 
-from __future__ import annotations
+# (no ``from __future__ import annotations`` here: it would bind the name of the ``annotations`` submodule on
+# this package, and the package's names are imported lazily, below)
+from typing import TYPE_CHECKING
 
-from .annotations import decode_text
-from .archive import Archive, ArchiveMember, PasswordError, open_archive
-from .archive_write import base_files, write_archive
-from .compact import copy_database
-from .database import COMPANIONS, GAME_DTYPE, Database, export_pgn, open_database
-from .entities import Entity, EntityFile, SortKey, decode_name
-from .extended import ExtendedHeader, ExtendedHeaders
-from .games import RESULT_TAGS, GameHeader, GuidingText
-from .moves import DecodedGame, DecodedMove
-from .pgn import build_game
-from .write import GameItem, PreparedGame, UnreadableGame, WriteReport, append_games, write_database
+from ...engine.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .annotations import decode_text
+    from .archive import Archive, ArchiveMember, PasswordError, open_archive
+    from .archive_write import base_files, write_archive
+    from .compact import copy_database
+    from .database import COMPANIONS, GAME_DTYPE, Database, export_pgn, open_database
+    from .entities import Entity, EntityFile, SortKey, decode_name
+    from .extended import ExtendedHeader, ExtendedHeaders
+    from .games import RESULT_TAGS, GameHeader, GuidingText
+    from .moves import DecodedGame, DecodedMove
+    from .pgn import build_game
+    from .write import GameItem, PreparedGame, UnreadableGame, WriteReport, append_games, write_database
 
 __all__ = [
     "COMPANIONS",
@@ -74,3 +79,19 @@ __all__ = [
     "write_archive",
     "write_database",
 ]
+
+# names are imported when first used: writing a base from PGN (``convert``) needs neither the reader nor the
+# archives, and their declarations and python-chess's PGN module are a large part of a short run's start-up
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "annotations": ("decode_text",),
+    "archive": ("Archive", "ArchiveMember", "PasswordError", "open_archive"),
+    "archive_write": ("base_files", "write_archive"),
+    "compact": ("copy_database",),
+    "database": ("COMPANIONS", "GAME_DTYPE", "Database", "export_pgn", "open_database"),
+    "entities": ("Entity", "EntityFile", "SortKey", "decode_name"),
+    "extended": ("ExtendedHeader", "ExtendedHeaders"),
+    "games": ("RESULT_TAGS", "GameHeader", "GuidingText"),
+    "moves": ("DecodedGame", "DecodedMove"),
+    "pgn": ("build_game",),
+    "write": ("GameItem", "PreparedGame", "UnreadableGame", "WriteReport", "append_games", "write_database"),
+})

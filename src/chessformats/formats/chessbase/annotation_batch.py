@@ -55,11 +55,14 @@ _VALUE_AT = len(_EVAL) + 1
 _Reading = tuple[int, str, bytes, bool]
 """A command's item for one mover: its type (-1: none), kind, body, and whether the batch path cannot take it."""
 _READINGS: dict[str, tuple[_Reading, _Reading]] = {}
+_NONE: _Reading = (-1, "", b"", False)
 _CACHED = 1 << 16
 
 
 def _readings(text: str) -> tuple[_Reading, _Reading]:
     """The item of command ``text`` for Black and for White (kept: a few thousand come back in every batch)."""
+    if not text:  # no command, no item (row 0 of every group: read without python-chess, at import)
+        return _NONE, _NONE
     found = _READINGS.get(text)
     if found is None:
         pair = []

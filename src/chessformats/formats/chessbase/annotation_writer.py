@@ -15,15 +15,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import chess
-import chess.pgn
 
 from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
+
+if TYPE_CHECKING:
+    import chess.pgn
 
 __all__ = ["EncodedAnnotations", "LineAnnotations", "encode_annotations", "encode_line_annotations", "encode_text"]
 
@@ -186,8 +188,9 @@ class _Items:
     def commands(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
         """The items of the PGN commands of a move's comment, read by python-chess's own ``GameNode`` methods."""
         node = _Turned(comment, not mover)
+        game_node = _game_node()
         squares, arrows = [], []
-        for arrow in chess.pgn.GameNode.arrows(node):  # type: ignore[arg-type]
+        for arrow in game_node.arrows(node):  # type: ignore[arg-type]
             colour = _COLOURS.get(arrow.color)
             if colour is None:
                 self.problems.append(f"{arrow.color} arrow at position {position}: ChessBase has no such colour")
@@ -200,10 +203,10 @@ class _Items:
             self.add(position, "squares", {"squares": squares})
         if arrows:
             self.add(position, "arrows", {"arrows": arrows})
-        seconds = chess.pgn.GameNode.clock(node) if clock else None  # type: ignore[arg-type]
+        seconds = game_node.clock(node) if clock else None  # type: ignore[arg-type]
         if seconds is not None:
             self.clock(position, mover, seconds)
-        emt = chess.pgn.GameNode.emt(node)  # type: ignore[arg-type]
+        emt = game_node.emt(node)  # type: ignore[arg-type]
         if emt is not None:
             hours, rest = divmod(round(emt), 3600)
             if hours > 255:
@@ -211,7 +214,7 @@ class _Items:
             else:
                 self.add(position, "time_spent", {"hours": hours, "minutes": rest // 60, "seconds": rest % 60,
                                                   "unknown": 0})
-        score = chess.pgn.GameNode.eval(node)  # type: ignore[arg-type]
+        score = game_node.eval(node)  # type: ignore[arg-type]
         if score is not None:
             white = score.white()
             mate = white.mate()
@@ -219,7 +222,7 @@ class _Items:
             if value is None or not -_EVAL_LIMIT <= value < _EVAL_LIMIT:
                 self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
             else:
-                depth = chess.pgn.GameNode.eval_depth(node)  # type: ignore[arg-type]
+                depth = game_node.eval_depth(node)  # type: ignore[arg-type]
                 self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
                                                          "centipawns", "depth": depth or 0})
 
@@ -299,6 +302,14 @@ def time_control_items(tag: str) -> tuple[list[bytes], list[str], dict[str, int]
     return [item[2] for item in items], problems, kinds
 
 
+def _game_node() -> type[chess.pgn.GameNode]:
+    """python-chess's ``GameNode``, whose methods read the PGN commands (its PGN module imported when a comment
+    is first read: a base of games without comments is written without it)."""
+    import chess.pgn
+
+    return chess.pgn.GameNode
+
+
 class _Turned:
     """A node's comment and the side to move after it, for python-chess's own ``GameNode.eval`` (whose
     ``self.turn()`` walks up to the game from the node)."""
@@ -315,7 +326,7 @@ class _Turned:
 
 def _clock(comment: str) -> float | None:
     """python-chess's ``GameNode.clock`` of a comment."""
-    return chess.pgn.GameNode.clock(_Turned(comment, chess.WHITE))  # type: ignore[arg-type]
+    return _game_node().clock(_Turned(comment, chess.WHITE))  # type: ignore[arg-type]
 
 
 def _finals(clocked: Sequence[Any], last: Mapping[bool, Any]) -> list[Any]:

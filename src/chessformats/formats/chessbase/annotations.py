@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
-import chess.engine
-import chess.pgn
-import chess.svg
 
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from ...schemas.chessbase import NATIONS
+
+if TYPE_CHECKING:  # (imported where used: writing a base from PGN text reads none of this module's games)
+    import chess.engine
+    import chess.pgn
+    import chess.svg
 
 __all__ = ["Annotator", "Extras", "decode_bytes", "decode_text", "time_control_tag"]
 
@@ -82,6 +84,8 @@ def time_control_tag(periods: list[Any]) -> str | None:
 
 def _evaluation(value: int, kind: str) -> chess.engine.PovScore | None:
     """An engine evaluation as a score from White's point of view (centipawns, or mate in ``value``)."""
+    import chess.engine
+
     if kind == "centipawns":
         return chess.engine.PovScore(chess.engine.Cp(value), chess.WHITE)
     if kind == "mate" and value:
@@ -179,6 +183,8 @@ class Annotator:
                 if value is not None and int(value):
                     node.nags.add(int(value))
         elif kind in ("squares", "arrows"):
+            import chess.svg  # (python-chess's PGN module, which made the node, has imported it)
+
             arrows = [a for a in node.arrows()]
             pairs = [(s.square, s.square, s.colour) for s in body.squares] if kind == "squares" else \
                 [(a.source, a.target, a.colour) for a in body.arrows]

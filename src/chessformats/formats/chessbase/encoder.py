@@ -14,15 +14,18 @@ is a two-byte move from the king's destination to itself). Each byte goes throug
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import chess
-import chess.pgn
 
 from ...engine.codec import codec
 from ...engine.errors import InvalidValueError
 from ...schemas import chessbase as schema
 from .moves import _NAMES, _Decoder, _Position, encode_byte, encode_two_byte_move
 from .start import BLACK, EMPTY, StartPosition, encode_setup, standard_start
+
+if TYPE_CHECKING:
+    import chess.pgn  # (imported by the python-chess games themselves: games coded in batches do without it)
 
 __all__ = ["CHESS960_MODE", "STANDARD_MODE", "EncodedGame", "encode_game", "start_of"]
 
@@ -189,6 +192,8 @@ def encode_game(game: chess.pgn.Game, *, number: int = 0) -> EncodedGame:
 
     Raises :class:`InvalidValueError` for what the format cannot hold (a variant other than Chess960, a setup
     board of more than 32 pieces ...)."""
+    import chess.pgn
+
     board = game.board()
     variant = game.headers.get("Variant", "").lower()
     if type(board) is not chess.Board:

@@ -65,6 +65,10 @@ class EntityTable:
     def __len__(self) -> int:
         return len(self._values)
 
+    def __contains__(self, key: Any) -> bool:
+        """Whether the entity ``key`` has a record (:meth:`add` needs no values for it)."""
+        return key in self._numbers
+
     def load(self, data: bytes) -> None:
         """Start from the existing file ``data`` (empty: no file)."""
         if not data:

@@ -4,6 +4,7 @@ game version 1, no final material, the check sum of bytes 8-27)."""
 
 from __future__ import annotations
 
+import struct
 from typing import Literal
 
 from ...engine.codec import codec
@@ -29,6 +30,14 @@ _FIDE = {"reserved_0": 0, "kind": "international", "national_control": "normal",
          "nation": 0, "name": b"FIDE".ljust(_RATING_NAME_SIZE, b"\0")}
 _NO_RATING = {**_FIDE, "kind": "none", "international_control": "none", "name": bytes(_RATING_NAME_SIZE)}
 _NO_ENDGAME = {path.split(".", 1)[1]: 0 for path in _RECORD.fields if path.startswith("endgame.")}
+_SUM_WORDS = struct.Struct(("<" if _ORDER == "little" else ">") + {2: "H", 4: "I"}[_WORD] * ((_SUM_END - _SUM_START)
+                                                                                          // _WORD))
+"""The words the check sum adds."""
+_OFFSETS = tuple((int(_RECORD.field(name).offset or 0), int(_RECORD.field(name).size or 0))
+                 for name in ("cbg_offset", "cba_offset"))
+_TEMPLATES: dict[tuple[int, int, bool, bool], bytes] = {}
+"""A record of zero offsets by (teams, ratings): only the offsets change from game to game."""
+_TEMPLATES_KEPT = 1 << 12
 
 
 def cbj_header(records: int, old: bytes = b"") -> bytes:
@@ -45,6 +54,23 @@ def cbj_record(white_team: int, black_team: int, cbg_offset: int, cba_offset: in
                black_rated: bool) -> bytes:
     """A game's ``.cbj`` record (``NO_TEAM``: no team); a rated player's rating type is FIDE's (twic1134: a
     player without a rating has none)."""
+    key = (white_team, black_team, white_rated, black_rated)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _record(white_team, black_team, 0, 0, white_rated=white_rated, black_rated=black_rated)
+        if len(_TEMPLATES) < _TEMPLATES_KEPT:
+            _TEMPLATES[key] = template
+    if not 0 <= cbg_offset < 1 << 63 or not 0 <= cba_offset < 1 << 63:  # the declaration checks what it holds
+        return _record(white_team, black_team, cbg_offset, cba_offset, white_rated=white_rated,
+                       black_rated=black_rated)
+    record = bytearray(template)
+    for (at, size), value in zip(_OFFSETS, (cbg_offset, cba_offset), strict=True):
+        record[at:at + size] = value.to_bytes(size, _ORDER)
+    return check_summed(record)
+
+
+def _record(white_team: int, black_team: int, cbg_offset: int, cba_offset: int, *, white_rated: bool,
+            black_rated: bool) -> bytes:
     record = bytearray(_RECORD.encode({
         "white_team": white_team, "black_team": black_team, "media_offset": -1, "cba_offset": cba_offset,
         "reserved_20": 0, "material_1": _NO_MATERIAL, "reserved_24": 0, "material_2": _NO_MATERIAL, "check_sum": 0,
@@ -57,6 +83,6 @@ def cbj_record(white_team: int, black_team: int, cbg_offset: int, cba_offset: in
 
 def check_summed(record: bytearray) -> bytes:
     """The record with its ``check_sum`` recomputed (the 16-bit sum of the words at offsets 8-27)."""
-    total = sum(int.from_bytes(record[at:at + _WORD], _ORDER) for at in range(_SUM_START, _SUM_END, _WORD))
+    total = sum(_SUM_WORDS.unpack_from(record, _SUM_START))
     _CHECK_SUM.put(record, total & ((1 << 8 * _WORD) - 1))
     return bytes(record)

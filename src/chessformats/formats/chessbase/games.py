@@ -11,20 +11,16 @@ import chess.pgn
 
 from ...engine import display
 from ...engine.codec import codec
-from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .annotations import Annotator
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader
 from .moves import DecodedGame
 from .pgn import build_game
+from .tags import RESULT_TAGS
 
 __all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "RecordFields", "game_header", "pgn_headers"]
 
-_PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
-                "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
-RESULT_TAGS = {value: _PGN_RESULTS[name] for value, name in enum_view(schema.RESULT).names.items()}
-"""A game record's result code (:data:`chessformats.schemas.chessbase.RESULT`) as a PGN result."""
 _ECO = codec(schema.ECO)
 _ECO_CODE, _ECO_SUBCODE = _ECO.field("code"), _ECO.field("subcode")
 

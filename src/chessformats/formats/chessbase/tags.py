@@ -11,9 +11,14 @@ from dataclasses import dataclass, field
 from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
-from .games import RESULT_TAGS
 
-__all__ = ["HeaderValues", "encode_name", "header_values", "split_player"]
+__all__ = ["RESULT_TAGS", "HeaderValues", "encode_name", "header_values", "split_player"]
+
+_PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
+                "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
+RESULT_TAGS = {value: _PGN_RESULTS[name] for value, name in enum_view(schema.RESULT).names.items()}
+"""A game record's result code (:data:`chessformats.schemas.chessbase.RESULT`) as a PGN result (here, not in
+:mod:`.games`, so that writing a base does not import the reader)."""
 
 _RESULT_VALUES = {tag: value for value, tag in sorted(RESULT_TAGS.items(), reverse=True)}
 """A PGN result -> the record's result code (the plain results: 2 1-0, 1 draw, 0 0-1, 3 "*")."""

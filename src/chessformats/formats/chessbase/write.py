@@ -26,9 +26,7 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
-
-import chess.pgn
+from typing import IO, TYPE_CHECKING, Any, Union
 
 from ...engine.codec import codec
 from ...engine.contract import Skipped, WriteReport, WriteWarning
@@ -45,11 +43,15 @@ from .annotation_writer import (
     encode_annotations,
     encode_line_annotations,
 )
-from .database import Database, open_database
 from .encoder import EncodedGame, encode_game
 from .entity_writer import EntityTable
 from .extended_writer import CBJ_RECORD_SIZE, NO_TEAM, cbj_header, cbj_record
 from .tags import HeaderValues, encode_name, header_values, split_player
+
+if TYPE_CHECKING:
+    import chess.pgn
+
+    from .database import Database
 
 __all__ = ["GameItem", "PreparedGame", "UnreadableGame", "WriteReport", "append_games", "write_database"]
 
@@ -71,6 +73,8 @@ _NO_MEDALS = {path.split(".", 1)[1]: False for path in _RECORD.fields if path.st
 _DATE_FIELDS = ("year", "month", "day")
 
 
+_NAMES_KEPT = 1 << 18
+"""Coded names kept at most (a file of millions of players codes the others when met)."""
 _NO_LINE = LineAnnotations("", (), {})
 
 _FILES = (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe")
@@ -103,8 +107,10 @@ class UnreadableGame:
     """The line of the source text the game starts on (from 1), if known."""
 
 
-GameItem = chess.pgn.Game | PreparedGame | UnreadableGame
-"""What the writer takes: python-chess games, games already encoded, places of unreadable games."""
+GameItem = Union["chess.pgn.Game", PreparedGame, UnreadableGame]
+"""What the writer takes: python-chess games, games already encoded, places of unreadable games. (A forward
+reference: python-chess's PGN module is imported with the games that need it, so a base written from PGN text
+alone may do without it.)"""
 
 
 def _store_header(size: int, old: bytes = b"") -> bytes:
@@ -139,12 +145,20 @@ class _Base:
         self.cbg_size = self.cba_size = _STORE_HEADER_SIZE
         self.cbj_size = CBJ_RECORD_SIZE
         self.count = 0
+        self.names: dict[tuple[str, str, str], bytes] = {}
+        """The names coded so far that fit their field, by (entity file, field, text): players and events come
+        back in game after game."""
         self.position: int | None = None
         """The position (from 1) in the writer's input of the game being added: the ``item`` of its warnings."""
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
+        known = self.names.get((extension, field_name, text))
+        if known is not None:
+            return known
         size = _NAME_SIZES[extension, field_name]
         raw, cut = encode_name(text, size, self.encoding)
+        if not cut and len(self.names) < _NAMES_KEPT:
+            self.names[extension, field_name, text] = raw
         if cut:
             self.report.warnings.append(WriteWarning(f"game {number}: {field_name} {text!r} cut to {size} bytes",
                                                      item=self.position))
@@ -159,12 +173,15 @@ class _Base:
     def tournament(self, tags: Any, values: HeaderValues, number: int) -> int:
         title = self.name(".cbt", "title", _known(tags.get("Event", "")), number)
         place = self.name(".cbt", "place", _known(tags.get("Site", "")), number)
+        key = (title, place, values.event_date)
+        if key in self.tournaments:
+            return self.tournaments.add(key, {}, number)
         record = {"title": title, "place": place, "date": _date(values.event_date),
                   "kind": {"correspondence": False, "rapid": False, "blitz": False, "type": values.event_type},
                   "reserved_84": 0, "nation": 0, "reserved_86": 0, "category": 0,
                   "flags": {"reserved": 0, "board_points": False, "complete": False, "unknown": False},
                   "rounds": 0, "reserved_90": 0}
-        return self.tournaments.add((title, place, values.event_date), record, number)
+        return self.tournaments.add(key, record, number)
 
     def annotator(self, text: str, number: int) -> int:
         name = self.name(".cbc", "name", text, number)
@@ -172,6 +189,8 @@ class _Base:
 
     def source(self, text: str, number: int) -> int:
         title = self.name(".cbs", "title", text, number)
+        if title in self.sources:
+            return self.sources.add(title, {}, number)
         record = {"title": title, "publisher": bytes(_NAME_SIZES[".cbs", "publisher"]), "publication": _date((0, 0, 0)),
                   "date": _date((0, 0, 0)), "version": 0, "quality": 0}
         return self.sources.add(title, record, number)
@@ -385,7 +404,11 @@ def _write(stem: str, games: Iterable[GameItem], encoding: str | None, *, append
 
 def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *, append: bool) -> WriteReport:
     report = new_report(stem)
-    old = open_database(stem + ".cbh") if append else None
+    old = None
+    if append:
+        from .database import open_database  # (the reader: not imported to write a new base)
+
+        old = open_database(stem + ".cbh")
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
         if old is not None:
             stack.enter_context(old)
