@@ -479,12 +479,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_dask_options(p)
     p.add_argument("--password", help=PASSWORD_HELP)
     p.add_argument("--memory", type=int, default=16, metavar="MIB",
-                   help="memory for new counts of positions and moves (default 16: a build's peak is then about "
-                        "140 MiB with --jobs 2); beyond it the counts of positions with fewer than 8,192 games go to "
-                        "a temporary folder and are merged back as the book is written (the same book); 0: keep all "
-                        "in memory")
-    p.add_argument("--spill-dir", metavar="DIR", help="where counts beyond --memory go (default: the system's "
-                   "temporary folder)")
+                   help="memory for new counts of positions and moves (default 16: peak about 140 MiB with --jobs 2); "
+                        "beyond it the counts of positions with fewer than 8,192 games go to a temporary folder, "
+                        "merged back as the book is written (the same book); with --dask, a reducer's key range of "
+                        "more events is cut into sub-ranges counted one at a time; 0: keep all in memory")
+    p.add_argument("--spill-dir", metavar="DIR", help="where counts beyond --memory go, and a reducer's sub-ranges "
+                   "(default: the system's temporary folder)")
     p.add_argument("--min-rating", type=int, metavar="N",
                    help="only games where WhiteElo and BlackElo are both >= N (games missing one are left out)")
     p.add_argument("--time-control", metavar="LIST",
