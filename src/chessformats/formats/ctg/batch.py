@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ...engine.bitorder import REVERSED_BYTES
 from ...kernel.batch import (
     EN_PASSANT,
     ORIGIN_SHIFT,
@@ -45,7 +46,7 @@ _WORDS = np.array([SQUARE_CODE.codes["empty"]] + [SQUARE_CODE.codes[f"white_{nam
                   + [SQUARE_CODE.codes[f"black_{name}"] for name in _NAMES], dtype=np.int64)
 _CODING = np.array(CODING_ORDER, dtype=np.int64)
 _STEPS = np.array(_HASH_STEPS, dtype=np.int64).reshape(-1, 2)
-_REVERSED_BYTES = np.array([int(f"{byte:08b}"[::-1], 2) for byte in range(256)], dtype=np.uint8)
+_REVERSED_BYTES = np.frombuffer(REVERSED_BYTES, dtype=np.uint8)
 _CODE_LIMIT = 16  # the largest piece number + 1 the code table is made for
 
 

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from ...engine.bitorder import REVERSED_BYTES
 from ...engine.codec import codec
 from ...engine.contract import WriteReport
 from ...engine.derived import derivation
@@ -46,7 +47,7 @@ def _layout(items: Sequence[tuple[int, bytes]]) -> _Layout:
     # leaf's are taken in their own order)
     records = [record for _, record in items]
     hashes = np.array([value for value, _ in items], dtype=np.int64) & 0xFFFFFFFF
-    reverse_byte = np.array([int(f"{byte:08b}"[::-1], 2) for byte in range(256)], dtype=np.int64)
+    reverse_byte = np.frombuffer(REVERSED_BYTES, dtype=np.uint8).astype(np.int64)
     reversed_hashes = sum(reverse_byte[hashes >> (8 * k) & 255] << (24 - 8 * k) for k in range(4))
     order = np.argsort(reversed_hashes, kind="stable")
     ranked = reversed_hashes[order]
