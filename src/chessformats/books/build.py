@@ -521,22 +521,16 @@ class BookBuilder:
         return board
 
     def _stored(self, key: int) -> chess.Board | None:
-        import chess
+        from ..kernel.scalar import new_board  # (python-chess only when a position is asked for)
 
         keys = self._positions["key"]
         at = int(np.searchsorted(keys, np.uint64(key)))
         if at == len(keys) or int(keys[at]) != key:
             return None
         row = {name: int(column[at]) for name, column in self._positions.items()}
-        board = chess.Board(None)
-        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = row["white"], row["black"]
-        board.occupied = row["white"] | row["black"]
-        board.pawns, board.knights, board.bishops = row["pawns"], row["knights"], row["bishops"]
-        board.rooks, board.queens, board.kings = row["rooks"], row["queens"], row["kings"]
-        board.turn = bool(row["turn"])
-        board.castling_rights = row["castling"]
-        board.ep_square = row["ep"] if row["ep"] < 64 else None
-        return board
+        return new_board(row["white"], row["black"], row["pawns"], row["knights"], row["bishops"], row["rooks"],
+                         row["queens"], row["kings"], bool(row["turn"]), row["ep"] if row["ep"] < 64 else None,
+                         row["castling"])
 
     def to_stats(self) -> BookStats:
         """The format-neutral model: FEN -> moves -> games, wins, draws, losses (for the mover)."""

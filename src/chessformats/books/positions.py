@@ -16,13 +16,14 @@ import struct
 
 import chess
 
+from ..kernel.scalar import new_board
+
 __all__ = ["pack", "unpack", "xfen"]
 
 _RUNS = tuple(("1" * n, str(n)) for n in range(8, 1, -1))  # runs of empty squares, longest first
 _PACKED = struct.Struct("<9QbbHI")
 """pawns, knights, bishops, rooks, queens, kings, white, black, castling rights; turn, en-passant square (-1:
 none), halfmove clock, fullmove number."""
-_TEMPLATE = chess.Board()
 
 
 def _ep_square(board: chess.Board) -> int | None:
@@ -63,14 +64,5 @@ def unpack(packed: bytes) -> chess.Board:
     """The board of :func:`pack`: the board ``chess.Board(xfen(board))`` gives, without parsing a FEN."""
     (pawns, knights, bishops, rooks, queens, kings, white, black, castling, turn, ep, halfmove,
      fullmove) = _PACKED.unpack(packed)
-    board = _TEMPLATE.copy(stack=False)
-    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
-        pawns, knights, bishops, rooks, queens, kings)
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
-    board.occupied = white | black
-    board.promoted = 0
-    board.castling_rights = castling
-    board.turn = bool(turn)
-    board.ep_square = None if ep < 0 else ep
-    board.halfmove_clock, board.fullmove_number = halfmove, fullmove
-    return board
+    return new_board(white, black, pawns, knights, bishops, rooks, queens, kings, bool(turn), None if ep < 0 else ep,
+                     castling, halfmove, fullmove)

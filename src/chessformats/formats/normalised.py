@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import chess
 
+from ..kernel.scalar import new_board
 from ..schemas.movecode import MoveCode
 from ..schemas.squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 
@@ -174,11 +175,8 @@ def square_board(symbols: Sequence[str]) -> chess.Board:
         if piece is not None:
             by_type[piece.piece_type] |= bit
             by_colour[piece.color] |= bit
-    board = chess.Board(None)
-    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings) = by_type[1:]
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = by_colour[1], by_colour[0]
-    board.occupied = by_colour[0] | by_colour[1]
-    return board
+    pawns, knights, bishops, rooks, queens, kings = by_type[1:]
+    return new_board(by_colour[1], by_colour[0], pawns, knights, bishops, rooks, queens, kings)
 
 
 def castling_rights(flags: int) -> int:

@@ -1,5 +1,5 @@
-"""Between python-chess boards and the kernel's batches: :func:`from_boards`, :func:`to_board`, and the
-:class:`chess.Move` of a move code (:func:`move_of_code`)."""
+"""Between python-chess boards and the kernel's batches: :func:`from_boards`, :func:`to_board` (through
+:func:`.scalar.new_board`), and the :class:`chess.Move` of a move code (:func:`move_of_code`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import chess
 import numpy as np
 
 from .batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards
+from .scalar import new_board
 
 __all__ = ["from_boards", "move_of_code", "to_board"]
 
 _PIECES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
-
-
 def from_boards(boards: Sequence[chess.Board]) -> Boards:
     """A batch of python-chess boards (castling rights as ``clean_castling_rights`` gives them)."""
     u64 = np.uint64
@@ -32,18 +31,10 @@ def from_boards(boards: Sequence[chess.Board]) -> Boards:
 
 def to_board(boards: Boards, index: int, *, chess960: bool = False) -> chess.Board:
     """Position ``index`` of a batch as a :class:`chess.Board` (no move stack)."""
-    board = chess.Board(None, chess960=chess960)
-    white, black = int(boards.white[index]), int(boards.black[index])
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
-    board.occupied = white | black
-    for name in _PIECES:
-        setattr(board, name, int(getattr(boards, name)[index]))
-    board.turn = bool(boards.turn[index])
-    board.ep_square = int(boards.ep_square[index]) or None
-    board.castling_rights = int(boards.castling[index])
-    board.halfmove_clock = int(boards.halfmove[index])
-    board.fullmove_number = int(boards.fullmove[index])
-    return board
+    pawns, knights, bishops, rooks, queens, kings = (int(getattr(boards, name)[index]) for name in _PIECES)
+    return new_board(int(boards.white[index]), int(boards.black[index]), pawns, knights, bishops, rooks, queens,
+                     kings, bool(boards.turn[index]), int(boards.ep_square[index]), int(boards.castling[index]),
+                     int(boards.halfmove[index]), int(boards.fullmove[index]), chess960)
 
 
 def move_of_code(code: int, board: chess.Board) -> chess.Move:

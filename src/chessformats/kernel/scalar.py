@@ -9,6 +9,10 @@ compare every answer with ``chess.Board``.
 
 A position is two lists of bitboards in python-chess's numbering: ``pieces`` by piece type (index 0 unused,
 1 pawn ... 6 king) and ``colour`` by colour (0 black, 1 white, as ``chess.Board.occupied_co``).
+
+:func:`new_board` is the one way a ``chess.Board`` is made from bitboards: the kernel's ``to_board``, Monty's
+games and start positions, the normalised boards of CTG and Kvetka, the book builder's stored positions and the
+packed boards of the walks all make their boards with it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import chess
 
 from . import tables
 
-__all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "of_board"]
+__all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "new_board", "of_board"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 _KNIGHT, _KING, _PAWN_ATTACKS, _SQUARES = tables.KNIGHT, tables.KING, tables.PAWN_ATTACKS, tables.SQUARES
@@ -25,6 +29,38 @@ _DIAG, _DIAG_MASKS, _RANK, _RANK_MASKS = tables.DIAG_ATTACKS, tables.DIAG_MASKS,
 _FILE, _FILE_MASKS = tables.FILE_ATTACKS, tables.FILE_MASKS
 _MOVERS = (_K, _Q, _R, _B, _N)
 """The pieces that move as they attack, in the order :func:`has_legal_move` tries them."""
+
+
+_FAST = list(chess.Board(None).__dict__) == [
+    "occupied_co", "pawns", "knights", "bishops", "rooks", "queens", "kings", "promoted", "occupied", "chess960",
+    "ep_square", "move_stack", "_stack", "turn", "castling_rights", "halfmove_clock", "fullmove_number"]
+"""python-chess's board has the attributes :func:`new_board` fills, in this order (else boards are made the slower,
+documented way)."""
+_BOARD, _new = chess.Board, object.__new__
+
+
+def new_board(white: int, black: int, pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int,
+              turn: bool = True, ep_square: int | None = None, castling: int = 0, halfmove: int = 0,
+              fullmove: int = 1, chess960: bool = False) -> chess.Board:
+    """A :class:`chess.Board` of these bitboards and fields, no move stack (``ep_square`` 0 or None: none;
+    ``castling``: the rights as rook squares, as ``Board.castling_rights``)."""
+    if _FAST:
+        board = _new(_BOARD)  # attributes set in the order of Board.__init__ (no dict object is made)
+        board.occupied_co = [black, white]
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
+            pawns, knights, bishops, rooks, queens, kings)
+        board.promoted, board.occupied, board.chess960, board.ep_square = 0, white | black, chess960, ep_square or None
+        board.move_stack, board._stack, board.turn, board.castling_rights = [], [], turn, castling
+        board.halfmove_clock, board.fullmove_number = halfmove, fullmove
+        return board
+    board = chess.Board(None, chess960=chess960)  # pragma: no cover - another python-chess
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
+    board.occupied = white | black
+    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
+        pawns, knights, bishops, rooks, queens, kings)
+    board.turn, board.ep_square, board.castling_rights = turn, ep_square or None, castling
+    board.halfmove_clock, board.fullmove_number = halfmove, fullmove
+    return board
 
 
 def of_board(board: chess.BaseBoard) -> tuple[list[int], list[int]]:

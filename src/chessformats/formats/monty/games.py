@@ -9,48 +9,20 @@ import math
 from collections.abc import Iterator
 from itertools import islice
 
-import chess
 import numpy as np
 
 from ...kernel.boards import move_of_code
+from ...kernel.scalar import new_board
 from .arrays import MontyArrays, piece_bitboards, start_boards
 from .model import RESULTS, Game, Ply, lazy_shares
 from .moves import KING_CASTLE, MOVES, QUEEN_CASTLE
 
 assert {KING_CASTLE, QUEEN_CASTLE} == {2, 3}  # ``code & 14 == 2``: a castling code
 
-__all__ = ["games_of", "new_board"]
+__all__ = ["games_of"]
 
-_FAST = list(chess.Board(None).__dict__) == [
-    "occupied_co", "pawns", "knights", "bishops", "rooks", "queens", "kings", "promoted", "occupied", "chess960",
-    "ep_square", "move_stack", "_stack", "turn", "castling_rights", "halfmove_clock", "fullmove_number"]
-"""python-chess's board has the attributes this module fills, in this order (else boards are made the slower,
-documented way)."""
-_BOARD, _new = chess.Board, object.__new__
 _WINDOW = 4096
 """Plies made Python values at a time (at least one game)."""
-
-
-def new_board(white: int, black: int, pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int,
-              turn: bool, ep_square: int, castling: int, halfmove: int, fullmove: int, chess960: bool) -> chess.Board:
-    """A :class:`chess.Board` of these fields (no move stack)."""
-    if _FAST:
-        board = _new(_BOARD)  # attributes set in the order of Board.__init__ (no dict object is made)
-        board.occupied_co = [black, white]
-        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
-            pawns, knights, bishops, rooks, queens, kings)
-        board.promoted, board.occupied, board.chess960, board.ep_square = 0, white | black, chess960, ep_square or None
-        board.move_stack, board._stack, board.turn, board.castling_rights = [], [], turn, castling
-        board.halfmove_clock, board.fullmove_number = halfmove, fullmove
-        return board
-    board = chess.Board(None, chess960=chess960)  # pragma: no cover - another python-chess
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
-    board.occupied = white | black
-    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
-        pawns, knights, bishops, rooks, queens, kings)
-    board.turn, board.ep_square, board.castling_rights = turn, ep_square or None, castling
-    board.halfmove_clock, board.fullmove_number = halfmove, fullmove
-    return board
 
 
 def _shares(visits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -114,7 +86,6 @@ def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]
     numbers = arrays.numbers[:count].tolist()
     offsets_in_file = arrays.offsets[:count].tolist()
     results = headers["result"].tolist()
-    fast = _FAST
     following = 0
     while following < count:
         last = max(following + 1, int(np.searchsorted(game_plies, limits[following] + _WINDOW, side="right")) - 1)
@@ -131,18 +102,8 @@ def games_of(arrays: MontyArrays, *, games: int | None = None) -> Iterator[Game]
             length = limits[game + 1] - limits[game]
             for (white_bb, black_bb, pawns, knights, bishops, rooks, queens, kings, castling, ep_square, halfmove,
                  fullmove, code, raw, low, high, turn, is_960, odd, score) in islice(rows, length):
-                if fast:
-                    board = _new(_BOARD)  # attributes set in the order of Board.__init__ (no dict object is made)
-                    board.occupied_co = [black_bb, white_bb]
-                    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = (
-                        pawns, knights, bishops, rooks, queens, kings)
-                    board.promoted, board.occupied, board.chess960, board.ep_square = (
-                        0, white_bb | black_bb, is_960, ep_square or None)
-                    board.move_stack, board._stack, board.turn, board.castling_rights = [], [], turn, castling
-                    board.halfmove_clock, board.fullmove_number = halfmove, fullmove
-                else:  # pragma: no cover - another python-chess
-                    board = new_board(white_bb, black_bb, pawns, knights, bishops, rooks, queens, kings, turn,
-                                      ep_square, castling, halfmove, fullmove, is_960)
+                board = new_board(white_bb, black_bb, pawns, knights, bishops, rooks, queens, kings, turn, ep_square,
+                                  castling, halfmove, fullmove, is_960)
                 if high == low:
                     visits = None
                     move = move_of_code(code, board) if odd and code & 14 == 2 else lookup(code)

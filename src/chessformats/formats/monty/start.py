@@ -9,6 +9,7 @@ from typing import Any
 import chess
 
 from ...engine.errors import InvalidValueError
+from ...kernel.scalar import new_board
 from ...schemas import monty as schema
 from .model import (
     BITBOARDS_STRUCT,
@@ -72,15 +73,9 @@ def start_board(raw: RawGame, file: str | None) -> chess.Board:
             raise invalid(name, "rook file", "0-7 (a-h)", rook_file)
     if not any(files):
         files = STANDARD_FILES
-    board = chess.Board(None)
-    board.pawns, board.knights, board.bishops = pieces.pawns, pieces.knights, pieces.bishops
-    board.rooks, board.queens, board.kings = pieces.rooks, pieces.queens, pieces.kings
-    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = pieces.white, pieces.black
-    board.occupied = pieces.white | pieces.black
-    board.turn = header["side_to_move"] == SIDES["white"]
-    board.halfmove_clock = header["halfmove_clock"]
-    board.fullmove_number = header["fullmove_number"]
-    board.ep_square = header["ep_square"] or None
+    board = new_board(pieces.white, pieces.black, pieces.pawns, pieces.knights, pieces.bishops, pieces.rooks,
+                      pieces.queens, pieces.kings, header["side_to_move"] == SIDES["white"], header["ep_square"],
+                      0, header["halfmove_clock"], header["fullmove_number"])
     chess960 = files != STANDARD_FILES
     for index, name in enumerate(RIGHT_NAMES):
         if not rights >> RIGHTS[name].shift & 1:
