@@ -1,0 +1,92 @@
+"""ChessBase's piece numbering over many games at once: the one batch implementation of the rule, which the batch
+decoder (:mod:`.batch_state`) and the batch encoder (:mod:`.batch_encoder`) both call.
+
+A one-byte move code names a piece by its type and its number: its place in its side's list of pieces of that
+type. The rule, as the scalar decoder's :class:`.moves._Position` keeps it (the reference these functions are
+tested against: python-chess has no such numbering):
+
+- the start position numbers each type in scan order (files a to h, or h to a in the modes with reversed piece
+  order; ranks 1 to 8 within a file), up to :data:`NUMBERED` pieces of a type;
+- a piece keeps its number when it moves (castling moves the king's and the rook's);
+- a captured pawn leaves its number empty; any other captured piece leaves its list, which closes up (the later
+  numbers of its type move down one);
+- a promoting pawn leaves its number empty and the new piece takes the next number of its type, if that type
+  still has one free; else it has no number (and moves as a two-byte move).
+
+The state: per game an int8 row of :data:`LISTS` squares, ``side * 56 + piece * 8 + number`` -> square, -1 for
+none. The functions take ``flat`` (the rows as one flat view, written in place) and ``base``: per move, its game's
+row offset plus ``side * 56``, as int64.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import numpy as np
+
+from .moves import _NUMBERED, _Position
+
+__all__ = ["LISTS", "NUMBERED", "castle", "close_up", "next_number", "number_of", "renumber", "start_lists"]
+
+LISTS = 112
+"""Squares per game: two sides of seven piece types (index 0 unused) of eight numbers."""
+NUMBERED = np.array(_NUMBERED, dtype=np.int8)
+"""By piece type: how many pieces of that type get a number."""
+_COLS = np.arange(8)
+
+
+def start_lists(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any, Any]:
+    """A position's numbered pieces as a row of :data:`LISTS` squares (the scalar decoder's numbering)."""
+    lists = _Position(board, white, reverse).pieces
+    out = np.full((2, 7, 8), -1, dtype=np.int8)
+    for side in (0, 1):
+        for piece in range(1, 7):
+            for number, square in enumerate(lists[side][piece]):
+                out[side, piece, number] = -1 if square is None else square
+    return out.reshape(-1)
+
+
+def number_of(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+              square: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The number of the ``piece`` on ``square`` and whether it has one (else the number is 0)."""
+    match = flat.take((base + piece * 8)[:, None] + _COLS[None, :]) == square[:, None]
+    return np.argmax(match, axis=1), match.any(axis=1)
+
+
+def next_number(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any],
+                piece: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The number a new ``piece`` (a promotion) would take, and whether that type has it free."""
+    taken = (flat.take((base + piece * 8)[:, None] + _COLS[None, :]) >= 0).sum(axis=1)
+    return taken, taken < NUMBERED.take(piece)
+
+
+def close_up(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+             square: np.ndarray[Any, Any]) -> None:
+    """The ``piece`` on ``square`` is captured: a pawn's number empties, another type's list closes up."""
+    index = (base + piece * 8)[:, None] + _COLS[None, :]
+    lists = flat.take(index)
+    match = lists == square[:, None]
+    at = np.where(match.any(axis=1), np.argmax(match, axis=1), 8)  # (8: a piece without a number)
+    shifted = np.concatenate([lists[:, 1:], np.full((len(lists), 1), -1, lists.dtype)], axis=1)
+    flat[index] = np.where((piece == chess.PAWN)[:, None], np.where(_COLS[None, :] == at[:, None], -1, lists),
+                           np.where(_COLS[None, :] < at[:, None], lists, shifted))
+
+
+def renumber(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+             number: np.ndarray[Any, Any], target: np.ndarray[Any, Any], promoting: np.ndarray[Any, Any],
+             new_piece: np.ndarray[Any, Any], new_number: np.ndarray[Any, Any], free: np.ndarray[Any, Any]) -> None:
+    """The numbered ``piece`` moves to ``target`` and keeps its ``number``; where ``promoting``, its number
+    empties and the ``new_piece`` takes ``new_number`` where that is ``free`` (from :func:`next_number`)."""
+    flat[base + piece * 8 + number] = np.where(promoting, -1, target)
+    promoted = promoting & free
+    if promoted.any():
+        flat[base[promoted] + new_piece[promoted] * 8 + new_number[promoted]] = target[promoted]
+
+
+def castle(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], king_to: np.ndarray[Any, Any],
+           rook: np.ndarray[Any, Any], rook_to: np.ndarray[Any, Any]) -> None:
+    """Castling: the (numbered) king goes to ``king_to``, the rook on ``rook`` (if numbered) to ``rook_to``."""
+    flat[base + chess.KING * 8] = king_to
+    number, found = number_of(flat, base, np.full(len(base), chess.ROOK), rook)
+    flat[base[found] + chess.ROOK * 8 + number[found]] = rook_to[found]
