@@ -14,8 +14,9 @@ tested against: python-chess has no such numbering):
   still has one free; else it has no number (and moves as a two-byte move).
 
 The state: per game an int8 row of :data:`LISTS` squares, ``side * 56 + piece * 8 + number`` -> square, -1 for
-none. The functions take ``flat`` (the rows as one flat view, written in place) and ``base``: per move, its game's
-row offset plus ``side * 56``, as int64.
+none. The functions take ``flat`` (the rows as one flat, contiguous int8 view, written in place) and ``base``: per
+move, its game's row offset plus ``side * 56``, as int64 (a multiple of 8: each list is one 8-byte word, read and
+written at once).
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ LISTS = 112
 """Squares per game: two sides of seven piece types (index 0 unused) of eight numbers."""
 NUMBERED = np.array(_NUMBERED, dtype=np.int8)
 """By piece type: how many pieces of that type get a number."""
-_COLS = np.arange(8)
+_WORD = np.dtype("<u8")
+"""A list of eight squares as one word (byte ``n``, number ``n``, at bits ``8n``)."""
+_ONES = np.uint64(0x0101010101010101)
+_BELOW = np.array([(1 << 8 * place) - 1 for place in range(9)], dtype=np.uint64)
+"""By place 0-8: the bytes below it."""
+_BYTE = np.array([0xFF << 8 * place for place in range(8)] + [0], dtype=np.uint64)
+"""By place 0-8: its byte set (-1, an empty number); nothing for 8 (not in the list)."""
+_LAST = np.array([0xFF << 56] * 8 + [0], dtype=np.uint64)
+"""By place 0-8: the last byte set, which empties when a list closes up; nothing for 8 (not in the list)."""
 
 
 def start_lists(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any, Any]:
@@ -47,30 +56,40 @@ def start_lists(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any,
     return out.reshape(-1)
 
 
+def _find(words: np.ndarray[Any, Any], square: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per list (an 8-byte word), the place of ``square`` in it: 0-7, 8 where it is not there."""
+    differ = words ^ (square.astype(np.uint64) & 0xFF) * _ONES  # a zero byte where the list holds the square
+    zero = (differ - _ONES) & ~differ & (_ONES << 7)  # its high bit set (and maybe those above the first)
+    place: np.ndarray[Any, Any] = np.bitwise_count((zero & (~zero + 1)) - 1).astype(np.int64) >> 3
+    return place
+
+
 def number_of(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
               square: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The number of the ``piece`` on ``square`` and whether it has one (else the number is 0)."""
-    match = flat.take((base + piece * 8)[:, None] + _COLS[None, :]) == square[:, None]
-    return np.argmax(match, axis=1), match.any(axis=1)
+    place = _find(flat.view(_WORD).take((base >> 3) + piece), square)
+    return place & 7, place < 8
 
 
 def next_number(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any],
                 piece: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The number a new ``piece`` (a promotion) would take, and whether that type has it free."""
-    taken = (flat.take((base + piece * 8)[:, None] + _COLS[None, :]) >= 0).sum(axis=1)
+    words = flat.view(_WORD).take((base >> 3) + piece)
+    taken = (words.view(np.int8).reshape(-1, 8) >= 0).sum(axis=1)
     return taken, taken < NUMBERED.take(piece)
 
 
 def close_up(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
              square: np.ndarray[Any, Any]) -> None:
-    """The ``piece`` on ``square`` is captured: a pawn's number empties, another type's list closes up."""
-    index = (base + piece * 8)[:, None] + _COLS[None, :]
-    lists = flat.take(index)
-    match = lists == square[:, None]
-    at = np.where(match.any(axis=1), np.argmax(match, axis=1), 8)  # (8: a piece without a number)
-    shifted = np.concatenate([lists[:, 1:], np.full((len(lists), 1), -1, lists.dtype)], axis=1)
-    flat[index] = np.where((piece == chess.PAWN)[:, None], np.where(_COLS[None, :] == at[:, None], -1, lists),
-                           np.where(_COLS[None, :] < at[:, None], lists, shifted))
+    """The ``piece`` on ``square`` is captured: a pawn's number empties, another type's list closes up (where it
+    is not in its list, a piece without a number, nothing changes)."""
+    lists = flat.view(_WORD)
+    at = (base >> 3) + piece
+    words = lists.take(at)
+    place = _find(words, square)
+    below = _BELOW.take(place)
+    closed = (words & below) | ((words >> 8) & ~below) | _LAST.take(place)
+    lists[at] = np.where(piece == chess.PAWN, words | _BYTE.take(place), closed)
 
 
 def renumber(flat: np.ndarray[Any, Any], base: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
