@@ -37,6 +37,7 @@ NUMBERED = np.array(_NUMBERED, dtype=np.int8)
 _WORD = np.dtype("<u8")
 """A list of eight squares as one word (byte ``n``, number ``n``, at bits ``8n``)."""
 _ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
 _BELOW = np.array([(1 << 8 * place) - 1 for place in range(9)], dtype=np.uint64)
 """By place 0-8: the bytes below it."""
 _BYTE = np.array([0xFF << 8 * place for place in range(8)] + [0], dtype=np.uint64)
@@ -59,7 +60,7 @@ def start_lists(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any,
 def _find(words: np.ndarray[Any, Any], square: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per list (an 8-byte word), the place of ``square`` in it: 0-7, 8 where it is not there."""
     differ = words ^ (square.astype(np.uint64) & 0xFF) * _ONES  # a zero byte where the list holds the square
-    zero = (differ - _ONES) & ~differ & (_ONES << 7)  # its high bit set (and maybe those above the first)
+    zero = (differ - _ONES) & ~differ & _HIGHS  # its high bit set (and maybe those above the first)
     place: np.ndarray[Any, Any] = np.bitwise_count((zero & (~zero + 1)) - 1).astype(np.int64) >> 3
     return place
 
