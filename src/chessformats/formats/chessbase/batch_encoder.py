@@ -4,13 +4,12 @@ and have no variations, from their moves as arrays of squares, one numpy step pe
 :func:`.encoder.encode_game` codes a python-chess game move by move on the decoder's light board (a few µs a
 move). A PGN import has most of its games as plain main lines whose moves a batch replay already found
 (origin, target, promotion per ply); here every game of a batch advances together, so each ply is a few dozen
-array operations over the games still playing. Per game the state is the decoder's: the piece code on each
-square and each piece's number (its place in its side's list of pieces of that type, as
-:class:`.moves._Position` numbers them: pawns keep their number, a captured piece's later numbers move down
-one, a promoted piece takes the next free number if any). The codes come from the same tables as the
-encoder's (one-byte codes by piece, number and step; castling; two-byte moves for promotions and unnumbered
-pieces) and each byte goes through the same counter (:func:`.moves.encode_byte`). The tests compare the bytes
-with :func:`.encoder.encode_game` on every game of the corpus PGN and on random games.
+array operations over the games still playing. Per game the state is the batch decoder's: the piece code on
+each square and each side's numbered piece lists, moved on by the same functions (:mod:`.numbering`). The codes
+come from the same tables as the encoder's (one-byte codes by piece, number and step; castling; two-byte moves
+for promotions and unnumbered pieces) and each byte goes through the same counter (:func:`.moves.encode_byte`).
+The tests compare the bytes with :func:`.encoder.encode_game` on every game of the corpus PGN and on random
+games.
 """
 
 from __future__ import annotations
@@ -24,7 +23,9 @@ import numpy as np
 from ...engine.codec import codec
 from ...schemas import chessbase as schema
 from .encoder import _CASTLING, _CODES, _HIGH, _LOW_MASK, STANDARD_MODE, EncodedGame
-from .moves import _NUMBERED, _Position, encode_byte, encode_two_byte_move
+from .moves import encode_byte, encode_two_byte_move
+from .numbering import LISTS, close_up, next_number, number_of, renumber, start_lists
+from .numbering import castle as castle_numbers
 from .start import BLACK, standard_start
 
 __all__ = ["encode_main_lines"]
@@ -51,18 +52,8 @@ def _tables() -> dict[str, Any]:
     promotion = np.array([encode_two_byte_move(chess.A1, chess.A1, piece or chess.QUEEN)
                           for piece in range(chess.KING + 1)], dtype=np.int64)
     start = standard_start()
-    position = _Position(start.board[:], True, False)
-    numbers = np.full(64, -1, dtype=np.int8)
-    counts = np.zeros((2, chess.KING + 1), dtype=np.int8)
-    for side in (0, 1):
-        for piece in range(1, chess.KING + 1):
-            squares = position.pieces[side][piece]
-            counts[side, piece] = len(squares)
-            for index, square in enumerate(squares):
-                numbers[square] = index
     return {"one_byte": one_byte, "counter": counter, "origin": origin, "target": target, "promotion": promotion,
-            "board": np.array(start.board, dtype=np.int8), "numbers": numbers, "counts": counts,
-            "numbered": np.array(_NUMBERED, dtype=np.int8)}
+            "board": np.array(start.board, dtype=np.int8), "pieces": start_lists(start.board[:], True, False)}
 
 
 def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], origin: np.ndarray[Any, Any],
@@ -78,16 +69,14 @@ def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], ori
     tables = _tables()
     count = len(plies)
     board = np.tile(tables["board"], (count, 1))
-    numbers = np.tile(tables["numbers"], (count, 1))
-    counts = np.tile(tables["counts"], (count, 1, 1))
+    pieces = np.tile(tables["pieces"], count)
     events = len(game)
     out = np.zeros((events, 3), dtype=np.uint8)
     sizes = np.zeros(events, dtype=np.int64)
     bounds = np.searchsorted(ply, np.arange(int(plies.max(initial=0)) + 1), side="left")
     for step in range(len(bounds) - 1):
         rows = slice(int(bounds[step]), int(bounds[step + 1]))
-        codes = _step(step & 1, game[rows], origin[rows], target[rows], promotion[rows], board, numbers, counts,
-                      tables)
+        codes = _step(step & 1, game[rows], origin[rows], target[rows], promotion[rows], board, pieces, tables)
         sizes[rows] = (codes >= 0).sum(axis=1)
         out[rows] = tables["counter"][step & 0xFF][np.maximum(codes, 0)]
     order = np.argsort(game, kind="stable")  # by game, each game's moves in ply order
@@ -105,16 +94,16 @@ def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], ori
     return result
 
 
-def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board: Any, numbers: Any, counts: Any,
+def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board: Any, pieces: Any,
           tables: dict[str, Any]) -> Any:
-    """One ply of the games ``game`` (side 0: white moves): the codes of each move (-1: unused), and the board,
-    numbers and counts moved on."""
+    """One ply of the games ``game`` (side 0: white moves): the codes of each move (-1: unused), and the board
+    and the piece lists (:mod:`.numbering`, flat) moved on."""
     own = BLACK if side else 0
+    base = game * LISTS + side * 56
     code = board[game, origin]
     piece = (code & 7).astype(np.int64)
-    index = numbers[game, origin]
+    index, numbered = number_of(pieces, base, piece, origin)
     captured = board[game, target]
-    captured_index = numbers[game, target]
     codes = np.full((len(game), 3), _NO_CODE, dtype=np.int64)
     castle = (piece == chess.KING) & (captured == (chess.ROOK | own))
     plain = ~castle
@@ -126,55 +115,50 @@ def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board:
     if side:
         pawn = piece == chess.PAWN
         dx, dy = np.where(pawn, -dx, dx), np.where(pawn, -dy, dy)
-    one = np.where(plain & (index >= 0) & (promotion == 0),
-                   tables["one_byte"][piece, np.maximum(index, 0), dx & 7, dy & 7], _NO_CODE)
+    one = np.where(plain & numbered & (promotion == 0), tables["one_byte"][piece, index, dx & 7, dy & 7], _NO_CODE)
     codes[:, 0] = np.where(plain, np.where(one >= 0, one, schema.CODE_TWO_BYTE), codes[:, 0])
     two = plain & (one < 0)
     word = tables["origin"][origin[two]] | tables["target"][target[two]] | tables["promotion"][promotion[two]]
     codes[two, 1] = word >> _HIGH
     codes[two, 2] = word & _LOW_MASK
 
-    # captures: a numbered piece (not a pawn, whose number stays taken) leaves its list, later numbers move down
-    removed = plain & (captured != 0) & ((captured & 7) != chess.PAWN) & (captured_index >= 0)
-    if removed.any():
-        games = game[removed]
-        kinds = captured[removed]
-        rows = numbers[games]
-        rows -= ((board[games] == kinds[:, None]) & (rows > captured_index[removed][:, None])).astype(np.int8)
-        numbers[games] = rows
-        counts[games, 1 - side, kinds & 7] -= 1
-    # en passant: the pawn behind the target goes
+    # the numbers: the captured piece (or the pawn taken en passant) leaves its list, the mover keeps its number
+    enemy = base + (-56 if side else 56)
+    taken = plain & (captured != 0)
+    if taken.any():
+        close_up(pieces, enemy[taken], (captured[taken] & 7).astype(np.int64), target[taken])
     passant = plain & (piece == chess.PAWN) & (((origin ^ target) & 7) != 0) & (captured == 0)
     if passant.any():
         behind = target[passant] + (8 if side else -8)
+        close_up(pieces, enemy[passant], np.full(len(behind), chess.PAWN), behind)
         board[game[passant], behind] = 0
-        numbers[game[passant], behind] = -1
-    # the move: a promoted pawn becomes its piece with the next free number (if any), other pieces keep theirs
-    new_code, new_index = code.copy(), index.copy()
     rank = target >> 3
-    promoted = plain & (piece == chess.PAWN) & ((rank == 0) | (rank == 7))
-    if promoted.any():
-        kinds = np.where(promotion[promoted] > 0, promotion[promoted], chess.QUEEN)
-        games = game[promoted]
-        taken = counts[games, side, kinds]
-        free = taken < tables["numbered"][kinds]
-        new_index[promoted] = np.where(free, taken, -1)
-        counts[games[free], side, kinds[free]] += 1
-        new_code[promoted] = kinds | own
-    moving = np.flatnonzero(plain)
-    board[game[moving], origin[moving]] = 0
-    numbers[game[moving], origin[moving]] = -1
-    board[game[moving], target[moving]] = new_code[moving]
-    numbers[game[moving], target[moving]] = new_index[moving]
+    promoting = plain & (piece == chess.PAWN) & ((rank == 0) | (rank == 7))
+    new_piece = np.where(promotion > 0, promotion, chess.QUEEN)
+    new_number, free = index, promoting  # (free: none where none promotes)
+    if promoting.any():
+        new_number, free = np.zeros(len(game), np.int64), np.zeros(len(game), bool)
+        new_number[promoting], free[promoting] = next_number(pieces, base[promoting], new_piece[promoting])
+    numbered &= plain
+    if numbered.all():
+        renumber(pieces, base, piece, index, target, promoting, new_piece, new_number, free)
+    else:
+        moving = np.flatnonzero(numbered)
+        renumber(pieces, base[moving], piece[moving], index[moving], target[moving], promoting[moving],
+                 new_piece[moving], new_number[moving], free[moving])
     if castle.any():
         games, king, rook = game[castle], origin[castle], target[castle]
         home = king & 56
         king_to = home | np.where(short[castle], 6, 2)
         rook_to = home | np.where(short[castle], 5, 3)
-        king_code, king_index = board[games, king], numbers[games, king]
-        rook_code, rook_index = board[games, rook], numbers[games, rook]
+        castle_numbers(pieces, base[castle], king_to, rook, rook_to)
         board[games, king] = board[games, rook] = 0
-        numbers[games, king] = numbers[games, rook] = -1
-        board[games, king_to], numbers[games, king_to] = king_code, king_index
-        board[games, rook_to], numbers[games, rook_to] = rook_code, rook_index
+        board[games, king_to] = chess.KING | own
+        board[games, rook_to] = chess.ROOK | own
+
+    # the board: a promoted pawn becomes its piece
+    moving = np.flatnonzero(plain)
+    new_code = np.where(promoting, new_piece | own, code)
+    board[game[moving], origin[moving]] = 0
+    board[game[moving], target[moving]] = new_code[moving]
     return codes

@@ -16,7 +16,8 @@ import numpy as np
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
-from .moves import _Position
+from . import numbering as _numbering
+from .numbering import LISTS as _LISTS
 from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
 
 __all__ = ["BATCH_MODES", "MAX_DEPTH", "MOVE", "T_POP", "T_PUSH", "T_SKIP", "State", "Tokens"]
@@ -30,7 +31,6 @@ MOVE, T_PUSH, T_POP, T_SKIP = 0, 1, 2, 3
 _C_BAD, _C_MOVE, _C_SHORT, _C_LONG, _C_TWO, _C_NULL, _C_SKIP, _C_PUSH, _C_POP = range(9)
 
 _PAWN, _KING, _ROOK, _QUEEN = chess.PAWN, chess.KING, chess.ROOK, chess.QUEEN
-_NUMBERED = np.array(_moves._NUMBERED, dtype=np.int8)
 BATCH_MODES = tuple(mode for mode in range(len(schema.MODE_TABLES))
                     if schema.MODE_ENCODER[mode] == "compact" and schema.MODE_VARIANT[mode] != "chess960")
 """Modes the batch decodes: the compact encoder's, Chess960 aside (its castling has its own rules)."""
@@ -84,30 +84,16 @@ _SLOT = (_PIECE_INDEX[:, 0].astype(np.int64) * 8 + _PIECE_INDEX[:, 1])
 _INDEX = _PIECE_INDEX[:, 1].astype(np.int64)
 """By one-byte code: the moving piece's place in its side's lists (``piece * 8 + index``), its index."""
 _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
-_COLS = np.arange(8)
-_LISTS = 112
-"""A game's piece lists: ``side * 56 + piece * 8 + index`` -> square, -1 for none."""
 _TWO_FILES = np.array([(a >> 3) == (b >> 3) and abs((a & 7) - (b & 7)) == 2 for a in range(64) for b in range(64)])
 """By ``source << 6 | target``: two files apart on one rank (a king's move there is castling: the scalar path)."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
-
-
-def _start_pieces(board: list[int], white: bool, reverse: bool) -> np.ndarray[Any, Any]:
-    """The numbered piece lists of a start position as an array (2, 7, 8) of squares, -1 for none."""
-    lists = _Position(board, white, reverse).pieces
-    out = np.full((2, 7, 8), -1, dtype=np.int8)
-    for side in (0, 1):
-        for piece in range(1, 7):
-            for index, square in enumerate(lists[side][piece]):
-                out[side, piece, index] = -1 if square is None else square
-    return out
 
 
 STANDARD = standard_start()
 _STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
 _STANDARD_BITS = _san.bitboards(_STANDARD_BOARD[None, :])
 """The bitboards of the start position (a column)."""
-_STANDARD_PIECES = {reverse: _start_pieces(STANDARD.board, True, reverse) for reverse in (False, True)}
+_STANDARD_PIECES = {reverse: _numbering.start_lists(STANDARD.board, True, reverse) for reverse in (False, True)}
 
 
 class Tokens:
@@ -148,8 +134,8 @@ class State:
         """Per game: ``fullmove * 2``, plus 1 when black is to move."""
         self.board = np.tile(_STANDARD_BOARD, (games, 1))
         reverse = np.array([schema.MODE_REVERSE[mode] for mode in range(len(schema.MODE_TABLES))])[modes]
-        self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True].reshape(1, -1),
-                               _STANDARD_PIECES[False].reshape(1, -1)).astype(np.int8)
+        self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True][None, :],
+                               _STANDARD_PIECES[False][None, :]).astype(np.int8)
         """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
@@ -161,7 +147,7 @@ class State:
         """Game ``index`` starts from a setup position (its stream after it)."""
         self.board[index] = start.board
         reverse = schema.MODE_REVERSE[int(self.modes[index])]
-        self.pieces[index] = _start_pieces(start.board, start.white_to_move, reverse).reshape(-1)
+        self.pieces[index] = _numbering.start_lists(start.board, start.white_to_move, reverse)
         self.ply[index] = max(start.first_move, 1) * 2 + (not start.white_to_move)
         self.pointer[index] += SETUP_SIZE
 
@@ -317,40 +303,35 @@ class State:
         pieces = self.pieces.reshape(-1)
         lists = games * _LISTS + side * 56
         if index is None:
-            mine = pieces.take((lists + piece * 8)[:, None] + _COLS[None, :])
-            match = mine == source[:, None]
-            wrong |= ~match.any(axis=1)  # a piece without a number: the scalar decoder
-            index = np.argmax(match, axis=1)
+            index, numbered = _numbering.number_of(pieces, lists, piece, source)
+            wrong |= ~numbered  # a piece without a number: the scalar decoder
         rank = target >> 3
         promoting = pawn & ((rank == 0) | (rank == 7))
         new_piece = np.where(promotion > 0, promotion, _QUEEN)
         if promoting.any():
-            promoted = pieces.take((lists + new_piece * 8)[:, None] + _COLS[None, :])
-            filled = (promoted >= 0).sum(axis=1)
-            wrong |= promoting & (filled >= _NUMBERED[new_piece])  # the new piece would have no number
+            filled, free = _numbering.next_number(pieces, lists, new_piece)
+            wrong |= promoting & ~free  # the new piece would have no number
         else:
-            filled = np.zeros(len(games), np.int64)
+            filled, free = np.zeros(len(games), np.int64), np.zeros(len(games), bool)
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
             (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-             promoting, new_piece, filled, at, lists) = (value[keep] for value in (
+             promoting, new_piece, filled, free, at, lists) = (value[keep] for value in (
                 where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-                promoting, new_piece, filled, at, lists))
+                promoting, new_piece, filled, free, at, lists))
             promotion = promotion[keep]
-        enemy = 1 - side
+        enemy = lists + np.where(side == 0, 56, -56)
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
             out.captured[slot_out] = captured
         if taken.any():
-            self._remove(games[taken], enemy[taken], captured[taken] & 7, target[taken])
+            _numbering.close_up(pieces, enemy[taken], captured[taken] & 7, target[taken])
         if passant.any():
-            self._remove(games[passant], enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
+            _numbering.close_up(pieces, enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
             board[at[passant] + behind[passant]] = 0
-        pieces[lists + piece * 8 + index] = np.where(promoting, -1, target)
-        if promoting.any():
-            pieces[lists[promoting] + new_piece[promoting] * 8 + filled[promoting]] = target[promoting]
+        _numbering.renumber(pieces, lists, piece, index, target, promoting, new_piece, filled, free)
         board[at + target] = np.where(promoting, new_piece | own, code)
         board[at + source] = 0
         out.source[slot_out] = source
@@ -359,21 +340,6 @@ class State:
         out.piece[slot_out] = piece
         out.capture[slot_out] = taken | passant
         self._turn(games)
-
-    def _remove(self, games: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
-                square: np.ndarray[Any, Any]) -> None:
-        """Take ``square`` out of a piece list: a pawn's slot empties, other lists close up (as the scalar does)."""
-        index = (games * _LISTS + side * 56 + piece * 8)[:, None] + _COLS[None, :]
-        flat = self.pieces.reshape(-1)
-        lists = flat.take(index)
-        match = lists == square[:, None]
-        present = match.any(axis=1)  # else a piece without a number
-        j = np.where(present, np.argmax(match, axis=1), 8)
-        shifted = np.concatenate([lists[:, 1:], np.full((len(lists), 1), -1, lists.dtype)], axis=1)
-        pawn = (piece == _PAWN)[:, None]
-        after = np.where(pawn, np.where(_COLS[None, :] == j[:, None], -1, lists),
-                         np.where(_COLS[None, :] < j[:, None], lists, shifted))
-        flat[index] = after
 
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
                 slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens) -> None:
@@ -400,11 +366,7 @@ class State:
         board[games, rook] = 0
         board[games, king_to] = _KING | own
         board[games, rook_to] = _ROOK | own
-        self.pieces[games, side * 56 + _KING * 8] = king_to
-        rooks = side * 56 + _ROOK * 8
-        for j in range(8):
-            at = self.pieces[games, rooks + j] == rook
-            self.pieces[games[at], rooks[at] + j] = rook_to[at]
+        _numbering.castle(self.pieces.reshape(-1), games * _LISTS + side * 56, king_to, rook, rook_to)
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook

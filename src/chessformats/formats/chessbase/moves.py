@@ -154,7 +154,11 @@ class DecodedGame:
 
 
 class _Position:
-    """The decoder's board: piece codes by square, and each side's numbered pieces by type."""
+    """The decoder's board: piece codes by square, and each side's numbered pieces by type.
+
+    With :meth:`_Decoder._apply` and :meth:`_Decoder._castle` this is ChessBase's piece-numbering rule for one
+    game, and the reference for the batch one (:mod:`.numbering`, which the batch decoder and encoder call; its
+    tests compare the two: python-chess has no such numbering)."""
 
     __slots__ = ("board", "pieces", "white")
 
