@@ -54,6 +54,16 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, err
 
 
+def test_a_broken_game_is_reported_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    # in our words (its number and line), not again on python-chess's logger, which prints "illegal san: ...
+    # while parsing <Game at 0x...>" to standard error when no logging is set up (formats/pgngames.py)
+    (tmp_path / "games.pgn").write_text(_PGN, encoding="utf-8")
+    code, err = _run(capsys, "convert", str(tmp_path / "games.pgn"), "-o", str(tmp_path / "base.cbh"))
+    assert code == 0 and "game 2 (from line 11)" in err
+    assert [record.getMessage() for record in caplog.records if record.name.startswith("chess")] == []
+
+
 @pytest.mark.parametrize("suffix", ["", ".gz", ".bz2", ".xz"])
 def test_pgn_to_base(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
     source = tmp_path / f"games.pgn{suffix}"

@@ -48,6 +48,7 @@ from ..formats.chessbase.write import (
     append_games,
     write_database,
 )
+from ..formats.pgngames import read_game
 from ..formats.polyglot.moves import decode_move
 from . import batchplay, pgnscan
 from .pgnread import open_text
@@ -201,9 +202,8 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
                     progress(number)
                 pending, plain, read, chars = [], 0, 0, 0
             continue
-        import chess.pgn
 
-        game = chess.pgn.read_game(cast(TextIO, text))  # python-chess only calls readline
+        game = read_game(cast(TextIO, text))  # python-chess only calls readline
         if game is None:
             break
         number += 1
@@ -394,9 +394,8 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         if ready is not None:
             yield ready
             continue
-        import chess.pgn
 
-        game = chess.pgn.read_game(io.StringIO(entry.text))
+        game = read_game(io.StringIO(entry.text))
         if game is None:  # not reached: the text has a tag line
             yield UnreadableGame("no game", entry.line)
             continue

@@ -22,6 +22,7 @@ from ..engine.contract import WriteReport
 from ..engine.schema import enum_view
 from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, key_occupied_squares, position_key
+from ..formats.pgngames import read_game
 from ..schemas.kvetka import GAME, GAME_RESULT
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, fen_key, filter_stats, legal_key, occupancy_sieve, walk
@@ -206,7 +207,7 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetk
             end = starts[index + 1] if index + 1 < len(starts) else len(data)
             text = data[start:end].decode("utf-8", errors="replace")
             try:
-                game = chess.pgn.read_game(io.StringIO(text))
+                game = read_game(io.StringIO(text))
             except _PGN_FAILURES:  # python-chess itself fails on this movetext (a ')' with no variation open)
                 headers = chess.pgn.read_headers(io.StringIO(text))
                 if headers is not None:  # described like a game that cannot be replayed: no references

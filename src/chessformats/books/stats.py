@@ -76,8 +76,8 @@ class BookStats:
 
 def read_pgn_games(path: str) -> Iterator[chess.pgn.Game]:
     """The games of a PGN file, in order."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        import chess.pgn
+    from ..formats.pgngames import read_game
 
-        while (game := chess.pgn.read_game(handle)) is not None:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        while (game := read_game(handle)) is not None:
             yield game

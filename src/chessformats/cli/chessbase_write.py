@@ -18,6 +18,7 @@ from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase.write import WriteReport, append_games
 
+from ..formats.pgngames import read_game
 from .content import is_pgn
 
 if TYPE_CHECKING:
@@ -53,14 +54,13 @@ def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> 
     opener = _OPENERS.get(extension)
     handle: IO[str] = opener(path, "rt", encoding=encoding, errors="replace") if opener else \
         open(path, encoding=encoding, errors="replace")
-    import chess.pgn  # (a PGN -> base conversion reads its games without it)
 
     with handle:
         lines = _Lines(handle)
         number = 0
         while True:
             start = lines.line + 1
-            game = chess.pgn.read_game(cast(TextIO, lines))  # python-chess only calls readline
+            game = read_game(cast(TextIO, lines))  # python-chess only calls readline
             if game is None:
                 return
             number += 1
