@@ -132,9 +132,10 @@ def _brace_balances(data: np.ndarray[Any, Any], places: list[int]) -> tuple[np.n
     if not places:
         return np.zeros(0, dtype=np.int64), int(braces.sum(dtype=np.int64))
     edges = np.array([0, *places], dtype=np.int64)
-    sums = np.add.reduceat(braces, edges, dtype=np.int64)  # over [edges[i], edges[i + 1]) and [edges[-1], end)
+    # over [edges[i], edges[i + 1]) and [edges[-1], end); in 32 bits (a chunk's sums fit), twice as fast as 64
+    sums = np.add.reduceat(braces, edges, dtype=np.int32)
     sums[:-1][edges[:-1] == edges[1:]] = 0  # (reduceat gives the first item of an empty range)
-    balances = np.cumsum(sums)
+    balances = np.cumsum(sums, dtype=np.int64)
     return balances[:-1], int(balances[-1])
 
 
