@@ -14,8 +14,8 @@ import numpy as np
 
 from .kindergarten import slider_arrays
 
-__all__ = ["KING_BB", "KNIGHT_BB", "PAWN_BB", "SQUARE_BB", "attacked", "bishop_attacks", "rook_attacks",
-           "single_square"]
+__all__ = ["KING_BB", "KNIGHT_BB", "NOT_A", "NOT_AB", "NOT_GH", "NOT_H", "PAWN_BB", "SQUARE_BB", "attacked",
+           "bishop_attacks", "rook_attacks", "single_square"]
 
 U64 = np.uint64
 _ALL = (1 << 64) - 1
@@ -27,16 +27,18 @@ _ALL_RANKS = U64(_FILE_A)
 
 SQUARE_BB = U64(1) << np.arange(64, dtype=U64)
 """By square: the bitboard of that square alone."""
-_NOT_A, _NOT_H, _NOT_AB, _NOT_GH = (U64(_ALL ^ _FILE_A * files) for files in (0x01, 0x80, 0x03, 0xC0))
-_ROW = SQUARE_BB | ((SQUARE_BB << U64(1)) & _NOT_A) | ((SQUARE_BB >> U64(1)) & _NOT_H)  # with its rank neighbours
+NOT_A, NOT_H, NOT_AB, NOT_GH = (U64(_ALL ^ _FILE_A * files) for files in (0x01, 0x80, 0x03, 0xC0))
+"""Every square but those of the a-file; of the h-file; of the a- and b-files; of the g- and h-files (the squares
+a step east, west, or a knight's jump, may land on without wrapping round the board)."""
+_ROW = SQUARE_BB | ((SQUARE_BB << U64(1)) & NOT_A) | ((SQUARE_BB >> U64(1)) & NOT_H)  # with its rank neighbours
 KING_BB = (_ROW | (_ROW << U64(8)) | (_ROW >> U64(8))) ^ SQUARE_BB
 """By square: the squares a king there attacks."""
-KNIGHT_BB = ((SQUARE_BB << U64(17)) & _NOT_A) | ((SQUARE_BB << U64(15)) & _NOT_H) \
-    | ((SQUARE_BB << U64(10)) & _NOT_AB) | ((SQUARE_BB << U64(6)) & _NOT_GH) | ((SQUARE_BB >> U64(17)) & _NOT_H) \
-    | ((SQUARE_BB >> U64(15)) & _NOT_A) | ((SQUARE_BB >> U64(10)) & _NOT_GH) | ((SQUARE_BB >> U64(6)) & _NOT_AB)
+KNIGHT_BB = ((SQUARE_BB << U64(17)) & NOT_A) | ((SQUARE_BB << U64(15)) & NOT_H) \
+    | ((SQUARE_BB << U64(10)) & NOT_AB) | ((SQUARE_BB << U64(6)) & NOT_GH) | ((SQUARE_BB >> U64(17)) & NOT_H) \
+    | ((SQUARE_BB >> U64(15)) & NOT_A) | ((SQUARE_BB >> U64(10)) & NOT_GH) | ((SQUARE_BB >> U64(6)) & NOT_AB)
 """By square: the squares a knight there attacks."""
-PAWN_BB = np.stack((((SQUARE_BB >> U64(9)) & _NOT_H) | ((SQUARE_BB >> U64(7)) & _NOT_A),
-                    ((SQUARE_BB << U64(7)) & _NOT_H) | ((SQUARE_BB << U64(9)) & _NOT_A)))
+PAWN_BB = np.stack((((SQUARE_BB >> U64(9)) & NOT_H) | ((SQUARE_BB >> U64(7)) & NOT_A),
+                    ((SQUARE_BB << U64(7)) & NOT_H) | ((SQUARE_BB << U64(9)) & NOT_A)))
 """By colour (0 black, 1 white), then square: the squares a pawn of that colour there attacks."""
 
 

@@ -19,8 +19,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attacks import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB, attacked, bishop_attacks, rook_attacks
-from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, FILE_A, LINE_BB, ROOK_RAYS_BB
+from .attacks import (
+    KING_BB,
+    KNIGHT_BB,
+    NOT_A,
+    NOT_AB,
+    NOT_GH,
+    NOT_H,
+    PAWN_BB,
+    SQUARE_BB,
+    attacked,
+    bishop_attacks,
+    rook_attacks,
+)
+from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, LINE_BB, ROOK_RAYS_BB
 
 __all__ = [
     "CAPTURE",
@@ -51,8 +63,6 @@ FLAG_SHIFT, TARGET_SHIFT, ORIGIN_SHIFT = 0, 4, 10
 
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
-_NOT_A = U64(~FILE_A & 0xFFFF_FFFF_FFFF_FFFF)
-_NOT_H = U64(~(FILE_A << 7) & 0xFFFF_FFFF_FFFF_FFFF)
 _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
 _DEBRUIJN = U64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
@@ -132,11 +142,10 @@ def _shift(bits: np.ndarray, amount: int) -> np.ndarray:
     return shifted
 
 
-_NOT_AB, _NOT_GH = _NOT_A & (_NOT_A << U64(1)), _NOT_H & (_NOT_H >> U64(1))
-_KNIGHT_STEPS = ((17, _NOT_A), (15, _NOT_H), (10, _NOT_AB), (6, _NOT_GH), (-17, _NOT_H), (-15, _NOT_A),
-                 (-10, _NOT_GH), (-6, _NOT_AB))
+_KNIGHT_STEPS = ((17, NOT_A), (15, NOT_H), (10, NOT_AB), (6, NOT_GH), (-17, NOT_H), (-15, NOT_A),
+                 (-10, NOT_GH), (-6, NOT_AB))
 """(shift, mask of the squares a knight's jump can reach without wrapping)."""
-_DIRECTIONS = ((8, _ALL), (-8, _ALL), (1, _NOT_A), (-1, _NOT_H), (9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H))
+_DIRECTIONS = ((8, _ALL), (-8, _ALL), (1, NOT_A), (-1, NOT_H), (9, NOT_A), (7, NOT_H), (-7, NOT_A), (-9, NOT_H))
 """(shift, mask of the squares a step can reach without wrapping): N, S, E, W, NE, NW, SE, SW."""
 
 
@@ -154,8 +163,8 @@ def _slides(sliders: np.ndarray, empty: np.ndarray, amount: int, mask: np.uint64
 def _attack_map(turn: np.ndarray, occupied: np.ndarray, knights: np.ndarray, king: np.ndarray, pawns: np.ndarray,
                 diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
     """The squares the given pieces (of the side *not* to move) attack, sliders seeing through ``occupied``."""
-    up = ((pawns & _NOT_A) << U64(7)) | ((pawns & _NOT_H) << U64(9))
-    down = ((pawns & _NOT_A) >> U64(9)) | ((pawns & _NOT_H) >> U64(7))
+    up = ((pawns & NOT_A) << U64(7)) | ((pawns & NOT_H) << U64(9))
+    down = ((pawns & NOT_A) >> U64(9)) | ((pawns & NOT_H) >> U64(7))
     found = np.where(turn, down, up) | np.where(king != 0, KING_BB[square_of(king)], U64(0))
     for amount, mask in _KNIGHT_STEPS:
         found |= _shift(knights, amount) & mask

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
-import chess
 import numpy as np
 
 from .attacks import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB  # the leaper tables, made once (with numpy)
@@ -27,7 +26,6 @@ __all__ = [
     "BETWEEN_BB",
     "BISHOP_RAYS_BB",
     "EMPTY_ATTACKS_BB",
-    "FILE_A",
     "KING_BB",
     "KNIGHT_BB",
     "LINE_BB",
@@ -48,7 +46,7 @@ EMPTY_ATTACKS_BB = np.array([[0] * 64, [0] * 64, KNIGHT, DIAG_RAYS, STRAIGHT_RAY
 """By python-chess piece type (knight ... king; none and pawn: empty), then square: the squares that piece there
 attacks on an empty board."""
 
-FILE_A = int(chess.BB_FILE_A)
+
 class SliderTables(NamedTuple):
     """Kindergarten tables, each flat ``square * 256 + byte`` -> the attacks along one line."""
 
