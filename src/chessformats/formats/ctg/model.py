@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -44,13 +43,9 @@ _OTHER_FLAGS = _RECOMMENDATION_BITS["other"].mask << _RECOMMENDATION_BITS["other
 # PositionRecord's statistics fields, by their paths in the declaration (the recommendation is kept as its byte)
 _STATS_FIELDS = ("games", "wins", "losses", "draws", "unknown1", "rating1.games", "rating1.total", "rating2.games",
                  "rating2.total", "unknown2", "comment")
-STATS_PICK = operator.itemgetter(*(STATS.leaves.index(path) for path in _STATS_FIELDS))
-"""The fields above from :meth:`STATS.unpack <chessformats.engine.codec.Codec.unpack>`'s flat tuple."""
 _RECOMMENDATION = STATS.field("recommendation")
 _RECOMMENDATION_LEAVES = tuple((STATS.leaves.index(path), STATS.field(path)) for path in STATS.leaves
                                if path.startswith("recommendation."))
-RECOMMENDATION_PICK = operator.itemgetter(*(index for index, _ in _RECOMMENDATION_LEAVES))
-"""The recommendation's bit fields from :meth:`STATS.unpack <chessformats.engine.codec.Codec.unpack>`'s tuple."""
 RECOMMENDATION_OF = {tuple(field.extract(number) for _, field in _RECOMMENDATION_LEAVES): number
                      for number in range(_RECOMMENDATION.mask + 1)}
 """The recommendation as stored (its bits together, one number), by the values of its bit fields."""

@@ -32,9 +32,7 @@ from .model import (
     PAGE_HEADER_SIZE,
     PAGE_SIZE,
     RECOMMENDATION_OF,
-    RECOMMENDATION_PICK,
     STATS,
-    STATS_PICK,
     STATS_SIZE,
     BookMove,
     PositionRecord,
@@ -311,16 +309,12 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         at = offset + len(encoded)
         try:  # the stored board is the key just found: not decoded again
             (_, codes), stats_at = _MOVES.read(self._data, at)
-            values = STATS.unpack(self._data, stats_at, self.path)
+            stats = STATS.decode(self._data, stats_at, self.path)
         except FormatError as error:
             raise error.located(file=self.path, path_prefix=f"pages[{page}].records[?]") from None
         moves = self._moves(page, None, at, codes, norm.own, norm.flipped, norm.mirrored)
         if legal_only:
             moves = [move for move in moves if board.is_legal(move.move)]
-        (games, wins, losses, draws, unknown1, r1_games, r1_total, r2_games, r2_total, unknown2,
-         comment) = STATS_PICK(values)
-        stats = (games, wins, losses, draws, unknown1, (r1_games, r1_total), (r2_games, r2_total),
-                 RECOMMENDATION_PICK(values), unknown2, comment)
         return _record(board.copy(stack=False), tuple(moves), stats, encoded, 0, page, None, offset, norm.flipped,
                        norm.mirrored)
 
