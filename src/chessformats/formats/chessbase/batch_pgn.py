@@ -146,7 +146,7 @@ def _number(fullmove: int, white: bool) -> str:
 def _tree_tokens(start: int, stop: int, kinds: list[int], sans: list[str], whites: list[bool],
                  fullmoves: list[int]) -> list[str]:
     """A game with variations: the tree the stream makes (as :func:`.pgn._grow` makes it), written in PGN's
-    order (as :func:`.pgn._walk_light` writes it)."""
+    order (as :func:`.pgn._walk` writes it)."""
     root: list[Any] = [-1, []]
     node, stack = root, []
     for at in range(start, stop):

@@ -105,12 +105,10 @@ class _Moves:
 
     def __init__(self, out: Any, owner: np.ndarray[Any, Any], decoded: np.ndarray[Any, Any],
                  after: np.ndarray[Any, Any], fallback: np.ndarray[Any, Any]) -> None:
-        total = len(out.kind)
         self.owner = owner
         """By slot: its game."""
         # a move (not a null move) the decoder wrote, of a game it decoded
         self.live = decoded & (out.kind == _MOVE) & ~out.null & ~fallback[self.owner]
-        self.slots = np.arange(total)
         self.rows = after
         self.side = (~out.white).astype(np.int64)
         self.source = out.source.astype(np.int64)
@@ -120,15 +118,6 @@ class _Moves:
         self.passant = out.passant
         self.promotion = out.promotion.astype(np.int64)
         self.occupied = self.rows[0] | self.rows[1]
-
-    def take(self, index: np.ndarray[Any, Any]) -> _Moves:
-        part = _Moves.__new__(_Moves)
-        part.owner = self.owner
-        for name in ("live", "slots", "side", "source", "target", "piece", "castling", "passant", "promotion",
-                     "occupied"):
-            setattr(part, name, getattr(self, name)[index])
-        part.rows = self.rows[:, index]
-        return part
 
 
 def _deltas(out: Any, decoded: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -50,7 +50,7 @@ class SanBoard:
         return 0
 
     def _has_legal_move(self, side: bool) -> bool:
-        """Has ``side`` a legal move? (Also asked by :func:`.batch_san.has_legal_move`.)"""
+        """Has ``side`` a legal move?"""
         return has_legal_move(self.pieces, self.colour, side, self.ep, losing=self.losing)
 
     def san_and_push(self, move: chess.Move, castling: bool | None = None) -> str:
