@@ -22,18 +22,17 @@ from typing import IO, Any, TypeAlias
 
 import chess
 
-from ...engine.codec import codec
 from ...engine.contract import ClosedError
-from ...engine.derived import derivation
 from ...engine.errors import FormatError
 from ...engine.tables import Tabular
-from ...schemas import monty as schema
 from .bulk import _structural_error, decode, iter_buffers, walk
 from .games import games_of
 from .model import (
     FORMATS,
     HEADER_NAMES,
     HEADER_STRUCT,
+    PLY_HEAD_STRUCT,
+    TERMINATORS,
     VALUE_PLY_STRUCT,
     Game,
     Ply,
@@ -46,20 +45,16 @@ from .structure import raw_games
 __all__ = ["GameFile", "detect_format", "game_from_raw", "open_games", "plies_from_raw", "read_games", "side_score",
            "start_board", "visit_shares"]
 
-_POLICY_PLY = derivation(schema.PLY).encoder(codec(schema.PLY, stored=("move",), records="tuples").encode)
-"""A policy ply from (move code, score, None, visit bytes): its count of visits derived from them."""
-_TERMINATOR_BYTES = {"policy": codec(schema.TERMINATOR).encode({}), "value": codec(schema.VALUE_TERMINATOR).encode({})}
-"""The end of a game, by format (the declarations' constants)."""
-
-
 def _raw_bytes(raw: RawGame, format: str) -> bytes:
-    """The bytes of a game read as a :class:`RawGame` (its plies up to its structural fault, if any)."""
+    """The bytes of a game read as a :class:`RawGame` (its plies up to its structural fault, if any), packed as
+    the writer packs them (:mod:`.write`)."""
     parts = [HEADER_STRUCT.pack(*(raw.header[name] for name in HEADER_NAMES))]
     if format == "value":
         parts += [VALUE_PLY_STRUCT.pack(code, raw_score) for _, code, raw_score, _ in raw.plies]
     else:
-        parts += [_POLICY_PLY((code, raw_score, None, stored)) for _, code, raw_score, stored in raw.plies]
-    parts.append(_TERMINATOR_BYTES[format])
+        parts += [PLY_HEAD_STRUCT.pack(code, raw_score, len(stored)) + stored
+                  for _, code, raw_score, stored in raw.plies]
+    parts.append(bytes(TERMINATORS[format]))
     return b"".join(parts)
 
 
