@@ -60,11 +60,6 @@ class Scope:
     imports: dict[str, str] = field(default_factory=dict)
     """Fields of :attr:`parent` this struct's code reads -> the parameter they are passed as."""
 
-    def arguments(self) -> str:
-        """The arguments a call of this struct's function passes for its :attr:`imports` (", a, b" or "")."""
-        assert self.parent is not None or not self.imports
-        return "".join(f", {self.parent.names[name]}" for name in self.imports) if self.parent else ""
-
     def parameters(self) -> str:
         return "".join(f", {var}" for var in self.imports.values())
 
