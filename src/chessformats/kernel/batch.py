@@ -31,6 +31,7 @@ from .attacks import (
     attacked,
     bishop_attacks,
     rook_attacks,
+    single_square,
 )
 from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, LINE_BB, ROOK_RAYS_BB
 
@@ -64,10 +65,6 @@ FLAG_SHIFT, TARGET_SHIFT, ORIGIN_SHIFT = 0, 4, 10
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
 _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
-_DEBRUIJN = U64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
-for _square in range(64):
-    _DEBRUIJN_INDEX[((1 << _square) * 0x03F79D71B4CB0A89 & 0xFFFF_FFFF_FFFF_FFFF) >> 58] = _square
 # by colour (0 black, 1 white), then square: the square one step ahead and two steps ahead (0 where none)
 _PUSH = np.zeros((2, 64), dtype=U64)
 _DOUBLE = np.zeros((2, 64), dtype=U64)
@@ -119,7 +116,8 @@ class Boards(NamedTuple):
 def square_of(bitboards: np.ndarray) -> np.ndarray:
     """The lowest square of each bitboard (``int64``; 0 for an empty one)."""
     low = bitboards & (~bitboards + U64(1))
-    squares: np.ndarray = _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> U64(58)]
+    squares = single_square(low)
+    squares[low == 0] = 0
     return squares
 
 
