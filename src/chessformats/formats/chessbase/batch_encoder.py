@@ -24,7 +24,7 @@ from ...engine.codec import codec
 from ...schemas import chessbase as schema
 from .encoder import _CASTLING, _CODES, _HIGH, _LOW_MASK, STANDARD_MODE, EncodedGame
 from .moves import encode_byte, encode_two_byte_move
-from .numbering import LISTS, close_up, next_number, number_of, renumber, start_lists
+from .numbering import LISTS, SIDE, close_up, next_number, number_of, renumber, start_lists
 from .numbering import castle as castle_numbers
 from .start import BLACK, standard_start
 
@@ -99,7 +99,7 @@ def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board:
     """One ply of the games ``game`` (side 0: white moves): the codes of each move (-1: unused), and the board
     and the piece lists (:mod:`.numbering`, flat) moved on."""
     own = BLACK if side else 0
-    base = game * LISTS + side * 56
+    base = game * LISTS + side * SIDE
     code = board[game, origin]
     piece = (code & 7).astype(np.int64)
     index, numbered = number_of(pieces, base, piece, origin)
@@ -123,7 +123,7 @@ def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board:
     codes[two, 2] = word & _LOW_MASK
 
     # the numbers: the captured piece (or the pawn taken en passant) leaves its list, the mover keeps its number
-    enemy = base + (-56 if side else 56)
+    enemy = base + (-SIDE if side else SIDE)
     taken = plain & (captured != 0)
     if taken.any():
         close_up(pieces, enemy[taken], (captured[taken] & 7).astype(np.int64), target[taken])

@@ -18,6 +18,7 @@ from . import batch_san as _san
 from . import moves as _moves
 from . import numbering as _numbering
 from .numbering import LISTS as _LISTS
+from .numbering import SIDE
 from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
 
 __all__ = ["BATCH_MODES", "MAX_DEPTH", "MOVE", "T_POP", "T_PUSH", "T_SKIP", "State", "Tokens"]
@@ -136,7 +137,7 @@ class State:
         reverse = np.array([schema.MODE_REVERSE[mode] for mode in range(len(schema.MODE_TABLES))])[modes]
         self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True][None, :],
                                _STANDARD_PIECES[False][None, :]).astype(np.int8)
-        """(games, 112): side * 56 + piece * 8 + index -> square, -1 for none."""
+        """(games, 112): side * SIDE + piece * 8 + index -> square, -1 for none."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
         self.stack_board: np.ndarray[Any, Any] | None = None
@@ -178,7 +179,7 @@ class State:
                 games = active.take(where)
                 side = self.ply.take(games) & 1
                 code = codes.take(where).astype(np.int64)
-                source = self.pieces.reshape(-1).take(games * _LISTS + side * 56 + _SLOT.take(code)).astype(np.int64)
+                source = self.pieces.reshape(-1).take(games * _LISTS + side * SIDE + _SLOT.take(code)).astype(np.int64)
                 missing = source < 0
                 target = _TARGET_FLAT.take((side << 8 | code) << 6 | (source & 63)).astype(np.int64)
                 missing |= target < 0
@@ -301,7 +302,7 @@ class State:
             wrong |= passant & ((behind < 0) | (behind > 63) |
                                 (board.take(at + np.clip(behind, 0, 63)) != enemy_pawn))
         pieces = self.pieces.reshape(-1)
-        lists = games * _LISTS + side * 56
+        lists = games * _LISTS + side * SIDE
         if index is None:
             index, numbered = _numbering.number_of(pieces, lists, piece, source)
             wrong |= ~numbered  # a piece without a number: the scalar decoder
@@ -321,7 +322,7 @@ class State:
                 where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
                 promoting, new_piece, filled, free, at, lists))
             promotion = promotion[keep]
-        enemy = lists + np.where(side == 0, 56, -56)
+        enemy = lists + np.where(side == 0, SIDE, -SIDE)
         taken = captured != 0
         slot_out = slots[where]
         if self.san:
@@ -346,7 +347,7 @@ class State:
         games = active[where]
         side = self.ply[games] & 1
         own = np.where(side == 1, BLACK, 0)
-        king = self.pieces[games, side * 56 + _KING * 8].astype(np.int64)
+        king = self.pieces[games, side * SIDE + _KING * 8].astype(np.int64)
         wrong = king < 0
         king = np.where(wrong, 0, king)
         rank = king & ~7
@@ -366,7 +367,7 @@ class State:
         board[games, rook] = 0
         board[games, king_to] = _KING | own
         board[games, rook_to] = _ROOK | own
-        _numbering.castle(self.pieces.reshape(-1), games * _LISTS + side * 56, king_to, rook, rook_to)
+        _numbering.castle(self.pieces.reshape(-1), games * _LISTS + side * SIDE, king_to, rook, rook_to)
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook

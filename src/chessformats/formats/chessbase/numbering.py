@@ -28,10 +28,12 @@ import numpy as np
 
 from .moves import _NUMBERED, _Position
 
-__all__ = ["LISTS", "NUMBERED", "castle", "close_up", "next_number", "number_of", "renumber", "start_lists"]
+__all__ = ["LISTS", "NUMBERED", "SIDE", "castle", "close_up", "next_number", "number_of", "renumber", "start_lists"]
 
 LISTS = 112
 """Squares per game: two sides of seven piece types (index 0 unused) of eight numbers."""
+SIDE = LISTS // 2
+"""Where a side's lists start in its game's row: ``side * SIDE`` (white 0, black 1)."""
 NUMBERED = np.array(_NUMBERED, dtype=np.int8)
 """By piece type: how many pieces of that type get a number."""
 _WORD = np.dtype("<u8")
