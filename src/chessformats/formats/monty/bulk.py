@@ -127,7 +127,7 @@ def decode(data: bytes, structure: Structure, format: str, *, file: str | None =
     record = PLY_DTYPES[format]  # a ply record's fixed part, as declared
     heads = raw[(ply_at[:, None] + np.arange(record.itemsize)).ravel()].view(record)
     move = heads["move"].astype(np.uint16)
-    score = heads["score"].astype(np.int16 if value else np.uint16)
+    score = np.ascontiguousarray(heads["score"])  # signed or unsigned, as declared
     counts = np.zeros(total, dtype=np.int64) if value else heads["num_moves"].astype(np.int64)
     per_game = np.diff(bounds)
     game_of_ply = np.repeat(np.arange(games), per_game)
