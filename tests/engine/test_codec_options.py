@@ -93,7 +93,33 @@ def test_stored_enum_numbers_and_tuples() -> None:
     with pytest.raises(InvalidValueError):
         options.encode((8, (2, [1, 3], 256, 0x0102, 9, b"z")))  # a stored byte out of range
     with pytest.raises(TypeError):
-        codec(COLOUR, enums="numbers")  # a fixed layout: its decode/unpack already do this
+        codec(COLOUR, stored=("x",))  # a fixed layout keeps no field as stored
+
+
+# a fixed part with an enum below its top level: read whole by the variable layout's generated code
+PAIR = cs.Struct("head" / cs.Struct("colour" / COLOUR, "shade" / cs.Int8ub), "n" / cs.Int8ub,
+                 "items" / cs.Array(cs.this.n, cs.Int8ub))
+
+
+def test_options_reach_enums_inside_a_fixed_part() -> None:
+    data, bad = bytes.fromhex("0307" "02" "0a0b"), bytes.fromhex("0907" "00")
+    assert PAIR.parse(data).head.colour == "blue"  # the oracle: construct's names ...
+    assert codec(PAIR).decode(data).head.colour == "blue"
+    numbers = codec(PAIR, enums="numbers").decode(data)  # ... and the stored integers
+    assert numbers.head == (3, 7) and numbers.head.colour.__class__ is int and numbers.items == [10, 11]
+    assert codec(PAIR, enums="numbers").encode(numbers) == data
+    assert codec(PAIR, enums="numbers").decode(bad).head.colour == 9
+    with pytest.raises(InvalidValueError) as error:
+        codec(PAIR, enums="checked").decode(b"\xff" + bad, 1)
+    assert (error.value.offset, error.value.path, error.value.actual) == (1, "head.colour", 9)
+    assert codec(COLOUR, enums="numbers").decode(b"\x02") == 2 and codec(COLOUR).decode(b"\x02") == "green"
+
+
+def test_a_stored_path_must_name_a_field_kept() -> None:
+    assert codec(PAIR, stored=("head",)).decode(bytes.fromhex("0307" "00")).head == b"\x03\x07"
+    for wrong in ("head.colour", "nothing"):  # inside a part read whole; no field at all
+        with pytest.raises(ValueError, match=wrong.replace(".", r"\.")):
+            codec(PAIR, stored=(wrong,))
 
 
 CODE = PrefixCode({"zero": ("0", "nothing"), "one": ("10", "one thing"), "two": ("11", "two things")})

@@ -65,7 +65,8 @@ def codec(declaration: cs.Construct, *, stored: frozenset[str] | tuple[str, ...]
     ``stored`` and ``enums`` change what a variable layout's generated functions take and give
     (:mod:`.varoptions`): fields by path kept as their stored integer or bytes; enum leaves as construct's names,
     as ``"numbers"``, or as ``"checked"`` numbers (a value outside the enumeration is an error); structs as
-    named tuples or (``records="tuples"``) plain tuples."""
+    named tuples or (``records="tuples"``) plain tuples. A fixed layout takes ``enums`` and ``records`` (for its
+    ``decode``), not ``stored``."""
     return Codec(declaration, stored=stored, enums=enums, records=records)
 
 
@@ -196,11 +197,12 @@ class Codec:
         """``read(data, offset=0, end=None, params=None, file=None)``: the value and the offset after it; errors
         at offsets of ``data`` (and ``file`` when given)."""
         if self.plan is not None:
+            if self.options.stored:
+                raise TypeError(f"{self.name}: stored fields are kept in layouts the data decides; this one is fixed")
             self._functions = compile_functions(
                 self.plan, self.name, truncated=self._truncated, bad_const=self._bad_const,
-                explain=self._explain, explain_leaves=self._explain_leaves)
-            if self.options != Options():
-                raise TypeError(f"{self.name}: the options apply to layouts the data decides; this one is fixed")
+                explain=self._explain, explain_leaves=self._explain_leaves, bad_enum=self._bad_enum,
+                enums=enums, records=records)
             self.decode = self._functions.decode
             self.unpack = self._functions.unpack
             self.encode = self._functions.encode
@@ -214,13 +216,21 @@ class Codec:
         self.decode, self.encode, self.read = self._parse, self._build, self._read_parsed
         try:
             self._variable = compile_variable(self.declaration, self.name,
-                                              lambda con, run: Codec(con) if run else codec(con), self.options)
+                                              self._part_codec, self.options)
         except NoPlan as exc:
             self.reason = str(exc)
+            if self.options != Options():  # construct's parse and build know none of the options
+                raise TypeError(f"{self.name}: the options need a generated codec; none: {exc}") from None
             return
         self.generated, self.reason = True, ""
         self.delegated = self._variable.delegated
         self.decode, self.encode, self.read = self._variable.decode, self._variable.encode, self._variable.read
+
+    def _part_codec(self, con: cs.Construct, run: bool) -> Codec:
+        """The codec of a fixed part (``run``: a struct of fields made by the generator, not cached), decoding
+        enums as this codec's options say (its records stay named: the layout's expressions read their fields)."""
+        enums = self.options.enums
+        return Codec(con, enums=enums) if run else codec(con, enums=enums)
 
     @staticmethod
     def parameters(*, building: bool = False, **values: Any) -> Any:
@@ -460,6 +470,14 @@ class Codec:
         leaf = plan_.leaves[index]
         return InvalidValueError("wrong constant", expected=repr(leaf.const), actual=actual, file=file,
                                  offset=offset + plan_.slots[leaf.slot].offset, path=leaf.path)
+
+    def _bad_enum(self, index: int, actual: Any, offset: int, file: str | os.PathLike[str] | None) -> FormatError:
+        plan_ = self._need_plan()
+        leaf = plan_.leaves[index]
+        assert leaf.enum is not None
+        return InvalidValueError("not a value of the enumeration", expected=f"one of its {len(leaf.enum.decmapping)} "
+                                 "values", actual=actual, file=file, offset=offset + plan_.slots[leaf.slot].offset,
+                                 path=leaf.path)
 
     def _explain(self, value: Any) -> InvalidValueError:
         try:

@@ -92,9 +92,11 @@ def _record_order(slots: list[Slot]) -> bool:
 
 
 class _Generator:
-    def __init__(self, plan: Plan, types: dict[str, type]) -> None:
+    def __init__(self, plan: Plan, types: dict[str, type], enums: str = "names", records: str = "named") -> None:
         self.plan = plan
         self.types = types
+        self.enums = enums
+        self.records = records
         self.little = _record_order(plan.slots)
         self.tokens = [_token(slot, self.little) for slot in plan.slots]
         self.format = ("<" if self.little else ">") + "".join(self.tokens)
@@ -156,9 +158,14 @@ class _Generator:
 
     def leaf_value(self, leaf: Leaf) -> str:
         number = self.leaf_number(leaf)
-        if leaf.enum is not None:
-            table = self.bind("e", _EnumMap(leaf.enum.decmapping))
-            return f"{table}[{number}]"
+        if leaf.enum is None:
+            return number
+        if self.enums == "names":
+            return f"{self.bind('e', _EnumMap(leaf.enum.decmapping))}[{number}]"
+        if self.enums == "checked":
+            valid = self.bind("v", frozenset(leaf.enum.decmapping))
+            return f"({number} if {number} in {valid} else _bad_enum({self.leaf_index[id(leaf)]}, {number}, offset, " \
+                   "file))"
         return number
 
     def node_value(self, node: Node, container: bool = False) -> str:
@@ -170,8 +177,11 @@ class _Generator:
             if container:
                 items = ", ".join(f"{child.name}={self.node_value(child, True)}" for child in named)
                 return f"_C({items})"
+            items = "".join(self.node_value(child) + ", " for child in named)
+            if self.records == "tuples":
+                return f"({items})"
             record = self.bind("T", self.types[node.path])  # tuple.__new__: no Python frame of the named tuple's own
-            return f"_tn({record}, ({''.join(self.node_value(child) + ', ' for child in named)}))"
+            return f"_tn({record}, ({items}))"
         if node.kind == "array":
             items = ", ".join(self.node_value(child, container) for child in node.children)
             return f"_L([{items}])" if container else f"[{items}]"
@@ -301,13 +311,23 @@ class _Generator:
 
 def compile_functions(plan: Plan, name: str, *, truncated: Callable[..., FormatError],
                       bad_const: Callable[..., FormatError], explain: Callable[[Any], InvalidValueError],
-                      explain_leaves: Callable[[tuple[Any, ...]], InvalidValueError]) -> Functions:
-    """Generate, compile and return the functions of ``plan`` (``name`` labels the source in tracebacks)."""
+                      explain_leaves: Callable[[tuple[Any, ...]], InvalidValueError],
+                      bad_enum: Callable[..., FormatError] | None = None, enums: str = "names",
+                      records: str = "named") -> Functions:
+    """Generate, compile and return the functions of ``plan`` (``name`` labels the source in tracebacks).
+    ``enums``/``records``: what ``decode`` gives (:mod:`.varoptions`: a fixed part of a variable layout decoded
+    with the layout's options); ``bad_enum(index, value, offset, file)``: the error of a checked enum leaf."""
     types = record_types(plan.root)
-    generator = _Generator(plan, types)
+    generator = _Generator(plan, types, enums, records)
+
+    def raise_enum(index: int, value: int, offset: int, file: Any) -> Any:
+        assert bad_enum is not None
+        raise bad_enum(index, value, offset, file)
+
     source = generator.source()
     namespace = dict(generator.names)
-    namespace.update(_StructError=struct.error, _truncated=truncated, _bad_const=bad_const, _explain=explain,
+    namespace.update(_StructError=struct.error, _truncated=truncated, _bad_const=bad_const, _bad_enum=raise_enum,
+                     _explain=explain,
                      _explain_leaves=explain_leaves,
                      _ENCODE_ERRORS=(struct.error, TypeError, ValueError, KeyError, IndexError, AttributeError,
                                      OverflowError, _Bad, cs.ConstructError))

@@ -38,7 +38,7 @@ from .varbits import NAMES as BIT_NAMES
 from .varbits import BitRuns, is_bit_run
 from .varencode import Writer
 from .varexpr import Expressions, Scope, never_record
-from .varoptions import Options, enum_parts, inline_number, stored_form
+from .varoptions import Options, check_kept, enum_parts, inline_number, stored_form
 from .varparts import attempt, byte_values, emit_at, is_bit_level, is_focused, number_format, runs
 from .varruntime import NAMES as RUNTIME_NAMES
 from .varruntime import root_context
@@ -99,6 +99,7 @@ class _Generator:
         self.imported: dict[str, tuple[str, ...]] = {}
         """A struct function -> the fields of the enclosing struct it takes as arguments (:attr:`Scope.imports`)."""
         self.fixed_parts: dict[int, _Fixed | None] = {}
+        self.kept: set[str] = set()  # the ``stored`` paths met (:func:`.varoptions.check_kept`)
         self.delegated: list[str] = []
         self.bit_runs = BitRuns(self)
         self.writer = Writer(self)
@@ -263,9 +264,10 @@ class _Generator:
             scope.params = (scope.params or set()) | params
         return "up"
 
-    def decode_stored(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str],
-                      indent: str) -> None:
+    def decode_stored(self, con: cs.Construct, path: str, target: str, scope: Scope, lines: list[str], indent: str
+                      ) -> None:
         """Lines reading a field kept as stored (:mod:`.varoptions`): its integer or its bytes."""
+        self.kept.add(path)
         con = self.stored_part(con)
         fixed = self.fixed(con)
         if fixed is None and isinstance(con, cs.FixedSized):
@@ -546,15 +548,14 @@ def _as_bytes(target: str, indent: str) -> list[str]:
 def compile_variable(declaration: cs.Construct, name: str, fixed_codec: Callable[[cs.Construct, bool], Any],
                      options: Options = _NO_OPTIONS) -> VariableFunctions:
     """The generated ``read``/``decode``/``encode`` of a variable-layout declaration; :class:`NoPlan` when it
-    cannot be.
-
-    ``fixed_codec(con, run)`` gives the codec of a fixed-size part (``run``: a struct of fields made here, not
-    to be cached); its ``plan``, ``size``, ``decode``, ``unpack`` and ``encode`` are used. ``options``: see
-    :mod:`.varoptions`."""
+    cannot be. ``fixed_codec(con, run)`` gives the codec of a fixed-size part (``run``: a struct of fields made
+    here, not to be cached); its ``plan``, ``size``, ``decode``, ``unpack`` and ``encode`` are used.
+    ``options``: see :mod:`.varoptions` (a ``stored`` path met nowhere is a ``ValueError``)."""
     generator = _Generator(name, fixed_codec, options)
     decode_lines: list[str] = []
     encode_lines: list[str] = []
     generator.decode(declaration, "", "value", Scope(root=True), decode_lines, "        ")
+    check_kept(name, options, generator.kept)
     generator.encode(declaration, "", "value", Scope(root=True), encode_lines, "        ")
     called = re.fullmatch(r" +value, pos = (_s\d+)\(data, pos, end, (?:up|None)\)", decode_lines[0]) \
         if len(decode_lines) == 1 else None

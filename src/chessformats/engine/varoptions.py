@@ -5,8 +5,11 @@
   (a prefix-coded board kept as its 22 bytes). A reader that needs the bytes (a key compared as bytes) or the
   word skips decoding them.
 - ``enums``: ``"names"`` (construct's values), ``"numbers"`` (the stored integers: an enum that is a field, an
-  array's items, or a leaf of a run of plain fields), ``"checked"`` (numbers, each a value of its enumeration,
-  else :class:`~.errors.InvalidValueError` at its offset, as when decoding, so when encoding).
+  array's items, a leaf of a run of plain fields, or anywhere inside a fixed part read whole), ``"checked"``
+  (numbers, each a value of its enumeration, else :class:`~.errors.InvalidValueError` at its offset, as when
+  decoding, so when encoding). A layout the engine cannot generate refuses options (construct knows none).
+- ``stored`` names fields the layout reads on their own; a path inside a fixed part read whole, or of no field,
+  is a ``ValueError`` when the codec is made.
 - ``records``: ``"named"`` (a struct decodes to a named tuple, the codec's ``types``) or ``"tuples"`` (plain
   tuples in field order: cheaper to make, for a reader that unpacks them at once).
 
@@ -20,8 +23,8 @@ from typing import Any, NamedTuple
 
 from .plan import NoPlan, Plan
 
-__all__ = ["ENUM_MODES", "RECORD_MODES", "EnumParts", "Options", "condition_source", "enum_parts", "inline_number",
-           "stored_form"]
+__all__ = ["ENUM_MODES", "RECORD_MODES", "EnumParts", "Options", "check_kept", "condition_source", "enum_parts",
+           "inline_number", "stored_form"]
 
 ENUM_MODES = ("names", "numbers", "checked")
 RECORD_MODES = ("named", "tuples")
@@ -69,6 +72,14 @@ def enum_parts(plan_: Plan, unpack: Callable[..., Any], run: bool, options: Opti
         slot = plan_.slots[leaves[0].slot]
         number = f"{'<' if slot.little else '>'}{slot.code}" if slot.code else ""
     return EnumParts(unpack, single, number, checks)
+
+
+def check_kept(name: str, options: Options, kept: set[str]) -> None:
+    """A ``ValueError`` unless every ``stored`` path was met as a field read on its own (``kept``)."""
+    if options.stored - kept:  # a path inside a part read whole, or no field's
+        missing = ", ".join(sorted(options.stored - kept))
+        raise ValueError(f"{name}: stored: no field kept as stored at {missing} (a field of a fixed part is read "
+                         "with its part: name the part)")
 
 
 def inline_number(number: str, size: int) -> str:
