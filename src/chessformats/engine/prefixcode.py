@@ -119,23 +119,28 @@ class PrefixCode:
         out: list[str] = []
         shift = length - start  # the bits left
         remaining = count
-        try:  # optimistic: a window not made yet (0), with no word (None) or past the bits (a negative shift) fails
-            while remaining >= most:  # every word of the window is wanted
-                symbols, size, number, _ = windows[(padded >> shift) & mask]
-                out += symbols
-                shift -= size
-                remaining -= number
-            while remaining > 0:
-                symbols, size, number, ends = windows[(padded >> shift) & mask]
-                if number >= remaining:
-                    out += symbols[:remaining]
-                    shift -= ends[remaining - 1]
-                    break
-                out += symbols
-                shift -= size
-                remaining -= number
-        except (TypeError, ValueError):
-            return self._decode_making(value, length, count, start)
+        while True:  # optimistic: a window not made yet (0), with no word (None) or past the bits (a negative
+            try:     # shift) fails before the state changes; the first is made here and the walk goes on
+                while remaining >= most:  # every word of the window is wanted
+                    symbols, size, number, _ = windows[(padded >> shift) & mask]
+                    out += symbols
+                    shift -= size
+                    remaining -= number
+                while remaining > 0:
+                    symbols, size, number, ends = windows[(padded >> shift) & mask]
+                    if number >= remaining:
+                        out += symbols[:remaining]
+                        shift -= ends[remaining - 1]
+                        break
+                    out += symbols
+                    shift -= size
+                    remaining -= number
+                break
+            except (TypeError, ValueError):
+                window = (padded >> shift) & mask if shift >= 0 else -1
+                if window < 0 or windows[window] != 0:  # no word there: the exact reading says where
+                    return self._decode_words(value, length, count, start)
+                windows[window] = self._window(window)
         if shift < 0:  # words past the end: the exact reading says where
             return self._decode_words(value, length, count, start)
         return out, length - shift
@@ -143,36 +148,6 @@ class PrefixCode:
     def _new_windows(self) -> list[_Window]:
         self._windows = [0] * (1 << self._width)
         return self._windows
-
-    def _decode_making(self, value: int, length: int, count: int, start: int) -> tuple[list[str], int]:
-        """:meth:`decode` making the windows it meets; a window with no word, or words past the end of the bits,
-        are read word by word (:meth:`_decode_words`: the error)."""
-        windows: list[Any] = self._windows or self._new_windows()
-        width = self._width
-        mask = (1 << width) - 1
-        padded = value << width
-        out: list[str] = []
-        shift = length - start
-        remaining = count
-        while remaining > 0 and shift >= 0:
-            window = (padded >> shift) & mask
-            entry = windows[window]
-            if entry == 0:
-                entry = windows[window] = self._window(window)
-            if entry is None or entry == 0:
-                break
-            symbols, size, number, ends = entry
-            if number >= remaining:
-                out += symbols[:remaining]
-                shift -= ends[remaining - 1]
-                remaining = 0
-            else:
-                out += symbols
-                shift -= size
-                remaining -= number
-        if remaining or shift < 0:
-            return self._decode_words(value, length, count, start)
-        return out, length - shift
 
     def _window(self, window: int) -> _Window:
         """The entry of a window of :attr:`_width` bits: the whole code words it starts with, their total length,
