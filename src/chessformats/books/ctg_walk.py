@@ -97,7 +97,7 @@ class _Book:
 
     def __init__(self, book: CtgBook) -> None:
         self.book = book
-        self.data: Array = np.frombuffer(book._data, dtype=np.uint8)
+        self.data: Array = np.frombuffer(book.buffer, dtype=np.uint8)
         self.pages_of: dict[int, list[int]] = {}
         self.length_of = np.frombuffer(LENGTH_OF, dtype=np.uint8).astype(np.int64)
         self.stats_at = {name: int(STATS.field(name).offset or 0) for name in ("games", "wins", "losses", "draws",
@@ -147,17 +147,9 @@ class _Book:
         book = self.book
         found = np.full(len(signatures), -1, dtype=np.int64)
         for index, (signature, hash_value) in enumerate(zip(signatures, hash_values.tolist(), strict=True)):
-            pages = self._pages(hash_value) if book.directory is not None else None
-            if pages is None:
-                place = book._locate(signature)
-                if place is not None:
-                    found[index] = place[1]
-                continue
-            for page in pages:
-                offset = book._page(page).by_signature.get(signature)
-                if offset is not None:
-                    found[index] = offset
-                    break
+            offset = book.record_offset(signature, self._pages(hash_value) if book.directory is not None else None)
+            if offset is not None:
+                found[index] = offset
         return found
 
     def probe(self, boards: Boards) -> _Probed:

@@ -89,10 +89,7 @@ class _Book:
     """The book's entries as the walk reads them: sorted keys, file order, the entries a probe skips."""
 
     def __init__(self, book: PolyglotBook) -> None:
-        self.sorted_keys: Array = book._sorted_keys
-        self.order: Array | None = book._order
-        self.raw: Array = book._moves
-        self.weights: Array = book._weights
+        self.sorted_keys, self.order, self.raw, self.weights = book.columns()
         self.skip: Array = book.invalid_entries | (self.raw == 0)
         self.stored: Array = np.unique(self.sorted_keys)
         self.reached = np.zeros(len(self.stored), dtype=bool)

@@ -268,6 +268,12 @@ class MappedFile:
                  traceback: TracebackType | None) -> None:
         self.close()
 
+    @property
+    def buffer(self) -> Any:
+        """The mapped file's bytes, read-only (a bulk reader above ``formats/`` wraps them in numpy)."""
+        self._check_open()
+        return self._data
+
     def _check_open(self) -> None:
         """Raise :class:`~chessformats.contract.ClosedError` (naming the file) when the reader was closed."""
         if self.closed:

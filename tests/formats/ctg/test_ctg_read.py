@@ -68,8 +68,11 @@ def test_expected_probes(book_path: Path, expected: dict[str, Any]) -> None:
             assert list(record.rating1) == probe["rating1"] and list(record.rating2) == probe["rating2"]
             assert (record.recommendation, record.unknown2, record.comment) == (
                 probe["recommendation"], probe["unknown2"], probe["comment"])
+            located = book.located(board)  # the bulk readers' look-up by encoded position: the same record
+            assert located is not None and book.record_offset(spec_encode(board)) == located[2], found["fen"]
         for fen in expected["not_in_book"]:
             assert book.probe(chess.Board(fen)) is None and chess.Board(fen) not in book
+            assert book.record_offset(spec_encode(chess.Board(fen))) is None
 
 
 def test_annotations_flags_and_ratings(book_path: Path, expected: dict[str, Any]) -> None:

@@ -79,6 +79,10 @@ def test_book_iteration_equals_python_chess(corpus_path: Callable[..., Path], na
         for index in (0, len(book) // 2, len(book) - 1):
             assert book[index] == entries[index]
         assert book[-1] == entries[-1]
+        columns = book.columns()  # the bulk view: python-chess's entries as columns
+        assert columns.order is None and columns.sorted_keys.tolist() == [e.key for e in reference]
+        assert (columns.moves.tolist(), columns.weights.tolist()) == (
+            [e.raw_move for e in reference], [e.weight for e in reference])
         with pytest.raises(IndexError):
             book[len(book)]
 

@@ -11,7 +11,7 @@ import itertools
 import os
 import struct
 import warnings
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import chess
@@ -413,6 +413,18 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         base = PAGE_SIZE * (page + 1)
         _, used = PAGE_HEADER.unpack(self._data, base, self.path)
         return bytes(self._data[base + used:base + PAGE_SIZE])
+
+    def record_offset(self, encoded: bytes, pages: Iterable[int] | None = None) -> int | None:
+        """The file offset of the record of an ``encoded`` position, or ``None``: looked up in ``pages`` when
+        given (a bulk reader that hashed many positions at once), else through the .cto lookup."""
+        if pages is None:
+            found = self._locate(encoded)
+            return None if found is None else found[1]
+        for page in pages:
+            offset = self._page(page).by_signature.get(encoded)
+            if offset is not None:
+                return offset
+        return None
 
     def located(self, board: chess.Board) -> tuple[int, int, int] | None:
         """(page, number on the page, offset) of the record of ``board``, or ``None``."""

@@ -37,8 +37,8 @@ from .moves import KING_TAKES_ROOK, MOVES, decode_move, move_problem, move_probl
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["ENTRY_DTYPE", "Entry", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning", "open_book",
-           "open_reader", "reachable_positions"]
+__all__ = ["ENTRY_DTYPE", "Entry", "EntryColumns", "PolyglotBook", "PolyglotPosition", "UnsortedBookWarning",
+           "open_book", "open_reader", "reachable_positions"]
 
 # single entries: the struct format and offsets derived from the declaration (schemas.polyglot.ENTRY) into the
 # generated polyglot_facts, so that a quick probe imports no declaration
@@ -121,6 +121,19 @@ class PolyglotPosition:
                         "(python-chess's name) for the entries")
 
 
+class EntryColumns(NamedTuple):
+    """A whole book's entries as numpy columns (:meth:`PolyglotBook.columns`), for bulk readers."""
+
+    sorted_keys: Any
+    """The keys in key order (the file's order when the book is sorted)."""
+    order: Any
+    """The file index of each sorted key; ``None`` when the book is sorted (the identity)."""
+    moves: Any
+    """The raw 16-bit moves, in file order (int64)."""
+    weights: Any
+    """The weights, in file order (int64)."""
+
+
 class UnsortedBookWarning(UserWarning):
     """The book's keys are not in ascending order; probes still work (through a sorted index)."""
 
@@ -187,6 +200,12 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
             )
         self._key_view = np.ascontiguousarray(self._sorted_keys, dtype=_native("key")).data
         self._scanned = True
+
+    def columns(self) -> EntryColumns:
+        """The entries as numpy columns (sorted keys, their file order, moves and weights): what a bulk walk
+        reads, without an :class:`Entry` per entry."""
+        self._check_open()
+        return EntryColumns(self._sorted_keys, self._order, self._moves, self._weights)
 
     def close(self) -> None:
         self._scanned = True  # nothing left to scan: the whole-book state of a closed book is gone
