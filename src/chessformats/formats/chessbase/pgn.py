@@ -139,20 +139,21 @@ def _move(move: chess.Move, nags: Any, comment: str, board: SanBoard, tokens: li
         tokens.append(_comment(comment))
 
 
-def _walk(parent: Any, board: SanBoard, tokens: list[str], force_number: bool, light: bool = False) -> None:
-    """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one (``light``)."""
+def _walk(parent: Any, board: SanBoard, tokens: list[str], force_number: bool) -> None:
+    """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one (which says whether a
+    move is castling: ``castling``)."""
     while parent.variations:
         main, *others = parent.variations
         before = board.copy() if others else board
-        _move(main.move, main.nags, main.comment, board, tokens, force_number, main.castling if light else None)
+        _move(main.move, main.nags, main.comment, board, tokens, force_number, getattr(main, "castling", None))
         force_number = bool(main.comment)
         for other in others:
             tokens.append("(")
             if other.starting_comment:
                 tokens.append(_comment(other.starting_comment))
             line = before.copy()
-            _move(other.move, other.nags, other.comment, line, tokens, True, other.castling if light else None)
-            _walk(other, line, tokens, bool(other.comment), light)
+            _move(other.move, other.nags, other.comment, line, tokens, True, getattr(other, "castling", None))
+            _walk(other, line, tokens, bool(other.comment))
             tokens.append(")")
             force_number = True
         parent = main
@@ -165,7 +166,7 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
         holder.headers[name] = value
     board = _setup(holder, decoded)
     tokens: list[str] = []
-    _walk(_light_tree(decoded), SanBoard(board), tokens, True, light=True)
+    _walk(_light_tree(decoded), SanBoard(board), tokens, True)
     return _text(holder.headers, tokens)
 
 
