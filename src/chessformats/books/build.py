@@ -499,7 +499,9 @@ class BookBuilder:
             raise ValueError("this builder keeps no positions (made with boards=False)")
         fen = self._fens.get(key)
         if fen is not None:
-            return chess.Board(fen, chess960=chess.Board(fen).has_chess960_castling_rights())
+            board = chess.Board(fen)  # read once: Chess960 when its castling rights say so
+            board.chess960 = board.has_chess960_castling_rights()
+            return board
         moves: list[int] = []
         link_keys, parents, raws = self._links
         while True:
