@@ -89,7 +89,8 @@ def _slides(sliders: np.ndarray, empty: np.ndarray, direction: int) -> np.ndarra
     sliders |= propagate & _shift(sliders, 2 * amount)
     propagate &= _shift(propagate, 2 * amount)
     sliders |= propagate & _shift(sliders, 4 * amount)
-    return _shift(sliders, amount) & mask
+    found: np.ndarray = _shift(sliders, amount) & mask
+    return found
 
 
 def _rays(sliders: np.ndarray, occupied: np.ndarray, directions: tuple[int, ...]) -> np.ndarray:
