@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import chess
 
-from ...kernel.scalar import king_safe_after, of_board
+from ...kernel.scalar import attacked, attacks, king_safe_after, of_board
 from ...kernel.tables import PAWN_ATTACKS, RAYS, SQUARES
 
 __all__ = ["legality_checker"]
@@ -36,7 +36,8 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
     if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1):
         return board.is_legal
     king = king_bb.bit_length() - 1
-    if board.attackers_mask(not turn, king):
+    pieces, colour = of_board(board)
+    if attacked(pieces, colour[not turn], king, not turn, board.occupied):
         return board.is_legal
     squares, rays = SQUARES, RAYS
 
@@ -50,11 +51,12 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
             return (origin_mask | target_mask) & special != 0 and board.is_legal(move)
         if (origin_mask | target_mask) & special:
             return board.is_legal(move)
+        occupied = board.occupied
         if board.pawns & origin_mask:
+            piece = chess.PAWN
             step, start_rank, last_rank, pawn_attacks = _PAWN_RULES[turn]
             if (move.promotion is not None) != (target_mask & last_rank != 0):
                 return False
-            occupied = board.occupied
             if target == origin + step:
                 ok = not target_mask & occupied
             elif target == origin + 2 * step:
@@ -62,7 +64,8 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
             else:
                 ok = pawn_attacks[origin] & target_mask & occupied != 0
         else:
-            ok = move.promotion is None and board.attacks_mask(origin) & target_mask != 0
+            piece = board.piece_type_at(origin) or 0
+            ok = move.promotion is None and attacks(piece, origin, occupied) & target_mask != 0
         if not ok:
             return False
         # a piece can only be pinned on a line from the king that holds an enemy slider of the right kind
@@ -73,7 +76,6 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
         pinners = board.occupied_co[not turn] & (board.queens | (board.rooks if straight else board.bishops))
         if not line & pinners:
             return True
-        pieces, colour = of_board(board)
-        return king_safe_after(pieces, colour, None, origin, target, board.piece_type_at(origin) or 0, turn)
+        return king_safe_after(pieces, colour, None, origin, target, piece, turn)
 
     return legal
