@@ -129,24 +129,29 @@ def attack_map(occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray, paw
 
 @functools.cache
 def slider_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The kindergarten tables, made on first use from the fills: the rank, file, diagonal and anti-diagonal
-    tables (flat, ``square * 256 + byte``: the attacks along that line of a slider on the square, the line's
-    occupancy being the byte), then the diagonal and anti-diagonal through each square. A rank's byte is the rank
-    itself, a file's bit ``i`` its square on rank ``i``, a diagonal's bit ``f`` its square on file ``f``."""
+    """The kindergarten tables, made on first use: the rank, file, diagonal and anti-diagonal tables (flat,
+    ``square * 256 + byte``: the attacks along that line of a slider on the square, the line's occupancy being the
+    byte), then the diagonal and anti-diagonal through each square. A rank's byte is the rank itself, a file's bit
+    ``i`` its square on rank ``i``, a diagonal's bit ``f`` its square on file ``f``: along every line a square is a
+    position 0-7 of its byte, so the fills of a slider on the first rank, by position and byte, give every line,
+    each byte put back on the board (shifted to the rank, spread up the file, or copied to every rank and masked
+    with the diagonal, which has one square per file)."""
     squares = np.arange(64, dtype=U64)
+    files, ranks = squares & U64(7), squares >> U64(3)
     byte = np.arange(256, dtype=U64)
-    origin = np.repeat(SQUARE_BB, 256)
+    first_rank = np.repeat(SQUARE_BB[:8], 256)
+    by_position = _rays(first_rank, np.tile(byte, 8), (_E, _W)).reshape(8, 256)
+    along_file = np.bitwise_or.reduce(((by_position[..., None] >> squares[:8]) & U64(1)) << (U64(8) * squares[:8]),
+                                      axis=-1)  # bit i -> rank i of the a-file
     no_pieces = np.zeros(64, U64)
     diagonal_mask = _rays(SQUARE_BB, no_pieces, (_NE, _SW)) | SQUARE_BB
     anti_mask = _rays(SQUARE_BB, no_pieces, (_NW, _SE)) | SQUARE_BB
-    on_file_a = np.bitwise_or.reduce(((byte[:, None] >> squares[:8]) & U64(1)) << (U64(8) * squares[:8]), axis=1)
-    copied = byte * _ALL_RANKS  # the byte on every rank: masked with a diagonal, bit f on its square of file f
-    lines = ((byte[None] << (U64(8) * (squares >> U64(3)))[:, None], (_E, _W)),
-             (on_file_a[None] << (squares & U64(7))[:, None], (_N, _S)),
-             (copied[None] & diagonal_mask[:, None], (_NE, _SW)),
-             (copied[None] & anti_mask[:, None], (_NW, _SE)))
-    rank, file, diagonal, anti = (_rays(origin, occupied.ravel(), directions) for occupied, directions in lines)
-    return rank, file, diagonal, anti, diagonal_mask, anti_mask
+    by_file = by_position[files]  # (square, byte): the positions attacked, a slider's position being its file
+    copied = by_file * _ALL_RANKS
+    rank = by_file << (U64(8) * ranks)[:, None]
+    file = along_file[ranks] << files[:, None]
+    diagonal, anti = (copied & mask[:, None] for mask in (diagonal_mask, anti_mask))
+    return rank.ravel(), file.ravel(), diagonal.ravel(), anti.ravel(), diagonal_mask, anti_mask
 
 
 def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
