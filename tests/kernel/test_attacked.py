@@ -1,15 +1,17 @@
-"""The kernel's attackers of a square (:func:`chessformats.kernel.attacks.attacked`, the one batch implementation:
-the move generator, the ChessBase batch SAN and the book replay use it) against python-chess's
-``Board.attackers_mask`` on random occupancies; the sliders' tables behind it
-(:mod:`chessformats.kernel.kindergarten`) and the leapers' against python-chess's attack tables."""
+"""The kernel's attacks (:mod:`chessformats.kernel.attacks`, the one implementation) against python-chess: the
+attackers of a square (:func:`~chessformats.kernel.attacks.attacked`: the move generator, the ChessBase batch SAN
+and the book replay use it) against ``Board.attackers_mask`` and a side's attack map
+(:func:`~chessformats.kernel.attacks.attack_map`) against ``Board.attacks_mask`` on random occupancies; the
+sliders' kindergarten tables, the leapers' and the line tables of :mod:`chessformats.kernel.lookup` against
+python-chess's tables."""
 
 from __future__ import annotations
 
 import chess
 import numpy as np
 
-from chessformats.kernel import attacks, batch
-from chessformats.kernel.lookup import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB, slider_tables
+from chessformats.kernel import attacks, batch, lookup
+from chessformats.kernel.lookup import KING_BB, KNIGHT_BB, PAWN_BB, SQUARE_BB
 
 
 def test_attackers_are_python_chess_attackers() -> None:
@@ -33,6 +35,8 @@ def test_attackers_are_python_chess_attackers() -> None:
     found = attacks.attacked(square, white | black, knights, kings, pawns, defender, bishops | queens, rooks | queens)
     occupied = white | black
     rook_lines, bishop_lines = attacks.rook_attacks(square, occupied), attacks.bishop_attacks(square, occupied)
+    white_map = attacks.attack_map(occupied, knights & white, kings & white, pawns & white, np.ones(count, bool),
+                                   (bishops | queens) & white, (rooks | queens) & white)
     for index in range(count):
         board = chess.Board(None)
         board.pawns, board.knights, board.bishops = int(pawns[index]), int(knights[index]), int(bishops[index])
@@ -47,6 +51,10 @@ def test_attackers_are_python_chess_attackers() -> None:
         assert int(rook_lines[index]) == (chess.BB_RANK_ATTACKS[s][chess.BB_RANK_MASKS[s] & board.occupied]
                                           | chess.BB_FILE_ATTACKS[s][chess.BB_FILE_MASKS[s] & board.occupied])
         assert int(bishop_lines[index]) == chess.BB_DIAG_ATTACKS[s][chess.BB_DIAG_MASKS[s] & board.occupied]
+        expected_map = 0
+        for piece in chess.scan_forward(board.occupied_co[chess.WHITE]):
+            expected_map |= board.attacks_mask(piece)
+        assert int(white_map[index]) == expected_map, board.fen()
     assert batch.square_of(SQUARE_BB).tolist() == list(range(64))
     assert attacks.single_square(attacks.SQUARE_BB).tolist() == list(range(64))
 
@@ -65,18 +73,18 @@ def test_slider_tables_are_python_chess_attack_tables() -> None:
     """Every entry of the kindergarten tables (made with numpy) against python-chess's attack tables: the byte's
     squares (a rank's byte is the rank, a file's bit i its square on rank i, a diagonal's its square on file i)
     occupied, the rest empty."""
-    tables = slider_tables()
+    rank_table, file_table, diagonal_table, anti_table, diagonal_mask, anti_mask = attacks.slider_arrays()
     for square in chess.SQUARES:
         file, rank = chess.square_file(square), chess.square_rank(square)
         diagonal = [chess.square(f, rank + f - file) for f in range(8) if 0 <= rank + f - file < 8]
         anti = [chess.square(f, rank - f + file) for f in range(8) if 0 <= rank - f + file < 8]
         # per line: its table, its squares by their bit in the byte, python-chess's attacks and masks
         lines = (
-            (tables.rank, [chess.square(x, rank) for x in range(8)], chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
-            (tables.file, [chess.square(file, y) for y in range(8)], chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS),
-            (tables.diagonal, [next((s for s in diagonal if chess.square_file(s) == f), None) for f in range(8)],
+            (rank_table, [chess.square(x, rank) for x in range(8)], chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS),
+            (file_table, [chess.square(file, y) for y in range(8)], chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS),
+            (diagonal_table, [next((s for s in diagonal if chess.square_file(s) == f), None) for f in range(8)],
              chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS),
-            (tables.anti, [next((s for s in anti if chess.square_file(s) == f), None) for f in range(8)],
+            (anti_table, [next((s for s in anti if chess.square_file(s) == f), None) for f in range(8)],
              chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS))
         for table, by_bit, line_attacks, masks in lines:
             keep = sum(chess.BB_SQUARES[s] for s in by_bit if s is not None)
@@ -84,5 +92,21 @@ def test_slider_tables_are_python_chess_attack_tables() -> None:
                 occupied = sum(chess.BB_SQUARES[s] for bit, s in enumerate(by_bit) if s is not None and byte >> bit & 1)
                 expected = line_attacks[square][occupied & masks[square]] & keep
                 assert int(table[square * 256 + byte]) == expected, (chess.square_name(square), byte)
-        assert int(tables.diagonal_mask[square]) == sum(chess.BB_SQUARES[s] for s in diagonal)
-        assert int(tables.anti_mask[square]) == sum(chess.BB_SQUARES[s] for s in anti)
+        assert int(diagonal_mask[square]) == sum(chess.BB_SQUARES[s] for s in diagonal)
+        assert int(anti_mask[square]) == sum(chess.BB_SQUARES[s] for s in anti)
+
+
+def test_line_tables_are_python_chess_tables() -> None:
+    """The tables :mod:`~chessformats.kernel.lookup` derives from the attacks: rays, lines, squares between."""
+    assert lookup.LINE_BB.tolist() == chess.BB_RAYS
+    assert lookup.BETWEEN_BB.tolist() == [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
+    assert lookup.ROOK_RAYS_BB.tolist() == [chess.BB_RANK_ATTACKS[s][0] | chess.BB_FILE_ATTACKS[s][0]
+                                            for s in chess.SQUARES]
+    assert lookup.BISHOP_RAYS_BB.tolist() == [chess.BB_DIAG_ATTACKS[s][0] for s in chess.SQUARES]
+    empty = chess.Board(None)
+    for piece in chess.PIECE_TYPES[1:]:
+        expected = []
+        for square in chess.SQUARES:
+            empty.set_piece_map({square: chess.Piece(piece, chess.WHITE)})
+            expected.append(empty.attacks_mask(square))
+        assert lookup.EMPTY_ATTACKS_BB[piece].tolist() == expected, chess.piece_name(piece)

@@ -1,6 +1,7 @@
 """The kernel's one-position functions (:mod:`chessformats.kernel.scalar`) against ``chess.Board``: attacks,
-attacked squares, king safety after every pseudo-legal move, whether a legal move or a capture exists, on the
-positions of random games (standard chess and Chess960) and on positions chosen for their edge cases."""
+attacked squares, a pawn's moves, king safety after every pseudo-legal move, whether a legal move or a capture
+exists, on the positions of random games (standard chess and Chess960) and on positions chosen for their edge
+cases."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ import random
 import chess
 import pytest
 
-from chessformats.kernel.scalar import attacked, attacks, has_capture, has_legal_move, king_safe_after, of_board
+from chessformats.kernel.scalar import (
+    attacked,
+    attacks,
+    has_capture,
+    has_legal_move,
+    king_safe_after,
+    of_board,
+    pawn_moves,
+)
 
 EDGE = [
     "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",  # fool's mate: no legal move
@@ -49,6 +58,12 @@ def test_attacks_and_attacked_squares(seed: int) -> None:
             piece = board.piece_type_at(square)
             if piece is not None and piece != chess.PAWN:
                 assert attacks(piece, square, occupied) == board.attacks_mask(square), (board.fen(), square)
+        them = colour[not board.turn] | (chess.BB_SQUARES[board.ep_square] if board.ep_square is not None else 0)
+        for square in chess.scan_forward(board.pawns & colour[board.turn]):
+            expected = 0
+            for move in board.generate_pseudo_legal_moves(chess.BB_SQUARES[square]):
+                expected |= chess.BB_SQUARES[move.to_square]
+            assert pawn_moves(board.turn, square, occupied, them) == expected, (board.fen(), square)
 
 
 @pytest.mark.parametrize("seed", [3, 4])

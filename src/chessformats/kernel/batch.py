@@ -22,12 +22,9 @@ import numpy as np
 from .attacks import (
     KING_BB,
     KNIGHT_BB,
-    NOT_A,
-    NOT_AB,
-    NOT_GH,
-    NOT_H,
     PAWN_BB,
     SQUARE_BB,
+    attack_map,
     attacked,
     bishop_attacks,
     rook_attacks,
@@ -37,12 +34,14 @@ from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, LINE_BB, ROOK_RAYS_BB
 
 __all__ = [
     "CAPTURE",
+    "DOUBLE_BB",
     "DOUBLE_PUSH",
     "EN_PASSANT",
     "FLAG_SHIFT",
     "KING_CASTLE",
     "ORIGIN_SHIFT",
     "PROMOTION",
+    "PUSH_BB",
     "QUEEN_CASTLE",
     "QUIET",
     "TARGET_SHIFT",
@@ -65,16 +64,17 @@ FLAG_SHIFT, TARGET_SHIFT, ORIGIN_SHIFT = 0, 4, 10
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
 _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
-# by colour (0 black, 1 white), then square: the square one step ahead and two steps ahead (0 where none)
-_PUSH = np.zeros((2, 64), dtype=U64)
-_DOUBLE = np.zeros((2, 64), dtype=U64)
+PUSH_BB = np.zeros((2, 64), dtype=U64)
+DOUBLE_BB = np.zeros((2, 64), dtype=U64)
 for _square in range(8, 56):
-    _PUSH[1, _square], _PUSH[0, _square] = 1 << (_square + 8), 1 << (_square - 8)
+    PUSH_BB[1, _square], PUSH_BB[0, _square] = 1 << (_square + 8), 1 << (_square - 8)
     if _square < 16:
-        _DOUBLE[1, _square] = 1 << (_square + 16)
+        DOUBLE_BB[1, _square] = 1 << (_square + 16)
     if _square >= 48:
-        _DOUBLE[0, _square] = 1 << (_square - 16)
-_PUSH_FLAT, _DOUBLE_FLAT, _PAWN_FLAT = _PUSH.ravel(), _DOUBLE.ravel(), PAWN_BB.ravel()
+        DOUBLE_BB[0, _square] = 1 << (_square - 16)
+"""By colour (0 black, 1 white), then square: the square a pawn there pushes to, one step ahead (0 where none);
+two steps ahead (0 off its start rank)."""
+_PUSH_FLAT, _DOUBLE_FLAT, _PAWN_FLAT = PUSH_BB.ravel(), DOUBLE_BB.ravel(), PAWN_BB.ravel()
 """The same by ``colour << 6 | square``."""
 _LOWER_BB = SQUARE_BB - U64(1)
 """By square: the squares below it."""
@@ -135,44 +135,6 @@ def expand_bits(bitboards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, square
 
 
-def _shift(bits: np.ndarray, amount: int) -> np.ndarray:
-    shifted: np.ndarray = bits << U64(amount) if amount > 0 else bits >> U64(-amount)
-    return shifted
-
-
-_KNIGHT_STEPS = ((17, NOT_A), (15, NOT_H), (10, NOT_AB), (6, NOT_GH), (-17, NOT_H), (-15, NOT_A),
-                 (-10, NOT_GH), (-6, NOT_AB))
-"""(shift, mask of the squares a knight's jump can reach without wrapping)."""
-_DIRECTIONS = ((8, _ALL), (-8, _ALL), (1, NOT_A), (-1, NOT_H), (9, NOT_A), (7, NOT_H), (-7, NOT_A), (-9, NOT_H))
-"""(shift, mask of the squares a step can reach without wrapping): N, S, E, W, NE, NW, SE, SW."""
-
-
-def _slides(sliders: np.ndarray, empty: np.ndarray, amount: int, mask: np.uint64) -> np.ndarray:
-    """Kogge-Stone occluded fill: the squares the sliders attack in one direction."""
-    propagate = empty & mask
-    sliders = sliders | (propagate & _shift(sliders, amount))
-    propagate &= _shift(propagate, amount)
-    sliders |= propagate & _shift(sliders, 2 * amount)
-    propagate &= _shift(propagate, 2 * amount)
-    sliders |= propagate & _shift(sliders, 4 * amount)
-    return _shift(sliders, amount) & mask
-
-
-def _attack_map(turn: np.ndarray, occupied: np.ndarray, knights: np.ndarray, king: np.ndarray, pawns: np.ndarray,
-                diagonal: np.ndarray, straight: np.ndarray) -> np.ndarray:
-    """The squares the given pieces (of the side *not* to move) attack, sliders seeing through ``occupied``."""
-    up = ((pawns & NOT_A) << U64(7)) | ((pawns & NOT_H) << U64(9))
-    down = ((pawns & NOT_A) >> U64(9)) | ((pawns & NOT_H) >> U64(7))
-    found = np.where(turn, down, up) | np.where(king != 0, KING_BB[square_of(king)], U64(0))
-    for amount, mask in _KNIGHT_STEPS:
-        found |= _shift(knights, amount) & mask
-    empty = ~occupied
-    for index, (amount, mask) in enumerate(_DIRECTIONS):
-        found |= _slides(straight if index < 4 else diagonal, empty, amount, mask)
-    result: np.ndarray = found
-    return result
-
-
 class _Side(NamedTuple):
     """A batch seen from the side to move."""
 
@@ -223,8 +185,8 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     side = _side(boards)
     us, them, occupied, king = side.us, side.them, side.occupied, side.king
     king_bit = SQUARE_BB[king]
-    danger = _attack_map(boards.turn, occupied ^ king_bit, side.knights, side.kings, side.pawns, side.diagonal,
-                         side.straight)
+    danger = attack_map(occupied ^ king_bit, side.knights, side.kings, side.pawns, ~boards.turn, side.diagonal,
+                        side.straight)
     in_check = (danger & king_bit) != 0
     evasions = np.full(count, _ALL)
     checked = in_check.nonzero()[0]

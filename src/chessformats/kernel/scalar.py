@@ -21,7 +21,8 @@ import chess
 
 from . import tables
 
-__all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "new_board", "of_board"]
+__all__ = ["attacked", "attacks", "has_capture", "has_legal_move", "king_safe_after", "new_board", "of_board",
+           "pawn_moves"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 _KNIGHT, _KING, _PAWN_ATTACKS, _SQUARES = tables.KNIGHT, tables.KING, tables.PAWN_ATTACKS, tables.SQUARES
@@ -84,6 +85,19 @@ def attacks(piece: int, square: int, occupied: int) -> int:
     return _KING[square]
 
 
+def pawn_moves(side: bool, source: int, occupied: int, them: int) -> int:
+    """The squares a pawn of ``side`` on ``source`` moves to: one or two steps ahead onto empty squares (two from
+    its start rank), or a capture of a piece on ``them`` (en passant: its square in ``them``)."""
+    targets: int = _PAWN_ATTACKS[side][source] & them
+    step = 8 if side else -8
+    one = source + step
+    if 0 <= one < 64 and not occupied & _SQUARES[one]:
+        targets |= _SQUARES[one]
+        if source >> 3 == (1 if side else 6) and not occupied & _SQUARES[one + step]:
+            targets |= _SQUARES[one + step]
+    return targets
+
+
 def attacked(pieces: list[int], them: int, square: int, by: bool, occupied: int) -> bool:
     """Is ``square`` attacked by the pieces on ``them`` (of colour ``by``), sliders seeing through ``occupied``?"""
     if _KNIGHT[square] & pieces[_N] & them or _KING[square] & pieces[_K] & them:
@@ -122,17 +136,9 @@ def has_legal_move(pieces: list[int], colour: list[int], side: bool, ep: int | N
             for target in chess.scan_forward(attacks(piece, source, occupied) & ~own):
                 if losing or king_safe_after(pieces, colour, ep, source, target, piece, side):
                     return True
-    forward = 8 if side else -8
-    start_rank = 1 if side else 6
+    them = colour[not side] | (_SQUARES[ep] if ep is not None else 0)
     for source in chess.scan_forward(pieces[_P] & own):
-        targets = _PAWN_ATTACKS[side][source] & (colour[not side] | (_SQUARES[ep] if ep is not None else 0))
-        one = source + forward
-        if 0 <= one < 64 and not occupied & _SQUARES[one]:
-            targets |= _SQUARES[one]
-            two = one + forward
-            if source >> 3 == start_rank and not occupied & _SQUARES[two]:
-                targets |= _SQUARES[two]
-        for target in chess.scan_forward(targets):
+        for target in chess.scan_forward(pawn_moves(side, source, occupied, them)):
             if losing or king_safe_after(pieces, colour, ep, source, target, _P, side):
                 return True
     return False

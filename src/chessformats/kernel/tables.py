@@ -1,10 +1,7 @@
-"""The kernel's attack tables, in one place, as Python integers (:mod:`.lookup` holds them as numpy arrays).
-
-python-chess computes every attack table once (``chess.BB_*``); the code that generates or checks moves on
-integers (ChessBase's light SAN board, the Polyglot legality check) takes them from here under short names, and
-binds them as module globals its hot loops read fast. The few tables python-chess does not keep (squares between
-two squares, the empty-board rays of the sliders) are computed here, once. Without numpy: a quick command
-(a Polyglot probe's legality check) imports these and not numpy.
+"""The attack tables of the one-position code (:mod:`.scalar`), as Python integers: python-chess's (``chess.BB_*``),
+the only place in ``src`` that reads them (``tests/kernel/test_one_attack.py``). The batch code's tables are
+:mod:`.attacks`'s, made with numpy and tested equal to these. Without numpy: a quick command (a Polyglot probe's
+legality check) imports these and not numpy.
 """
 
 from __future__ import annotations
@@ -12,10 +9,8 @@ from __future__ import annotations
 import chess
 
 __all__ = [
-    "BETWEEN",
     "DIAG_ATTACKS",
     "DIAG_MASKS",
-    "DIAG_RAYS",
     "FILE_ATTACKS",
     "FILE_MASKS",
     "KING",
@@ -25,7 +20,6 @@ __all__ = [
     "RANK_MASKS",
     "RAYS",
     "SQUARES",
-    "STRAIGHT_RAYS",
 ]
 
 SQUARES = chess.BB_SQUARES
@@ -44,9 +38,3 @@ RANK_MASKS, RANK_ATTACKS = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
 """The same for ranks."""
 RAYS = chess.BB_RAYS
 """By square, then square: the whole line (rank, file or diagonal) through both, 0 when they share none."""
-BETWEEN = [[chess.between(a, b) for b in chess.SQUARES] for a in chess.SQUARES]
-"""By square, then square: the squares strictly between the two on their line (0 when they share none)."""
-STRAIGHT_RAYS = [RANK_ATTACKS[square][0] | FILE_ATTACKS[square][0] for square in chess.SQUARES]
-"""By square: the squares a rook there attacks on an empty board."""
-DIAG_RAYS = [DIAG_ATTACKS[square][0] for square in chess.SQUARES]
-"""By square: the squares a bishop there attacks on an empty board."""

@@ -25,10 +25,12 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.batch import Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.batch import DOUBLE_BB, PUSH_BB, Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.boards import from_boards
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
+from ...kernel.playing import stack
 
-__all__ = ["COLUMNS", "annotate", "bitboards", "in_check"]
+__all__ = ["COLUMNS", "START", "annotate", "in_check"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 COLUMNS = 8
@@ -38,6 +40,8 @@ _U64 = np.uint64
 _ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
 _MOVE, _PUSH, _POP, _SKIP = 0, 1, 2, 3
 """The token kinds (``batch_state.MOVE``, ``T_PUSH``, ``T_POP``, ``T_SKIP``)."""
+START = stack(from_boards([chess.Board()]))[:COLUMNS]
+"""The bitboards of the standard start position (a column)."""
 _LINE, _BETWEEN = LINE_BB.ravel(), BETWEEN_BB.ravel()
 """By ``a * 64 + b``."""
 _ATTACKS_BY_CODE = np.concatenate([EMPTY_ATTACKS_BB, EMPTY_ATTACKS_BB[:1]] * 2)
@@ -52,22 +56,17 @@ _RIVAL_REACH = _RIVAL_REACH.ravel()
 empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
-def bitboards(board: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The bitboards (:data:`COLUMNS`, games) of boards of piece codes (games, 64)."""
-    def pack(mask: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return np.ascontiguousarray(np.packbits(mask, axis=1, bitorder="little")).view("<u8").reshape(-1)
-
-    kinds = board & 7
-    rows = [pack((board != 0) & (board < 8)), pack(board >= 8)]
-    rows += [pack(kinds == piece) for piece in range(_P, _K + 1)]
-    return np.array(rows, dtype=_U64)
+def _own(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per position: the pieces of side ``side`` (0 white)."""
+    found: np.ndarray[Any, Any] = np.where(side == 0, rows[0], rows[1])
+    return found
 
 
 def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.ndarray[Any, Any],
               occupied: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
     """Per position (bitboards ``rows``, one column each): is ``square`` attacked by side ``by`` (0 white), squares
     ``occupied``, only its pieces on ``keep`` counted (default all)?"""
-    mask = np.where(by == 0, rows[0], rows[1])
+    mask = _own(rows, by)
     if keep is not None:
         mask &= keep
     queens = rows[_Q + 1]
@@ -78,7 +77,7 @@ def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.n
 
 def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The square of side ``side``'s king in each position."""
-    return square_of(rows[_K + 1] & np.where(side == 0, rows[0], rows[1]))
+    return square_of(rows[_K + 1] & _own(rows, side))
 
 
 def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -93,9 +92,20 @@ def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupie
     return np.asarray(((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
 
 
+def _opened(moves: _Moves, king: np.ndarray[Any, Any], sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per move: does a square it empties (its origin; the pawn taken en passant) share a line with ``king`` that
+    holds one of ``sliders``, nothing between?"""
+    occupied = moves.occupied
+    opened = _open_line(moves.source, king, occupied, sliders)
+    passant = np.flatnonzero(moves.passant)
+    emptied = np.where(moves.side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
+    opened[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    return opened
+
+
 def _sliders(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The bishops, rooks and queens of ``side`` (0 white)."""
-    found: np.ndarray[Any, Any] = (rows[_B + 1] | rows[_R + 1] | rows[_Q + 1]) & np.where(side == 0, rows[0], rows[1])
+    found: np.ndarray[Any, Any] = (rows[_B + 1] | rows[_R + 1] | rows[_Q + 1]) & _own(rows, side)
     return found
 
 
@@ -284,18 +294,13 @@ def _annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
 
 def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     """Per move: does it give check?"""
-    rows, side, source, target = moves.rows, moves.side, moves.source, moves.target
-    occupied = moves.occupied
+    rows, side, target, occupied = moves.rows, moves.side, moves.target, moves.occupied
     king = _king(rows, 1 - side)
     code = side * 8 + np.where(moves.promotion > 0, moves.promotion, moves.piece)
     checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
     checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
     checking &= ~moves.castling
-    sliders = _sliders(rows, side)
-    maybe = _open_line(source, king, occupied, sliders) | moves.castling
-    passant = np.flatnonzero(moves.passant)
-    emptied = np.where(side[passant] == 0, target[passant] - 8, target[passant] + 8)
-    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    maybe = _opened(moves, king, _sliders(rows, side)) | moves.castling
     maybe &= ~checking
     lanes = np.flatnonzero(maybe & moves.live)
     if lanes.size:
@@ -307,18 +312,13 @@ def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, A
     """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
     opened to the king, a move played in check or after a token that is not a move (by induction: a move played
     from a legal position that is not in check, none of these, leaves its king safe)."""
-    rows, side, source = moves.rows, moves.side, moves.source
-    occupied = moves.occupied
+    rows, side, occupied = moves.rows, moves.side, moves.occupied
     king = _king(rows, side)
-    known = np.zeros(len(source), bool)  # after a move of the same game that gave no check
+    known = np.zeros(len(side), bool)  # after a move of the same game that gave no check
     known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
-    sliders = _sliders(rows, 1 - side)
-    maybe = ~known | (moves.piece == _K) | _open_line(source, king, occupied, sliders)
-    passant = np.flatnonzero(moves.passant)
-    emptied = np.where(side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
-    maybe[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
+    maybe = ~known | (moves.piece == _K) | _opened(moves, king, _sliders(rows, 1 - side))
     lanes = np.flatnonzero(maybe & moves.live)
-    illegal = np.zeros(len(source), bool)
+    illegal = np.zeros(len(side), bool)
     if lanes.size:
         illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
     return illegal
@@ -332,7 +332,7 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     to_bit = SQUARE_BB.take(target)
     reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
     reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
-    reach &= np.where(side == 0, rows[0], rows[1]) & ~to_bit
+    reach &= _own(rows, side) & ~to_bit
     reach[~moves.live] = 0
     out = np.zeros(count, np.int8)
     owner, rival = expand_bits(reach)
@@ -355,24 +355,21 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     return out
 
 
-def _sound(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
+def _sound(occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np.ndarray[Any, Any],
            source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Is each move a piece's move along its lines, nothing between, or a pawn's push onto empty squares or
-    capture of a piece (en passant not counted)? ``rows``: the bitboards before the move."""
-    occupied = rows[0] | rows[1]
+    capture of a piece (en passant not counted)? ``occupied``: the squares occupied before the move."""
     to_bit = SQUARE_BB.take(target)
     sound = (piece >= _N) & ((EMPTY_ATTACKS_BB[np.minimum(piece, _K), source] & to_bit) != 0)
     sound &= (_BETWEEN.take(source * 64 + target) & occupied) == 0
     pawn = piece == _P
     if pawn.any():
-        taken = (occupied & to_bit) != 0
-        forward = np.where(side == 0, 8, -8)
-        straight = ((source & 7) == (target & 7)) & ~taken
-        single = straight & (target == source + forward)
-        middle = SQUARE_BB.take(np.clip(source + forward, 0, 63))
-        double = straight & (target == source + 2 * forward) & ((source >> 3) == np.where(side == 0, 1, 6)) & \
-            ((occupied & middle) == 0)
-        capture = taken & ((PAWN_BB[1 - side, source] & to_bit) != 0)
+        colour = 1 - side  # the kernel's: 1 white
+        push = PUSH_BB[colour, source]
+        free = (occupied & to_bit) == 0
+        single = free & (push == to_bit)
+        double = free & (DOUBLE_BB[colour, source] == to_bit) & ((occupied & push) == 0)
+        capture = ~free & ((PAWN_BB[colour, source] & to_bit) != 0)
         sound |= pawn & (single | double | capture)
     return np.asarray(sound, dtype=bool)
 
@@ -391,7 +388,7 @@ def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.
     proved = inside & moves.live[following] & (moves.owner[following] == moves.owner[slots])
     proved &= ~out.castling[following]
     rows = moves.rows[:, lanes]
-    proved &= _sound(rows, 1 - moves.side[lanes], out.piece[following].astype(np.int64),
+    proved &= _sound(moves.occupied[lanes], 1 - moves.side[lanes], out.piece[following].astype(np.int64),
                      out.source[following].astype(np.int64), out.target[following].astype(np.int64))
     out.check[slots] = 1
     rest = np.flatnonzero(~proved)

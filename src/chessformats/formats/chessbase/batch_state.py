@@ -92,7 +92,7 @@ _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in rang
 
 STANDARD = standard_start()
 _STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
-_STANDARD_BITS = _san.bitboards(_STANDARD_BOARD[None, :])
+_STANDARD_BITS = _san.START
 """The bitboards of the start position (a column)."""
 _STANDARD_PIECES = {reverse: _numbering.start_lists(STANDARD.board, True, reverse) for reverse in (False, True)}
 

@@ -7,16 +7,13 @@ from collections.abc import Callable
 
 import chess
 
-from ...kernel.scalar import king_safe_after, of_board
-from ...kernel.tables import PAWN_ATTACKS, RAYS, SQUARES
+from ...kernel.scalar import attacked, attacks, king_safe_after, of_board, pawn_moves
+from ...kernel.tables import RAYS, SQUARES
 
 __all__ = ["legality_checker"]
 
-# by side to move: pawn step, start rank, last rank, capture targets by square
-_PAWN_RULES = (
-    (-8, chess.BB_RANK_7, chess.BB_RANK_1, PAWN_ATTACKS[chess.BLACK]),
-    (8, chess.BB_RANK_2, chess.BB_RANK_8, PAWN_ATTACKS[chess.WHITE]),
-)
+_LAST_RANK = (chess.BB_RANK_1, chess.BB_RANK_8)
+"""By side to move: the rank its pawns promote on."""
 
 
 def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
@@ -36,12 +33,14 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
     if type(board) is not chess.Board or not king_bb or king_bb & (king_bb - 1):
         return board.is_legal
     king = king_bb.bit_length() - 1
-    if board.attackers_mask(not turn, king):
+    pieces, colour = of_board(board)
+    if attacked(pieces, colour[not turn], king, not turn, board.occupied):
         return board.is_legal
     squares, rays = SQUARES, RAYS
 
     def legal(move: chess.Move) -> bool:
-        # Everything is read from the board when needed: a probe checks only one to a few moves.
+        # Beyond the piece lists (above), everything is read from the board when needed: a probe checks only one
+        # to a few moves.
         origin, target = move.from_square, move.to_square
         origin_mask, target_mask = squares[origin], squares[target]
         ep = board.ep_square
@@ -50,19 +49,15 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
             return (origin_mask | target_mask) & special != 0 and board.is_legal(move)
         if (origin_mask | target_mask) & special:
             return board.is_legal(move)
+        occupied = board.occupied
         if board.pawns & origin_mask:
-            step, start_rank, last_rank, pawn_attacks = _PAWN_RULES[turn]
-            if (move.promotion is not None) != (target_mask & last_rank != 0):
+            piece = chess.PAWN
+            if (move.promotion is not None) != (target_mask & _LAST_RANK[turn] != 0):
                 return False
-            occupied = board.occupied
-            if target == origin + step:
-                ok = not target_mask & occupied
-            elif target == origin + 2 * step:
-                ok = origin_mask & start_rank != 0 and not (squares[origin + step] | target_mask) & occupied
-            else:
-                ok = pawn_attacks[origin] & target_mask & occupied != 0
+            ok = pawn_moves(turn, origin, occupied, colour[not turn]) & target_mask != 0
         else:
-            ok = move.promotion is None and board.attacks_mask(origin) & target_mask != 0
+            piece = board.piece_type_at(origin) or 0
+            ok = move.promotion is None and attacks(piece, origin, occupied) & target_mask != 0
         if not ok:
             return False
         # a piece can only be pinned on a line from the king that holds an enemy slider of the right kind
@@ -73,7 +68,6 @@ def legality_checker(board: chess.Board) -> Callable[[chess.Move], bool]:
         pinners = board.occupied_co[not turn] & (board.queens | (board.rooks if straight else board.bishops))
         if not line & pinners:
             return True
-        pieces, colour = of_board(board)
-        return king_safe_after(pieces, colour, None, origin, target, board.piece_type_at(origin) or 0, turn)
+        return king_safe_after(pieces, colour, None, origin, target, piece, turn)
 
     return legal
