@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .batches import SkippedGame
 from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
-from .hotkeys import hot_keys
+from . import hotkeys
 from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
 from .shuffle import Mapped, map_piece, range_bounds, reduce_range, segments_of
 
@@ -272,7 +272,7 @@ def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
     mapped: list[Mapped] = []
     pending: deque[tuple[Any, Piece]] = deque()
     games = 0
-    hot = hot_keys()
+    hot = hotkeys.hot_keys(hotkeys.HOT_PLIES)
 
     def first_done() -> None:
         nonlocal games

@@ -48,8 +48,12 @@ _FILTER_SHIFT = np.uint64(48)
 
 @functools.lru_cache(maxsize=4)
 def hot_keys(plies: int = HOT_PLIES) -> np.ndarray[Any, Any]:
-    """The Polyglot keys of the positions reachable from the start position within ``plies`` plies, sorted."""
+    """The Polyglot keys of the positions reachable from the start position within ``plies`` plies, sorted (none
+    for ``plies < 0``)."""
     import chess
+
+    if plies < 0:
+        return np.zeros(0, dtype=np.uint64)
 
     from ..formats.zobrist import child_keys, zobrist_hash
 
