@@ -25,8 +25,8 @@ from chessformats.books.shuffle import range_bounds
 from chessformats.polyglot import make_book
 from chessformats.schemas import polyglot_facts
 
-
-TRANSPOSED = [["Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5"], ["e3", "e6", "e4", "e5", "Nf3"], ["Nc3", "Nc6", "Nb1", "Nb8", "d4"]]
+TRANSPOSED = [["Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5"], ["e3", "e6", "e4", "e5", "Nf3"],
+              ["Nc3", "Nc6", "Nb1", "Nb8", "d4"]]
 """Openings that meet a position of the first plies again deeper."""
 
 

@@ -43,10 +43,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import hotkeys
 from .batches import SkippedGame
 from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
-from . import hotkeys
 from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
 from .shuffle import Mapped, map_piece, range_bounds, reduce_range, segments_of
 
