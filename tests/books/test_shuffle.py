@@ -196,3 +196,11 @@ def test_hot_rows_and_codes_count_as_the_one_process_builder(data: st.DataObject
     expected = builder.columns(ordered=False)
     for name, column in expected.items():
         assert counts.table[name].tolist() == column.tolist(), name
+
+
+def test_hot_keys_are_found_also_where_two_share_their_top_bits() -> None:
+    rng = np.random.default_rng(5)
+    hot = np.unique(np.concatenate((hotkeys.hot_keys(2), np.array([7 << 44, (7 << 44) + 3], dtype=np.uint64))))
+    keys = np.concatenate((hot, hot + np.uint64(1), hot - np.uint64(1), rng.integers(0, 2**63, 2000, dtype=np.uint64)))
+    assert hotkeys.is_hot(keys, hot).tolist() == np.isin(keys, hot).tolist()
+    assert not hotkeys.is_hot(keys, hot[:0]).any()

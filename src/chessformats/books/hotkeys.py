@@ -28,7 +28,7 @@ import numpy as np
 
 from . import build
 from .batches import DRAW, LOSS, POINTS, WIN
-from .halving import halve
+from .halving import replay
 from .runs import group_starts, sort_order
 
 __all__ = ["CODE_DTYPE", "HOT_DTYPE", "HOT_PLIES", "HotCounts", "HotPart", "hot_keys", "hot_tables", "is_hot"]
@@ -43,7 +43,8 @@ HOT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("white", "u1"), ("first",
 CODE_DTYPE = np.dtype("u1")
 """A hot event in a map file: its move's rank among its key's rows of the piece (< 64) times 4 plus its points."""
 
-_FILTER_SHIFT = np.uint64(48)
+_FILTER_BITS = 20
+_FILTER_SHIFT = np.uint64(64 - _FILTER_BITS)
 
 
 @functools.lru_cache(maxsize=4)
@@ -75,15 +76,21 @@ def hot_keys(plies: int = HOT_PLIES) -> np.ndarray[Any, Any]:
 
 
 def is_hot(key: np.ndarray[Any, Any], hot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Which of ``key`` are among ``hot`` (sorted): a look-up of the top 16 bits first, then a binary search of the
-    few keys that pass it."""
-    table = np.zeros(1 << 16, dtype=bool)
-    table[(hot >> _FILTER_SHIFT).astype(np.int64)] = True
-    mask: np.ndarray[Any, Any] = table[(key >> _FILTER_SHIFT).astype(np.int64)]
+    """Which of ``key`` are among ``hot`` (sorted): a look-up by the top 20 bits (the hot key of those bits, if one
+    has them), a binary search only for the top bits two hot keys share."""
+    slot = np.full(1 << _FILTER_BITS, -1, dtype=np.int32)
+    top = (hot >> _FILTER_SHIFT).astype(np.intp)
+    slot[top] = np.arange(len(hot), dtype=np.int32)
+    tops, counts = np.unique(top, return_counts=True)
+    slot[tops[counts > 1]] = -2
+    found = slot.take((key >> _FILTER_SHIFT).astype(np.intp))
+    mask: np.ndarray[Any, Any] = found >= 0
     maybe = np.flatnonzero(mask)
-    if len(maybe) and len(hot):
-        found = np.minimum(np.searchsorted(hot, key[maybe]), len(hot) - 1)
-        mask[maybe] = hot[found] == key[maybe]
+    mask[maybe] = hot[found[maybe]] == key[maybe]
+    shared = np.flatnonzero(found == -2)
+    if len(shared):
+        place = np.minimum(np.searchsorted(hot, key[shared]), len(hot) - 1)
+        mask[shared] = hot[place] == key[shared]
     return mask
 
 
@@ -146,10 +153,8 @@ class HotCounts:
         limit = build.COUNT_MAX
         table = combine_rows(self.table, _summed(parts))
         halving = table["polyglot_n"] >= limit
-        if halving.any():
-            keys = np.unique(table["key"][halving])
-            key, raw, points = _events(parts, keys)
-            halve(self.table, table, keys, key, raw, points, np.arange(len(key), dtype=np.int64), limit)
+        for key in np.unique(table["key"][halving]).tolist():
+            _halve(self.table, table, parts, key, limit)
         self.table = table
 
 
@@ -168,22 +173,33 @@ def _summed(parts: list[HotPart]) -> dict[str, np.ndarray[Any, Any]]:
             "draws": np.add.reduceat(rows["draws"][order].astype(np.int64), starts), "losses": losses}
 
 
-def _events(parts: list[HotPart], keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
-    """The events of ``keys`` (sorted) in the parts, rebuilt from the codes: key, raw move and points, each key's
-    in game order (piece after piece)."""
-    columns: list[tuple[np.ndarray[Any, Any], ...]] = []
+def _halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any, Any]], parts: list[HotPart], key: int,
+           limit: int) -> None:
+    """Set ``polyglot_n`` and ``polyglot_sum`` of ``table``'s rows of ``key`` as polyglot counts them: from ``old``'s
+    (the counts before the parts) through the parts' events of the key, rebuilt from the codes in game order."""
+    low, high = _span(table["key"], key)
+    raws = table["raw"][low:high]
+    n, total = np.zeros(high - low, dtype=np.int64), np.zeros(high - low, dtype=np.int64)
+    first, last = _span(old["key"], key)
+    found = np.searchsorted(raws, old["raw"][first:last])
+    n[found], total[found] = old["polyglot_n"][first:last], old["polyglot_sum"][first:last]
+    moves, points = [], []
     for part in parts:
         rows = part.rows
-        key_starts = np.flatnonzero(np.concatenate(([True], rows["key"][1:] != rows["key"][:-1])))
-        counts = np.add.reduceat(rows["games"].astype(np.int64), key_starts)
-        wanted = np.isin(rows["key"][key_starts], keys)
-        if not wanted.any():
-            continue
-        code_key = np.repeat(np.arange(len(key_starts)), counts)
-        chosen = wanted[code_key]
-        code_key, codes = code_key[chosen], part.codes[chosen].astype(np.int64)
-        columns.append((rows["key"][key_starts][code_key], rows["raw"][key_starts[code_key] + (codes >> 2)]
-                        .astype(np.int64), codes & 3))
-    if not columns:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return tuple(np.concatenate([column[i] for column in columns]) for i in range(3))
+        start, stop = _span(rows["key"], key)
+        if stop > start:
+            games = rows["games"].astype(np.int64)
+            codes = part.codes[int(games[:start].sum()):int(games[:stop].sum())].astype(np.int64)
+            moves.append(np.searchsorted(raws, rows["raw"][start:stop].astype(np.int64))[codes >> 2])
+            points.append(codes & 3)
+    move = np.concatenate(moves)
+    by_move = np.argsort(move.astype(np.uint16), kind="stable")  # (radix) each move's events in game order
+    sums = np.concatenate(([0], np.cumsum(np.concatenate(points)[by_move])))
+    replay(n, total, by_move, np.concatenate(([0], np.cumsum(np.bincount(move, minlength=high - low)))), sums, limit)
+    table["polyglot_n"][low:high], table["polyglot_sum"][low:high] = n, total
+
+
+def _span(keys: np.ndarray[Any, Any], key: int) -> tuple[int, int]:
+    """Where the rows of ``key`` are in ``keys`` (sorted)."""
+    probe = np.array([key], dtype=np.uint64)
+    return int(np.searchsorted(keys, probe)[0]), int(np.searchsorted(keys, probe, side="right")[0])
