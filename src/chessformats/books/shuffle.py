@@ -3,24 +3,27 @@
 A distributed build (:func:`chessformats.books.distributed.write_book`) runs in two phases:
 
 1. **Map** (:func:`map_piece`, one task per piece of the input): the piece is read and replayed as in every
-   build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece), and its events -- one per ply:
-   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- grouped by
-   key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist keys are uniform), are
-   written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every worker sees: ``R``
-   segments; the task returns the segments' row offsets, its games and its skipped games (:class:`Mapped`), not
-   the events.
-2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): once every
-   piece's games are counted, the client knows each piece's first global game number (the games of the pieces
-   before it); reducer ``r`` reads segment ``r`` of every piece **in input order**, shifts the order numbers by
-   the games before the piece, and counts them (a range larger than its memory budget cut into sub-ranges, each
-   counted whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), then writes that key
-   range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the
-   range files in key order.
+   build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece). The events of the hot keys (the
+   positions of the first plies, :mod:`.hotkeys`) are counted here: rows per (key, move) and one small code an
+   event. The others -- one per ply: position key, raw move, White to move and the outcome for the mover -- are put
+   in game order, grouped by key range (:func:`key_ranges`: ``R`` equal slices of the 64-bit key space; Zobrist
+   keys are uniform), and written as fixed-size records (:data:`EVENT_DTYPE`, 11 bytes: no order number, the
+   place of an event in its range is its order), then the hot rows and codes, to one file in a folder every worker
+   sees; the task returns the offsets of each range's part, its games and its skipped games (:class:`Mapped`).
+2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): reducer ``r``
+   reads range ``r`` of every piece **in input order** and numbers the events in that order (within a position,
+   the order of the games), counts them (a range larger than its memory budget cut into sub-ranges, each counted
+   whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), adds the hot keys' rows piece
+   after piece (their ``first`` made global with the games before the piece, which the client knows once every
+   piece is mapped) and replays the halving of the hot positions that reach 16,384 games from their codes, then
+   writes that key range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client
+   concatenates the range files in key order.
 
 Why the bytes are those of the one-process build: everything order-dependent in a Polyglot book is per position
 -- the halving when a move reaches 16,384 games replays one position's events in game order, and ties of weight
-are broken by the order moves were first met (``first``, the smallest global order number) -- and every event of
-a position is in one key range, merged with the global numbers.
+are broken by the order moves were first met (``first``, the smallest order number of the move at that position)
+-- and every event of a position is in one key range, in game order, on one path (a key is hot or not wherever it
+is met).
 """
 
 from __future__ import annotations
