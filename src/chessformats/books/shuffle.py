@@ -7,8 +7,8 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
    positions of the first plies, :mod:`.hotkeys`) are counted here: rows per (key, move) and one small code an
    event. The others -- one per ply: position key, raw move, White to move and the outcome for the mover -- are put
    in game order, grouped by key range (:func:`key_ranges`: ``R`` equal slices of the 64-bit key space; Zobrist
-   keys are uniform), and written as fixed-size records (:data:`EVENT_DTYPE`, 11 bytes: no order number, the
-   place of an event in its range is its order), then the hot rows and codes, to one file in a folder every worker
+   keys are uniform), and written as fixed-size records (:data:`PACKED_DTYPE`, 10 bytes, or :data:`EVENT_DTYPE`,
+   11 bytes, for fewer than 4 ranges: no order number, the place of an event in its range is its order), then the hot rows and codes, to one file in a folder every worker
    sees; the task returns the offsets of each range's part, its games and its skipped games (:class:`Mapped`).
 2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): reducer ``r``
    reads range ``r`` of every piece **in input order** and numbers the events in that order (within a position,
@@ -43,12 +43,25 @@ from .filters import GameFilter
 from .hotkeys import CODE_DTYPE, HOT_DTYPE, HotCounts, HotPart, hot_tables, is_hot
 from .pieces import Piece, read_piece
 
-__all__ = ["EVENT_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds", "reduce_range"]
+__all__ = ["EVENT_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds", "reduce_range"]
 
 EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1")])
 """An event in a map file (11 bytes): position key, raw move and ``flags`` (White to move times 4 plus the outcome for
 the mover: WIN, DRAW, LOSS, UNKNOWN). A key range's events are in game order in the file: their order is their
 order number (no number is written)."""
+
+PACKED_DTYPE = np.dtype([("word", "<u8"), ("move", "<u2")])
+"""An event in a map file of 4 key ranges or more (10 bytes): the key less its range's first key (a range is at most
+2**62 keys wide) with the outcome for the mover in the top 2 bits, and the raw move (15 bits) with White to move in
+the top bit."""
+
+_OFFSET, _MOVE = np.uint64((1 << 62) - 1), np.uint16((1 << 15) - 1)
+
+
+def file_dtype(reducers: int) -> np.dtype[Any]:
+    """The events' records in a map file of ``reducers`` key ranges."""
+    return PACKED_DTYPE if reducers >= 4 else EVENT_DTYPE
+
 
 REDUCE_EVENTS = 1 << 20
 """Events a reducer reads from consecutive pieces, or counts into a sub-range's builder, at a time."""
@@ -82,7 +95,7 @@ class Mapped(NamedTuple):
     @property
     def size(self) -> int:
         """Bytes of the file."""
-        return (self.rows[-1] * EVENT_DTYPE.itemsize + self.hot_rows[-1] * HOT_DTYPE.itemsize
+        return (self.rows[-1] * file_dtype(len(self.rows) - 1).itemsize + self.hot_rows[-1] * HOT_DTYPE.itemsize
                 + self.hot_codes[-1] * np.dtype(self.codes).itemsize)
 
 
@@ -103,19 +116,30 @@ class Segment(NamedTuple):
     hot_at: int = 0
     codes_at: int = 0
     codes: str = CODE_DTYPE.str
+    packed: bool = False
+    """Whether the events are :data:`PACKED_DTYPE` records (else :data:`EVENT_DTYPE`)."""
 
     @classmethod
     def of(cls, mapped: Mapped, reducer: int, games_before: int) -> Segment:
-        hot_at = mapped.rows[-1] * EVENT_DTYPE.itemsize
+        records = file_dtype(len(mapped.rows) - 1)
+        hot_at = mapped.rows[-1] * records.itemsize
         return cls(mapped.path, mapped.rows[reducer], mapped.rows[reducer + 1], games_before,
                    mapped.hot_rows[reducer], mapped.hot_rows[reducer + 1], mapped.hot_codes[reducer],
                    mapped.hot_codes[reducer + 1], hot_at, hot_at + mapped.hot_rows[-1] * HOT_DTYPE.itemsize,
-                   mapped.codes)
+                   mapped.codes, records == PACKED_DTYPE)
 
-    def read(self) -> np.ndarray[Any, Any]:
-        """The events (in game order)."""
-        return np.fromfile(self.path, EVENT_DTYPE, count=self.stop - self.start,
-                           offset=self.start * EVENT_DTYPE.itemsize)
+    def read(self, low: int) -> np.ndarray[Any, Any]:
+        """The events (in game order) as :data:`EVENT_DTYPE` records; ``low``: the range's first key."""
+        records = PACKED_DTYPE if self.packed else EVENT_DTYPE
+        read = np.fromfile(self.path, records, count=self.stop - self.start, offset=self.start * records.itemsize)
+        if not self.packed:
+            return read
+        events = np.empty(len(read), EVENT_DTYPE)
+        word, move = read["word"], read["move"]
+        events["key"] = (word & _OFFSET) + np.uint64(low)
+        events["raw"] = move & _MOVE
+        events["flags"] = (move >> 15).astype(np.uint8) << 2 | (word >> np.uint64(62)).astype(np.uint8)
+        return events
 
     def hot(self, stride: int) -> HotPart | None:
         """The hot keys' rows and codes, or ``None`` when the piece has none in the range."""
@@ -194,9 +218,14 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     cold = in_games[~hotness]
     order, starts = grouped(key_ranges(chunk.key[cold], reducers), reducers)
     taken = cold[order]
-    events = np.empty(len(taken), EVENT_DTYPE)
-    events["key"], events["raw"] = chunk.key[taken], chunk.raw[taken]
-    events["flags"] = chunk.white[taken].astype(np.uint8) << 2 | chunk.outcome[taken].astype(np.uint8)
+    events = np.empty(len(taken), file_dtype(reducers))
+    if reducers >= 4:
+        lows = np.array(range_bounds(reducers)[:-1], dtype=np.uint64).repeat(np.diff(starts))
+        events["word"] = chunk.key[taken] - lows | chunk.outcome[taken].astype(np.uint64) << np.uint64(62)
+        events["move"] = chunk.raw[taken].astype(np.uint16) | chunk.white[taken].astype(np.uint16) << 15
+    else:
+        events["key"], events["raw"] = chunk.key[taken], chunk.raw[taken]
+        events["flags"] = chunk.white[taken].astype(np.uint8) << 2 | chunk.outcome[taken].astype(np.uint8)
     with open(path, "wb") as out:
         for part in (events, rows, codes):
             part.tofile(out)
@@ -241,7 +270,7 @@ def reduce_range(segments: Sequence[Segment], reducer: int, bounds: tuple[int, i
     try:
         hot = _hot_counts(segments, event_stride(max_ply))
         with tempfile.TemporaryDirectory(prefix="chessformats-reduce-", dir=spill_dir) as scratch:
-            counts = _SubRanges(_events(segments), cuts, os.path.join(scratch, "events"), max_ply, hot.table)
+            counts = _SubRanges(_events(segments, low), cuts, os.path.join(scratch, "events"), max_ply, hot.table)
             report = make_book(path, counts, **options)
     finally:
         if collecting:
@@ -267,14 +296,14 @@ def _hot_counts(segments: Sequence[Segment], stride: int) -> HotCounts:
     return counts
 
 
-def _events(segments: Sequence[Segment]) -> Iterator[np.ndarray[Any, Any]]:
-    """The segments' events in input order, about :data:`REDUCE_EVENTS` at a time."""
+def _events(segments: Sequence[Segment], low: int) -> Iterator[np.ndarray[Any, Any]]:
+    """The segments' events in input order, about :data:`REDUCE_EVENTS` at a time (``low``: the range's first key)."""
     pending: list[np.ndarray[Any, Any]] = []
     waiting = 0
     for segment in segments:
         if segment.stop == segment.start:
             continue
-        pending.append(segment.read())
+        pending.append(segment.read(low))
         waiting += segment.stop - segment.start
         if waiting >= REDUCE_EVENTS:
             yield np.concatenate(pending)
