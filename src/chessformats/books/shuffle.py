@@ -8,8 +8,8 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
    event. The others -- one per ply: position key, raw move, White to move and the outcome for the mover -- are put
    in game order, grouped by key range (:func:`key_ranges`: ``R`` equal slices of the 64-bit key space; Zobrist
    keys are uniform), and written as fixed-size records (:data:`PACKED_DTYPE`, 10 bytes, or :data:`EVENT_DTYPE`,
-   11 bytes, for fewer than 4 ranges: no order number, the place of an event in its range is its order), then the hot rows and codes, to one file in a folder every worker
-   sees; the task returns the offsets of each range's part, its games and its skipped games (:class:`Mapped`).
+   11 bytes, for fewer than 4 ranges: no order number, the place of an event in its range is its order), then
+   the hot rows and codes, to one file in a folder every worker sees; the task returns the offsets of each range's part, its games and its skipped games (:class:`Mapped`).
 2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): reducer ``r``
    reads range ``r`` of every piece **in input order** and numbers the events in that order (within a position,
    the order of the games), counts them (a range larger than its memory budget cut into sub-ranges, each counted
@@ -43,7 +43,8 @@ from .filters import GameFilter
 from .hotkeys import CODE_DTYPE, HOT_DTYPE, HotCounts, HotPart, hot_tables, is_hot
 from .pieces import Piece, read_piece
 
-__all__ = ["EVENT_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds", "reduce_range"]
+__all__ = ["EVENT_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds",
+           "reduce_range"]
 
 EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1")])
 """An event in a map file (11 bytes): position key, raw move and ``flags`` (White to move times 4 plus the outcome for
