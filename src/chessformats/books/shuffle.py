@@ -211,15 +211,17 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
         raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
     in_games = np.argsort(chunk.seq.astype(np.uint32), kind="stable")  # (the batches' plies are runs: timsort)
-    hotness = is_hot(chunk.key[in_games], hot)
-    taken = in_games[hotness]
+    key = chunk.key[in_games]
+    part = key_ranges(key, reducers)
+    part[is_hot(key, hot)] = reducers  # the hot keys' events last, as one more part
+    order, starts = grouped(part, reducers + 1)
+    taken = in_games[order[starts[-2]:]]
     rows, codes = hot_tables(chunk.key[taken], chunk.raw[taken], chunk.white[taken], chunk.seq[taken],
                              chunk.outcome[taken])
     hot_rows = np.searchsorted(key_ranges(rows["key"], reducers), np.arange(reducers + 1))
     hot_codes = np.concatenate(([0], np.cumsum(rows["games"], dtype=np.int64)))[hot_rows]
-    cold = in_games[~hotness]
-    order, starts = grouped(key_ranges(chunk.key[cold], reducers), reducers)
-    taken = cold[order]
+    starts = starts[:-1]
+    taken = in_games[order[:starts[-1]]]
     events = np.empty(len(taken), file_dtype(reducers))
     if reducers >= 4:
         lows = np.array(range_bounds(reducers)[:-1], dtype=np.uint64).repeat(np.diff(starts))
@@ -229,8 +231,8 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
         events["key"], events["raw"] = chunk.key[taken], chunk.raw[taken]
         events["flags"] = chunk.white[taken].astype(np.uint8) << 2 | chunk.outcome[taken].astype(np.uint8)
     with open(path, "wb") as out:
-        for part in (events, rows, codes):
-            part.tofile(out)
+        for records in (events, rows, codes):
+            records.tofile(out)
     return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, starts.tolist(), hot_rows.tolist(),
                   hot_codes.tolist(), codes.dtype.str, time.process_time() - started)
 
