@@ -36,9 +36,13 @@ SECTION = "dask-reduce"
 DATABASE, CORES, MAX_PLY_EVENTS = 6.5e9, 64, 30
 EVENT_BYTES = EVENT_DTYPE.itemsize
 STORAGE = 2e9
-"""Assumed aggregate bandwidth of the shared storage the shuffle goes through (bytes/s, writes and reads alike)."""
+"""Assumed aggregate bandwidth of the shared storage the shuffle goes through (bytes/s, writes and reads alike); a
+task reads at most ``STORAGE / CORES``."""
 RANGES = 4096
-"""Key ranges of the lichess build (reduce tasks): the start position's events are all in one of them."""
+"""Key ranges of the lichess build (reduce tasks)."""
+COLD_SHARE = 0.1
+"""Assumed: no position deeper than the hot keys' plies is met in more than this share of the games (lichess: the
+most played position after 4 plies, 1. e4 e5 2. Nf3 Nc6, in fewer than 10%)."""
 
 
 def peak_mib() -> float:
@@ -111,17 +115,41 @@ def one_process(pgn: str, max_ply: int, out: str) -> tuple[float, float]:
 def one_range(pgn: str, max_ply: int) -> tuple[float, int, int]:
     """The reduce of the whole input as one key range, in this process (its reducer holds every row, more than a
     lichess reducer's 36 M at 4,096 ranges only for inputs over 1.5 G games): CPU seconds, rows, events."""
+    from chessformats.books.hotkeys import hot_keys
     from chessformats.books.pieces import plan_pieces
     from chessformats.books.shuffle import map_piece, range_bounds, reduce_range, segments_of
 
     options = {"min_games": 3, "min_score": 0.0, "only": None, "uniform": False}
     with tempfile.TemporaryDirectory() as folder:
-        mapped = [map_piece(piece, index, max_ply, None, folder, range_bounds(1))
+        mapped = [map_piece(piece, index, max_ply, None, folder, 1, hot_keys())
                   for index, piece in enumerate(plan_pieces([pgn])) if not isinstance(piece, str)]
         segments = segments_of(mapped, 0)
         started = time.process_time()
-        ranged = reduce_range(segments, 0, max_ply, folder, options, TABLE_ROWS)
+        ranged = reduce_range(segments, 0, range_bounds(1), max_ply, folder, options, TABLE_ROWS)
         return time.process_time() - started, ranged.rows, sum(segment.stop - segment.start for segment in segments)
+
+
+def hot_rate(pieces: int = 40, games: int = 100_000) -> float:
+    """CPU seconds per event of a reducer's hot path for one position met in every game (the start position's:
+    20 moves played with lichess-like shares, halved every 16,384 games of its first move), ``pieces`` pieces of
+    ``games`` games added 10 at a time, the map's tables made beforehand."""
+    import numpy as np
+
+    from chessformats.books.hotkeys import HotCounts, HotPart, hot_tables
+
+    rng = np.random.default_rng(1)
+    shares = np.array([0.45, 0.25, 0.1, 0.06, 0.04] + [0.1 / 15] * 15)
+    parts = []
+    for index in range(pieces):
+        move = rng.choice(len(shares), size=games, p=shares / shares.sum())
+        rows, codes = hot_tables(np.full(games, 1 << 63, dtype=np.uint64), move.astype(np.int64) * 7 + 100,
+                                 np.ones(games, dtype=bool), np.arange(games, dtype=np.int64) * 31,
+                                 rng.integers(0, 4, games).astype(np.int8))
+        parts.append(HotPart(rows, codes, index * games * 31))
+    counts, started = HotCounts(), time.process_time()
+    for index in range(0, pieces, 10):
+        counts.add(parts[index:index + 10])
+    return (time.process_time() - started) / (pieces * games)
 
 
 def movetext(max_ply: int, repeat: int = 5) -> tuple[float, float]:
@@ -166,6 +194,7 @@ def main() -> None:
                    for workers in args.workers}
         if 1 in results and 2 in results:  # (the model's figures)
             args.one_range = one_range(str(pgn), args.max_ply)
+            args.hot_rate = hot_rate()
             args.movetext = movetext(args.max_ply)
         expected = (out / "one.bin").read_bytes()
         for workers in results:
@@ -173,6 +202,8 @@ def main() -> None:
                 raise SystemExit(f"the {workers}-worker book differs from the one-process build: not reporting")
         report = _report(pgn, results, local_wall, local_cpu, load, args)
     print(report)
+    if 1 in results and 2 in results:
+        print(next(line for line in report.splitlines() if line.startswith("- 2 workers, model against measured")))
     if args.write_docs:
         start, end = f"<!-- {args.section}:start -->", f"<!-- {args.section}:end -->"
         replace_section(f"{start}\n{report}\n{end}", start, end, DOCS)
@@ -183,11 +214,6 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
             args: argparse.Namespace) -> str:
     first, last = results[min(results)], results[max(results)]
     games = first["games"]
-    stages = first["stages"]
-    map_cpu, reduce_cpu = stages["map_cpu"] / games, stages["reduce_cpu"] / games  # s per game on one core
-    shuffle = stages["shuffle_bytes"] / games
-    overhead = first["wall"] - stages["map_cpu"] - stages["reduce_cpu"]  # client, scheduler, I/O (1 worker)
-    predicted = overhead + games * (map_cpu + reduce_cpu) / 2
     lines = [
         f"### Measured: {' and '.join(map(str, results))} local workers, {first['games']:,} games of `{pgn.name}`",
         "",
@@ -215,47 +241,72 @@ def _report(pgn: Path, results: dict[int, dict[str, Any]], local_wall: float, lo
             f"{sum(result['worker_cpu']):.1f} s |")
     if 1 not in results or 2 not in results:
         return "\n".join(lines)
-    two = results[2]
+    return "\n".join([*lines, "", *_model(results, args)])
+
+
+def _model(results: dict[int, dict[str, Any]], args: argparse.Namespace) -> list[str]:
+    """The cost model's lines: calibrated on the 1-worker run, checked on the 2-worker run, and the prediction."""
+    first, two = results[1], results[2]
+    games, stages = first["games"], first["stages"]
+    map_cpu, reduce_cpu = stages["map_cpu"] / games, stages["reduce_cpu"] / games  # s per game on one core
+    shuffle = stages["shuffle_bytes"] / games
+    cold, hot = stages["shuffle_events"] / games, stages["hot_events"] / games  # events per game
+    overhead = first["wall"] - stages["map_cpu"] - stages["reduce_cpu"]  # client, scheduler, I/O (1 worker)
+    model_wall = overhead + games * (map_cpu + reduce_cpu) / 2
+    model_cpu = games * (map_cpu + reduce_cpu)
+    cpu = two["stages"]["map_cpu"] + two["stages"]["reduce_cpu"]
     one_cpu, one_rows, one_events = args.one_range
     plain_rate, commented_rate = args.movetext
     extra = max(0.0, 1 / commented_rate - 1 / plain_rate)  # s per game more for lichess-like movetext
-    events = shuffle / EVENT_BYTES
     reduce_game = max(reduce_cpu, one_cpu / games)  # the larger: a reducer of every row, or of one range here
-    largest = DATABASE * (1 + events / RANGES) * reduce_game / events  # the range of the start position
-    map_phase = max(DATABASE * (map_cpu + extra) / CORES, DATABASE * shuffle / STORAGE)
-    reduce_phase = max(DATABASE * reduce_game / CORES, DATABASE * shuffle / STORAGE, largest)
-    lines += [
-        "",
+    per_event = one_cpu / one_events  # a cold event's reduce (the hot keys' rows included)
+    task_storage = STORAGE / CORES
+    cold_event = per_event + EVENT_BYTES / task_storage  # a cold event's reduce and read, in one task
+    start_task = DATABASE * (args.hot_rate + 1 / task_storage + cold / RANGES * cold_event)
+    cold_task = DATABASE * (COLD_SHARE + cold / RANGES) * cold_event
+    largest = max(start_task, cold_task)
+    storage = DATABASE * shuffle / STORAGE
+    map_phase = max(DATABASE * (map_cpu + extra) / CORES, storage)
+    reduce_phase = max(DATABASE * reduce_game / CORES, storage, largest)
+    return [
         f"- per core (the tasks' CPU, 1 worker): read+replay+write events {1 / map_cpu:,.0f} games/s, reduce "
-        f"{1 / reduce_cpu:,.0f} games/s; shuffle {shuffle:,.0f} bytes per game "
-        f"({events:.1f} events of {EVENT_BYTES} bytes)",
+        f"{1 / reduce_cpu:,.0f} games/s; shuffle {shuffle:,.0f} bytes a game ({cold:.1f} events of {EVENT_BYTES} "
+        f"bytes, and {hot:.1f} events of the hot keys counted by the map: their rows and a byte an event)",
         f"- the reduce of every row in one key range (in process, {one_rows:,} rows, {one_events:,} events): "
-        f"{one_cpu / games * 1e6:.1f} µs a game ({one_cpu / one_events * 1e9:.0f} ns an event), against "
+        f"{one_cpu / games * 1e6:.1f} µs a game ({per_event * 1e9:.0f} ns an event), against "
         f"{reduce_cpu * 1e6:.1f} µs with {first['reducers']} ranges of {first['rows'] // first['reducers']:,} rows",
+        f"- the hot path's reduce of one position met in every game (the start position's; 4 M events, halved every "
+        f"16,384 games of its first move): {args.hot_rate * 1e9:.0f} ns an event",
         f"- lichess-like movetext (one process, CPU time, best of 5, twic1134 × 3 plain and with a `[%eval]` and a "
         f"`[%clk]` after every move): {plain_rate:,.0f} against {commented_rate:,.0f} games/s "
         f"(**{commented_rate / plain_rate:.2f}×**), {extra * 1e6:.1f} µs a game more",
         f"- model: wall(W) = {overhead:.1f} s (client, scheduler, start of tasks: the 1-worker wall minus its tasks' "
         f"CPU) + games × ({map_cpu * 1e6:.1f} + {reduce_cpu * 1e6:.1f}) µs / W",
-        f"- 2 workers: model {predicted:.1f} s, measured {two['wall']:.1f} s "
-        f"({(two['wall'] - predicted) / predicted:+.0%}); the workers got "
-        f"{sum(two['worker_cpu']) / two['wall']:.2f} cores of CPU during the run (load "
-        f"{two['load'][0]:.1f} at its start)",
+        _check_line(model_cpu, cpu, model_wall, two),
         "",
         f"Prediction for the whole lichess database ({DATABASE / 1e9:.1f} G games) on {CORES} cores, at "
-        f"`--max-ply {args.max_ply}`: the map per game as here plus the lichess-like movetext's "
-        f"{extra * 1e6:.1f} µs, the reduce per game the larger of the two above "
-        f"({reduce_game * 1e6:.1f} µs), every core as fast as one here and busy ({RANGES:,} key ranges), but the "
-        f"range of the start position (every game's first event: {largest / 3600:.2f} h in one task), the "
-        f"shuffle ({DATABASE * shuffle / 1e12:.1f} TB, written once, read once) through shared storage at "
-        f"{STORAGE / 1e9:.0f} GB/s in aggregate, overlapping the computing of its phase: map "
-        f"{map_phase / 3600:.2f} h + reduce {reduce_phase / 3600:.2f} h = "
+        f"`--max-ply {args.max_ply}`, the reduce starting when the map is done (no overlap): the map per game as "
+        f"here plus the lichess-like movetext's {extra * 1e6:.1f} µs, the reduce per game the larger of the two "
+        f"above ({reduce_game * 1e6:.1f} µs), every core as fast as one here and busy ({RANGES:,} key ranges), the "
+        f"shuffle ({DATABASE * shuffle / 1e12:.2f} TB, written once, read once) through shared storage at "
+        f"{STORAGE / 1e9:.0f} GB/s in aggregate ({task_storage / 1e6:.0f} MB/s a task), overlapping the computing "
+        f"of its phase, and the largest reduce task: the start position's range ({start_task / 3600:.3f} h: "
+        f"{DATABASE / 1e9:.1f} G hot events) or a range holding a position of {COLD_SHARE:.0%} of the games "
+        f"({cold_task / 3600:.3f} h): map {map_phase / 3600:.2f} h + reduce {reduce_phase / 3600:.2f} h = "
         f"**{(map_phase + reduce_phase) / 3600:.2f} h** (computing alone: "
         f"{DATABASE * (map_cpu + extra + reduce_game) / CORES / 3600:.2f} h; with plain movetext: "
-        f"{DATABASE * (map_cpu + reduce_game) / CORES / 3600:.2f} h; the client's own work, concatenating the "
-        "book, is minutes).",
+        f"{(max(DATABASE * map_cpu / CORES, storage) + reduce_phase) / 3600:.2f} h; the client's own work, "
+        "concatenating the book, is minutes).",
     ]
-    return "\n".join(lines)
+
+
+def _check_line(model_cpu: float, cpu: float, model_wall: float, two: dict[str, Any]) -> str:
+    """The 2-worker run against the model, in one line."""
+    return (f"- 2 workers, model against measured: tasks' CPU {model_cpu:.1f} s against {cpu:.1f} s "
+            f"({(cpu - model_cpu) / model_cpu:+.0%}); wall {model_wall:.1f} s against {two['wall']:.1f} s "
+            f"({(two['wall'] - model_wall) / model_wall:+.0%}); the workers got "
+            f"{sum(two['worker_cpu']) / two['wall']:.2f} cores of CPU during the run (load "
+            f"{two['load'][0]:.1f} at its start)")
 
 
 if __name__ == "__main__":

@@ -18,12 +18,16 @@ from hypothesis import strategies as st
 from test_build_spill import _polyglot_counts, random_games
 
 from chessformats.books import build as bookbuild
-from chessformats.books import shuffle, spill
+from chessformats.books import hotkeys, shuffle, spill
 from chessformats.books.build import BookBuilder
 from chessformats.books.distributed import write_book
 from chessformats.books.shuffle import range_bounds
 from chessformats.polyglot import make_book
 from chessformats.schemas import polyglot_facts
+
+TRANSPOSED = [["Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5"], ["e3", "e6", "e4", "e5", "Nf3"],
+              ["Nc3", "Nc6", "Nb1", "Nb8", "d4"]]
+"""Openings that meet a position of the first plies again deeper."""
 
 
 class _Done:
@@ -54,12 +58,17 @@ class InProcess:
 @given(seed=st.integers(0, 2**32 - 1), games=st.integers(1, 300), reducers=st.integers(1, 8),
        piece_bytes=st.sampled_from([64, 300, 2000, 1 << 20]), table_rows=st.sampled_from([None, 3, 40]),
        count_max=st.sampled_from([4, 10, 16, 40]), batch=st.sampled_from([7, 1 << 20]),
-       sub_ranges=st.sampled_from([2, 4096]))
+       sub_ranges=st.sampled_from([2, 4096]), hot_plies=st.sampled_from([-1, 0, 1, 3]))
 def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, games: int, reducers: int,
                                                                   piece_bytes: int, table_rows: int | None,
-                                                                  count_max: int, batch: int,
-                                                                  sub_ranges: int) -> None:
-    played = random_games(random.Random(seed), games)
+                                                                  count_max: int, batch: int, sub_ranges: int,
+                                                                  hot_plies: int) -> None:
+    # the hot keys (the positions within ``hot_plies`` of the start, counted by the map) halved many times over; some
+    # games meet them again by transposition deeper (the start position at ply 4, 1. e4 e5 at ply 4)
+    rng = random.Random(seed)
+    played = random_games(rng, games)
+    for index in range(0, games, 7):
+        played.insert(index, (rng.choice(TRANSPOSED), rng.choice(["1-0", "0-1", "1/2-1/2", "*"])))
     text = "\n".join(f'[Result "{result}"]\n\n{" ".join(sans)} {result}\n' for sans, result in played)
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
         patch.setattr(bookbuild, "COUNT_MAX", count_max)
@@ -67,6 +76,7 @@ def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, gam
         patch.setattr(spill, "SPILL_LIMIT", count_max // 2)
         patch.setattr(shuffle, "REDUCE_EVENTS", batch)  # a reducer's events read (and counted) this many at a time
         patch.setattr(shuffle, "SUB_RANGES", sub_ranges)  # (at most: sub-ranges larger than the budget)
+        patch.setattr(hotkeys, "HOT_PLIES", hot_plies)
         pgn = Path(folder) / "games.pgn"
         pgn.write_text(text)
         local = BookBuilder(table_rows=None)
@@ -76,7 +86,8 @@ def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, gam
                           min_games=1, table_rows=table_rows, shuffle_dir=folder, piece_bytes=piece_bytes)
         book = (Path(folder) / "reduced.bin").read_bytes()
         assert book == (Path(folder) / "one.bin").read_bytes()
-        assert done.games == games and done.rows == len(local) and done.reducers == reducers
+        assert done.games == len(played) and done.rows == len(local) and done.reducers == reducers
+        assert (done.stages["hot_events"] > 0) == (hot_plies >= 0)
         assert sorted(path.name for path in Path(folder).iterdir()) == ["games.pgn", "one.bin", "reduced.bin"]
     # the entries against polyglot's rule played game by game (weight: the halved sum; entries with a sum of 0 out)
     records = np.frombuffer(book, dtype=np.dtype(polyglot_facts.ENTRY_DTYPE))
@@ -87,10 +98,9 @@ def test_reduce_by_key_range_equals_one_process_and_polyglot_rule(seed: int, gam
 
 @pytest.mark.parametrize("reducers", [1, 2, 3, 7, 64])
 def test_the_ranges_cut_the_key_space_evenly(reducers: int) -> None:
-    bounds = range_bounds(reducers)
-    edges = [0, *(int(b) for b in bounds), 1 << 64]
+    edges = range_bounds(reducers)
     widths = {b - a for a, b in itertools.pairwise(edges)}
-    assert len(bounds) == reducers - 1 and max(widths) - min(widths) <= 1
+    assert len(edges) == reducers + 1 and edges[0] == 0 and edges[-1] == 1 << 64 and max(widths) - min(widths) <= 1
 
 
 def test_reducers_must_be_positive() -> None:
@@ -136,3 +146,61 @@ def test_a_shuffle_folder_that_does_not_exist_is_made(tmp_path: Path, monkeypatc
     assert done.games == 2
     assert (tmp_path / "reduced.bin").read_bytes() == (tmp_path / "one.bin").read_bytes()
     assert (tmp_path / "new" / "shuffle").is_dir() and list((tmp_path / "new" / "shuffle").iterdir()) == []
+
+
+@settings(max_examples=50, deadline=None)
+@given(reducers=st.integers(1, 5000), keys=st.lists(st.integers(0, 2**64 - 1), max_size=20))
+def test_a_keys_range_is_the_one_its_bounds_say(reducers: int, keys: list[int]) -> None:
+    bounds = range_bounds(reducers)
+    near = [bound + step for bound in bounds[1:-1] for step in (-1, 0, 1)] + [0, 2**64 - 1]
+    every = np.array(keys + near[:300], dtype=np.uint64)
+    expected = np.searchsorted(np.array(bounds[1:-1], dtype=np.uint64), every, side="right")
+    assert shuffle.key_ranges(every, reducers).tolist() == expected.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), limit=st.integers(2, 30), pieces=st.integers(1, 5), batch=st.integers(1, 4))
+def test_hot_rows_and_codes_count_as_the_one_process_builder(data: st.DataObject, limit: int, pieces: int,
+                                                            batch: int) -> None:
+    # events of a few keys with up to 80 moves (codes of 16 bits past 63), cut into pieces, counted by the map's
+    # tables and the reducer's HotCounts, against a BookBuilder given the same events in game order
+    keys = [(1 << 63) + 17 * k for k in range(3)]
+    event = st.tuples(st.sampled_from(keys), st.integers(0, data.draw(st.sampled_from([5, 80]))), st.integers(0, 3))
+    games = [data.draw(st.lists(event, min_size=1, max_size=4)) for _ in range(data.draw(st.integers(1, 60)))]
+    if data.draw(st.booleans()):  # a key with 70 moves in one game
+        games.insert(data.draw(st.integers(0, len(games))), [(keys[1], raw, raw % 4) for raw in range(70)])
+    stride = 128
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(games)), min_size=pieces - 1, max_size=pieces - 1)))
+    parts = []
+    for start, stop in itertools.pairwise([0, *cuts, len(games)]):
+        piece = [(key, raw, outcome, (number + 1) * stride + ply) for number, game in enumerate(games[start:stop])
+                 for ply, (key, raw, outcome) in enumerate(game)]
+        piece.sort(key=lambda item: item[3])
+        columns = list(zip(*piece, strict=True)) if piece else [(), (), (), ()]
+        key, raw, outcome, seq = (np.array(column, dtype=dtype) for column, dtype in
+                                  zip(columns, (np.uint64, np.int64, np.int8, np.int64), strict=True))
+        rows, codes = hotkeys.hot_tables(key, raw, key == keys[0], seq, outcome)
+        if len(rows):
+            parts.append(hotkeys.HotPart(rows, codes, start * stride))
+    counts = hotkeys.HotCounts()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bookbuild, "COUNT_MAX", limit)
+        for index in range(0, len(parts), batch):
+            counts.add(parts[index:index + batch])
+        builder = BookBuilder(boards=False, table_rows=None)
+        flat = [(key, raw, outcome, (number + 1) * stride + ply) for number, game in enumerate(games)
+                for ply, (key, raw, outcome) in enumerate(game)]
+        key, raw, outcome, seq = (np.array(column, dtype=dtype) for column, dtype in
+                                  zip(zip(*flat, strict=True), (np.uint64, np.int64, np.int8, np.int64), strict=True))
+        builder._add_events(*(column[np.lexsort((raw, key))] for column in (key, raw, key == keys[0], seq, outcome)))
+    expected = builder.columns(ordered=False)
+    for name, column in expected.items():
+        assert counts.table[name].tolist() == column.tolist(), name
+
+
+def test_hot_keys_are_found_also_where_two_share_their_top_bits() -> None:
+    rng = np.random.default_rng(5)
+    hot = np.unique(np.concatenate((hotkeys.hot_keys(2), np.array([7 << 44, (7 << 44) + 3], dtype=np.uint64))))
+    keys = np.concatenate((hot, hot + np.uint64(1), hot - np.uint64(1), rng.integers(0, 2**63, 2000, dtype=np.uint64)))
+    assert hotkeys.is_hot(keys, hot).tolist() == np.isin(keys, hot).tolist()
+    assert not hotkeys.is_hot(keys, hot[:0]).any()

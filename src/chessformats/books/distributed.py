@@ -43,11 +43,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import hotkeys
 from .batches import SkippedGame
 from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
 from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
-from .shuffle import EVENT_DTYPE, Mapped, map_piece, range_bounds, reduce_range, segments_of
+from .shuffle import Mapped, map_piece, range_bounds, reduce_range, segments_of
 
 if TYPE_CHECKING:
     import chess
@@ -152,7 +153,8 @@ class ReducedBuild(NamedTuple):
     stages: dict[str, float]
     """Measures of the run: ``map_wall``, ``reduce_wall`` (seconds from the first task of the phase to its end; the
     reduce's includes the concatenation), ``map_cpu``, ``reduce_cpu`` (CPU seconds of the tasks, summed),
-    ``shuffle_bytes`` (the events written by the map tasks)."""
+    ``shuffle_bytes`` (the map files' bytes), ``shuffle_events`` (the events written to them), ``hot_events`` (the
+    hot keys' events, counted by the map tasks: :mod:`.hotkeys`)."""
 
 
 def reducers_for(paths: Sequence[str | os.PathLike[str]], threads: int) -> int:
@@ -215,13 +217,13 @@ def write_book(
         bounds = range_bounds(count)
         started = time.perf_counter()
         mapped = _map(client, paths, piece_bytes or piece_size(paths, threads), window or 2 * threads, max_ply,
-                      game_filter, folder, bounds, progress)
+                      game_filter, folder, count, progress)
         options = {"min_games": min_games, "min_score": min_score, "only": only, "uniform": uniform}
         spill = os.fspath(spill_dir) if spill_dir is not None else None
         mapped_at = time.perf_counter()
         reduce_cpu = 0.0
-        futures = [client.submit(reduce_range, segments_of(mapped, r), r, max_ply, folder, options, table_rows,
-                                 spill, count, pure=False) for r in range(count)]
+        futures = [client.submit(reduce_range, segments_of(mapped, r), r, bounds[r:r + 2], max_ply, folder, options,
+                                 table_rows, spill, pure=False) for r in range(count)]
         written = rows = 0
         with atomic_write(output) as handle:
             for future in futures:  # key ranges in ascending order: concatenated as they come
@@ -235,7 +237,9 @@ def write_book(
                 reduce_cpu += ranged.seconds
         stages = {"map_wall": mapped_at - started, "reduce_wall": time.perf_counter() - mapped_at,
                   "map_cpu": sum(result.seconds for result in mapped), "reduce_cpu": reduce_cpu,
-                  "shuffle_bytes": float(sum(result.rows[-1] for result in mapped) * EVENT_DTYPE.itemsize)}
+                  "shuffle_bytes": float(sum(result.size for result in mapped)),
+                  "shuffle_events": float(sum(result.rows[-1] for result in mapped)),
+                  "hot_events": float(sum(result.hot_codes[-1] for result in mapped))}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _disconnect(scheduler, client, cluster)
@@ -259,7 +263,7 @@ def _check_shared(client: Any, folder: str) -> None:
 
 
 def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int, window: int, max_ply: int,
-         game_filter: GameFilter, folder: str, bounds: Any,
+         game_filter: GameFilter, folder: str, reducers: int,
          progress: Callable[[int, int], None] | None) -> list[Mapped]:
     """Run the map tasks, at most ``window`` of them in flight (a compressed file's pieces are text sent from
     here); their results in input order."""
@@ -268,6 +272,7 @@ def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
     mapped: list[Mapped] = []
     pending: deque[tuple[Any, Piece]] = deque()
     games = 0
+    hot = hotkeys.hot_keys(hotkeys.HOT_PLIES)
 
     def first_done() -> None:
         nonlocal games
@@ -281,7 +286,8 @@ def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
     for index, piece in enumerate(plan_pieces(paths, piece_bytes=piece_bytes)):
         assert not isinstance(piece, str)  # (databases refused before)
         task = client.scatter([piece], hash=False)[0] if piece.text is not None else piece
-        pending.append((client.submit(map_piece, task, index, max_ply, game_filter, folder, bounds, pure=False),
+        pending.append((client.submit(map_piece, task, index, max_ply, game_filter, folder, reducers, hot,
+                                         pure=False),
                         piece))
         while len(pending) >= window:
             first_done()

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["halve"]
+__all__ = ["halve", "replay"]
 
 
 def halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any],
@@ -45,11 +45,11 @@ def halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any,
     position_rows = np.searchsorted(position, np.arange(len(hot_keys) + 1))
     for index in range(len(hot_keys)):
         first, last = int(position_rows[index]), int(position_rows[index + 1])
-        _replay(n[first:last], total[first:last], orders, group_start[first:last + 1], sums, limit)
+        replay(n[first:last], total[first:last], orders, group_start[first:last + 1], sums, limit)
     table["polyglot_n"][rows], table["polyglot_sum"][rows] = n, total
 
 
-def _replay(n: np.ndarray[Any, Any], total: np.ndarray[Any, Any], orders: np.ndarray[Any, Any],
+def replay(n: np.ndarray[Any, Any], total: np.ndarray[Any, Any], orders: np.ndarray[Any, Any],
             group_start: np.ndarray[Any, Any], sums: np.ndarray[Any, Any], limit: int) -> None:
     """One position's counters (``n``, ``total``: one per move, updated in place) through its events: move ``m``'s
     events are ``orders[group_start[m]:group_start[m + 1]]`` (their order numbers, ascending), their points'

@@ -7,8 +7,8 @@ outputs are this function.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     import chess
 
     from ..formats.polyglot.read import PolyglotBook
-    from .build import BookBuilder
     from .stats import BookStats
     from .tree import Sieve
 
@@ -29,9 +28,16 @@ __all__ = ["from_bookstats", "make_book", "to_bookstats"]
 _WEIGHT_LIMIT = 0xFFFF  # a Polyglot weight is 16 bits
 
 
+class CountBlocks(Protocol):
+    """What :func:`make_book` reads: counts in blocks of ascending key ranges (:meth:`.build.BookBuilder.column_blocks`;
+    a distributed build's reducer gives its sub-ranges)."""
+
+    def column_blocks(self) -> Iterator[dict[str, np.ndarray[Any, Any]]]: ...
+
+
 def make_book(
     path: str | os.PathLike[str],
-    builder: BookBuilder,
+    builder: CountBlocks,
     *,
     min_games: int = 3,
     min_score: float = 0.0,

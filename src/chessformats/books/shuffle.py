@@ -3,24 +3,28 @@
 A distributed build (:func:`chessformats.books.distributed.write_book`) runs in two phases:
 
 1. **Map** (:func:`map_piece`, one task per piece of the input): the piece is read and replayed as in every
-   build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece), and its events -- one per ply:
-   position key, raw move, White to move, outcome for the mover, and order number (game, then ply) -- grouped by
-   key range (:func:`range_bounds`: ``R`` equal slices of the 64-bit key space; Zobrist keys are uniform), are
-   written to one file of fixed-size records (:data:`EVENT_DTYPE`, 15 bytes) in a folder every worker sees: ``R``
-   segments; the task returns the segments' row offsets, its games and its skipped games (:class:`Mapped`), not
-   the events.
-2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): once every
-   piece's games are counted, the client knows each piece's first global game number (the games of the pieces
-   before it); reducer ``r`` reads segment ``r`` of every piece **in input order**, shifts the order numbers by
-   the games before the piece, and counts them (a range larger than its memory budget cut into sub-ranges, each
-   counted whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), then writes that key
-   range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client concatenates the
-   range files in key order.
+   build (:func:`~.pieces.read_piece`, games numbered from 1 in the piece). The events of the hot keys (the
+   positions of the first plies, :mod:`.hotkeys`) are counted here: rows per (key, move) and one small code an
+   event. The others -- one per ply: position key, raw move, White to move and the outcome for the mover -- are put
+   in game order, grouped by key range (:func:`key_ranges`: ``R`` equal slices of the 64-bit key space; Zobrist
+   keys are uniform), and written as fixed-size records (:data:`PACKED_DTYPE`, 10 bytes, or :data:`EVENT_DTYPE`,
+   11 bytes, for fewer than 4 ranges: no order number, the place of an event in its range is its order), then
+   the hot rows and codes, to one file in a folder every worker sees; the task returns the offsets of each range's
+   part, its games and its skipped games (:class:`Mapped`).
+2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): reducer ``r``
+   reads range ``r`` of every piece **in input order** and numbers the events in that order (within a position,
+   the order of the games), counts them (a range larger than its memory budget cut into sub-ranges, each counted
+   whole by a :class:`~.build.BookBuilder` of its own: see :func:`reduce_range`), adds the hot keys' rows piece
+   after piece (their ``first`` made global with the games before the piece, which the client knows once every
+   piece is mapped) and replays the halving of the hot positions that reach 16,384 games from their codes, then
+   writes that key range of the Polyglot book (:func:`~.polyglot.make_book`: entries sorted by key). The client
+   concatenates the range files in key order.
 
 Why the bytes are those of the one-process build: everything order-dependent in a Polyglot book is per position
 -- the halving when a move reaches 16,384 games replays one position's events in game order, and ties of weight
-are broken by the order moves were first met (``first``, the smallest global order number) -- and every event of
-a position is in one key range, merged with the global numbers.
+are broken by the order moves were first met (``first``, the smallest order number of the move at that position)
+-- and every event of a position is in one key range, in game order, on one path (a key is hot or not wherever it
+is met).
 """
 
 from __future__ import annotations
@@ -37,14 +41,29 @@ import numpy as np
 from .batches import SkippedGame, event_stride
 from .build import BookBuilder
 from .filters import GameFilter
+from .hotkeys import CODE_DTYPE, HOT_DTYPE, HotCounts, HotPart, hot_tables, is_hot
 from .pieces import Piece, read_piece
 
-__all__ = ["EVENT_DTYPE", "Mapped", "RangeBook", "Segment", "map_piece", "range_bounds", "reduce_range"]
+__all__ = ["EVENT_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds",
+           "reduce_range"]
 
-EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1"), ("seq", "<u4")])
-"""An event in a map file (15 bytes): position key, raw move, ``flags`` (White to move times 4 plus the outcome for
-the mover: WIN, DRAW, LOSS, UNKNOWN), and its order number in its piece (game number from 1 times the stride, plus
-the ply: under 2**32 for a piece of up to 4 million games at ``max_ply`` 1024)."""
+EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1")])
+"""An event in a map file (11 bytes): position key, raw move and ``flags`` (White to move times 4 plus the outcome for
+the mover: WIN, DRAW, LOSS, UNKNOWN). A key range's events are in game order in the file: their order is their
+order number (no number is written)."""
+
+PACKED_DTYPE = np.dtype([("word", "<u8"), ("move", "<u2")])
+"""An event in a map file of 4 key ranges or more (10 bytes): the key less its range's first key (a range is at most
+2**62 keys wide) with the outcome for the mover in the top 2 bits, and the raw move (15 bits) with White to move in
+the top bit."""
+
+_OFFSET, _MOVE = np.uint64((1 << 62) - 1), np.uint16((1 << 15) - 1)
+
+
+def file_dtype(reducers: int) -> np.dtype[Any]:
+    """The events' records in a map file of ``reducers`` key ranges."""
+    return PACKED_DTYPE if reducers >= 4 else EVENT_DTYPE
+
 
 REDUCE_EVENTS = 1 << 20
 """Events a reducer reads from consecutive pieces, or counts into a sub-range's builder, at a time."""
@@ -65,19 +84,75 @@ class Mapped(NamedTuple):
     """Numbered in the piece (from 1); the client adds the games before the piece."""
     path: str
     rows: list[int]
-    """``R + 1`` row offsets: key range ``r`` is rows ``rows[r]:rows[r + 1]`` of ``path``."""
+    """``R + 1`` row offsets: key range ``r`` is events ``rows[r]:rows[r + 1]`` of ``path``."""
+    hot_rows: list[int]
+    """``R + 1`` offsets of the hot keys' rows (:data:`~.hotkeys.HOT_DTYPE`, after the events) of each range."""
+    hot_codes: list[int]
+    """``R + 1`` offsets of their codes (after the rows), range by range."""
+    codes: str
+    """The codes' dtype (one byte, two when a hot key has 64 moves or more in the piece)."""
     seconds: float = 0.0
     """CPU time of the task (read, replay, write)."""
 
+    @property
+    def size(self) -> int:
+        """Bytes of the file."""
+        return (self.rows[-1] * file_dtype(len(self.rows) - 1).itemsize + self.hot_rows[-1] * HOT_DTYPE.itemsize
+                + self.hot_codes[-1] * np.dtype(self.codes).itemsize)
+
 
 class Segment(NamedTuple):
-    """One piece's events of one key range, for a reducer."""
+    """One piece's events of one key range, for a reducer: rows ``start:stop`` of the events of ``path``, rows
+    ``hot_start:hot_stop`` of its hot rows (from byte ``hot_at``) and codes ``code_start:code_stop`` (from byte
+    ``codes_at``, of dtype ``codes``)."""
 
     path: str
     start: int
     stop: int
     games_before: int
     """Games of the input before the piece: added to the piece's game numbers."""
+    hot_start: int = 0
+    hot_stop: int = 0
+    code_start: int = 0
+    code_stop: int = 0
+    hot_at: int = 0
+    codes_at: int = 0
+    codes: str = CODE_DTYPE.str
+    packed: bool = False
+    """Whether the events are :data:`PACKED_DTYPE` records (else :data:`EVENT_DTYPE`)."""
+
+    @classmethod
+    def of(cls, mapped: Mapped, reducer: int, games_before: int) -> Segment:
+        records = file_dtype(len(mapped.rows) - 1)
+        hot_at = mapped.rows[-1] * records.itemsize
+        return cls(mapped.path, mapped.rows[reducer], mapped.rows[reducer + 1], games_before,
+                   mapped.hot_rows[reducer], mapped.hot_rows[reducer + 1], mapped.hot_codes[reducer],
+                   mapped.hot_codes[reducer + 1], hot_at, hot_at + mapped.hot_rows[-1] * HOT_DTYPE.itemsize,
+                   mapped.codes, records == PACKED_DTYPE)
+
+    def read(self, low: int) -> np.ndarray[Any, Any]:
+        """The events (in game order) as :data:`EVENT_DTYPE` records; ``low``: the range's first key."""
+        records = PACKED_DTYPE if self.packed else EVENT_DTYPE
+        read = np.fromfile(self.path, records, count=self.stop - self.start, offset=self.start * records.itemsize)
+        if not self.packed:
+            return read
+        events = np.empty(len(read), EVENT_DTYPE)
+        word, move = read["word"], read["move"]
+        events["key"] = (word & _OFFSET) + np.uint64(low)
+        events["raw"] = move & _MOVE
+        events["flags"] = (move >> 15).astype(np.uint8) << 2 | (word >> np.uint64(62)).astype(np.uint8)
+        return events
+
+    def hot(self, stride: int) -> HotPart | None:
+        """The hot keys' rows and codes, or ``None`` when the piece has none in the range."""
+        if self.hot_stop == self.hot_start:
+            return None
+        rows = np.fromfile(self.path, HOT_DTYPE, count=self.hot_stop - self.hot_start,
+                           offset=self.hot_at + self.hot_start * HOT_DTYPE.itemsize)
+        codes = np.dtype(self.codes)
+        return HotPart(rows, np.fromfile(self.path, codes, count=self.code_stop - self.code_start,
+                                         offset=self.codes_at + self.code_start * codes.itemsize),
+                       self.games_before * stride)
 
 
 class RangeBook(NamedTuple):
@@ -91,51 +166,91 @@ class RangeBook(NamedTuple):
     """CPU time of the task (read the segments, merge, write)."""
 
 
-def range_bounds(reducers: int) -> np.ndarray[Any, Any]:
-    """The ``reducers - 1`` keys that cut the 64-bit key space into equal ranges (range ``r``: keys from cut
-    ``r - 1`` included to cut ``r`` excluded)."""
+def range_bounds(reducers: int) -> tuple[int, ...]:
+    """The ``reducers + 1`` keys that cut the 64-bit key space into equal ranges: range ``r`` holds the keys from
+    bound ``r`` included to bound ``r + 1`` excluded, the keys ``k`` with ``k * reducers // 2**64 == r``
+    (:func:`key_ranges`)."""
     if reducers < 1:
         raise ValueError("reducers must be >= 1")
-    return np.array([(r << 64) // reducers for r in range(1, reducers)], dtype=np.uint64)
+    return tuple(-(-(r << 64) // reducers) for r in range(reducers + 1))
 
 
-def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | None, folder: str,
-              bounds: np.ndarray[Any, Any]) -> Mapped:
-    """Read one piece (on a worker) and write its events, sorted by (key, move), to ``folder``."""
+_HALF = np.uint64(32)
+_LOW = np.uint64(0xFFFFFFFF)
+
+
+def key_ranges(key: np.ndarray[Any, Any], reducers: int) -> np.ndarray[Any, Any]:
+    """The key range of each key: ``key * reducers // 2**64``, in 64-bit arithmetic (the key cut in two halves of
+    32 bits; no search)."""
+    if reducers == 1:
+        return np.zeros(len(key), dtype=np.int64)
+    count = np.uint64(reducers)
+    part: np.ndarray[Any, Any] = ((key >> _HALF) * count + ((key & _LOW) * count >> _HALF) >> _HALF).astype(np.int64)
+    return part
+
+
+def grouped(part: np.ndarray[Any, Any], parts: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The order that groups items by their part (``0 <= part < parts``), each part's items in their order, and
+    where each part starts in it (``parts + 1`` offsets): a radix sort, no sort by key."""
+    order = np.argsort(part.astype(np.uint16) if parts <= 1 << 16 else part, kind="stable")
+    return order, np.searchsorted(part[order], np.arange(parts + 1))
+
+
+def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | None, folder: str, reducers: int,
+              hot: np.ndarray[Any, Any]) -> Mapped:
+    """Read one piece (on a worker) and write its events to ``folder``: the keys ``hot`` (sorted) counted here
+    (:func:`~.hotkeys.hot_tables`), the others' events grouped by key range, each range's in game order."""
     started = time.process_time()
     chunks = read_piece(piece, max_ply, game_filter, boards=False, ordered=False)  # one chunk
     path = os.path.join(folder, f"piece{index:08d}.events")
+    zeros = [0] * (reducers + 1)
     if not chunks:
         np.zeros(0, EVENT_DTYPE).tofile(path)
-        return Mapped(0, 0, [], path, [0] * (len(bounds) + 2), time.process_time() - started)
+        return Mapped(0, 0, [], path, zeros, zeros, zeros, CODE_DTYPE.str, time.process_time() - started)
     chunk = chunks[0]
     if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
         raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
-    part = np.searchsorted(bounds, chunk.key, side="right")
-    order = np.argsort(part.astype(np.uint16) if len(bounds) < 1 << 16 else part, kind="stable")  # (a radix sort)
-    events = np.empty(len(chunk.key), EVENT_DTYPE)
-    events["key"], events["raw"], events["seq"] = chunk.key[order], chunk.raw[order], chunk.seq[order]
-    events["flags"] = (chunk.white.astype(np.uint8) << 2 | chunk.outcome.astype(np.uint8))[order]
-    events.tofile(path)
-    rows = np.searchsorted(part[order], np.arange(len(bounds) + 2)).tolist()
-    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, rows, time.process_time() - started)
+    in_games = np.argsort(chunk.seq.astype(np.uint32), kind="stable")  # (the batches' plies are runs: timsort)
+    key = chunk.key[in_games]
+    part = key_ranges(key, reducers)
+    part[is_hot(key, hot)] = reducers  # the hot keys' events last, as one more part
+    order, starts = grouped(part, reducers + 1)
+    taken = in_games[order[starts[-2]:]]
+    rows, codes = hot_tables(chunk.key[taken], chunk.raw[taken], chunk.white[taken], chunk.seq[taken],
+                             chunk.outcome[taken])
+    hot_rows = np.searchsorted(key_ranges(rows["key"], reducers), np.arange(reducers + 1))
+    hot_codes = np.concatenate(([0], np.cumsum(rows["games"], dtype=np.int64)))[hot_rows]
+    starts = starts[:-1]
+    taken = in_games[order[:starts[-1]]]
+    events = np.empty(len(taken), file_dtype(reducers))
+    if reducers >= 4:
+        lows = np.array(range_bounds(reducers)[:-1], dtype=np.uint64).repeat(np.diff(starts))
+        events["word"] = chunk.key[taken] - lows | chunk.outcome[taken].astype(np.uint64) << np.uint64(62)
+        events["move"] = chunk.raw[taken].astype(np.uint16) | chunk.white[taken].astype(np.uint16) << 15
+    else:
+        events["key"], events["raw"] = chunk.key[taken], chunk.raw[taken]
+        events["flags"] = chunk.white[taken].astype(np.uint8) << 2 | chunk.outcome[taken].astype(np.uint8)
+    with open(path, "wb") as out:
+        for records in (events, rows, codes):
+            records.tofile(out)
+    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, starts.tolist(), hot_rows.tolist(),
+                  hot_codes.tolist(), codes.dtype.str, time.process_time() - started)
 
 
 def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
     """The segments of key range ``reducer`` of every piece, in input order, with the games before each piece."""
     segments, before = [], 0
     for result in mapped:
-        start, stop = result.rows[reducer], result.rows[reducer + 1]
-        if stop > start:
-            segments.append(Segment(result.path, start, stop, before))
+        if result.rows[reducer + 1] > result.rows[reducer] or result.hot_rows[reducer + 1] > result.hot_rows[reducer]:
+            segments.append(Segment.of(result, reducer, before))
         before += result.games
     return segments
 
 
-def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder: str, options: dict[str, Any],
-                 table_rows: int | None, spill_dir: str | None = None, reducers: int = 1) -> RangeBook:
-    """Merge one key range (``reducer`` of ``reducers``) of every piece in input order (on a worker) and write its
-    range of the book.
+def reduce_range(segments: Sequence[Segment], reducer: int, bounds: tuple[int, int], max_ply: int, folder: str,
+                 options: dict[str, Any], table_rows: int | None, spill_dir: str | None = None) -> RangeBook:
+    """Merge one key range (number ``reducer``, the keys from ``bounds[0]`` to ``bounds[1]`` excluded) of every piece
+    in input order (on a worker) and write its range of the book.
 
     ``options``: the keyword arguments of :func:`~.polyglot.make_book` (``min_games``, ``min_score``, ``only``,
     ``uniform``); ``table_rows``: the reducer's memory budget for counts. A range of more events than that is cut
@@ -144,45 +259,56 @@ def reduce_range(segments: Sequence[Segment], reducer: int, max_ply: int, folder
     by sub-range, then each sub-range is counted whole by a :class:`~.build.BookBuilder` of its own, with no spill,
     and its entries written. Every position is in one sub-range and its events are counted in input order, so the
     counts are the one-process build's; the work per event does not grow with the range (a table that spills would
-    merge its runs again and again as it grows)."""
+    merge its runs again and again as it grows). The hot keys' rows are added piece after piece
+    (:class:`~.hotkeys.HotCounts`) and written with their sub-range."""
     from .polyglot import make_book
 
     started = time.process_time()
     total = sum(segment.stop - segment.start for segment in segments)
     parts = 1 if table_rows is None else min(max(1, -(-total // table_rows)), SUB_RANGES)
-    low, high = (reducer << 64) // reducers, ((reducer + 1) << 64) // reducers
+    low, high = bounds
     cuts = np.array([low + (high - low) * part // parts for part in range(1, parts)], dtype=np.uint64)
     path = os.path.join(folder, f"range{reducer:06d}.bin")
     collecting = gc.isenabled()
     gc.disable()
     try:
+        hot = _hot_counts(segments, event_stride(max_ply))
         with tempfile.TemporaryDirectory(prefix="chessformats-reduce-", dir=spill_dir) as scratch:
-            counts = _SubRanges(_events(segments, event_stride(max_ply)), cuts, os.path.join(scratch, "events"),
-                                max_ply)
+            counts = _SubRanges(_events(segments, low), cuts, os.path.join(scratch, "events"), max_ply, hot.table)
             report = make_book(path, counts, **options)
     finally:
         if collecting:
             gc.enable()
-    return RangeBook(path, report.written, len(counts), time.process_time() - started)
+    return RangeBook(path, report.written, counts.rows, time.process_time() - started)
 
 
-SCRATCH_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1"), ("seq", "<i8")])
-"""An event in a reducer's own file: :data:`EVENT_DTYPE` with its global order number (19 bytes)."""
+def _hot_counts(segments: Sequence[Segment], stride: int) -> HotCounts:
+    """The range's hot keys counted, pieces added :data:`REDUCE_EVENTS` codes at a time."""
+    counts = HotCounts()
+    pending: list[HotPart] = []
+    waiting = 0
+    for segment in segments:
+        part = segment.hot(stride)
+        if part is None:
+            continue
+        pending.append(part)
+        waiting += len(part.codes)
+        if waiting >= REDUCE_EVENTS:
+            counts.add(pending)
+            pending, waiting = [], 0
+    counts.add(pending)
+    return counts
 
 
-def _events(segments: Sequence[Segment], stride: int) -> Iterator[np.ndarray[Any, Any]]:
-    """The segments' events in input order, their order numbers made global, about :data:`REDUCE_EVENTS` at a time."""
+def _events(segments: Sequence[Segment], low: int) -> Iterator[np.ndarray[Any, Any]]:
+    """The segments' events in input order, about :data:`REDUCE_EVENTS` at a time (``low``: the range's first key)."""
     pending: list[np.ndarray[Any, Any]] = []
     waiting = 0
     for segment in segments:
-        events = np.fromfile(segment.path, EVENT_DTYPE, count=segment.stop - segment.start,
-                             offset=segment.start * EVENT_DTYPE.itemsize)
-        shifted = np.empty(len(events), SCRATCH_DTYPE)
-        for name in ("key", "raw", "flags"):
-            shifted[name] = events[name]
-        shifted["seq"] = events["seq"].astype(np.int64) + np.int64(segment.games_before * stride)
-        pending.append(shifted)
-        waiting += len(shifted)
+        if segment.stop == segment.start:
+            continue
+        pending.append(segment.read(low))
+        waiting += segment.stop - segment.start
         if waiting >= REDUCE_EVENTS:
             yield np.concatenate(pending)
             pending, waiting = [], 0
@@ -190,40 +316,47 @@ def _events(segments: Sequence[Segment], stride: int) -> Iterator[np.ndarray[Any
         yield np.concatenate(pending)
 
 
-def _chunk(events: np.ndarray[Any, Any]) -> Any:
-    """Events as a :class:`~.batches.Chunk` for :meth:`~.build.BookBuilder._merge` (no positions)."""
+def _chunk(events: np.ndarray[Any, Any], first: int) -> Any:
+    """Events as a :class:`~.batches.Chunk` for :meth:`~.build.BookBuilder._merge` (no positions), numbered from
+    ``first`` in their order (the order of the games)."""
     from .batches import Chunk
 
     empty = np.zeros(0, dtype=np.uint64)
     flags = events["flags"]
-    return Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4, events["seq"],
-                 (flags & 3).astype(np.int8), {"key": empty}, (empty, empty, np.zeros(0, dtype=np.int64)), {})
+    return Chunk(0, [], events["key"], events["raw"].astype(np.int64), flags >= 4,
+                 np.arange(first, first + len(events), dtype=np.int64), (flags & 3).astype(np.int8),
+                 {"key": empty}, (empty, empty, np.zeros(0, dtype=np.int64)), {})
 
 
-class _SubRanges(BookBuilder):
+class _SubRanges:
     """A reducer's counts, sub-range by sub-range, for :func:`~.polyglot.make_book` (which reads
-    :meth:`column_blocks` only)."""
+    :meth:`column_blocks` only), the hot keys' rows (``hot``: a table of counts) with their sub-range's."""
 
     def __init__(self, batches: Iterator[np.ndarray[Any, Any]], cuts: np.ndarray[Any, Any], path: str,
-                 max_ply: int) -> None:
-        super().__init__(max_ply=max_ply, boards=False, table_rows=None)
-        self._batches, self._cuts, self._path, self._rows = batches, cuts, path, 0
+                 max_ply: int, hot: dict[str, np.ndarray[Any, Any]]) -> None:
+        self._batches, self._cuts, self._path, self.max_ply, self._hot = batches, cuts, path, max_ply, hot
+        self.rows = 0
+        """Rows yielded so far (every row of the range once :meth:`column_blocks` is done)."""
 
     def column_blocks(self) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
-        for builder in self._builders():
+        hot_starts = [0, *np.searchsorted(self._hot["key"], self._cuts).tolist(), len(self._hot["key"])]
+        for index, builder in enumerate(self._builders()):
+            hot = {name: column[hot_starts[index]:hot_starts[index + 1]] for name, column in self._hot.items()}
             for block in builder.column_blocks():
-                self._rows += len(block["key"])
+                if len(hot["key"]):
+                    block = {name: np.concatenate((column, hot[name])) for name, column in block.items()}
+                    hot = {name: column[:0] for name, column in hot.items()}
+                self.rows += len(block["key"])
                 yield block
-
-    def __len__(self) -> int:
-        return self._rows
 
     def _builders(self) -> Iterator[BookBuilder]:
         """One builder per sub-range, in key order, each given its events in input order."""
         if not len(self._cuts):  # one sub-range: counted as read
             builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
+            read = 0
             for events in self._batches:
-                builder._merge(_chunk(events))
+                builder._merge(_chunk(events, read))
+                read += len(events)
             yield builder
             return
         parts = len(self._cuts) + 1
@@ -231,24 +364,23 @@ class _SubRanges(BookBuilder):
         written = 0
         with open(self._path, "wb") as out:
             for events in self._batches:
-                part = np.searchsorted(self._cuts, events["key"], side="right").astype(np.uint16)
-                order = np.argsort(part, kind="stable")  # (a radix sort: input order kept in each sub-range)
-                events.take(order).tofile(out)
-                offsets.append((written, np.searchsorted(part[order], np.arange(parts + 1))))
+                order, starts = grouped(np.searchsorted(self._cuts, events["key"], side="right"), parts)
+                events.take(order).tofile(out)  # (input order kept in each sub-range)
+                offsets.append((written, starts))
                 written += len(events)
         for index in range(parts):
             builder = BookBuilder(max_ply=self.max_ply, boards=False, table_rows=None)
             pending: list[np.ndarray[Any, Any]] = []
-            waiting = 0
+            waiting = read = 0
             for first, starts in offsets:
                 start, stop = int(starts[index]), int(starts[index + 1])
                 if stop > start:
-                    pending.append(np.fromfile(self._path, SCRATCH_DTYPE, count=stop - start,
-                                               offset=(first + start) * SCRATCH_DTYPE.itemsize))
+                    pending.append(np.fromfile(self._path, EVENT_DTYPE, count=stop - start,
+                                               offset=(first + start) * EVENT_DTYPE.itemsize))
                     waiting += stop - start
                 if waiting >= REDUCE_EVENTS:
-                    builder._merge(_chunk(np.concatenate(pending)))
-                    pending, waiting = [], 0
+                    builder._merge(_chunk(np.concatenate(pending), read))
+                    pending, read, waiting = [], read + waiting, 0
             if pending:
-                builder._merge(_chunk(np.concatenate(pending)))
+                builder._merge(_chunk(np.concatenate(pending), read))
             yield builder
