@@ -22,9 +22,10 @@ import numpy as np
 
 from ...engine.codec import codec
 from ...schemas import chessbase as schema
+from . import numbering
 from .encoder import _CASTLING, _CODES, _HIGH, _LOW_MASK, STANDARD_MODE, EncodedGame
 from .moves import encode_byte, encode_two_byte_move
-from .numbering import WORDS, castle, place, play, start_words
+from .numbering import WORDS
 from .start import BLACK, standard_start
 
 __all__ = ["encode_main_lines"]
@@ -52,7 +53,8 @@ def _tables() -> dict[str, Any]:
                           for piece in range(chess.KING + 1)], dtype=np.int64)
     start = standard_start()
     return {"one_byte": one_byte, "counter": counter, "origin": origin, "target": target, "promotion": promotion,
-            "board": np.array(start.board, dtype=np.int8), "lists": np.array(start_words(start.board, False), np.int64)}
+            "board": np.array(start.board, dtype=np.int8),
+            "lists": np.array(numbering.start_words(start.board, False), dtype=np.int64)}
 
 
 def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], origin: np.ndarray[Any, Any],
@@ -102,7 +104,7 @@ def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board:
     squares = board.reshape(-1)
     code = squares[at + origin]
     piece = (code & 7).astype(np.int64)
-    index = place(lists[row + 7 * side + piece], origin)
+    index = numbering.place(lists[row + 7 * side + piece], origin)
     numbered = index < 8
     captured = squares[at + target]
     codes = np.full((len(game), 3), _NO_CODE, dtype=np.int64)
@@ -131,11 +133,11 @@ def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board:
     new = np.where(pawn & ((rank == 0) | (rank == 7)), np.where(promotion > 0, promotion, chess.QUEEN), 0)
     if castles.any():
         moving = np.flatnonzero(plain)
-        play(squares, lists, at[moving], row[moving], side, origin[moving], target[moving], spot[moving],
-             new[moving], index[moving])
+        numbering.play(squares, lists, at[moving], row[moving], side, origin[moving], target[moving], spot[moving],
+                       new[moving], index[moving])
         home = origin[castles] & 56
-        castle(squares, lists, at[castles], row[castles], side, origin[castles], target[castles],
-               home | np.where(short[castles], 6, 2), home | np.where(short[castles], 5, 3))
+        numbering.castle(squares, lists, at[castles], row[castles], side, origin[castles], target[castles],
+                         home | np.where(short[castles], 6, 2), home | np.where(short[castles], 5, 3))
     else:
-        play(squares, lists, at, row, side, origin, target, spot, new, index)
+        numbering.play(squares, lists, at, row, side, origin, target, spot, new, index)
     return codes

@@ -16,8 +16,9 @@ import numpy as np
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
+from . import numbering
 from .numbering import LISTS as _LISTS
-from .numbering import NONE, SIDE, WORDS, castle, next_number, place, play, start_words
+from .numbering import NONE, SIDE, WORDS
 from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
 
 __all__ = ["BATCH_MODES", "MAX_DEPTH", "MOVE", "T_POP", "T_PUSH", "T_SKIP", "State", "Tokens"]
@@ -84,8 +85,8 @@ _SLOT = (_PIECE_INDEX[:, 0].astype(np.int64) * 8 + _PIECE_INDEX[:, 1])
 _INDEX = _PIECE_INDEX[:, 1].astype(np.int64)
 """By one-byte code: the moving piece's place in its side's lists (``piece * 8 + index``), its index."""
 _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
-_SQUARES = np.arange(64)
-_TWO_FILES = (((_SQUARES[:, None] ^ _SQUARES[None, :]) & 56 == 0) & (abs((_SQUARES[:, None] & 7) - (_SQUARES[None, :] & 7)) == 2)).ravel()
+_FROM, _TO = np.arange(64)[:, None], np.arange(64)[None, :]
+_TWO_FILES = ((_FROM >> 3 == _TO >> 3) & (abs((_FROM & 7) - (_TO & 7)) == 2)).ravel()
 """By ``source << 6 | target``: two files apart on one rank (a king's move there is castling: the scalar path)."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
 
@@ -98,7 +99,7 @@ _STANDARD_BITS = _san.bitboards(_STANDARD_BOARD[None, :])
 
 def _start_row(board: list[int], reverse: bool) -> np.ndarray[Any, Any]:
     """A position's numbered pieces (:func:`.numbering.start_words`) as a game's row of :data:`LISTS` squares."""
-    return np.array(start_words(board, reverse), dtype="<i8").view(np.int8)
+    return np.array(numbering.start_words(board, reverse), dtype="<i8").view(np.int8)
 
 
 _STANDARD_PIECES = {reverse: _start_row(STANDARD.board, reverse) for reverse in (False, True)}
@@ -310,13 +311,14 @@ class State:
         lists = self.pieces.reshape(-1).view(np.int64)
         row = games * WORDS
         if index is None:
-            index = place(lists.take(row + 7 * side + piece), source)
+            index = numbering.place(lists.take(row + 7 * side + piece), source)
             wrong |= index == 8  # a piece without a number: the scalar decoder
         rank = target >> 3
         promoting = pawn & ((rank == 0) | (rank == 7))
         new = np.where(promoting, np.where(promotion > 0, promotion, _QUEEN), 0)
         if promoting.any():
-            wrong |= promoting & ~next_number(lists.take(row + 7 * side + new), new)[1]  # no number for the new piece
+            free = numbering.next_number(lists.take(row + 7 * side + new), new)[1]
+            wrong |= promoting & ~free  # the new piece would have no number
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
@@ -326,7 +328,7 @@ class State:
         slot_out = slots[where]
         if self.san:
             out.captured[slot_out] = captured
-        play(board, lists, at, row, side, source, target, spot, new, index)
+        numbering.play(board, lists, at, row, side, source, target, spot, new, index)
         out.source[slot_out] = source
         out.target[slot_out] = target
         out.promotion[slot_out] = new
@@ -355,8 +357,8 @@ class State:
             keep = ~wrong
             where, games, side, own, king, rook, king_to, rook_to = (value[keep] for value in (
                 where, games, side, own, king, rook, king_to, rook_to))
-        castle(board.reshape(-1), self.pieces.reshape(-1).view(np.int64), games * 64, games * WORDS, side, king, rook,
-               king_to, rook_to)
+        numbering.castle(board.reshape(-1), self.pieces.reshape(-1).view(np.int64), games * 64, games * WORDS, side,
+                         king, rook, king_to, rook_to)
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook

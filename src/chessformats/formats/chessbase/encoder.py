@@ -22,8 +22,8 @@ import chess
 from ...engine.codec import codec
 from ...engine.errors import InvalidValueError
 from ...schemas import chessbase as schema
+from . import numbering
 from .moves import _NAMES, _Decoder, _Position, encode_byte, encode_two_byte_move
-from .numbering import place
 from .start import BLACK, EMPTY, StartPosition, encode_setup, standard_start
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class _Writer:
                 and chess.square_rank(source) == chess.square_rank(target))):
             self._castle(position, source, target)
             return
-        index = place(position.lists[7 * side + piece], source)  # (8: a piece without a number)
+        index = numbering.place(position.lists[7 * side + piece], source)  # (8: a piece without a number)
         x, y = chess.square_file(source), chess.square_rank(source)
         dx, dy = chess.square_file(target) - x, chess.square_rank(target) - y
         promotion = move.promotion

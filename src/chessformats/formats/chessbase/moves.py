@@ -23,7 +23,8 @@ from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
-from .numbering import NONE, castle, place, play, start_words
+from . import numbering
+from .numbering import NONE
 from .start import BLACK, StartPosition, file_major, read_setup, standard_start
 
 __all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "encode_byte",
@@ -158,7 +159,7 @@ class _Position:
     def __init__(self, board: list[int], white: bool, reverse: bool) -> None:
         self.board = board
         self.white = white
-        self.lists = start_words(board, reverse)
+        self.lists = numbering.start_words(board, reverse)
 
     def copy(self) -> _Position:
         clone = _Position.__new__(_Position)
@@ -330,7 +331,7 @@ class _Decoder:
     def _one_byte(self, kind: int, piece: int, index: int, dx: int, dy: int, at: int) -> DecodedMove:
         position = self.position
         side = 0 if position.white else 1
-        square = position.square(side, piece, index)
+        square = position.lists[7 * side + piece] >> 8 * index & 0xFF  # (NONE: no such piece)
         if kind != 1:  # castling
             if square == NONE:
                 raise self._error("castling without a king", at)
@@ -389,7 +390,7 @@ class _Decoder:
         rook_to = chess.square(5 if short else 3, rank)
         if any(board[square] and square not in (king, rook) for square in (king_to, rook_to)):
             raise self._error("castling through an occupied square", at)
-        castle(board, position.lists, 0, 0, side, king, rook, king_to, rook_to)
+        numbering.castle(board, position.lists, 0, 0, side, king, rook, king_to, rook_to)
         position.white = not position.white
         return DecodedMove(king, rook, None, True, False, self.base + at, size)
 
@@ -422,8 +423,8 @@ class _Decoder:
         else:
             promotion = None
         lists = position.lists
-        play(board, lists, 0, 0, side, source, target, spot, new,
-             place(lists[7 * side + piece], source) if number is None else number)
+        numbering.play(board, lists, 0, 0, side, source, target, spot, new,
+                       numbering.place(lists[7 * side + piece], source) if number is None else number)
         position.white = not position.white
         return DecodedMove(source, target, promotion, False, False, self.base + at, size)
 

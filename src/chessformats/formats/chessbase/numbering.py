@@ -35,6 +35,8 @@ import chess
 
 from .start import BLACK
 
+_PAWN = chess.PAWN
+
 __all__ = ["LISTS", "NONE", "NUMBERED", "SIDE", "WORDS", "castle", "next_number", "place", "play", "start_words"]
 
 NUMBERED = (0, 8, 3, 3, 3, 3, 1)
@@ -49,8 +51,6 @@ SIDE = LISTS // 2
 """Where a side's lists start in its game's bytes: ``side * SIDE`` (white 0, black 1)."""
 _ONES = 0x0101010101010101
 _LOWS = 0x7F7F7F7F7F7F7F7F
-_PLACES = 0x0001020304050607
-"""Times a byte's lowest bit (``1 << 8 * n``), its top byte is ``n``."""
 _COUNTS = sum(count << 4 * piece for piece, count in enumerate(NUMBERED))
 """:data:`NUMBERED` in nibbles (by piece type), for arrays and integers alike."""
 _EMPTY = NONE * _ONES
@@ -59,9 +59,10 @@ _EMPTY = NONE * _ONES
 def place(word: Any, square: Any) -> Any:
     """Where ``square`` is in the list ``word``: its number 0-7, or 8 where it is not there (``square``
     :data:`NONE`: the first empty number)."""
-    differ = word ^ square * _ONES  # a zero byte where the list holds the square; every byte below 0x80
-    zero = ((differ + _LOWS) >> 7 & _ONES) ^ _ONES  # (a byte below 0x80 plus 0x7F carries into its top bit iff not 0)
-    return ((zero & -zero) * _PLACES >> 56 & 0xFF) + 8 * (zero == 0)
+    # the bytes that differ from the square: each byte is below 0x80, and plus 0x7F carries into its top bit iff
+    # it is not 0; then the bits of the bytes below the first that does not differ, summed in the top byte
+    differ = ((word ^ square * _ONES) + _LOWS) >> 7 & _ONES
+    return (((differ ^ _ONES) - 1) & differ) * _ONES >> 56 & 15
 
 
 def _put(word: Any, number: Any, square: Any) -> Any:
@@ -92,21 +93,41 @@ def play(board: Any, lists: Any, at: Any, row: Any, side: Any, source: Any, targ
     from :func:`place`; 8: none) goes to ``target``, the piece on ``spot`` (``target``, or the pawn taken en passant;
     none on an empty square) is taken, a promoting pawn becomes a ``new`` piece (0: the move promotes nothing).
     ``side``: 0 white moves, 1 black. The move is not checked."""
-    own = row + 7 * side
-    enemy = row + 7 - 7 * side
     code = board[at + source]
-    taken = enemy + (board[at + spot] & 7)
-    words = lists[taken]
-    lists[taken] = _without(words, place(words, spot), taken == enemy + chess.PAWN)
+    taken = board[at + spot] & 7
+    capture = taken != 0
+    if _some(capture):
+        enemy, kind, square = _where(capture, row + 7 - 7 * side + taken, taken, spot)
+        words = lists[enemy]
+        lists[enemy] = _without(words, place(words, square), kind == _PAWN)
+    own = row + 7 * side
+    promoting = new > 0
     mover = own + (code & 7)
-    lists[mover] = _put(lists[mover], number, target + (new > 0) * (NONE - target))
-    promoted = own + new
-    words = lists[promoted]
-    new_number, free = next_number(words, new)
-    lists[promoted] = _put(words, new_number + 8 * (free == 0), target)  # (8: no number, no change)
+    lists[mover] = _put(lists[mover], number, target + promoting * (NONE - target))
     board[at + spot] = 0
     board[at + source] = 0
-    board[at + target] = code + (new > 0) * (new + BLACK * side - code)
+    board[at + target] = code
+    if _some(promoting):
+        at, own, side, target, new = _where(promoting, at, own, side, target, new)
+        promoted = own + new
+        words = lists[promoted]
+        new_number, free = next_number(words, new)
+        lists[promoted] = _put(words, new_number + 8 * (free == 0), target)  # (8: no number, no change)
+        board[at + target] = new + BLACK * side
+
+
+def _some(flags: Any) -> bool:
+    """Whether any of ``flags`` is set: one game's (a ``bool``) or a batch's (an array)."""
+    return flags is True or (flags is not False and bool(flags.any()))
+
+
+def _where(flags: Any, *values: Any) -> tuple[Any, ...]:
+    """``values`` where ``flags`` is set: one game's as they are (where :func:`_some` found its flag set), a
+    batch's arrays at those rows (what is the same for every row kept)."""
+    if flags is True:
+        return values
+    rows = flags.nonzero()[0]
+    return tuple(value[rows] if getattr(value, "ndim", 0) else value for value in values)
 
 
 def castle(board: Any, lists: Any, at: Any, row: Any, side: Any, king: Any, rook: Any, king_to: Any,
