@@ -29,6 +29,7 @@ the words, a list or a flat ``int64`` array (``row``: each game's first word).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import chess
@@ -147,11 +148,17 @@ def castle(board: Any, lists: Any, at: Any, row: Any, side: Any, king: Any, rook
 
 def start_words(board: list[int], reverse: bool) -> list[int]:
     """The :data:`WORDS` lists of a position's pieces (``board``: 64 piece codes), numbered in scan order."""
+    return list(_start_words(tuple(board), reverse))
+
+
+@lru_cache(maxsize=256)
+def _start_words(board: tuple[int, ...], reverse: bool) -> tuple[int, ...]:
     lists = [_EMPTY] * WORDS
     for file in range(7, -1, -1) if reverse else range(8):
         for square in range(file, 64, 8):
             code = board[square]
-            mine = 7 * (code >= BLACK) + (code & 7)
-            number, free = next_number(lists[mine], code & 7)
-            lists[mine] = _put(lists[mine], number + 8 * (not free), square)  # (8: no number left, or an empty square)
-    return lists
+            if code:
+                mine = 7 * (code >= BLACK) + (code & 7)
+                number, free = next_number(lists[mine], code & 7)
+                lists[mine] = _put(lists[mine], number + 8 * (not free), square)  # (8: no number left)
+    return tuple(lists)
