@@ -36,9 +36,9 @@ import chess
 
 from .start import BLACK
 
-_PAWN = chess.PAWN
-
 __all__ = ["LISTS", "NONE", "NUMBERED", "SIDE", "WORDS", "castle", "next_number", "place", "play", "start_words"]
+
+_PAWN = chess.PAWN
 
 NUMBERED = (0, 8, 3, 3, 3, 3, 1)
 """By piece type (index 0 unused): how many pieces of that type get a number (as many as there are one-byte codes)."""
