@@ -22,10 +22,10 @@ import numpy as np
 
 from ...engine.codec import codec
 from ...schemas import chessbase as schema
+from . import numbering
 from .encoder import _CASTLING, _CODES, _HIGH, _LOW_MASK, STANDARD_MODE, EncodedGame
 from .moves import encode_byte, encode_two_byte_move
-from .numbering import LISTS, SIDE, close_up, next_number, number_of, renumber, start_lists
-from .numbering import castle as castle_numbers
+from .numbering import WORDS
 from .start import BLACK, standard_start
 
 __all__ = ["encode_main_lines"]
@@ -53,7 +53,8 @@ def _tables() -> dict[str, Any]:
                           for piece in range(chess.KING + 1)], dtype=np.int64)
     start = standard_start()
     return {"one_byte": one_byte, "counter": counter, "origin": origin, "target": target, "promotion": promotion,
-            "board": np.array(start.board, dtype=np.int8), "pieces": start_lists(start.board[:], True, False)}
+            "board": np.array(start.board, dtype=np.int8),
+            "lists": np.array(numbering.start_words(start.board, False), dtype=np.int64)}
 
 
 def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], origin: np.ndarray[Any, Any],
@@ -69,14 +70,14 @@ def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], ori
     tables = _tables()
     count = len(plies)
     board = np.tile(tables["board"], (count, 1))
-    pieces = np.tile(tables["pieces"], count)
+    lists = np.tile(tables["lists"], count)
     events = len(game)
     out = np.zeros((events, 3), dtype=np.uint8)
     sizes = np.zeros(events, dtype=np.int64)
     bounds = np.searchsorted(ply, np.arange(int(plies.max(initial=0)) + 1), side="left")
     for step in range(len(bounds) - 1):
         rows = slice(int(bounds[step]), int(bounds[step + 1]))
-        codes = _step(step & 1, game[rows], origin[rows], target[rows], promotion[rows], board, pieces, tables)
+        codes = _step(step & 1, game[rows], origin[rows], target[rows], promotion[rows], board, lists, tables)
         sizes[rows] = (codes >= 0).sum(axis=1)
         out[rows] = tables["counter"][step & 0xFF][np.maximum(codes, 0)]
     order = np.argsort(game, kind="stable")  # by game, each game's moves in ply order
@@ -94,71 +95,49 @@ def encode_main_lines(game: np.ndarray[Any, Any], ply: np.ndarray[Any, Any], ori
     return result
 
 
-def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board: Any, pieces: Any,
+def _step(side: int, game: Any, origin: Any, target: Any, promotion: Any, board: Any, lists: Any,
           tables: dict[str, Any]) -> Any:
     """One ply of the games ``game`` (side 0: white moves): the codes of each move (-1: unused), and the board
-    and the piece lists (:mod:`.numbering`, flat) moved on."""
+    and the piece lists (:mod:`.numbering`) moved on."""
     own = BLACK if side else 0
-    base = game * LISTS + side * SIDE
-    code = board[game, origin]
+    at, row = game * 64, game * WORDS
+    squares = board.reshape(-1)
+    code = squares[at + origin]
     piece = (code & 7).astype(np.int64)
-    index, numbered = number_of(pieces, base, piece, origin)
-    captured = board[game, target]
+    index = numbering.place(lists[row + 7 * side + piece], origin)
+    numbered = index < 8
+    captured = squares[at + target]
     codes = np.full((len(game), 3), _NO_CODE, dtype=np.int64)
-    castle = (piece == chess.KING) & (captured == (chess.ROOK | own))
-    plain = ~castle
+    castles = (piece == chess.KING) & (captured == (chess.ROOK | own))
+    plain = ~castles
 
     # codes: castling; one byte for a numbered piece's move (promotions are always two-byte moves); else two-byte
     short = (target & 7) > (origin & 7)
-    codes[castle, 0] = np.where(short[castle], _CASTLING["O-O"], _CASTLING["O-O-O"])
+    codes[castles, 0] = np.where(short[castles], _CASTLING["O-O"], _CASTLING["O-O-O"])
     dx, dy = (target & 7) - (origin & 7), (target >> 3) - (origin >> 3)
+    pawn = piece == chess.PAWN
     if side:
-        pawn = piece == chess.PAWN
         dx, dy = np.where(pawn, -dx, dx), np.where(pawn, -dy, dy)
-    one = np.where(plain & numbered & (promotion == 0), tables["one_byte"][piece, index, dx & 7, dy & 7], _NO_CODE)
+    one = np.where(plain & numbered & (promotion == 0), tables["one_byte"][piece, index & 7, dx & 7, dy & 7],
+                   _NO_CODE)
     codes[:, 0] = np.where(plain, np.where(one >= 0, one, schema.CODE_TWO_BYTE), codes[:, 0])
     two = plain & (one < 0)
     word = tables["origin"][origin[two]] | tables["target"][target[two]] | tables["promotion"][promotion[two]]
     codes[two, 1] = word >> _HIGH
     codes[two, 2] = word & _LOW_MASK
 
-    # the numbers: the captured piece (or the pawn taken en passant) leaves its list, the mover keeps its number
-    enemy = base + (-SIDE if side else SIDE)
-    taken = plain & (captured != 0)
-    if taken.any():
-        close_up(pieces, enemy[taken], (captured[taken] & 7).astype(np.int64), target[taken])
-    passant = plain & (piece == chess.PAWN) & (((origin ^ target) & 7) != 0) & (captured == 0)
-    if passant.any():
-        behind = target[passant] + (8 if side else -8)
-        close_up(pieces, enemy[passant], np.full(len(behind), chess.PAWN), behind)
-        board[game[passant], behind] = 0
+    # the board and the numbers (the piece taken: on the target, or the pawn behind it en passant)
+    passant = pawn & (((origin ^ target) & 7) != 0) & (captured == 0)
+    spot = target + passant * (8 if side else -8)
     rank = target >> 3
-    promoting = plain & (piece == chess.PAWN) & ((rank == 0) | (rank == 7))
-    new_piece = np.where(promotion > 0, promotion, chess.QUEEN)
-    new_number, free = index, promoting  # (free: none where none promotes)
-    if promoting.any():
-        new_number, free = np.zeros(len(game), np.int64), np.zeros(len(game), bool)
-        new_number[promoting], free[promoting] = next_number(pieces, base[promoting], new_piece[promoting])
-    numbered &= plain
-    if numbered.all():
-        renumber(pieces, base, piece, index, target, promoting, new_piece, new_number, free)
+    new = np.where(pawn & ((rank == 0) | (rank == 7)), np.where(promotion > 0, promotion, chess.QUEEN), 0)
+    if castles.any():
+        moving = np.flatnonzero(plain)
+        numbering.play(squares, lists, at[moving], row[moving], side, origin[moving], target[moving], spot[moving],
+                       new[moving], index[moving])
+        home = origin[castles] & 56
+        numbering.castle(squares, lists, at[castles], row[castles], side, origin[castles], target[castles],
+                         home | np.where(short[castles], 6, 2), home | np.where(short[castles], 5, 3))
     else:
-        moving = np.flatnonzero(numbered)
-        renumber(pieces, base[moving], piece[moving], index[moving], target[moving], promoting[moving],
-                 new_piece[moving], new_number[moving], free[moving])
-    if castle.any():
-        games, king, rook = game[castle], origin[castle], target[castle]
-        home = king & 56
-        king_to = home | np.where(short[castle], 6, 2)
-        rook_to = home | np.where(short[castle], 5, 3)
-        castle_numbers(pieces, base[castle], king_to, rook, rook_to)
-        board[games, king] = board[games, rook] = 0
-        board[games, king_to] = chess.KING | own
-        board[games, rook_to] = chess.ROOK | own
-
-    # the board: a promoted pawn becomes its piece
-    moving = np.flatnonzero(plain)
-    new_code = np.where(promoting, new_piece | own, code)
-    board[game[moving], origin[moving]] = 0
-    board[game[moving], target[moving]] = new_code[moving]
+        numbering.play(squares, lists, at, row, side, origin, target, spot, new, index)
     return codes

@@ -16,9 +16,9 @@ import numpy as np
 from ...schemas import chessbase as schema
 from . import batch_san as _san
 from . import moves as _moves
-from . import numbering as _numbering
+from . import numbering
 from .numbering import LISTS as _LISTS
-from .numbering import SIDE
+from .numbering import NONE, SIDE, WORDS
 from .start import BLACK, SETUP_SIZE, StartPosition, standard_start
 
 __all__ = ["BATCH_MODES", "MAX_DEPTH", "MOVE", "T_POP", "T_PUSH", "T_SKIP", "State", "Tokens"]
@@ -85,7 +85,8 @@ _SLOT = (_PIECE_INDEX[:, 0].astype(np.int64) * 8 + _PIECE_INDEX[:, 1])
 _INDEX = _PIECE_INDEX[:, 1].astype(np.int64)
 """By one-byte code: the moving piece's place in its side's lists (``piece * 8 + index``), its index."""
 _PROMOTION_TYPES = np.array(_moves._PROMOTIONS, dtype=np.int8)
-_TWO_FILES = np.array([(a >> 3) == (b >> 3) and abs((a & 7) - (b & 7)) == 2 for a in range(64) for b in range(64)])
+_FROM, _TO = np.arange(64)[:, None], np.arange(64)[None, :]
+_TWO_FILES = ((_FROM >> 3 == _TO >> 3) & (abs((_FROM & 7) - (_TO & 7)) == 2)).ravel()
 """By ``source << 6 | target``: two files apart on one rank (a king's move there is castling: the scalar path)."""
 _LOSING = np.array([schema.MODE_VARIANT[mode] == "losing chess" for mode in range(len(schema.MODE_TABLES))])
 
@@ -94,7 +95,14 @@ STANDARD = standard_start()
 _STANDARD_BOARD = np.array(STANDARD.board, dtype=np.int8)
 _STANDARD_BITS = _san.START
 """The bitboards of the start position (a column)."""
-_STANDARD_PIECES = {reverse: _numbering.start_lists(STANDARD.board, True, reverse) for reverse in (False, True)}
+
+
+def _start_row(board: list[int], reverse: bool) -> np.ndarray[Any, Any]:
+    """A position's numbered pieces (:func:`.numbering.start_words`) as a game's row of :data:`LISTS` squares."""
+    return np.array(numbering.start_words(board, reverse), dtype="<i8").view(np.int8)
+
+
+_STANDARD_PIECES = {reverse: _start_row(STANDARD.board, reverse) for reverse in (False, True)}
 
 
 class Tokens:
@@ -137,7 +145,8 @@ class State:
         reverse = np.array([schema.MODE_REVERSE[mode] for mode in range(len(schema.MODE_TABLES))])[modes]
         self.pieces = np.where(reverse[:, None], _STANDARD_PIECES[True][None, :],
                                _STANDARD_PIECES[False][None, :]).astype(np.int8)
-        """(games, 112): side * SIDE + piece * 8 + index -> square, -1 for none."""
+        """(games, 112): side * SIDE + piece * 8 + index -> square, NONE for none (:mod:`.numbering`'s lists as
+        bytes)."""
         self.depth = np.zeros(games, np.int64)
         self.tokens = np.zeros(games, np.int64)
         self.stack_board: np.ndarray[Any, Any] | None = None
@@ -148,7 +157,7 @@ class State:
         """Game ``index`` starts from a setup position (its stream after it)."""
         self.board[index] = start.board
         reverse = schema.MODE_REVERSE[int(self.modes[index])]
-        self.pieces[index] = _numbering.start_lists(start.board, start.white_to_move, reverse)
+        self.pieces[index] = _start_row(start.board, reverse)
         self.ply[index] = max(start.first_move, 1) * 2 + (not start.white_to_move)
         self.pointer[index] += SETUP_SIZE
 
@@ -180,7 +189,7 @@ class State:
                 side = self.ply.take(games) & 1
                 code = codes.take(where).astype(np.int64)
                 source = self.pieces.reshape(-1).take(games * _LISTS + side * SIDE + _SLOT.take(code)).astype(np.int64)
-                missing = source < 0
+                missing = source == NONE
                 target = _TARGET_FLAT.take((side << 8 | code) << 6 | (source & 63)).astype(np.int64)
                 missing |= target < 0
                 index = _INDEX.take(code)
@@ -273,12 +282,11 @@ class State:
         keep = ~odd
         out.size[slots[where[keep]]] = 3
         side = self.ply[games[keep]] & 1
-        self._apply(where[keep], games[keep], side, source[keep], target[keep], promotion[keep], slots, bad, out,
-                    explicit=True)
+        self._apply(where[keep], games[keep], side, source[keep], target[keep], promotion[keep], slots, bad, out)
 
     def _apply(self, where: np.ndarray[Any, Any], games: np.ndarray[Any, Any], side: np.ndarray[Any, Any],
                source: np.ndarray[Any, Any], target: np.ndarray[Any, Any], promotion: np.ndarray[Any, Any],
-               slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens, *, explicit: bool = False,
+               slots: np.ndarray[Any, Any], bad: np.ndarray[Any, Any], out: Tokens, *,
                index: np.ndarray[Any, Any] | None = None) -> None:
         """Play ``source``-``target`` in ``games`` (``where``: their places in the step); odd moves are ``bad``.
         ``index``: the moving piece's place in its list, when known (one-byte moves); else looked up."""
@@ -295,51 +303,37 @@ class State:
         wrong |= (piece == _KING) & _TWO_FILES.take(source << 6 | target)
         pawn = piece == _PAWN
         passant = pawn & (captured == 0) & (((source ^ target) & 7) != 0)
-        behind = target  # (where no pawn is taken en passant)
+        spot = target  # (the square of the piece taken)
         if passant.any():
-            behind = np.where(side == 0, target - 8, target + 8)
+            spot = np.where(passant, np.where(side == 0, target - 8, target + 8), target)
             enemy_pawn = _PAWN | (BLACK - own)
-            wrong |= passant & ((behind < 0) | (behind > 63) |
-                                (board.take(at + np.clip(behind, 0, 63)) != enemy_pawn))
-        pieces = self.pieces.reshape(-1)
-        lists = games * _LISTS + side * SIDE
+            wrong |= passant & ((spot < 0) | (spot > 63) | (board.take(at + np.clip(spot, 0, 63)) != enemy_pawn))
+        lists = self.pieces.reshape(-1).view(np.int64)
+        row = games * WORDS
         if index is None:
-            index, numbered = _numbering.number_of(pieces, lists, piece, source)
-            wrong |= ~numbered  # a piece without a number: the scalar decoder
+            index = numbering.place(lists.take(row + 7 * side + piece), source)
+            wrong |= index == 8  # a piece without a number: the scalar decoder
         rank = target >> 3
         promoting = pawn & ((rank == 0) | (rank == 7))
-        new_piece = np.where(promotion > 0, promotion, _QUEEN)
+        new = np.where(promoting, np.where(promotion > 0, promotion, _QUEEN), 0)
         if promoting.any():
-            filled, free = _numbering.next_number(pieces, lists, new_piece)
+            free = numbering.next_number(lists.take(row + 7 * side + new), new)[1]
             wrong |= promoting & ~free  # the new piece would have no number
-        else:
-            filled, free = np.zeros(len(games), np.int64), np.zeros(len(games), bool)
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
-            (where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-             promoting, new_piece, filled, free, at, lists) = (value[keep] for value in (
-                where, games, side, source, target, own, code, captured, piece, pawn, passant, behind, index,
-                promoting, new_piece, filled, free, at, lists))
-            promotion = promotion[keep]
-        enemy = lists + np.where(side == 0, SIDE, -SIDE)
-        taken = captured != 0
+            where, games, side, source, target, captured, piece, passant, spot, index, new, at, row = (
+                value[keep] for value in (where, games, side, source, target, captured, piece, passant, spot, index,
+                                          new, at, row))
         slot_out = slots[where]
         if self.san:
             out.captured[slot_out] = captured
-        if taken.any():
-            _numbering.close_up(pieces, enemy[taken], captured[taken] & 7, target[taken])
-        if passant.any():
-            _numbering.close_up(pieces, enemy[passant], np.full(int(passant.sum()), _PAWN), behind[passant])
-            board[at[passant] + behind[passant]] = 0
-        _numbering.renumber(pieces, lists, piece, index, target, promoting, new_piece, filled, free)
-        board[at + target] = np.where(promoting, new_piece | own, code)
-        board[at + source] = 0
+        numbering.play(board, lists, at, row, side, source, target, spot, new, index)
         out.source[slot_out] = source
         out.target[slot_out] = target
-        out.promotion[slot_out] = np.where(promoting, new_piece, 0) if explicit else np.where(promoting, _QUEEN, 0)
+        out.promotion[slot_out] = new
         out.piece[slot_out] = piece
-        out.capture[slot_out] = taken | passant
+        out.capture[slot_out] = (captured != 0) | passant
         self._turn(games)
 
     def _castle(self, active: np.ndarray[Any, Any], where: np.ndarray[Any, Any], short: np.ndarray[Any, Any],
@@ -348,7 +342,7 @@ class State:
         side = self.ply[games] & 1
         own = np.where(side == 1, BLACK, 0)
         king = self.pieces[games, side * SIDE + _KING * 8].astype(np.int64)
-        wrong = king < 0
+        wrong = king == NONE
         king = np.where(wrong, 0, king)
         rank = king & ~7
         rook = rank + np.where(short, 7, 0)
@@ -363,11 +357,8 @@ class State:
             keep = ~wrong
             where, games, side, own, king, rook, king_to, rook_to = (value[keep] for value in (
                 where, games, side, own, king, rook, king_to, rook_to))
-        board[games, king] = 0
-        board[games, rook] = 0
-        board[games, king_to] = _KING | own
-        board[games, rook_to] = _ROOK | own
-        _numbering.castle(self.pieces.reshape(-1), games * _LISTS + side * SIDE, king_to, rook, rook_to)
+        numbering.castle(board.reshape(-1), self.pieces.reshape(-1).view(np.int64), games * 64, games * WORDS, side,
+                         king, rook, king_to, rook_to)
         slot_out = slots[where]
         out.source[slot_out] = king
         out.target[slot_out] = rook

@@ -1,7 +1,8 @@
 """From a python-chess game to its ChessBase game data (``.cbg`` record): the move stream's inverse.
 
 The encoder keeps the decoder's own light board (:class:`.moves._Position`, moved by the decoder's own
-``_apply``/``_castle``/``_null``), so a move is coded with exactly the piece number the decoder will find.
+``_apply``/``_castle``/``_null``, with :mod:`.numbering`), so a move is coded with exactly the piece number the
+decoder will find.
 The stream order is the decoder's: at a node with ``n`` continuations, the first ``n - 1`` are each written
 as ``PUSH``, the move and its whole subtree, ``POP`` (the main line first); the last follows unwrapped. The
 game ends with ``POP``.
@@ -21,6 +22,7 @@ import chess
 from ...engine.codec import codec
 from ...engine.errors import InvalidValueError
 from ...schemas import chessbase as schema
+from . import numbering
 from .moves import _NAMES, _Decoder, _Position, encode_byte, encode_two_byte_move
 from .start import BLACK, EMPTY, StartPosition, encode_setup, standard_start
 
@@ -147,13 +149,12 @@ class _Writer:
                 and chess.square_rank(source) == chess.square_rank(target))):
             self._castle(position, source, target)
             return
-        squares = position.pieces[side][piece]
-        index = squares.index(source) if source in squares else -1
+        index = numbering.place(position.lists[7 * side + piece], source)  # (8: a piece without a number)
         x, y = chess.square_file(source), chess.square_rank(source)
         dx, dy = chess.square_file(target) - x, chess.square_rank(target) - y
         promotion = move.promotion
         one = None
-        if index >= 0 and promotion is None:  # ChessBase writes every promotion as a two-byte move (corpus)
+        if index < 8 and promotion is None:  # ChessBase writes every promotion as a two-byte move (corpus)
             if piece == chess.PAWN:
                 if side:
                     dx, dy = -dx, -dy
@@ -162,10 +163,10 @@ class _Writer:
                 one = _CODES.get((piece, index, dx & 7, dy & 7))
         if one is not None:
             self.byte(one)
-            decoder._apply(source, target, promotion, 0, 1, explicit=False)
+            decoder._apply(source, target, promotion, 0, 1, explicit=False, number=index)
         else:
             self._two_byte(source, target, promotion)
-            decoder._apply(source, target, promotion, 0, 3, explicit=True)
+            decoder._apply(source, target, promotion, 0, 3, explicit=True, number=index)
 
     def _two_byte(self, source: int, target: int, promotion: int | None) -> None:
         word = encode_two_byte_move(source, target, promotion)

@@ -1,9 +1,10 @@
 """The ChessBase move stream: from a game's ``.cbg`` data to moves in stream order (variations included).
 
-The decoder keeps its own light board (64 squares, numbered piece lists) instead of a ``chess.Board``: it
-only needs to know which square the n-th piece of a kind stands on, so it runs at a few microseconds per
-move. :func:`decode_game` gives the tokens in stream order -- a :class:`DecodedMove` per move, ``PUSH``
-and ``POP`` for the variation markers -- which :mod:`.pgn` turns into a ``chess.pgn.Game``.
+The decoder keeps a light board (64 squares, and the numbered piece lists of :mod:`.numbering`, which moves
+them on as it does for the batch decoder and the encoders) instead of a ``chess.Board``: it only needs to know
+which square the n-th piece of a kind stands on, so it runs at a few microseconds per move. :func:`decode_game`
+gives the tokens in stream order -- a :class:`DecodedMove` per move, ``PUSH`` and ``POP`` for the variation
+markers -- which :mod:`.pgn` turns into a ``chess.pgn.Game``.
 
 Losing chess (modes 8 and 9; the Java reader calls them "give away chess") is decoded like chess: the
 stream only says which piece goes where, so compulsory captures change nothing; a captured king simply
@@ -14,7 +15,7 @@ to a king is the one thing no source documents: see :meth:`_Decoder._two_byte`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import chess
@@ -23,7 +24,9 @@ from ...engine.codec import codec
 from ...engine.errors import InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
-from .start import BLACK, EMPTY, StartPosition, file_major, read_setup, standard_start
+from . import numbering
+from .numbering import NONE
+from .start import BLACK, StartPosition, file_major, read_setup, standard_start
 
 __all__ = ["POP", "PUSH", "SKIP", "DecodedGame", "DecodedMove", "StartPosition", "decode_game", "encode_byte",
            "encode_simple_move", "encode_two_byte_move", "read_setup"]
@@ -69,11 +72,6 @@ _MOVE_SIZE: int = _TWO.size or 0
 """Bytes of a two-byte (and of a simple) move: its coded bytes, decoded one by one, make a big-endian word."""
 _HIGH: int = 8 * (_MOVE_SIZE - 1)
 """Shift of a move word's first byte (the word is big-endian)."""
-# How many pieces of each kind get a number (by piece type; index 0 unused). A piece beyond these is never
-# numbered, even once a numbered one is captured, and moves as a two-byte move: corpus ManyPromotions (after
-# a capture, a promoted 4th queen still moves as a two-byte move; a later promotion takes the free number),
-# as the Java reader's piece slots do.
-_NUMBERED = (0, 8, 3, 3, 3, 3, 1)
 
 
 def _code_table() -> list[tuple[int, int, int, int, int]]:
@@ -91,6 +89,7 @@ def _code_table() -> list[tuple[int, int, int, int, int]]:
 
 
 _CODES = _code_table()
+_STANDARD = standard_start()
 
 
 class DecodedMove(NamedTuple):
@@ -154,35 +153,26 @@ class DecodedGame:
 
 
 class _Position:
-    """The decoder's board: piece codes by square, and each side's numbered pieces by type.
+    """The decoder's board: piece codes by square, each side's numbered pieces (:mod:`.numbering`'s lists, one
+    game's: Python integers, moved on by the functions the batch uses), the side to move."""
 
-    With :meth:`_Decoder._apply` and :meth:`_Decoder._castle` this is ChessBase's piece-numbering rule for one
-    game, and the reference for the batch one (:mod:`.numbering`, which the batch decoder and encoder call; its
-    tests compare the two: python-chess has no such numbering)."""
-
-    __slots__ = ("board", "pieces", "white")
+    __slots__ = ("board", "lists", "white")
 
     def __init__(self, board: list[int], white: bool, reverse: bool) -> None:
         self.board = board
         self.white = white
-        # pieces[colour][type]: squares in numbering order; pawns keep their slot (None once gone)
-        self.pieces: list[list[list[Any]]] = [[[] for _ in range(7)] for _ in range(2)]
-        files = range(7, -1, -1) if reverse else range(8)
-        for file_index in files:
-            for rank in range(8):
-                square = chess.square(file_index, rank)
-                code = board[square]
-                if code:
-                    squares = self.pieces[1 if code & BLACK else 0][code & 7]
-                    if len(squares) < _NUMBERED[code & 7]:
-                        squares.append(square)
+        self.lists = numbering.start_words(board, reverse)
 
     def copy(self) -> _Position:
         clone = _Position.__new__(_Position)
         clone.board = self.board[:]
         clone.white = self.white
-        clone.pieces = [[squares[:] for squares in side] for side in self.pieces]
+        clone.lists = self.lists[:]
         return clone
+
+    def square(self, side: int, piece: int, number: int) -> int:
+        """The square of ``side``'s ``piece`` of ``number`` (from 0): :data:`.numbering.NONE` for none."""
+        return int(self.lists[7 * side + piece] >> 8 * number & 0xFF)
 
 
 def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base: int = 0,
@@ -212,7 +202,7 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
         start = read_setup(data, at, chess960=chess960, file=name, base=base, game=game)
         at += _SETUP_SIZE + (_CHESS960_SIZE if chess960 else 0)
     else:
-        start = standard_start()
+        start = replace(_STANDARD, board=_STANDARD.board[:])  # (standard_start() builds a chess.Board: 0.1 ms)
     decoder = _Decoder(data, at, mode, start, name, base, game)
     if main_moves is not None and 0 < main_moves < 255:
         decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)
@@ -343,15 +333,13 @@ class _Decoder:
     def _one_byte(self, kind: int, piece: int, index: int, dx: int, dy: int, at: int) -> DecodedMove:
         position = self.position
         side = 0 if position.white else 1
-        squares = position.pieces[side][piece]
+        square = position.lists[7 * side + piece] >> 8 * index & 0xFF  # (NONE: no such piece)
         if kind != 1:  # castling
-            if not squares:
+            if square == NONE:
                 raise self._error("castling without a king", at)
-            king = squares[0]
-            return self._castle(king, kind == 2, at, 1)
-        if index >= len(squares) or squares[index] is None:
+            return self._castle(square, kind == 2, at, 1)
+        if square == NONE:
             raise self._error(f"no {chess.piece_name(piece)} {index + 1} to move", at)
-        square = squares[index]
         x, y = square & 7, square >> 3
         if piece == chess.PAWN:
             if side:
@@ -363,7 +351,7 @@ class _Decoder:
             x2, y2 = (x + dx) & 7, (y + dy) & 7
         target = y2 * 8 + x2
         promotion = chess.QUEEN if piece == chess.PAWN and y2 in (0, 7) else None
-        return self._apply(square, target, promotion, at, 1, explicit=False)
+        return self._apply(square, target, promotion, at, 1, explicit=False, number=index)
 
     def _two_byte(self, word: int, at: int) -> DecodedMove:
         from_square = chess.square(word >> _T_FROM_FILE_SHIFT & _T_FROM_FILE_MASK,
@@ -372,11 +360,10 @@ class _Decoder:
         if from_square == to_square and chess.square_file(to_square) in (2, 6):
             # Chess960 castling (seen in libcbh_Chess960*): source = destination = the king's destination square
             # (g-file: short, c-file: long); the rook is the one the setup names for that side
-            side = 0 if self.position.white else 1
-            kings = self.position.pieces[side][chess.KING]
-            if not kings:
+            king = self.position.square(0 if self.position.white else 1, chess.KING, 0)
+            if king == NONE:
                 raise self._error("castling without a king", at)
-            return self._castle(kings[0], chess.square_file(to_square) == 6, at, 1 + _MOVE_SIZE)
+            return self._castle(king, chess.square_file(to_square) == 6, at, 1 + _MOVE_SIZE)
         if word >> _T_RESERVED_SHIFT & _T_RESERVED_MASK and self.losing and chess.square_rank(to_square) in (0, 7) \
                 and self.position.board[from_square] & 7 == chess.PAWN:
             # Losing chess lets a pawn promote to a king, but the promotion field has two bits (Q, R, B, N) and
@@ -403,22 +390,14 @@ class _Decoder:
             raise self._error("castling without king and rook in place", at)
         king_to = chess.square(6 if short else 2, rank)
         rook_to = chess.square(5 if short else 3, rank)
-        board[king] = board[rook] = EMPTY
-        if board[king_to] or board[rook_to]:
-            board[king] = chess.KING | own
-            board[rook] = chess.ROOK | own
+        if any(board[square] and square not in (king, rook) for square in (king_to, rook_to)):
             raise self._error("castling through an occupied square", at)
-        board[king_to] = chess.KING | own
-        board[rook_to] = chess.ROOK | own
-        pieces = position.pieces[side]
-        for squares, old, new in ((pieces[chess.KING], king, king_to), (pieces[chess.ROOK], rook, rook_to)):
-            if old in squares:  # else a piece without a number
-                squares[squares.index(old)] = new
+        numbering.castle(board, position.lists, 0, 0, side, king, rook, king_to, rook_to)
         position.white = not position.white
         return DecodedMove(king, rook, None, True, False, self.base + at, size)
 
     def _apply(self, source: int, target: int, promotion: int | None, at: int, size: int, *,
-               explicit: bool) -> DecodedMove:
+               explicit: bool, number: int | None = None) -> DecodedMove:
         position = self.position
         board = position.board
         side = 0 if position.white else 1
@@ -435,42 +414,19 @@ class _Decoder:
             raise self._error(f"move {chess.square_name(source)}{chess.square_name(target)} onto an own piece", at)
         if source == target:
             raise self._error(f"move from {chess.square_name(source)} to the same square", at)
-        enemy = position.pieces[1 - side]
-        if captured:
-            squares = enemy[captured & 7]
-            if target in squares:  # else a piece without a number
-                if captured & 7 == chess.PAWN:
-                    squares[squares.index(target)] = None
-                else:
-                    squares.remove(target)
-        elif piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
-            behind = target - 8 if side == 0 else target + 8
-            if not 0 <= behind < len(board) or board[behind] != (chess.PAWN | (own ^ BLACK)):
+        spot = target
+        if not captured and piece == chess.PAWN and (source ^ target) & 7:  # diagonal onto an empty square: en passant
+            spot = target - 8 if side == 0 else target + 8
+            if not 0 <= spot < len(board) or board[spot] != (chess.PAWN | (own ^ BLACK)):
                 raise self._error("a pawn captures on an empty square", at)  # (or moves off the board's edge)
-            board[behind] = EMPTY
-            pawns = enemy[chess.PAWN]
-            if behind in pawns:
-                pawns[pawns.index(behind)] = None
-        mine = position.pieces[side][piece]
-        try:
-            index = mine.index(source)
-        except ValueError:
-            index = -1  # a piece without a number
-        rank = target >> 3
-        if piece == chess.PAWN and rank in (0, 7):
-            new_piece = promotion or chess.QUEEN
-            if index >= 0:
-                mine[index] = None
-            promoted = position.pieces[side][new_piece]
-            if len(promoted) < _NUMBERED[new_piece]:  # the new piece takes the first free number, if any
-                promoted.append(target)
-            board[target] = new_piece | own
+        new = 0
+        if piece == chess.PAWN and target >> 3 in (0, 7):
+            new = promotion or chess.QUEEN
         else:
             promotion = None
-            if index >= 0:
-                mine[index] = target
-            board[target] = code
-        board[source] = EMPTY
+        lists = position.lists
+        numbering.play(board, lists, 0, 0, side, source, target, spot, new,
+                       numbering.place(lists[7 * side + piece], source) if number is None else number)
         position.white = not position.white
         return DecodedMove(source, target, promotion, False, False, self.base + at, size)
 
