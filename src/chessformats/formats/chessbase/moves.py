@@ -15,7 +15,7 @@ to a king is the one thing no source documents: see :meth:`_Decoder._two_byte`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import chess
@@ -89,7 +89,6 @@ def _code_table() -> list[tuple[int, int, int, int, int]]:
 
 
 _CODES = _code_table()
-_STANDARD = standard_start()
 
 
 class DecodedMove(NamedTuple):
@@ -202,7 +201,7 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
         start = read_setup(data, at, chess960=chess960, file=name, base=base, game=game)
         at += _SETUP_SIZE + (_CHESS960_SIZE if chess960 else 0)
     else:
-        start = replace(_STANDARD, board=_STANDARD.board[:])  # (standard_start() builds a chess.Board: 0.1 ms)
+        start = standard_start()
     decoder = _Decoder(data, at, mode, start, name, base, game)
     if main_moves is not None and 0 < main_moves < 255:
         decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)

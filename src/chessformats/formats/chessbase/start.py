@@ -55,11 +55,19 @@ class StartPosition:
         return board.fen(en_passant="fen")
 
 
-def standard_start() -> StartPosition:
+def _standard_squares() -> list[int]:
     board = [EMPTY] * 64
     for square, piece in chess.Board().piece_map().items():
         board[square] = piece.piece_type | (0 if piece.color else BLACK)
-    return StartPosition(board, True, 15, None, 1)
+    return board
+
+
+_STANDARD_SQUARES = _standard_squares()
+
+
+def standard_start() -> StartPosition:
+    """The standard start position (a new one each call: the decoder moves its pieces)."""
+    return StartPosition(_STANDARD_SQUARES[:], True, 15, None, 1)
 
 
 _HEAD = codec(schema.SETUP_HEAD)
