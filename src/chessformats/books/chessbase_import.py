@@ -363,7 +363,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         starts = scan.starts[first][chosen]
         lengths = np.add.reduceat(scan.lengths, first)[chosen]
         replay = batchplay.replay_tokens(scan.tokens, starts, lengths, scan.vocabulary, memo_depth=0,
-                                         positions=False)
+                                         positions=False, keys=False)
         origin, target, promotion = _squares(replay.raw)
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
