@@ -242,14 +242,12 @@ def _movetext_result(moves: str) -> tuple[bool, str | None]:
 
 def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     """Per token: python-chess's movetext pattern reads it whole, as a move (not a null move)."""
-    valid = np.zeros(len(vocabulary), dtype=bool)
-    plain = _SAN_TOKEN.fullmatch
-    for index, token in enumerate(vocabulary):
-        if plain(token) is not None:
-            valid[index] = True
-            continue
+    valid = np.array([_SAN_TOKEN.fullmatch(token) is not None for token in vocabulary], dtype=bool)
+    others = np.flatnonzero(~valid).tolist()
+    if others:
         import chess.pgn
-
+    for index in others:
+        token = vocabulary[index]
         match = chess.pgn.MOVETEXT_REGEX.match(token)
         valid[index] = match is not None and match.group(0) == token and match.group(1) is not None and \
             token not in ("--", "Z0", "0000", "@@@@")
