@@ -32,7 +32,7 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from itertools import chain, pairwise
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
 import numpy as np
@@ -60,9 +60,12 @@ __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
 BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
-_BATCH_CHARS = 1 << 22
+_BATCH_CHARS = 1 << 24
 """Characters of text of the plain games of a batch at most (4,096 lichess games with a comment after every
 move hold 14 M: the batch's arrays grow with its text)."""
+_COMMENTS = 1 << 17
+"""Comments read together at most, about (:func:`.annotation_batch.encode_comment_lines` on a batch's games a part
+at a time: its byte arrays stay in the processor's cache)."""
 _READ_GAMES = 256
 """python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
 a heavily annotated file takes far more memory than a plain game's text)."""
@@ -256,20 +259,24 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
 
 def _split(moves: str) -> tuple[list[str], list[str], bool] | None:
     """A movetext's text between its annotations (``segments``, one more than ``marks``), the annotations
-    (:data:`_MARKUP`) and whether they are brace comments only (so, when its text has no "$", "!" or "?");
-    None when there is none."""
+    (:data:`_MARKUP`) and whether they are brace comments only (so, when its text has no "$", "!" or "?"; the
+    marks are then the comments' texts between their braces); None when there is none."""
     nags = "$" in moves or "!" in moves or "?" in moves
     if not nags and "{" not in moves:
         return None
+    if not nags and moves.count("{") == moves.count("}"):  # each "{" closes on its line (_GAME): no other "}"
+        parts = moves.replace("}", "{").split("{")
+        return parts[0::2], parts[1::2], True
     parts = (_MARKUP if nags else _COMMENT).split(moves)
-    return parts[0::2], parts[1::2], not nags
+    if not nags:
+        return parts[0::2], [mark[1:-1] for mark in parts[1::2]], True
+    return parts[0::2], parts[1::2], False
 
 
 def _text(comment: str) -> str:
-    """python-chess's text of a brace comment (it drops a space after "{" and one before "}")."""
-    text = comment[1:-1]
-    text = text[1:] if text[:1] == " " else text
-    return text[:-1] if text[-1:] == " " else text
+    """python-chess's text of a brace comment's text (it drops a space after "{" and one before "}")."""
+    comment = comment[1:] if comment[:1] == " " else comment
+    return comment[:-1] if comment[-1:] == " " else comment
 
 
 def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | None:
@@ -281,7 +288,7 @@ def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | 
     nags: dict[int, set[int]] = {}
     for mark, moves in zip(marks, before, strict=True):
         if mark[0] == "{":
-            text = _text(mark)
+            text = _text(mark[1:-1])
             if not text:
                 continue
             if moves == 0:
@@ -302,7 +309,7 @@ def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarr
     """By candidate: the annotations of the games of ``chosen`` with one brace comment after every move and
     nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
     that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment; ``commented``: the candidates
-    whose annotations are all brace comments."""
+    whose annotations are all brace comments (their marks: the comments' texts, without the braces)."""
     single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
     games = []
     for index in chosen.tolist():
@@ -315,8 +322,13 @@ def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarr
     if not games:
         return {}
     plies = [len(marks[index]) for index in games]
-    records = encode_comment_lines([tags[index] for index in games],
-                                   "".join(chain.from_iterable(marks[index] for index in games)), plies)
+    ends = np.cumsum(plies)
+    cuts = [0, *np.flatnonzero(np.diff(ends // _COMMENTS)) + 1, len(games)]  # parts of about _COMMENTS comments
+    records: list[ItemRecord | None] = []
+    for start, stop in pairwise(cuts):
+        part = games[start:stop]
+        comments = "}{".join(chain.from_iterable(marks[index] for index in part))
+        records += encode_comment_lines([tags[index] for index in part], f"{{{comments}}}", plies[start:stop])
     return {index: record if record is not None else LineAnnotations("", [_text(mark) for mark in marks[index]], {})
             for index, record in zip(games, records, strict=True)}
 
@@ -331,7 +343,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     segments: list[str] = []  # the candidates' text between annotations, in order
     first: list[int] = []  # per candidate: its first segment
     marks: dict[int, list[str]] = {}  # by candidate: its annotations (marks[j] follows segment first + j)
-    commented: set[int] = set()  # the candidates whose marks are all brace comments
+    commented: set[int] = set()  # the candidates whose marks are all brace comments (kept without their braces)
     for index, item in enumerate(plain):
         if any(tag in tags[index] for tag in _SET_UP):
             continue
@@ -375,7 +387,8 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             if line is None and index in marks:
                 base = first[index]
                 done = moves_before[base - 1] if base else 0
-                line = _line(marks[index], [moves_before[base + j] - done for j in range(len(marks[index]))],
+                found = marks[index] if index not in commented else [f"{{{text}}}" for text in marks[index]]
+                line = _line(found, [moves_before[base + j] - done for j in range(len(marks[index]))],
                              int(plies[slot]))
                 if line is None:
                     continue
