@@ -151,8 +151,9 @@ class _Commands:
         ids = np.zeros(len(keys), dtype=np.int64)
         chosen = np.flatnonzero(known)
         rows = self.rows[keys[chosen]]
-        new = np.sort(keys[chosen[rows < 0]])  # the keys not met yet, once each (np.unique imports numpy.ma)
-        new = new[np.concatenate(([True], new[1:] != new[:-1]))] if len(new) else new
+        new = keys[chosen[rows < 0]]  # the keys not met yet, once each (the last of each: no sort, no np.unique)
+        self.rows[new] = np.arange(-len(new) - 1, -1, dtype=np.int32)
+        new = new[self.rows[new] == np.arange(-len(new) - 1, -1, dtype=np.int32)]
         if len(new):
             self.rows[new] = np.arange(len(new)) + len(self.types)
             self._add([self.text(key) for key in new.tolist()])
