@@ -442,7 +442,8 @@ def test_final_clocks_same_bytes_as_python_chess(tmp_path: Path) -> None:
 
 def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
     rng = random.Random(22)
-    pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", ""]
+    pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", "",
+              "{ 1-0 }", "{ * }", "{ 0000 }"]  # (a result or a null move in a comment is not the movetext's)
     texts = []
     for _ in range(30):
         game = rng.choice(_TRICKY[:3])

@@ -349,10 +349,13 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             continue
         split = _split(item.moves)
         parts = [item.moves] if split is None else split[0]
-        moves = item.moves if split is None else " ".join(parts)
-        if _NULL in moves:
+        ends, result = _movetext_result(item.moves)
+        if split is not None and (not ends or _NULL in item.moves):  # what its annotations hold does not count
+            moves = " ".join(parts)
+            ends, result = _movetext_result(moves)
+            ends &= _NULL not in moves
+        elif _NULL in item.moves:
             continue
-        ends, result = _movetext_result(moves)
         if ends:
             if split is not None:
                 marks[len(candidates)] = split[1]
