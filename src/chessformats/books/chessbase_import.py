@@ -264,9 +264,10 @@ def _split(moves: str) -> tuple[list[str], list[str], bool] | None:
     nags = "$" in moves or "!" in moves or "?" in moves
     if not nags and "{" not in moves:
         return None
-    if not nags and moves.count("{") == moves.count("}"):  # each "{" closes on its line (_GAME): no other "}"
+    if not nags:  # each "{" closes on its line (_GAME) at the first "}": right unless another "}" is outside
         parts = moves.replace("}", "{").split("{")
-        return parts[0::2], parts[1::2], True
+        if len(parts) == 2 * moves.count("{") + 1:
+            return parts[0::2], parts[1::2], True
     parts = (_MARKUP if nags else _COMMENT).split(moves)
     if not nags:
         return parts[0::2], [mark[1:-1] for mark in parts[1::2]], True
@@ -349,13 +350,10 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             continue
         split = _split(item.moves)
         parts = [item.moves] if split is None else split[0]
-        ends, result = _movetext_result(item.moves)
-        if split is not None and (not ends or _NULL in item.moves):  # what its annotations hold does not count
-            moves = " ".join(parts)
-            ends, result = _movetext_result(moves)
-            ends &= _NULL not in moves
-        elif _NULL in item.moves:
+        moves = item.moves if split is None else " ".join(parts)
+        if _NULL in moves:
             continue
+        ends, result = _movetext_result(moves)
         if ends:
             if split is not None:
                 marks[len(candidates)] = split[1]
