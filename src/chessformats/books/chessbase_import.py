@@ -22,7 +22,7 @@ ambiguous move, a null move ...), a NAG before the first move and every game wit
 ``read_game`` from its text. A game python-chess cannot read is reported with its number and the line it
 starts on.
 
-Memory: one batch of games (:data:`BATCH_GAMES`, or 4 M characters of text) and one block of text at a time,
+Memory: one batch of games (:data:`BATCH_GAMES`, or 16 M characters of text) and one block of text at a time,
 plus the writer's entities (one record per distinct player, tournament ...).
 """
 
@@ -62,7 +62,7 @@ BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
 _BATCH_CHARS = 1 << 24
 """Characters of text of the plain games of a batch at most (4,096 lichess games with a comment after every
-move hold 14 M: the batch's arrays grow with its text)."""
+move hold 14 M: they are replayed and encoded together, one step a ply; the batch's arrays grow with its text)."""
 _COMMENTS = 1 << 17
 """Comments read together at most, about (:func:`.annotation_batch.encode_comment_lines` on a batch's games a part
 at a time: its byte arrays stay in the processor's cache)."""
