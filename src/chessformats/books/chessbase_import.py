@@ -311,15 +311,12 @@ def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarr
     nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
     that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment; ``commented``: the candidates
     whose annotations are all brace comments (their marks: the comments' texts, without the braces)."""
-    single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
-    games = []
-    for index in chosen.tolist():
-        found = marks.get(index)
-        if found is None or index not in commented:
-            continue
-        start, count = first[index], len(found)
-        if single[start + count] - single[start] == count and lengths[start + count] == 0:
-            games.append(index)
+    single = np.concatenate(([0], np.cumsum(lengths == 1)))  # segments of one move before each
+    games = [index for index in chosen.tolist() if index in commented]
+    starts = np.array([first[index] for index in games], dtype=np.int64)
+    stops = starts + np.array([len(marks[index]) for index in games], dtype=np.int64)
+    every = (single[stops] - single[starts] == stops - starts) & (lengths[stops] == 0)
+    games = [index for index, kept in zip(games, every.tolist(), strict=True) if kept]
     if not games:
         return {}
     plies = [len(marks[index]) for index in games]
@@ -378,7 +375,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         origin, target, promotion = _squares(replay.raw)
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
-        moves_before = np.cumsum(scan.lengths).tolist()
+        moves_before = np.cumsum(scan.lengths)
         every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates],
                             commented)
         for slot, index in enumerate(chosen.tolist()):
@@ -387,9 +384,9 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             line: LineAnnotations | ItemRecord | None = every.get(index)
             if line is None and index in marks:
                 base = first[index]
-                done = moves_before[base - 1] if base else 0
+                done = int(moves_before[base - 1]) if base else 0
                 found = marks[index] if index not in commented else [f"{{{text}}}" for text in marks[index]]
-                line = _line(found, [moves_before[base + j] - done for j in range(len(marks[index]))],
+                line = _line(found, (moves_before[base:base + len(found)] - done).tolist(),
                              int(plies[slot]))
                 if line is None:
                     continue

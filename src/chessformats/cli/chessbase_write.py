@@ -6,6 +6,7 @@ appended, its games go through PGN."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import time
@@ -105,12 +106,18 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     size = os.path.getsize(source)
 
     def run(progress: Callable[[int], None] | None) -> WriteReport:
-        if not from_base:
-            return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
-        games = _base_games(source, skipped, encoding)
-        if progress is not None:
-            games = _counted(games, progress)
-        return append_games(target, games, encoding=encoding)
+        # what start-up made (modules, tables: a few hundred thousand objects that live to the end) is left out
+        # of the cyclic collector's passes while the games are written, then given back
+        gc.freeze()
+        try:
+            if not from_base:
+                return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
+            games = _base_games(source, skipped, encoding)
+            if progress is not None:
+                games = _counted(games, progress)
+            return append_games(target, games, encoding=encoding)
+        finally:
+            gc.unfreeze()
 
     if console.is_terminal:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
