@@ -187,7 +187,7 @@ def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
                           f"({'met' if cpu >= LICHESS_TARGET else 'not met'}), {wall:,.0f} by wall time "
                           f"({'met' if wall >= LICHESS_TARGET else 'not met'}, load {result['load']:.1f})"
                           for games, cpu, wall in rates) + "."]
-    lines += ["", "Memory holds one batch of games (4,096, or 4 M characters of their text) and one block of text "
+    lines += ["", "Memory holds one batch of games (4,096, or 16 M characters of their text) and one block of text "
               "(1 M characters) at a time, plus one record per distinct player, tournament, annotator, source and "
               "team (the copies add none).",
               END_MARKER]

@@ -48,6 +48,10 @@ def test_replay_without_positions_has_the_same_events() -> None:
     assert set(without.positions) == set(batchplay.COLUMNS)
     assert all(len(column) == 0 for column in without.positions.values())
     assert all(len(column) == 0 for column in without.links)
+    moves_only = batchplay.replay_tokens(*batchplay.number_tokens(games), positions=False, keys=False)
+    for name in ("failed", "game", "ply", "raw"):
+        assert np.array_equal(getattr(with_positions, name), getattr(moves_only, name)), name
+    assert len(moves_only.key) == 0
 
 
 def test_kept_positions_and_links_are_python_chess_positions() -> None:

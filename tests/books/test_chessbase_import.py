@@ -414,20 +414,43 @@ def test_annotated_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
     kinds = [type(item).__name__ if not isinstance(item, PreparedGame) else type(item.annotations).__name__
              for item in items]
     assert kinds[:3] == ["ItemRecord"] * 3  # the lichess shape read together
-    assert kinds[3:6] == ["LineAnnotations"] * 3  # final clocks, arrows, texts, NAGs: one game at a time
+    assert kinds[3:6] == ["LineAnnotations", "ItemRecord", "ItemRecord"]  # texts: one game at a time; final clocks
+    with open_text(pgn) as handle:  # the final clocks on the game, where the batch puts them
+        records = [item.annotations for item in pgn_items(handle) if isinstance(item, PreparedGame)]
+    assert [record.items[:3] for record in records[4:6]] == [bytes.fromhex("ffffff")] * 2
     # python-chess's: a NAG before the first move, a "$", a "{" left open (its comment runs into the next game)
     assert kinds[6:] == ["LineAnnotations", "LineAnnotations", "Game", "LineAnnotations", "LineAnnotations", "Game",
                          "Game", "ItemRecord", "LineAnnotations", "NoneType"]  # and the same with CRLF line ends
 
 
+def test_final_clocks_same_bytes_as_python_chess(tmp_path: Path) -> None:
+    """Clocks on the last two moves only (ChessBase keeps them on the game, White's first), a game of an odd and of
+    an even number of moves, one clock or two: through the batch path, the same base."""
+    tail = ["{ [%eval 0.2] [%clk 0:01:00] }", "{ [%clk 0:00:50] }"]
+    evaluations = ["{ [%eval 0.1] }"] * 14
+    one_move = _PASSANT.replace(" Nf6 2. e5 d5 3. exd6 cxd6 4. d4 Qa5+ 5. c3 Qxa2 6. Rxa2", "")
+    texts = [_commented(_PASSANT, evaluations[:9] + tail), _commented(_PASSANT, evaluations[:10] + tail),
+             _commented(_PLAIN, evaluations + tail), _commented(_PLAIN, evaluations + tail[::-1]),
+             _commented(_PASSANT, evaluations[:10] + tail[1:]), _commented(one_move, tail[1:])]
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join(texts), encoding="utf-8")
+    _assert_same(pgn, tmp_path)
+    with open_text(pgn) as handle:
+        assert {type(item.annotations).__name__ for item in pgn_items(handle) if isinstance(item, PreparedGame)} == \
+            {"ItemRecord"}
+
+
 def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
     rng = random.Random(22)
-    pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", ""]
+    pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", "",
+              "{ 1-0 }", "{ * }", "{ 0000 }", "}"]  # (a result or a null move in a comment is not the movetext's)
     texts = []
     for _ in range(30):
         game = rng.choice(_TRICKY[:3])
         texts.append(_commented(game, [" ".join(rng.choice(pieces) for _ in range(rng.choice((1, 1, 1, 2))))
                                        for _ in range(40)]))
+    # comments, and a "}" outside them (python-chess skips it): not a comment's end
+    texts += ['[Event "}"]\n\n1. e4 } d6 { e5 } *\n']
     pgn = tmp_path / "games.pgn"
     pgn.write_text("\n".join(texts), encoding="utf-8")
     _assert_same(pgn, tmp_path)
@@ -466,7 +489,8 @@ mates, long values, depths, tenths, blanks of every kind between and around the 
 that the writer reads one by one (text, another command, a brace, a character outside ASCII)."""
 
 
-def test_every_move_commented_same_bytes_as_python_chess(tmp_path: Path) -> None:
+def test_every_move_commented_same_bytes_as_python_chess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chessbase_import, "_COMMENTS", 50)  # the comments read a few games at a time
     rng = random.Random(2022)
     texts = []
     for number in range(40):
@@ -525,7 +549,7 @@ def test_the_constants_written_out_are_python_chesss() -> None:
         assert match is not None and match.group(0) == token and match.group(1) == token, token
     assert chessbase_import._valid_tokens(["e4", "Nf3", "O-O", "0-0", "e2-e4", "--", "Z0", "e4+", "P@e4"]).tolist() == \
         [True, True, True, True, True, False, False, False, True]
-    for mover in (False, True):
-        item = command_item("", mover)
-        assert item is not None
-        assert annotation_batch._readings("")[mover] == (item[1], item[0], item[3], False)
+    for group in annotation_batch._groups():  # row 0: no command
+        for mover in (False, True):
+            item = command_item("", mover)
+            assert item is not None and item[1] == group.types[0, int(mover)] == -1 and not group.bad[0, int(mover)]

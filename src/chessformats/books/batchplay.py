@@ -160,10 +160,14 @@ def number_tokens(games: list[list[str]]) -> tuple[np.ndarray[Any, Any], np.ndar
 
 
 def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any],
-                  vocabulary: list[str], *, memo_depth: int = 40, positions: bool = True) -> Replay:
+                  vocabulary: list[str], *, memo_depth: int = 40, positions: bool = True,
+                  keys: bool = True) -> Replay:
     """:func:`replay` for games as numbers: game ``i`` is ``vocabulary[tokens[starts[i] + j]]``, j < lengths[i].
 
-    ``positions=False``: the events only (:attr:`Replay.positions` and :attr:`Replay.links` empty)."""
+    ``positions=False``: the events only (:attr:`Replay.positions` and :attr:`Replay.links` empty); ``keys=False``
+    (with it): the moves only, without Polyglot keys (:attr:`Replay.key` empty)."""
+    if positions and not keys:
+        raise ValueError("positions are kept with their keys")
     count = len(lengths)
     order = np.argsort(-lengths, kind="stable")  # longest first: the games still playing are a prefix
     starts = starts[order]
@@ -172,15 +176,17 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     moves = Moves([parse_token(token) for token in vocabulary])
     state = start_state(count, start_columns())
     failed = np.zeros(count, dtype=bool)
-    event_key = np.empty(int(ends[-1]) if len(ends) else 0, dtype=U64)
-    event_raw = np.empty(len(event_key), dtype=np.int64)
+    events = int(ends[-1]) if len(ends) else 0
+    event_key = np.empty(events if keys else 0, dtype=U64)
+    event_raw = np.empty(events, dtype=np.int64)
     kept: list[dict[str, Any]] = []
     links: list[tuple[Any, Any, Any]] = []
     for ply, games in enumerate(playing.tolist()):
         white = ply % 2 == 0
         state = state.games(slice(0, games)) if games < len(state.key) else state
         at = slice(int(ends[ply]) - games, int(ends[ply]))
-        event_key[at] = state.key
+        if keys:
+            event_key[at] = state.key
         if positions and ply < memo_depth:
             taken = np.unique(state.key, return_index=True)[1]
             taken = taken[~failed[taken]]
@@ -189,7 +195,7 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
             alive = np.flatnonzero(~failed[:games])
             before = int(ends[ply - 1]) - int(playing[ply - 1])
             links.append((state.key[alive], event_key[before + alive], event_raw[before + alive]))
-        state, raw, bad = step(state, moves.plies(tokens[starts[:games] + ply], white), white)
+        state, raw, bad = step(state, moves.plies(tokens[starts[:games] + ply], white), white, keys=keys)
         failed[:games] |= bad
         event_raw[at] = raw
 
@@ -199,7 +205,8 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     ply_of = np.repeat(np.arange(len(playing), dtype=np.int64), playing)
     if failed.any():  # their events are dropped
         keep = ~failed_by_game[game]
-        game, ply_of, event_key, event_raw = game[keep], ply_of[keep], event_key[keep], event_raw[keep]
+        game, ply_of, event_raw = game[keep], ply_of[keep], event_raw[keep]
+        event_key = event_key[keep] if keys else event_key
     empty = np.zeros(0, dtype=U64)
     return Replay(
         failed=failed_by_game, game=game, ply=ply_of, key=event_key, raw=event_raw,

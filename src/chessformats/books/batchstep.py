@@ -160,8 +160,9 @@ def start_state(count: int, start: dict[str, int]) -> State:
                  np.full(count, start["key"], dtype=U64), np.zeros(count, dtype=U64))
 
 
-def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
-    """One ply for every game of ``state``: the new state, the raw moves and which games failed."""
+def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple[State, Any, Any]:
+    """One ply for every game of ``state``: the new state, the raw moves and which games failed (``keys=False``:
+    the Polyglot keys are not kept up to date)."""
     board = state.board
     mover = 0 if white else 1
     own, them = board[mover], board[1 - mover]
@@ -189,11 +190,11 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     first = origin_bb & (~origin_bb + _ONE)  # the lowest candidate
     rest = origin_bb ^ first
     bad |= (first == _ZERO) | ((rest & (rest - _ONE)) != _ZERO)  # no candidate, or three and more
-    moved, raw, illegal = _apply(state, plies, white, first, en_passant)
+    moved, raw, illegal = _apply(state, plies, white, first, en_passant, keys)
     two = np.flatnonzero((rest != _ZERO) & ~bad)
     if len(two):  # two candidates: SAN leaves out what a pin decides, so exactly one of them must be legal
         other, other_raw, other_illegal = _apply(state.games(two), Plies(*(column[..., two] for column in plies)),
-                                                 white, rest[two], en_passant[two])
+                                                 white, rest[two], en_passant[two], keys)
         first_illegal = illegal[two]
         chosen = first_illegal & ~other_illegal
         switch = two[chosen]
@@ -204,11 +205,12 @@ def step(state: State, plies: Plies, white: bool) -> tuple[State, Any, Any]:
     bad |= illegal
     castles = np.flatnonzero(form.view(U64) <= U64(CASTLE_LONG))  # CASTLE_SHORT 0 or CASTLE_LONG 1 (BAD: -1)
     if len(castles):
-        _castle(castles, form[castles], white, state, moved, raw, bad)
+        _castle(castles, form[castles], white, state, moved, raw, bad, keys)
     return moved, raw, bad
 
 
-def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: Any) -> tuple[State, Any, Any]:
+def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: Any,
+           keys: bool) -> tuple[State, Any, Any]:
     """Play the move from ``origin_bb`` (one square): the new state, the raw moves, and which leave the king
     attacked."""
     board = state.board
@@ -237,18 +239,20 @@ def _apply(state: State, plies: Plies, white: bool, origin_bb: Any, en_passant: 
     new_them = np.bitwise_xor(them, captured_bb, out=new[1 - mover])
     illegal |= (_attackers_of(square_of(new[7] & new_own), new_own | new_them, new, white) & new_them) != _ZERO
 
-    side = 1 if white else 0
-    new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS.take(plies.piece_randoms + origin) \
-        ^ plies.landing_random
-    new_key[captures] ^= _PIECE_RANDOMS.take(captured * 128 + (1 - side) * 64 + captured_square)
     rights = state.rights
     new_rights = rights & _KEPT_RIGHTS.take(origin) & plies.kept_rights
-    new_key ^= _CASTLE_RANDOMS.take(rights) ^ _CASTLE_RANDOMS.take(new_rights)
     double = (origin_bb & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     new_ep = np.where(double, target - 8 if white else target + 8, NO_EP)
-    capturers = _EP_FROM[not white].take(new_ep) & new[2] & new_them
-    new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS.take(new_ep), _ZERO)
-    new_key ^= new_ep_part
+    new_key, new_ep_part = state.key, state.ep_part
+    if keys:
+        side = 1 if white else 0
+        new_key = state.key ^ state.ep_part ^ TURN_RANDOM ^ _PIECE_RANDOMS.take(plies.piece_randoms + origin) \
+            ^ plies.landing_random
+        new_key[captures] ^= _PIECE_RANDOMS.take(captured * 128 + (1 - side) * 64 + captured_square)
+        new_key ^= _CASTLE_RANDOMS.take(rights) ^ _CASTLE_RANDOMS.take(new_rights)
+        capturers = _EP_FROM[not white].take(new_ep) & new[2] & new_them
+        new_ep_part = np.where(capturers != _ZERO, _EP_RANDOMS.take(new_ep), _ZERO)
+        new_key ^= new_ep_part
     raw = _FROM_BITS.take(origin) | plies.to_raw
     return State(new, new_rights, new_ep, new_key, new_ep_part), raw, illegal
 
@@ -261,7 +265,7 @@ def _attackers_of(square: Any, occupied: Any, board: Any, defender: bool) -> Any
                      board[5] | queens)
 
 
-def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw: Any, bad: Any) -> None:
+def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw: Any, bad: Any, keys: bool) -> None:
     """Castling (``kind``: 0 short, 1 long) for ``games``: written over the general step's results."""
     castles = _CASTLES[white]
     before = state.games(games)
@@ -283,8 +287,9 @@ def _castle(games: Any, kind: Any, white: bool, state: State, moved: State, raw:
     moved.board[:, games] = new
     moved.rights[games] = new_rights
     moved.ep[games] = NO_EP
-    moved.ep_part[games] = _ZERO
-    moved.key[games] = before.key ^ before.ep_part ^ TURN_RANDOM ^ castles["key"][kind] \
-        ^ _CASTLE_RANDOMS.take(before.rights) ^ _CASTLE_RANDOMS.take(new_rights)
+    if keys:
+        moved.ep_part[games] = _ZERO
+        moved.key[games] = before.key ^ before.ep_part ^ TURN_RANDOM ^ castles["key"][kind] \
+            ^ _CASTLE_RANDOMS.take(before.rights) ^ _CASTLE_RANDOMS.take(new_rights)
     raw[games] = castles["raw"][kind]
     bad[games] = ~ok

@@ -22,7 +22,7 @@ ambiguous move, a null move ...), a NAG before the first move and every game wit
 ``read_game`` from its text. A game python-chess cannot read is reported with its number and the line it
 starts on.
 
-Memory: one batch of games (:data:`BATCH_GAMES`, or 4 M characters of text) and one block of text at a time,
+Memory: one batch of games (:data:`BATCH_GAMES`, or 16 M characters of text) and one block of text at a time,
 plus the writer's entities (one record per distinct player, tournament ...).
 """
 
@@ -32,7 +32,7 @@ import io
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from itertools import chain, pairwise
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
 import numpy as np
@@ -60,9 +60,12 @@ __all__ = ["BATCH_GAMES", "pgn_items", "write_database_from_pgn"]
 
 BATCH_GAMES = 4096
 """Plain games replayed and encoded together."""
-_BATCH_CHARS = 1 << 22
+_BATCH_CHARS = 1 << 24
 """Characters of text of the plain games of a batch at most (4,096 lichess games with a comment after every
-move hold 14 M: the batch's arrays grow with its text)."""
+move hold 14 M: they are replayed and encoded together, one step a ply; the batch's arrays grow with its text)."""
+_COMMENTS = 1 << 15
+"""Comments read together at most, about (:func:`.annotation_batch.encode_comment_lines` on a batch's games a part
+at a time: its arrays stay small, 30 MB less at the peak for 3,000 lichess-style games than with 128 k)."""
 _READ_GAMES = 256
 """python-chess games held back at most while a batch of plain games before them fills (a python-chess game of
 a heavily annotated file takes far more memory than a plain game's text)."""
@@ -163,8 +166,9 @@ class _Plain(NamedTuple):
     number: int
     line: int
     headers: str
+    gap: str
+    """The blank line between the tags and the moves, if any."""
     moves: str
-    text: str
 
 
 class _Read(NamedTuple):
@@ -193,7 +197,7 @@ def pgn_items(handle: IO[str], *, progress: Callable[[int], None] | None = None)
         match = text.plain()
         if match is not None:
             number += 1
-            pending.append(_Plain(number, line, match[1], match["moves"], match[0]))
+            pending.append(_Plain(number, line, match[1], match[2], match["moves"]))
             plain += 1
             chars += match.end() - match.start()
             if plain >= BATCH_GAMES or chars >= _BATCH_CHARS:
@@ -242,14 +246,12 @@ def _movetext_result(moves: str) -> tuple[bool, str | None]:
 
 def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
     """Per token: python-chess's movetext pattern reads it whole, as a move (not a null move)."""
-    valid = np.zeros(len(vocabulary), dtype=bool)
-    plain = _SAN_TOKEN.fullmatch
-    for index, token in enumerate(vocabulary):
-        if plain(token) is not None:
-            valid[index] = True
-            continue
+    valid = np.array([_SAN_TOKEN.fullmatch(token) is not None for token in vocabulary], dtype=bool)
+    others = np.flatnonzero(~valid).tolist()
+    if others:
         import chess.pgn
-
+    for index in others:
+        token = vocabulary[index]
         match = chess.pgn.MOVETEXT_REGEX.match(token)
         valid[index] = match is not None and match.group(0) == token and match.group(1) is not None and \
             token not in ("--", "Z0", "0000", "@@@@")
@@ -258,20 +260,25 @@ def _valid_tokens(vocabulary: list[str]) -> np.ndarray[Any, Any]:
 
 def _split(moves: str) -> tuple[list[str], list[str], bool] | None:
     """A movetext's text between its annotations (``segments``, one more than ``marks``), the annotations
-    (:data:`_MARKUP`) and whether they are brace comments only (so, when its text has no "$", "!" or "?");
-    None when there is none."""
+    (:data:`_MARKUP`) and whether they are brace comments only (so, when its text has no "$", "!" or "?"; the
+    marks are then the comments' texts between their braces); None when there is none."""
     nags = "$" in moves or "!" in moves or "?" in moves
     if not nags and "{" not in moves:
         return None
+    if not nags:  # each "{" closes on its line (_GAME) at the first "}": right unless another "}" is outside
+        parts = moves.replace("}", "{").split("{")
+        if len(parts) == 2 * moves.count("{") + 1:
+            return parts[0::2], parts[1::2], True
     parts = (_MARKUP if nags else _COMMENT).split(moves)
-    return parts[0::2], parts[1::2], not nags
+    if not nags:
+        return parts[0::2], [mark[1:-1] for mark in parts[1::2]], True
+    return parts[0::2], parts[1::2], False
 
 
 def _text(comment: str) -> str:
-    """python-chess's text of a brace comment (it drops a space after "{" and one before "}")."""
-    text = comment[1:-1]
-    text = text[1:] if text[:1] == " " else text
-    return text[:-1] if text[-1:] == " " else text
+    """python-chess's text of a brace comment's text (it drops a space after "{" and one before "}")."""
+    comment = comment[1:] if comment[:1] == " " else comment
+    return comment[:-1] if comment[-1:] == " " else comment
 
 
 def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | None:
@@ -283,7 +290,7 @@ def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | 
     nags: dict[int, set[int]] = {}
     for mark, moves in zip(marks, before, strict=True):
         if mark[0] == "{":
-            text = _text(mark)
+            text = _text(mark[1:-1])
             if not text:
                 continue
             if moves == 0:
@@ -304,21 +311,23 @@ def _every_move(marks: dict[int, list[str]], first: list[int], lengths: np.ndarr
     """By candidate: the annotations of the games of ``chosen`` with one brace comment after every move and
     nothing else (lichess's shape), read together (:func:`.annotation_batch.encode_comment_lines`) or, where
     that cannot, as a :class:`LineAnnotations`. ``lengths``: moves per segment; ``commented``: the candidates
-    whose annotations are all brace comments."""
-    single = np.concatenate(([0], np.cumsum(lengths == 1))).tolist()
-    games = []
-    for index in chosen.tolist():
-        found = marks.get(index)
-        if found is None or index not in commented:
-            continue
-        start, count = first[index], len(found)
-        if single[start + count] - single[start] == count and lengths[start + count] == 0:
-            games.append(index)
+    whose annotations are all brace comments (their marks: the comments' texts, without the braces)."""
+    single = np.concatenate(([0], np.cumsum(lengths == 1)))  # segments of one move before each
+    games = [index for index in chosen.tolist() if index in commented]
+    starts = np.array([first[index] for index in games], dtype=np.int64)
+    stops = starts + np.array([len(marks[index]) for index in games], dtype=np.int64)
+    every = (single[stops] - single[starts] == stops - starts) & (lengths[stops] == 0)
+    games = [index for index, kept in zip(games, every.tolist(), strict=True) if kept]
     if not games:
         return {}
     plies = [len(marks[index]) for index in games]
-    records = encode_comment_lines([tags[index] for index in games],
-                                   "".join(chain.from_iterable(marks[index] for index in games)), plies)
+    ends = np.cumsum(plies)
+    cuts = [0, *np.flatnonzero(np.diff(ends // _COMMENTS)) + 1, len(games)]  # parts of about _COMMENTS comments
+    records: list[ItemRecord | None] = []
+    for start, stop in pairwise(cuts):
+        part = games[start:stop]
+        comments = "}{".join(chain.from_iterable(marks[index] for index in part))
+        records += encode_comment_lines([tags[index] for index in part], f"{{{comments}}}", plies[start:stop])
     return {index: record if record is not None else LineAnnotations("", [_text(mark) for mark in marks[index]], {})
             for index, record in zip(games, records, strict=True)}
 
@@ -333,7 +342,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
     segments: list[str] = []  # the candidates' text between annotations, in order
     first: list[int] = []  # per candidate: its first segment
     marks: dict[int, list[str]] = {}  # by candidate: its annotations (marks[j] follows segment first + j)
-    commented: set[int] = set()  # the candidates whose marks are all brace comments
+    commented: set[int] = set()  # the candidates whose marks are all brace comments (kept without their braces)
     for index, item in enumerate(plain):
         if any(tag in tags[index] for tag in _SET_UP):
             continue
@@ -363,11 +372,11 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         starts = scan.starts[first][chosen]
         lengths = np.add.reduceat(scan.lengths, first)[chosen]
         replay = batchplay.replay_tokens(scan.tokens, starts, lengths, scan.vocabulary, memo_depth=0,
-                                         positions=False)
+                                         positions=False, keys=False)
         origin, target, promotion = _squares(replay.raw)
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
-        moves_before = np.cumsum(scan.lengths).tolist()
+        moves_before = np.cumsum(scan.lengths)
         every = _every_move(marks, first, scan.lengths, chosen[~replay.failed], [tags[i] for i in candidates],
                             commented)
         for slot, index in enumerate(chosen.tolist()):
@@ -376,8 +385,9 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             line: LineAnnotations | ItemRecord | None = every.get(index)
             if line is None and index in marks:
                 base = first[index]
-                done = moves_before[base - 1] if base else 0
-                line = _line(marks[index], [moves_before[base + j] - done for j in range(len(marks[index]))],
+                done = int(moves_before[base - 1]) if base else 0
+                found = marks[index] if index not in commented else [f"{{{text}}}" for text in marks[index]]
+                line = _line(found, (moves_before[base:base + len(found)] - done).tolist(),
                              int(plies[slot]))
                 if line is None:
                     continue
@@ -395,7 +405,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             yield ready
             continue
 
-        game = read_game(io.StringIO(entry.text))
+        game = read_game(io.StringIO(entry.headers + entry.gap + entry.moves))  # (its text, from its first tag)
         if game is None:  # not reached: the text has a tag line
             yield UnreadableGame("no game", entry.line)
             continue

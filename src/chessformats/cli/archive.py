@@ -4,10 +4,8 @@ password of a ``.cbz`` (``--password``, else asked on the terminal)."""
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -39,6 +37,8 @@ def password_for(path: str) -> str | None:
     if _given["password"] is not None:
         return _given["password"]
     if sys.stdin.isatty():
+        import getpass
+
         _given["password"] = getpass.getpass(f"password for {os.path.basename(path)}: ")
         return _given["password"]
     raise FormatError("an enciphered archive (.cbz): give its password with --password", file=path)
@@ -107,6 +107,8 @@ def convert_to_archive(source: str, target: str, *, encoding: str | None, consol
                        source_is_pgn: bool) -> int:
     """A base (its ``.cbh`` or an archive) or a PGN file into the archive ``target`` (``.cbz``: enciphered with
     the password)."""
+    import tempfile
+
     from chessformats.formats.chessbase.archive_write import base_files, write_archive
 
     from .chessbase_write import convert_to_chessbase

@@ -6,9 +6,8 @@ appended, its games go through PGN."""
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
+import gc
+import importlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
 
-_OPENERS: dict[str, Callable[..., IO[str]]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_OPENERS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+"""The module of each compressed extension (imported when a file needs it: start-up time)."""
 
 
 
@@ -51,7 +51,8 @@ def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> 
     """The games of a PGN file, read one at a time; a game python-chess cannot read fully is left out and
     reported in ``skipped`` with its number and the line it starts on."""
     extension = os.path.splitext(path.lower())[1]
-    opener = _OPENERS.get(extension)
+    module = _OPENERS.get(extension)
+    opener: Callable[..., IO[str]] | None = importlib.import_module(module).open if module else None
     handle: IO[str] = opener(path, "rt", encoding=encoding, errors="replace") if opener else \
         open(path, encoding=encoding, errors="replace")
 
@@ -105,12 +106,18 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     size = os.path.getsize(source)
 
     def run(progress: Callable[[int], None] | None) -> WriteReport:
-        if not from_base:
-            return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
-        games = _base_games(source, skipped, encoding)
-        if progress is not None:
-            games = _counted(games, progress)
-        return append_games(target, games, encoding=encoding)
+        # what start-up made (modules, tables: a few hundred thousand objects that live to the end) is left out
+        # of the cyclic collector's passes while the games are written, then given back
+        gc.freeze()
+        try:
+            if not from_base:
+                return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
+            games = _base_games(source, skipped, encoding)
+            if progress is not None:
+                games = _counted(games, progress)
+            return append_games(target, games, encoding=encoding)
+        finally:
+            gc.unfreeze()
 
     if console.is_terminal:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn

@@ -357,8 +357,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .convert import cmd_convert as convert
     from .convert import writes_base
 
-    plain = writes_base(args) and not sys.stderr.isatty()  # (writing a base prints lines, or a bar on a terminal)
-    return convert(args, PlainConsole() if plain else _console(stderr=True))
+    args.writes_base = writes_base(args)  # (writing a base prints lines, or a bar on a terminal; ends the process)
+    return convert(args, PlainConsole() if args.writes_base and not sys.stderr.isatty() else _console(stderr=True))
 
 
 class _Skipped:
@@ -550,11 +550,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 def _ends_process(args: argparse.Namespace) -> bool:
     """Whether the command has closed every file it wrote when it returns (:func:`_end_process` may end the
     program): ``build``, and ``convert`` to a ChessBase base."""
-    if args.func is not cmd_convert:
-        return args.func is cmd_build
-    from .convert import writes_base
-
-    return writes_base(args)
+    return args.func is cmd_build or (args.func is cmd_convert and args.writes_base)
 
 
 def _end_process(code: int) -> None:

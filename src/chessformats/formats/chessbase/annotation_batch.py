@@ -6,25 +6,30 @@ move, more than the rest of a PGN import. Here the brace comments of a batch of 
 bytes: each comment's text (python-chess's: a blank after "{" and one before "}" dropped) is checked to be of
 :data:`.annotation_writer.SHAPE` (where its brackets are, what is between them) with numpy, its evaluation and
 clock are numbered by their characters (a clock ``H:MM:SS`` by its digits, an evaluation by its sign and up to
-five more characters, any other command by its text), each distinct command is read once by the writer's own
-code (:func:`.annotation_writer.command_item`: the item python-chess's readings of it give) and kept from batch
-to batch, and the items (head and body) of every move of every game are laid out with numpy. A game with any
-other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a command with a
-problem, a character outside ASCII), or whose only clocks are on its last two moves (ChessBase keeps those on
-the game), is left to :func:`.annotation_writer.encode_line_annotations`. The tests compare both (random
-comments, every shape).
+five more characters, any other command by its text). Each distinct command is read once, by this module's own
+patterns of what python-chess's ``GameNode.clock``, ``eval`` and ``eval_depth`` read (the item the writer makes
+of them: :meth:`.annotation_writer._Items.commands`), the bodies made together by the schema's codec, and kept
+from batch to batch; the items (head and body) of every move of every game are laid out with numpy (the clocks
+of a game that has them on its last two moves only go on the game, where ChessBase keeps its final clocks). A
+game with any other comment (text, arrows, an ``[%emt]``, a command python-chess does not read whole, a command
+whose item cannot be written, a character outside ASCII) is left to
+:func:`.annotation_writer.encode_line_annotations`. The tests compare both (random comments, every shape), and
+the commands read here with python-chess's readings.
 """
 
 from __future__ import annotations
 
-import functools
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .annotation_writer import ITEM_HEAD_SIZE, ItemRecord, command_item, item_head, time_control_items
+from ...engine.codec import codec
+from ...engine.schema import enum_view
+from ...schemas import chessbase as schema
+from .annotation_writer import ITEM_HEAD_SIZE, ItemRecord, item_head, time_control_items
 
 __all__ = ["encode_comment_lines"]
 
@@ -52,79 +57,105 @@ _VALUE_AT = len(_EVAL) + 1
 """Where an evaluation's value starts (after ``[%eval `` with its blank)."""
 
 
-_Reading = tuple[int, str, bytes, bool]
-"""A command's item for one mover: its type (-1: none), kind, body, and whether the batch path cannot take it."""
-_READINGS: dict[str, tuple[_Reading, _Reading]] = {}
-_NONE: _Reading = (-1, "", b"", False)
-_CACHED = 1 << 16
+_CLOCK_COMMAND = re.compile(r"\[%clk\s(\d+):(\d+):(\d+(?:\.\d*)?)\]")
+"""A clock as python-chess's ``GameNode.clock`` reads one (its ``CLOCK_REGEX``: hours, minutes, seconds with
+any decimals)."""
+_EVAL_COMMAND = re.compile(r"\[%eval\s(?:#([+-]?\d+)|([+-]?(?:\d{0,10}\.\d{1,2}|\d{1,10}\.?)))(?:,(\d+))?\]")
+"""An evaluation as python-chess's ``GameNode.eval`` and ``eval_depth`` read one (its ``EVAL_REGEX``: a mate
+``#n`` or pawns with at most two decimals, then a depth)."""
+_CACHED = 1 << 17
+"""Commands of a group kept at most (then forgotten, and met again)."""
+_INT16 = 1 << 15
+_UINT32 = 1 << 32
 
 
-def _readings(text: str) -> tuple[_Reading, _Reading]:
-    """The item of command ``text`` for Black and for White (kept: a few thousand come back in every batch)."""
-    if not text:  # no command, no item (row 0 of every group: read without python-chess, at import)
-        return _NONE, _NONE
-    found = _READINGS.get(text)
-    if found is None:
-        pair = []
-        for mover in (False, True):
-            item = command_item(text, mover)
-            pair.append((-1, "", b"", True) if item is None else (item[1], item[0], item[3], False))
-        found = pair[0], pair[1]
-        if len(_READINGS) < _CACHED:
-            _READINGS[text] = found
-    return found
+def _clock_body(match: re.Match[str]) -> tuple[int, ...] | None:
+    """The clock item's fields (centiseconds) of a clock command, as :meth:`.annotation_writer._Items.clock`
+    makes them from python-chess's reading; None where that item cannot be written."""
+    hours, minutes, seconds = match.groups()
+    centiseconds = round((int(hours) * 3600 + int(minutes) * 60 + float(seconds)) * 100)
+    return (centiseconds,) if 0 <= centiseconds < _UINT32 else None
+
+
+def _eval_body(match: re.Match[str]) -> tuple[int, ...] | None:
+    """The evaluation item's fields (value, kind, depth) of an evaluation command, as
+    :meth:`.annotation_writer._Items.commands` makes them from python-chess's reading (White's point of view, as
+    written; kind 1 a mate, 0 centipawns); None where that item cannot be written (out of range)."""
+    mate, pawns, depth = match.groups()
+    value = int(mate) if mate is not None else round(float(pawns) * 100)
+    steps = int(depth) if depth else 0
+    return (value, 0 if mate is None else 1, steps) if -_INT16 <= value < _INT16 and steps < _INT16 else None
+
+
+class _Group(NamedTuple):
+    """How one group's commands (clocks, evaluations) are read: the command's pattern, the item's fields from
+    its match (None: the batch path cannot take it), the item types for Black and for White and their body."""
+
+    pattern: re.Pattern[str]
+    fields: Callable[[re.Match[str]], tuple[int, ...] | None]
+    types: tuple[str, str]
+    declaration: Any
 
 
 class _Commands:
     """The commands of one group (evaluations or clocks) met so far, kept from batch to batch (lichess's clocks
-    and evaluations take a few thousand values): ``rows`` by key (-1: not met), the others by their text. Per
-    command (row 0: none) and mover (0: Black, 1: White): the item's type (-1: none), and ``bad``: a command the
-    batch path cannot take; ``bodies``: the item's body, by row * 2 + mover. ``ids``: the batch's command of
-    each comment."""
+    and evaluations take a few thousand values): ``rows`` by key (-1: not met), ``named`` by their text. Per
+    command (row 0: none) and mover (0: Black, 1: White): ``types``, the item's type (-1: none), and ``bad``: a
+    command the batch path cannot take; per command, ``bodies``: the item's body (the same for both movers).
+    ``ids``: the batch's command of each comment. Each is read by the writer's rules (python-chess's readings,
+    :meth:`.annotation_writer._Items.commands`), with this module's own patterns: the tests compare them."""
 
-    def __init__(self, keys: int, text: Callable[[int], str]) -> None:
+    def __init__(self, keys: int, text: Callable[[int], str], group: _Group) -> None:
         self.keys = keys
         self.text = text
+        self.group = group
         self.clear()
 
     def clear(self) -> None:
         self.rows = np.zeros(0, dtype=np.int32)  # made at the first batch (16 MiB for the evaluations)
         self.named: dict[str, int] = {}
-        self.readings: list[_Reading] = []
-        self.size = -1
+        numbers = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
+        self.found = [numbers[name] for name in self.group.types]
+        self.kinds = dict(zip(self.found, self.group.types, strict=True))
+        self.body = codec(self.group.declaration)
+        self.size: int = self.body.size or 0
+        self.types = np.zeros((0, 2), dtype=np.int64)
+        self.bad = np.zeros((0, 2), dtype=bool)
+        self.bodies = np.zeros((0, self.size), dtype=np.uint8)
         self.ids = np.zeros(0, dtype=np.int64)
         self._add([""])
 
     def _add(self, texts: list[str]) -> None:
-        readings = [reading for text in texts for reading in _readings(text)]
-        sizes = {len(reading[2]) for reading in readings if reading[0] >= 0}
-        if self.size < 0 and len(sizes) == 1:
-            self.size = sizes.pop()
-        readings = [reading if reading[0] < 0 or len(reading[2]) == self.size else (-1, "", b"", True)
-                    for reading in readings]  # bodies of another size: not for the batch path (not met)
-        self.readings += readings
-        self.types = np.array([reading[0] for reading in self.readings], dtype=np.int64).reshape(-1, 2)
-        self.bad = np.array([reading[3] for reading in self.readings], dtype=bool).reshape(-1, 2)
-        self.kinds = {reading[0]: reading[1] for reading in self.readings if reading[0] >= 0}
-        size = max(self.size, 0)
-        blank = bytes(size)
-        self.bodies = np.frombuffer(b"".join(reading[2] if reading[0] >= 0 else blank for reading in self.readings),
-                                    dtype=np.uint8).reshape(len(self.readings), size)
+        """Rows for the commands ``texts`` (after the others)."""
+        group = self.group
+        fields, types, bad = [], [], []
+        for text in texts:
+            match = group.pattern.fullmatch(text)  # (the command alone: as python-chess's search of it)
+            found = None if match is None else group.fields(match)
+            types.append(self.found if found is not None else (-1, -1))
+            bad.append(match is not None and found is None)
+            fields.append(found or (0,) * len(self.body.leaves))
+        columns = dict(zip(self.body.leaves, np.array(fields, dtype=np.int64).T, strict=True))
+        self.types = np.concatenate((self.types, np.array(types, dtype=np.int64)))
+        self.bad = np.concatenate((self.bad, np.repeat(np.array(bad, dtype=bool), 2).reshape(-1, 2)))
+        self.bodies = np.concatenate((self.bodies, np.frombuffer(self.body.from_columns(columns), dtype=np.uint8)
+                                      .reshape(-1, self.size)))
 
     def read(self, keys: Array, known: Array, starts: Array, stops: Array, data: bytes) -> None:
         """Set ``ids``: ``known`` comments by their ``keys`` (``text(key)``: the command), the others by their
         text (``data[starts:stops]``); ``keys`` is -1 where a comment has no command."""
-        if len(self.readings) > 2 * _CACHED:
+        if len(self.types) > _CACHED:
             self.clear()
         if not len(self.rows):
             self.rows = np.full(self.keys, -1, dtype=np.int32)
         ids = np.zeros(len(keys), dtype=np.int64)
         chosen = np.flatnonzero(known)
         rows = self.rows[keys[chosen]]
-        new = np.sort(keys[chosen[rows < 0]])  # the keys not met yet, once each (np.unique imports numpy.ma)
-        new = new[np.concatenate(([True], new[1:] != new[:-1]))] if len(new) else new
+        new = keys[chosen[rows < 0]]  # the keys not met yet, once each (the last of each: no sort, no np.unique)
+        self.rows[new] = np.arange(-len(new) - 1, -1, dtype=np.int32)
+        new = new[self.rows[new] == np.arange(-len(new) - 1, -1, dtype=np.int32)]
         if len(new):
-            self.rows[new] = np.arange(len(new)) + len(self.readings) // 2
+            self.rows[new] = np.arange(len(new)) + len(self.types)
             self._add([self.text(key) for key in new.tolist()])
             rows = self.rows[keys[chosen]]
         ids[chosen] = rows
@@ -133,14 +164,13 @@ class _Commands:
             texts = [data[start:stop].decode("utf-8", errors="replace")  # (a game with a byte >= 128 is refused)
                      for start, stop in zip(starts[others].tolist(), stops[others].tolist(), strict=True)]
             added = [text for text in dict.fromkeys(texts) if text not in self.named]
-            self.named.update((text, number + len(self.readings) // 2) for number, text in enumerate(added))
+            self.named.update((text, number + len(self.types)) for number, text in enumerate(added))
             if added:
                 self._add(added)
             ids[others] = [self.named[text] for text in texts]
         self.ids = ids
 
 
-@functools.lru_cache(maxsize=_CACHED)
 def _clock_text(key: int) -> str:
     digits = f"{key:0{len(_CLOCK_DIGITS)}d}"
     form = bytearray(_CLOCK_FORM)
@@ -149,7 +179,6 @@ def _clock_text(key: int) -> str:
     return form.decode("ascii")
 
 
-@functools.lru_cache(maxsize=_CACHED)
 def _eval_text(key: int) -> str:
     value = bytes(_SYMBOLS[(key >> shift & 15) - 1] for shift in range(4 * _VALUE_CHARS - 4, -4, -4)
                   if key >> shift & 15)
@@ -225,9 +254,10 @@ def _commands(comments: str, count: int) -> tuple[Array, _Commands, _Commands] |
         else:
             clock_known &= found == char
     clock_keys = np.where(clock_known, clock_keys, np.where(has_clock, 0, -1))
-    _CLOCKS.read(clock_keys, clock_known, clock_at, stop, data)
-    _EVALUATIONS.read(eval_keys, eval_known, start, first_close + 1, data)
-    return bad, _CLOCKS, _EVALUATIONS
+    clocks, evaluations = _groups()
+    clocks.read(clock_keys, clock_known, clock_at, stop, data)
+    evaluations.read(eval_keys, eval_known, start, first_close + 1, data)
+    return bad, clocks, evaluations
 
 
 def _starts(words: Array, prefix: bytes) -> Array:
@@ -238,9 +268,18 @@ def _starts(words: Array, prefix: bytes) -> Array:
 
 
 _LOCK = threading.Lock()
-"""Held while a batch uses the commands met so far (:data:`_CLOCKS`, :data:`_EVALUATIONS`)."""
-_CLOCKS = _Commands(10 ** len(_CLOCK_DIGITS), _clock_text)
-_EVALUATIONS = _Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text)
+"""Held while a batch uses the commands met so far (:func:`_groups`)."""
+_GROUPS: list[_Commands] = []
+
+
+def _groups() -> list[_Commands]:
+    """The clocks and the evaluations met so far (made at the first batch)."""
+    if not _GROUPS:
+        _GROUPS.append(_Commands(10 ** len(_CLOCK_DIGITS), _clock_text, _Group(
+            _CLOCK_COMMAND, _clock_body, ("black_clock", "white_clock"), schema.ANNOTATION_CASES[0x16].declaration)))
+        _GROUPS.append(_Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text, _Group(
+            _EVAL_COMMAND, _eval_body, ("engine_evaluation",) * 2, schema.ANNOTATION_CASES[0x21].declaration)))
+    return _GROUPS
 
 
 def _heads(types: Array, size: int, positions: int) -> Array:
@@ -279,24 +318,27 @@ def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence
     position = np.arange(total) - np.repeat(firsts, lengths)
     mover = 1 - (position & 1)  # White makes the even plies
     groups = [clocks, evaluations]  # a position's clock item comes before its evaluation
-    offsets = np.zeros(total, dtype=np.int64)
     present = []
     for group in groups:
         bad |= group.bad[group.ids, mover]
-        has = group.types[group.ids, mover] >= 0
-        present.append(has)
-        offsets += has * (ITEM_HEAD_SIZE + group.size)
-    # a game whose clocks are all on its last two moves (and has one): its final clocks go on the game
+        present.append(group.types[group.ids, mover] >= 0)
+    # a game whose clocks are all on its last two moves (and has one): its final clocks go on the game (White's
+    # first), before its time control
     clocked = np.flatnonzero(present[0])
     first_clock = np.searchsorted(clocked, firsts)  # the game's first clocked comment, if it has one
     has_clock = first_clock < len(clocked)
     has_clock[has_clock] = game[clocked[first_clock[has_clock]]] == np.flatnonzero(has_clock)
     earliest = np.where(has_clock, position[clocked[np.minimum(first_clock, len(clocked) - 1)]]
                         if len(clocked) else 0, 0)
-    refused = (has_clock & (earliest >= lengths - 2)) | (np.bincount(game, weights=bad, minlength=count) > 0)
+    final = (has_clock & (earliest >= lengths - 2))[game] & present[0]
+    refused = np.bincount(game, weights=bad, minlength=count) > 0
+    laid = [present[0] & ~final, present[1]]  # the items at their moves
+    offsets = np.zeros(total, dtype=np.int64)
+    for group, has in zip(groups, laid, strict=True):
+        offsets += has * (ITEM_HEAD_SIZE + group.size)
     ends = np.cumsum(offsets)
     # each comment's items (a clock's, then an evaluation's) in a row of a table, the rows and items it has kept
-    widths = [ITEM_HEAD_SIZE + max(group.size, 0) for group in groups]
+    widths = [ITEM_HEAD_SIZE + group.size for group in groups]
     table = np.empty((total, sum(widths)), dtype=np.uint8)
     counts = np.zeros(count, dtype=np.int64)
     kinds: list[tuple[str, Array]] = []
@@ -313,15 +355,21 @@ def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence
         which = slot[types]
         heads = _heads(distinct, group.size, limit).reshape(-1, ITEM_HEAD_SIZE)[which * limit + position[chosen]]
         table[chosen, column:column + ITEM_HEAD_SIZE] = heads
-        table[chosen, column + ITEM_HEAD_SIZE:column + width] = group.bodies[command]
+        table[chosen, column + ITEM_HEAD_SIZE:column + width] = group.bodies[group.ids[chosen]]
         column += width
         per_type = np.bincount(which * count + game[chosen], minlength=len(distinct) * count).reshape(-1, count)
         counts += per_type.sum(axis=0)
         kinds += [(group.kinds[type_], per_type[number]) for number, type_ in enumerate(distinct.tolist())]
-    if all(has.all() for has in present):
+    if all(has.all() for has in laid):
         data = table.tobytes()
     else:
-        data = table[np.repeat(np.stack(present, axis=1), widths, axis=1)].tobytes()
+        data = table[np.repeat(np.stack(laid, axis=1), widths, axis=1)].tobytes()
+    finals: dict[int, bytes] = {}
+    rows = np.flatnonzero(final)
+    for row in rows[np.lexsort((1 - mover[rows], game[rows]))].tolist():  # by game, White's first
+        reading, owner = int(clocks.ids[row]), int(game[row])
+        head = item_head(-1, int(clocks.types[reading, mover[row]]), ITEM_HEAD_SIZE + clocks.size)
+        finals[owner] = finals.get(owner, b"") + head + clocks.bodies[reading].tobytes()
     starts = (ends - offsets)[firsts].tolist()
     stops = [*starts[1:], len(data)]
     totals = counts.tolist()
@@ -337,6 +385,7 @@ def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence
         for name, values in columns:
             if values[number]:
                 game_kinds[name] = game_kinds.get(name, 0) + values[number]
-        result[number] = ItemRecord(b"".join(controls) + data[starts[number]:stops[number]],
+        record = b"".join([finals.get(number, b""), *controls, data[starts[number]:stops[number]]])
+        result[number] = ItemRecord(record,
                                     totals[number] + len(controls), game_kinds, list(problems))
     return result
