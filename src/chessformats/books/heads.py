@@ -401,8 +401,7 @@ class _Window:
                out: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
         """The characters of the stretches ``starts``, ``lengths`` (none empty) one after the other (into
         ``out``): indices by a sum of steps, one within a stretch, a jump to the next one's start."""
-        index = np.int32 if len(self.data) <= np.iinfo(np.int32).max else np.int64
-        steps = np.ones(int(lengths.sum()), dtype=index)
+        steps = np.ones(int(lengths.sum()), dtype=np.intp)  # (what ``take`` indexes with: no conversion)
         if len(steps):
             steps[0] = starts[0]
             steps[np.cumsum(lengths[:-1])] = starts[1:] - (starts[:-1] + lengths[:-1]) + 1
