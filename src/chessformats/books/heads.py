@@ -30,9 +30,12 @@ from .pgnscan import PADDING, Packed
 
 __all__ = ["NUMBERED_HEAD", "WINDOW", "game_head", "heads"]
 
-WINDOW = 6
-"""Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
-0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
+WINDOW = 5
+"""Characters of movetext looked at per character of head: a lichess game with an evaluation and a clock after
+every move (``1. e4 { [%eval 0.17] [%clk 0:04:31] } 1... e5 ...``, ~41 characters a ply) has 32-33 plies in the
+window of a head for 30 (:func:`lichess_pgn.lichess_like` of twic1134, every game cut by its window), the 31
+the scan needs; a game with fewer is scanned again with a head twice as long. Most of the blanking's work is
+per character of the windows (6 looked at ~20% more, ~1 µs a lichess game)."""
 NUMBERED_HEAD = 1.5
 """The limit of a blanked head, in plain heads' limits (of a head blanked by :func:`game_head`: where black's
 moves are numbered too, ``1... e5``): its moves are further apart once its comments are blanks (~8 characters a
