@@ -151,7 +151,7 @@ def _brace_balances(data: np.ndarray[Any, Any], size: int, places: list[int]) ->
 
 _ONES, _FIFTY_SIX = np.uint64(0x0101010101010101), np.uint64(56)
 _FIRST_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)], dtype=np.uint64)
-_CHUNK = 1 << 18
+_CHUNK = 1 << 20
 _OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 
 
