@@ -33,9 +33,9 @@ __all__ = ["NUMBERED_HEAD", "WINDOW", "game_head", "heads"]
 WINDOW = 5
 """Characters of movetext looked at per character of head: a lichess game with an evaluation and a clock after
 every move (``1. e4 { [%eval 0.17] [%clk 0:04:31] } 1... e5 ...``, ~41 characters a ply) has 32-33 plies in the
-window of a head for 30 (:func:`lichess_pgn.lichess_like` of twic1134, every game cut by its window), the 31
-the scan needs; a game with fewer is scanned again with a head twice as long. Most of the blanking's work is
-per character of the windows (6 looked at ~20% more, ~1 µs a lichess game)."""
+window of a head for 30 (twic1134 made lichess-like by ``benchmarks/lichess_pgn.py``, every game its window
+cuts), the 31 the scan needs; a game with fewer is scanned again with a head twice as long. Most of the
+blanking's work is per character of the windows (6 looked at ~20% more, ~1 µs a lichess game)."""
 NUMBERED_HEAD = 1.5
 """The limit of a blanked head, in plain heads' limits (of a head blanked by :func:`game_head`: where black's
 moves are numbered too, ``1... e5``): its moves are further apart once its comments are blanks (~8 characters a
@@ -192,6 +192,8 @@ class _Window:
         self.parens = np.zeros(0, dtype=np.int64)
         self.depth = np.zeros(0, dtype=np.int64)  # after each of parens
         self.first_paren = np.zeros(len(lengths), dtype=np.int64)
+        self.plain = False
+        """Whether the pieces are :meth:`plain_comments`' alone."""
 
     def opened(self, limit: int) -> np.ndarray[Any, Any]:
         """Per game: whether its first ``limit`` characters hold a ``{``, ``$`` or ``(``."""
@@ -236,7 +238,7 @@ class _Window:
         # the k-th '{' and the k-th '}' now are of the same game: '{' before '}' before the next '{'
         if not ((paired < closing).all() and (closing[:-1] < paired[1:]).all()):
             return False
-        self.opening = opening
+        self.opening, self.plain = opening, True
         self.end[unclosed == 1] = opening[last]
         games = np.repeat(np.arange(len(closes)), closes)
         self.add(paired, self.number_after(closing, bounds[1:][games]), games)
@@ -367,7 +369,10 @@ class _Window:
                ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """The pieces to blank (``first``, ``last``, ``games``) in order: those of good games (and of ``chosen``
         ones) before their game's kept text ends, none inside a variation."""
-        first, last, games = (np.concatenate(parts) for parts in (self.first, self.last, self.games))
+        first, last, games = (parts[0] if len(parts) == 1 else np.concatenate(parts)
+                              for parts in (self.first, self.last, self.games))
+        if self.plain and self.good.all() and (chosen is None or chosen.all()):
+            return first, last, games  # (:meth:`plain_comments`' pieces: in order, each before its game's end)
         if len(self.parens):  # comments and NAGs in a variation are part of it
             outer = self.depth_at(first) == 0
             first, last, games = first[outer], last[outer], games[outer]
