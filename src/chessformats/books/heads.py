@@ -187,7 +187,7 @@ class _Window:
         self.last: list[np.ndarray[Any, Any]] = []
         self.games: list[np.ndarray[Any, Any]] = []
         self.braces = np.zeros(0, dtype=np.int64)
-        self.opening = np.zeros(0, dtype=np.int64)  # the braces '{'
+        self.opening = np.zeros(0, dtype=np.int64)  # the braces '{' (each game's first at least: :meth:`opened`)
         self.first_brace = np.zeros(len(lengths), dtype=np.int64)  # of each game, in braces
         self.parens = np.zeros(0, dtype=np.int64)
         self.depth = np.zeros(0, dtype=np.int64)  # after each of parens
@@ -219,29 +219,24 @@ class _Window:
         data, bounds = self.data, self.bounds
         if not self.good.all():
             return False
-        opening, closing = np.flatnonzero(data == _OPEN), np.flatnonzero(data == _CLOSE)
-        first_open, first_close = np.searchsorted(opening, bounds), np.searchsorted(closing, bounds)
-        closes = np.diff(first_close)
-        unclosed = np.diff(first_open) - closes  # (0 or 1 where they alternate)
-        if ((unclosed != 0) & (unclosed != 1)).any() or (unclosed.astype(bool) & ~self.cut).any():
+        braces = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
+        first = np.searchsorted(braces, bounds)  # each game's first brace (and the end)
+        counts = np.diff(first)
+        # a game with an odd number: its last one must be a '{' the window cuts (the kept text ends before it)
+        unclosed = np.flatnonzero(counts & 1)
+        last = first[1:][unclosed] - 1
+        if len(unclosed) and not (self.cut[unclosed].all() and (data[braces[last]] == _OPEN).all()):
             return False
-        last = first_open[1:][unclosed == 1] - 1  # (each game's last '{', unclosed: after its last '}')
-        paired = opening
-        if len(last):
-            before = first_close[1:][unclosed == 1] - 1  # (its game's last '}', if it has one)
-            has = before >= first_close[:-1][unclosed == 1]
-            if (opening[last[has]] < closing[before[has]]).any():
-                return False
-            kept = np.ones(len(opening), dtype=bool)
-            kept[last] = False
-            paired = opening[kept]
-        # the k-th '{' and the k-th '}' now are of the same game: '{' before '}' before the next '{'
-        if not ((paired < closing).all() and (closing[:-1] < paired[1:]).all()):
+        paired = np.delete(braces, last) if len(last) else braces
+        # the others, an even number a game, alternate '{', '}' in each game from its first one: then in all of
+        # them, from the first (each game's first is an even one of all)
+        found = data[paired]
+        if not ((found[::2] == _OPEN).all() and (found[1::2] == _CLOSE).all()):
             return False
-        self.opening, self.plain = opening, True
-        self.end[unclosed == 1] = opening[last]
-        games = np.repeat(np.arange(len(closes)), closes)
-        self.add(paired, self.number_after(closing, bounds[1:][games]), games)
+        self.opening, self.plain = braces[first[:-1][counts > 0]], True  # (each game's first: a '{')
+        self.end[unclosed] = braces[last]
+        games = np.repeat(np.arange(len(counts)), counts >> 1)
+        self.add(paired[::2], self.number_after(paired[1::2], bounds[1:][games]), games)
         return True
 
     def comments(self) -> None:
