@@ -4,12 +4,13 @@ Book building reads the first moves of each game. :func:`heads` gives the first 
 movetext; where they hold a brace comment, a NAG or a variation -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }``
 after every move -- it looks further (a window :data:`WINDOW` times as long) and replaces each comment, NAG and
 whole variation by one blank, :data:`_TOGETHER` games at once: their windows are one byte array, the braces,
-dollars and parentheses are found with numpy, and what is left is gathered in one indexing. Polyglot's lexer (and
+dollars and parentheses are found with numpy, and what is left is gathered in one indexing, straight into the
+byte string the scan reads (:class:`~chessformats.books.pgnscan.Packed`: no string a game). Polyglot's lexer (and
 :func:`~chessformats.books.pgnread.parse_game`) reads a comment or a NAG as one token that separates the
 symbols around it and adds no move, and skips the moves of a variation, so the blanked text reads the same. A
 move number right after a comment (``} 12...``: lichess numbers black's moves so) is blanked with it: all
 digits, it is no move either. Where the windows hold braces alone (lichess's movetext), the braces of every game
-are checked to alternate with two searches and two comparisons for all of them.
+are found with one search and checked to alternate with two comparisons for all of them.
 
 A game whose window holds what reads otherwise is given the per-game head (:func:`game_head`: comments and NAGs
 replaced with regular expressions, a variation left for the scan to refuse): a ``;`` comment or a ``%`` escape
