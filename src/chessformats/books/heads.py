@@ -4,12 +4,13 @@ Book building reads the first moves of each game. :func:`heads` gives the first 
 movetext; where they hold a brace comment, a NAG or a variation -- lichess's ``{ [%eval 0.17] [%clk 0:04:31] }``
 after every move -- it looks further (a window :data:`WINDOW` times as long) and replaces each comment, NAG and
 whole variation by one blank, :data:`_TOGETHER` games at once: their windows are one byte array, the braces,
-dollars and parentheses are found with numpy, and what is left is gathered in one indexing. Polyglot's lexer (and
+dollars and parentheses are found with numpy, and what is left is gathered in one indexing, straight into the
+byte string the scan reads (:class:`~chessformats.books.pgnscan.Packed`: no string a game). Polyglot's lexer (and
 :func:`~chessformats.books.pgnread.parse_game`) reads a comment or a NAG as one token that separates the
 symbols around it and adds no move, and skips the moves of a variation, so the blanked text reads the same. A
 move number right after a comment (``} 12...``: lichess numbers black's moves so) is blanked with it: all
 digits, it is no move either. Where the windows hold braces alone (lichess's movetext), the braces of every game
-are checked to alternate with two searches and two comparisons for all of them.
+are found with one search and checked to alternate with two comparisons for all of them.
 
 A game whose window holds what reads otherwise is given the per-game head (:func:`game_head`: comments and NAGs
 replaced with regular expressions, a variation left for the scan to refuse): a ``;`` comment or a ``%`` escape
@@ -21,15 +22,21 @@ result in a variation (the tokenizer reports it), a character outside ASCII.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .pgnscan import PADDING, Packed
+
 __all__ = ["NUMBERED_HEAD", "WINDOW", "game_head", "heads"]
 
-WINDOW = 6
-"""Characters of movetext looked at per character of head: a lichess game (``1. e4 { [%eval 0.17] [%clk
-0:04:31] } 1... e5 ...``, ~47 characters a ply) has ~34 plies in the window of a head for 30."""
+WINDOW = 5
+"""Characters of movetext looked at per character of head: a lichess game with an evaluation and a clock after
+every move (``1. e4 { [%eval 0.17] [%clk 0:04:31] } 1... e5 ...``, ~41 characters a ply) has 32-33 plies in the
+window of a head for 30 (twic1134 made lichess-like by ``benchmarks/lichess_pgn.py``, every game its window
+cuts), the 31 the scan needs; a game with fewer is scanned again with a head twice as long. Most of the
+blanking's work is per character of the windows (6 looked at ~20% more, ~1 µs a lichess game)."""
 NUMBERED_HEAD = 1.5
 """The limit of a blanked head, in plain heads' limits (of a head blanked by :func:`game_head`: where black's
 moves are numbered too, ``1... e5``): its moves are further apart once its comments are blanks (~8 characters a
@@ -40,12 +47,13 @@ _NAG = re.compile(r"\$\d+")
 _RESULT_LIKE = re.compile(r"1-0|0-1|1/2|\*")
 """What may be a result token (the tokenizer reports a result in a variation), or part of a comment."""
 # the characters looked for in the windows, each given its own code (0: any other)
-_OPEN, _CLOSE, _DOLLAR, _PAREN, _UNPAREN, _PERCENT = b"{}$()%"
+_OPEN, _CLOSE, _DOLLAR, _PAREN, _UNPAREN, _PERCENT, _NEWLINE = b"{}$()%\n"
 _BLANKS = bytes.maketrans(b"{$(", b"   ")
 _BYTE, _SEVEN, _EIGHT, _FIFTY_SIX = np.uint64(0xFF), np.uint64(7), np.uint64(8), np.uint64(56)
 _GATHER = np.uint64(0x0102040810204080)
 _TRAILING_ZEROS = np.array([8] + [(value & -value).bit_length() - 1 for value in range(1, 256)], dtype=np.int64)
-_PADDING = "\0" * 8
+_PADDING = "\n" + "\0" * 8
+"""After the windows: a newline (each head's end in :meth:`_Window.packed`), then 8 bytes to read from anywhere."""
 _ZEROS, _SEVENTY_SIX, _DOTS, _HIGH_BITS, _LOW_SEVEN = (
     np.uint64(int.from_bytes(bytes([byte]) * 8, "little")) for byte in (0x30, 0x76, 0x2E, 0x80, 0x7F))
 
@@ -59,7 +67,8 @@ def _lanes_before(marks: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return lanes
 
 
-def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int) -> tuple[list[str], list[bool]]:
+def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: int
+          ) -> tuple[Sequence[str], list[bool]]:
     """Per game at ``spans`` of ``text`` (its movetext from ``positions``): its head and whether its movetext
     goes on after it (maybe within a token). The head is the first ``limit`` characters of the movetext or,
     where they hold a ``{``, ``$`` or ``(``, the first :data:`NUMBERED_HEAD` × ``limit`` characters of the
@@ -71,13 +80,17 @@ def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: 
         found = [text[position:min(position + limit, end)] for position, end in zip(positions, ends, strict=True)]
         if not _opens("".join(found)):
             return found, [position + limit < end for position, end in zip(positions, ends, strict=True)]
-    found, truncated = [], []
+    parts: list[Sequence[str]] = []
+    truncated: list[bool] = []
     for start in range(0, len(spans), _TOGETHER):
         part = slice(start, start + _TOGETHER)
         more = _blanked(positions[part], ends[part], text, limit)
-        found += more[0]
+        parts.append(more[0])
         truncated += more[1]
-    return found, truncated
+    packed = [part for part in parts if isinstance(part, Packed)]
+    if len(packed) == len(parts):  # (the heads of each part already as the scan reads them)
+        return Packed.join(packed), truncated
+    return [head for part in parts for head in part], truncated
 
 
 def _opens(text: str) -> bool:
@@ -112,7 +125,7 @@ def game_head(text: str, position: int, end: int, limit: int) -> tuple[str, bool
     return head, truncated
 
 
-def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> tuple[list[str], list[bool]]:
+def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> tuple[Sequence[str], list[bool]]:
     """:func:`heads` blanked together (:func:`game_head` for the games that may read otherwise)."""
     last = np.array(ends, dtype=np.int64)
     first = np.array(positions, dtype=np.int64)
@@ -136,11 +149,14 @@ def _blanked(positions: list[int], ends: list[int], text: str, limit: int) -> tu
             pieces.variations()
         if nags:
             pieces.nags()
+    size = int(NUMBERED_HEAD * limit)
+    if good.all():  # (every window is in the data, none needs the per-game head)
+        odd = pieces.opened(limit)
+        packed, full = pieces.packed(odd, limit, size)
+        return packed, np.where(odd, pieces.cut | (full > size), first + limit < last).tolist()
     out, sizes = pieces.kept()
     # the games whose first ``limit`` characters hold none of '{', '$', '(' keep them as their head
-    odd = pieces.opened(limit) if good.all() else np.array(
-        [_opens(window[:limit]) for window in originals], dtype=bool)
-    size = int(NUMBERED_HEAD * limit)
+    odd = np.array([_opens(window[:limit]) for window in originals], dtype=bool)
     kept = out.decode("ascii")
     heads = [kept[start:start + length] if blanked else window[:limit] for start, length, blanked, window in
              zip((np.cumsum(sizes) - sizes).tolist(), np.minimum(sizes, size).tolist(), odd.tolist(), originals,
@@ -162,8 +178,9 @@ class _Window:
         self.bounds = np.zeros(len(lengths) + 1, dtype=np.int64)  # game i: data[bounds[i]:bounds[i + 1]]
         np.cumsum(lengths, out=self.bounds[1:])
         self.cut, self.good = cut, good
-        lines = np.flatnonzero(self.data[:-1] == 10)
-        self.good[self.game_of(lines[self.data[lines + 1] == _PERCENT])] = False  # an escape line
+        escapes = (self.data[:-1] == _NEWLINE) & (self.data[1:] == _PERCENT)  # an escape line: '%' after a newline
+        if escapes.any():
+            self.good[self.game_of(np.flatnonzero(escapes))] = False
         self.end = self.bounds[1:].copy()
         """Where each game's kept text ends: its window's end, or a comment or variation the window cuts."""
         # pieces to blank: [start, last] (both in data), each becomes one blank
@@ -171,11 +188,13 @@ class _Window:
         self.last: list[np.ndarray[Any, Any]] = []
         self.games: list[np.ndarray[Any, Any]] = []
         self.braces = np.zeros(0, dtype=np.int64)
-        self.opening = np.zeros(0, dtype=np.int64)  # the braces '{'
+        self.opening = np.zeros(0, dtype=np.int64)  # the braces '{' (each game's first at least: :meth:`opened`)
         self.first_brace = np.zeros(len(lengths), dtype=np.int64)  # of each game, in braces
         self.parens = np.zeros(0, dtype=np.int64)
         self.depth = np.zeros(0, dtype=np.int64)  # after each of parens
         self.first_paren = np.zeros(len(lengths), dtype=np.int64)
+        self.plain = False
+        """Whether the pieces are :meth:`plain_comments`' alone."""
 
     def opened(self, limit: int) -> np.ndarray[Any, Any]:
         """Per game: whether its first ``limit`` characters hold a ``{``, ``$`` or ``(``."""
@@ -202,30 +221,23 @@ class _Window:
         if not self.good.all():
             return False
         braces = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
-        found = data[braces]
-        opening, closing = braces[found == _OPEN], braces[found == _CLOSE]
-        first_open, first_close = np.searchsorted(opening, bounds), np.searchsorted(closing, bounds)
-        closes = np.diff(first_close)
-        unclosed = np.diff(first_open) - closes  # (0 or 1 where they alternate)
-        if ((unclosed != 0) & (unclosed != 1)).any() or (unclosed.astype(bool) & ~self.cut).any():
+        first = np.searchsorted(braces, bounds)  # each game's first brace (and the end)
+        counts = np.diff(first)
+        # a game with an odd number: its last one must be a '{' the window cuts (the kept text ends before it)
+        unclosed = np.flatnonzero(counts & 1)
+        last = first[1:][unclosed] - 1
+        if len(unclosed) and not (self.cut[unclosed].all() and (data[braces[last]] == _OPEN).all()):
             return False
-        last = first_open[1:][unclosed == 1] - 1  # (each game's last '{', unclosed: after its last '}')
-        paired = opening
-        if len(last):
-            before = first_close[1:][unclosed == 1] - 1  # (its game's last '}', if it has one)
-            has = before >= first_close[:-1][unclosed == 1]
-            if (opening[last[has]] < closing[before[has]]).any():
-                return False
-            kept = np.ones(len(opening), dtype=bool)
-            kept[last] = False
-            paired = opening[kept]
-        # the k-th '{' and the k-th '}' now are of the same game: '{' before '}' before the next '{'
-        if not ((paired < closing).all() and (closing[:-1] < paired[1:]).all()):
+        paired = np.delete(braces, last) if len(last) else braces
+        # the others, an even number a game, alternate '{', '}' in each game from its first one: then in all of
+        # them, from the first (each game's first is an even one of all)
+        found = data[paired]
+        if not ((found[::2] == _OPEN).all() and (found[1::2] == _CLOSE).all()):
             return False
-        self.opening = opening
-        self.end[unclosed == 1] = opening[last]
-        games = np.repeat(np.arange(len(closes)), closes)
-        self.add(paired, self.number_after(closing, bounds[1:][games]), games)
+        self.opening, self.plain = braces[first[:-1][counts > 0]], True  # (each game's first: a '{')
+        self.end[unclosed] = braces[last]
+        games = np.repeat(np.arange(len(counts)), counts >> 1)
+        self.add(paired[::2], self.number_after(paired[1::2], bounds[1:][games]), games)
         return True
 
     def comments(self) -> None:
@@ -349,21 +361,32 @@ class _Window:
         self.good[games[alone & ~cut]] = False
         self.add(dollars[~alone], last[~alone], games[~alone])
 
-    def kept(self) -> tuple[bytes, np.ndarray[Any, Any]]:
-        """The games' kept text, one after the other, each piece blanked as one blank, and each game's length
-        (0 for a game not good)."""
-        first, last, games = (np.concatenate(parts) for parts in (self.first, self.last, self.games))
+    def pieces(self, chosen: np.ndarray[Any, Any] | None = None
+               ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """The pieces to blank (``first``, ``last``, ``games``) in order: those of good games (and of ``chosen``
+        ones) before their game's kept text ends, none inside a variation."""
+        first, last, games = (parts[0] if len(parts) == 1 else np.concatenate(parts)
+                              for parts in (self.first, self.last, self.games))
+        if self.plain and self.good.all() and (chosen is None or chosen.all()):
+            return first, last, games  # (:meth:`plain_comments`' pieces: in order, each before its game's end)
         if len(self.parens):  # comments and NAGs in a variation are part of it
             outer = self.depth_at(first) == 0
             first, last, games = first[outer], last[outer], games[outer]
-        chosen = self.good[games] & (first < self.end[games])
-        if not chosen.all():
-            first, last, games = first[chosen], last[chosen], games[chosen]
+        kept = self.good[games] & (first < self.end[games])
+        if chosen is not None:
+            kept &= chosen[games]
+        if not kept.all():
+            first, last, games = first[kept], last[kept], games[kept]
         if len(first) > 1 and (first[1:] < first[:-1]).any():  # (comments alone come in order)
             order = np.argsort(first, kind="stable")  # (the pieces do not overlap: their last in order too)
             first, last, games = first[order], last[order], games[order]
-        # the kept text: from a game's start or after a piece to the next piece's first character (made its
-        # blank) or the game's end; these stretches in order are each good game's, then each piece's
+        return first, last, games
+
+    def stretches(self, first: np.ndarray[Any, Any], last: np.ndarray[Any, Any], games: np.ndarray[Any, Any],
+                  end: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
+        """The kept text of the good games as stretches of :attr:`data` (``starts``, ``lengths``), in order: from a
+        game's start or after a piece to the next piece's first character (made its blank) or ``end`` (per
+        game), each good game's, then each piece's; and where each good game's first stretch is."""
         good = np.flatnonzero(self.good)
         rank = np.cumsum(self.good) - 1  # of a good game among them
         pieces = np.bincount(games, minlength=len(self.good))
@@ -372,21 +395,62 @@ class _Window:
         count = len(first) + len(good)
         starts, ends = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
         starts[firsts] = self.bounds[good]
-        ends[firsts + pieces[good]] = self.end[good]
+        ends[firsts + pieces[good]] = end[good]
         at = np.arange(len(first), dtype=np.int64) + rank[games]
         ends[at] = first + 1
         starts[at + 1] = last + 1
-        lengths = ends - starts
+        return starts, ends - starts, firsts
+
+    def gather(self, starts: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any],
+               out: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+        """The characters of the stretches ``starts``, ``lengths`` (none empty) one after the other (into
+        ``out``): indices by a sum of steps, one within a stretch, a jump to the next one's start."""
+        steps = np.ones(int(lengths.sum()), dtype=np.intp)  # (what ``take`` indexes with: no conversion)
+        if len(steps):
+            steps[0] = starts[0]
+            steps[np.cumsum(lengths[:-1])] = starts[1:] - (starts[:-1] + lengths[:-1]) + 1
+        gathered: np.ndarray[Any, Any] = np.take(self.data, np.cumsum(steps, out=steps), out=out)
+        return gathered
+
+    def kept(self) -> tuple[bytes, np.ndarray[Any, Any]]:
+        """The games' kept text, one after the other, each piece blanked as one blank, and each game's length
+        (0 for a game not good)."""
+        starts, lengths, firsts = self.stretches(*self.pieces(), self.end)
         sizes = np.zeros(len(self.good), dtype=np.int64)
-        if count:
-            sizes[good] = np.add.reduceat(lengths, firsts)
+        if len(starts):
+            sizes[self.good] = np.add.reduceat(lengths, firsts)
         nonempty = lengths > 0
-        starts, lengths = starts[nonempty], lengths[nonempty]
-        if not len(lengths):
-            return b"", sizes
-        # each stretch's characters by a sum of steps: one within a stretch, a jump to the next one's start
-        index = np.int32 if len(self.data) <= np.iinfo(np.int32).max else np.int64
-        steps = np.ones(int(lengths.sum()), dtype=index)
-        steps[0] = starts[0]
-        steps[np.cumsum(lengths[:-1])] = starts[1:] - (starts[:-1] + lengths[:-1]) + 1
-        return self.data[np.cumsum(steps, out=steps)].tobytes().translate(_BLANKS), sizes
+        return self.gather(starts[nonempty], lengths[nonempty]).tobytes().translate(_BLANKS), sizes
+
+    def packed(self, odd: np.ndarray[Any, Any], limit: int, size: int) -> tuple[Packed, np.ndarray[Any, Any]]:
+        """Every game's head (all good) as :func:`~chessformats.books.pgnscan.scan` reads them: the first ``size``
+        characters of the kept text of the ``odd`` games, the first ``limit`` of the others' windows; and the
+        length of each game's kept text (``limit`` at most for the others)."""
+        count = len(odd)
+        first, last, games = self.pieces(odd)
+        end = np.where(odd, self.end, np.minimum(self.bounds[:-1] + limit, self.bounds[1:]))
+        # the stretches of :meth:`stretches`, with a "\n" (the one after the windows) before the first game's and
+        # after each game's: game g's stretches from 1 + before[g] + 2g, its "\n" after them
+        pieces = np.bincount(games, minlength=count)
+        before = np.cumsum(pieces) - pieces + 2 * np.arange(count) + 1  # each game's first stretch
+        items = len(first) + 2 * count + 1
+        starts = np.full(items, self.bounds[-1], dtype=np.int64)
+        ends = starts + 1
+        starts[before] = self.bounds[:-1]
+        ends[before + pieces] = end
+        at = np.arange(len(first), dtype=np.int64) + 2 * games + 1
+        ends[at] = first + 1
+        starts[at + 1] = last + 1
+        lengths = ends - starts
+        full = np.add.reduceat(lengths, before) - 1  # (less the "\n")
+        if (full > size).any():  # each game's stretches cut where its head reaches ``size`` characters
+            game = np.repeat(np.arange(count), pieces + 2)
+            reached = np.cumsum(lengths[1:])
+            reached -= (reached[before - 1] - lengths[before])[game]  # (within its game, at each stretch's end)
+            lengths[1:] -= np.clip(reached - size, 0, lengths[1:])
+            lengths[before + pieces + 1] = 1
+        nonempty = lengths > 0
+        out = np.empty(int(lengths.sum()) + len(PADDING), dtype=np.uint8)
+        self.gather(starts[nonempty], lengths[nonempty], out[:-len(PADDING)])
+        out[-len(PADDING):] = _NEWLINE
+        return Packed(out.tobytes().translate(_BLANKS), np.minimum(full, size)), full

@@ -87,12 +87,13 @@ def game_spans(text: str) -> Iterator[tuple[int, int]]:
     before = 0  # '{' less '}' before the chunk
     for chunk in range(0, len(text), _CHUNK):
         size = min(_CHUNK, len(text) - chunk)
-        # its characters a byte each, and the two after it
-        data = np.frombuffer(text[chunk:chunk + size + 2].encode("latin-1", "replace"), dtype=np.uint8)
-        if len(data) < size + 2:  # (the end of the text)
-            data = np.concatenate((data, np.zeros(size + 2 - len(data), dtype=np.uint8)))
+        # its characters a byte each, then at least two more, to a multiple of 8 (zeros past the text's end)
+        length = (size + 9) & ~7
+        data = np.frombuffer(text[chunk:chunk + length].encode("latin-1", "replace"), dtype=np.uint8)
+        if len(data) < length:  # (the end of the text)
+            data = np.concatenate((data, np.zeros(length - len(data), dtype=np.uint8)))
         breaks = _breaks(text, chunk, data, size)
-        balances, total = _brace_balances(data[:size], [at - chunk for at, _ in breaks])
+        balances, total = _brace_balances(data, size, [at - chunk for at, _ in breaks])
         for (at, end), at_break in zip(breaks, (before + balances).tolist(), strict=True):
             if at_break > balance:
                 continue  # the blank line is inside a comment: keep going
@@ -125,21 +126,32 @@ def _breaks(text: str, chunk: int, data: np.ndarray[Any, Any], size: int) -> lis
     return found
 
 
-def _brace_balances(data: np.ndarray[Any, Any], places: list[int]) -> tuple[np.ndarray[Any, Any], int]:
-    """``{`` less ``}`` in ``data`` (characters, a byte each) before each of ``places`` (increasing, each
-    before the end), and in all of it."""
-    braces = (data == _OPEN).view(np.int8) - (data == _CLOSE).view(np.int8)
-    if not places:
-        return np.zeros(0, dtype=np.int64), int(braces.sum(dtype=np.int64))
-    edges = np.array([0, *places], dtype=np.int64)
-    # over [edges[i], edges[i + 1]) and [edges[-1], end); in 32 bits (a chunk's sums fit), twice as fast as 64
-    sums = np.add.reduceat(braces, edges, dtype=np.int32)
+def _brace_balances(data: np.ndarray[Any, Any], size: int, places: list[int]) -> tuple[np.ndarray[Any, Any], int]:
+    """``{`` less ``}`` in ``data[:size]`` (characters, a byte each; ``len(data)`` a multiple of 8) before each of
+    ``places`` (increasing, each before ``size``), and in all of it.
+
+    Each byte counts 1 - (``{``) + (``}``): 0, 1 or 2, so the balance before a place is the place less their sum.
+    Eight bytes are one 64-bit number, their counts summed by one multiplication (each byte's sum of the bytes
+    up to it, 16 at most, carries nothing into the next): the top byte of the product. The sums of the
+    numbers between places are then one ``reduceat`` over an eighth of the bytes."""
+    lanes = (data != _OPEN).view(np.uint8)
+    np.add(lanes, (data == _CLOSE).view(np.uint8), out=lanes)
+    counts = lanes.view("<u8") * _ONES
+    counts >>= _FIFTY_SIX
+    at = np.array([*places, size], dtype=np.int64)  # (the balance before ``size``: all of it)
+    edges = np.concatenate(([0], at >> 3))
+    sums = np.add.reduceat(counts.view(np.int64), edges)
     sums[:-1][edges[:-1] == edges[1:]] = 0  # (reduceat gives the first item of an empty range)
-    balances = np.cumsum(sums, dtype=np.int64)
+    # each place's balance: the place less the counts of the numbers before its number, and of its number's
+    # bytes before it
+    within = ((lanes.view("<u8")[edges[1:]] & _FIRST_BYTES[at & 7]) * _ONES) >> _FIFTY_SIX
+    balances: np.ndarray[Any, Any] = at - np.cumsum(sums)[:-1] - within.view(np.int64)
     return balances[:-1], int(balances[-1])
 
 
-_CHUNK = 1 << 18
+_ONES, _FIFTY_SIX = np.uint64(0x0101010101010101), np.uint64(56)
+_FIRST_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)], dtype=np.uint64)
+_CHUNK = 1 << 20
 _OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 
 

@@ -20,11 +20,12 @@ compare both readers on every corpus PGN.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
-__all__ = ["Scan", "scan"]
+__all__ = ["Packed", "Scan", "scan"]
 
 # the symbol characters (digits, letters, other symbol characters, check marks) are the classes from _DIGIT up
 _SPACE, _DOT, _MARK, _STAR, _OTHER, _DIGIT, _LETTER, _SYMBOL, _CHECK = range(9)
@@ -36,7 +37,7 @@ for _chars, _class in ((" \t\n\r\f\v", _SPACE), (".", _DOT), ("0123456789", _DIG
 # the same as a bytes.translate table: the text becomes its classes without an index array per character
 _BYTE_CLASSES = _CLASSES.tobytes()
 _PACKED = 8  # characters of a token that fit in 64 bits
-_PADDING = "\n" * _PACKED
+PADDING = "\n" * _PACKED
 _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)  # the first n bytes
 _ZEROS, _SEVENTY_SIX, _HIGH_BITS = (np.uint64(int.from_bytes(bytes([b]) * 8, "little")) for b in (0x30, 0x76, 0x80))
 # the hash table numbering the tokens: 2**_HASH_BITS slots, a slot is the top bits of token × an odd constant
@@ -62,6 +63,44 @@ class Scan(NamedTuple):
     vocabulary: list[str]
     short: np.ndarray[Any, Any]
     """Per game: not read only because its text was cut too soon (a longer text may be read)."""
+
+
+class Packed(Sequence[str]):
+    """Movetexts as :func:`scan` reads them, already one ASCII byte string: ``"\\n"`` before each, one after the
+    last, then :data:`PADDING` (what :mod:`~chessformats.books.heads` gathers; no copy of them made again)."""
+
+    def __init__(self, data: bytes, sizes: np.ndarray[Any, Any]) -> None:
+        self.data, self.sizes = data, sizes
+
+    @classmethod
+    def join(cls, parts: Sequence[Packed]) -> Packed:
+        """The movetexts of ``parts``, one after the other."""
+        if len(parts) == 1:
+            return parts[0]
+        data = b"".join([b"\n", *(memoryview(part.data)[1:-len(PADDING)] for part in parts), PADDING.encode()])
+        return cls(data, np.concatenate([part.sizes for part in parts]))
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[number] for number in range(*index.indices(len(self)))]
+        index = range(len(self))[index]
+        start = int(np.sum(self.sizes[:index], dtype=np.int64)) + index + 1
+        return self.data[start:start + int(self.sizes[index])].decode("ascii")
+
+    def __iter__(self) -> Iterator[str]:
+        text, start = self.data.decode("ascii"), 1
+        for size in self.sizes.tolist():
+            yield text[start:start + size]
+            start += size + 1
 
 
 def _first_of_each(games: np.ndarray[Any, Any], count: int) -> np.ndarray[Any, Any]:
@@ -104,24 +143,28 @@ def _number(values: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndar
     return unique, inverse
 
 
-def scan(heads: list[str], truncated: list[bool], max_ply: int) -> Scan:
+def scan(heads: Sequence[str], truncated: list[bool], max_ply: int) -> Scan:
     """The first ``max_ply`` moves of each movetext ``heads[i]``; ``truncated[i]``: the text goes on after it
     (possibly within a token)."""
     count = len(heads)
     read = np.ones(count, dtype=bool)
-    if not "".join(heads).isascii():
-        for number, head in enumerate(heads):
-            if not head.isascii():
-                read[number] = False
-        heads = [head if head.isascii() else "" for head in heads]
-    # "\n" + head 0 + "\n" + head 1 ... + "\n": every symbol run has a blank before and after it; the padding
-    # lets 8 bytes be read from any character
-    data = "\n".join(["", *heads, _PADDING]).encode("ascii")
+    if isinstance(heads, Packed):
+        data = heads.data
+    else:
+        if not "".join(heads).isascii():
+            for number, head in enumerate(heads):
+                if not head.isascii():
+                    read[number] = False
+            heads = [head if head.isascii() else "" for head in heads]
+        # "\n" + head 0 + "\n" + head 1 ... + "\n": every symbol run has a blank before and after it; the padding
+        # lets 8 bytes be read from any character
+        data = "\n".join(["", *heads, PADDING]).encode("ascii")
     classes = np.frombuffer(data.translate(_BYTE_CLASSES), dtype=np.uint8)
     # positions in 32 bits when they fit: the arrays of the runs are most of the memory (and its first touch
     # most of the time)
     index = np.int32 if len(data) <= np.iinfo(np.int32).max else np.int64
-    sizes = np.fromiter(map(len, heads), dtype=index, count=count)
+    sizes = heads.sizes.astype(index) if isinstance(heads, Packed) else np.fromiter(map(len, heads), dtype=index,
+                                                                                     count=count)
     head_starts = np.empty(count, dtype=index)
     head_starts[:1] = 1
     np.cumsum(sizes[:-1] + 1, out=head_starts[1:])
