@@ -443,7 +443,8 @@ def test_final_clocks_same_bytes_as_python_chess(tmp_path: Path) -> None:
 def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
     rng = random.Random(22)
     pieces = [*_LICHESS, "$1", "$2", "!", "?!", "??", "$19", "{ text }", "{ [%csl Ra1] }", "{ [%emt 0:01:02] }", "",
-              "{ 1-0 }", "{ * }", "{ 0000 }", "}"]  # (a result or a null move in a comment is not the movetext's)
+              "{ 1-0 }", "{ * }", "{ 0000 }", "}", "{ a { b }"]  # (a result or a null move in a comment is not the
+    # movetext's; a "{" in a comment)
     texts = []
     for _ in range(30):
         game = rng.choice(_TRICKY[:3])
@@ -451,6 +452,8 @@ def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
                                        for _ in range(40)]))
     # comments, and a "}" outside them (python-chess skips it): not a comment's end
     texts += ['[Event "}"]\n\n1. e4 } d6 { e5 } *\n']
+    # a "{" in a comment and a stray "}" after it: as many of each, not alternating (python-chess: e4, Nf3)
+    texts += ['[Event "b"]\n\n1. e4 {a{e5} e6 } 2. Nf3 *\n']
     pgn = tmp_path / "games.pgn"
     pgn.write_text("\n".join(texts), encoding="utf-8")
     _assert_same(pgn, tmp_path)

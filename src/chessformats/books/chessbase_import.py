@@ -265,10 +265,12 @@ def _split(moves: str) -> tuple[list[str], list[str], bool] | None:
     nags = "$" in moves or "!" in moves or "?" in moves
     if not nags and "{" not in moves:
         return None
-    if not nags:  # each "{" closes on its line (_GAME) at the first "}": right unless another "}" is outside
+    if not nags:  # each "{" closes on its line (_GAME) at the first "}": right when the braces alternate
         parts = moves.replace("}", "{").split("{")
-        if len(parts) == 2 * moves.count("{") + 1:
-            return parts[0::2], parts[1::2], True
+        if len(parts) == 2 * moves.count("{") + 1:  # as many "}" as "{"; alternating: none before the first "{",
+            pieces = moves.split("{")               # one after each (a "{" in a comment has a stray "}" after)
+            if "}" not in pieces[0] and all("}" in piece for piece in pieces[1:]):
+                return parts[0::2], parts[1::2], True
     parts = (_MARKUP if nags else _COMMENT).split(moves)
     if not nags:
         return parts[0::2], [mark[1:-1] for mark in parts[1::2]], True
