@@ -47,7 +47,7 @@ class InProcess:
     def nthreads(self) -> dict[str, int]:
         return {"here": 1}
 
-    def scatter(self, items: list[Any], hash: bool = False) -> list[Any]:
+    def scatter(self, items: Any, hash: bool = False, broadcast: bool = False) -> Any:
         return items
 
     def submit(self, function: Callable[..., Any], *args: Any, pure: bool = False) -> _Done:

@@ -272,7 +272,7 @@ def _map(client: Any, paths: Sequence[str | os.PathLike[str]], piece_bytes: int,
     mapped: list[Mapped] = []
     pending: deque[tuple[Any, Piece]] = deque()
     games = 0
-    hot = hotkeys.hot_keys(hotkeys.HOT_PLIES)
+    hot = client.scatter(hotkeys.hot_keys(hotkeys.HOT_PLIES), broadcast=True, hash=False)  # sent once, not a task
 
     def first_done() -> None:
         nonlocal games

@@ -77,15 +77,29 @@ def hot_keys(plies: int = HOT_PLIES) -> np.ndarray[Any, Any]:
     return np.array(sorted(keys), dtype=np.uint64)
 
 
-def is_hot(key: np.ndarray[Any, Any], hot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Which of ``key`` are among ``hot`` (sorted): a look-up by the top 20 bits (the hot key of those bits, if one
-    has them), a binary search only for the top bits two hot keys share."""
+_SLOTS: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
+"""The last hot keys given to :func:`is_hot` and their slot table (4 MiB, made once per worker, not per piece)."""
+
+
+def _slots(hot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """By top 20 bits: the index of the one hot key with them, -1 (none) or -2 (more than one)."""
+    global _SLOTS
+    cached = _SLOTS
+    if cached is not None and (cached[0] is hot or np.array_equal(cached[0], hot)):
+        return cached[1]
     slot = np.full(1 << _FILTER_BITS, -1, dtype=np.int32)
     top = (hot >> _FILTER_SHIFT).astype(np.intp)
     slot[top] = np.arange(len(hot), dtype=np.int32)
     tops, counts = np.unique(top, return_counts=True)
     slot[tops[counts > 1]] = -2
-    found = slot.take((key >> _FILTER_SHIFT).astype(np.intp))
+    _SLOTS = (hot, slot)  # (one assignment: a task in another thread sees the old pair or the new one)
+    return slot
+
+
+def is_hot(key: np.ndarray[Any, Any], hot: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Which of ``key`` are among ``hot`` (sorted): a look-up by the top 20 bits (the hot key of those bits, if one
+    has them), a binary search only for the top bits two hot keys share."""
+    found = _slots(hot).take((key >> _FILTER_SHIFT).astype(np.intp))
     mask: np.ndarray[Any, Any] = found >= 0
     maybe = np.flatnonzero(mask)
     mask[maybe] = hot[found[maybe]] == key[maybe]
