@@ -117,16 +117,15 @@ def one_range(pgn: str, max_ply: int) -> tuple[float, int, int]:
     lichess reducer's 36 M at 4,096 ranges only for inputs over 1.5 G games): CPU seconds, rows, events."""
     from chessformats.books.hotkeys import hot_keys
     from chessformats.books.pieces import plan_pieces
-    from chessformats.books.shuffle import map_piece, range_bounds, reduce_range, segments_of
+    from chessformats.books.shuffle import map_piece, range_bounds, reduce_range
 
     options = {"min_games": 3, "min_score": 0.0, "only": None, "uniform": False}
     with tempfile.TemporaryDirectory() as folder:
         mapped = [map_piece(piece, index, max_ply, None, folder, 1, hot_keys())
                   for index, piece in enumerate(plan_pieces([pgn])) if not isinstance(piece, str)]
-        segments = segments_of(mapped, 0)
         started = time.process_time()
-        ranged = reduce_range(segments, 0, range_bounds(1), max_ply, folder, options, TABLE_ROWS)
-        return time.process_time() - started, ranged.rows, sum(segment.stop - segment.start for segment in segments)
+        ranged = reduce_range(mapped, 0, range_bounds(1), max_ply, folder, options, TABLE_ROWS)
+        return time.process_time() - started, ranged.rows, sum(result.events for result in mapped)
 
 
 def hot_rate(pieces: int = 40, games: int = 100_000) -> float:

@@ -5,6 +5,7 @@ for 1 to 8 key ranges, many pieces and reducers that spill."""
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
 import tempfile
 from collections.abc import Callable
@@ -146,6 +147,29 @@ def test_a_shuffle_folder_that_does_not_exist_is_made(tmp_path: Path, monkeypatc
     assert done.games == 2
     assert (tmp_path / "reduced.bin").read_bytes() == (tmp_path / "one.bin").read_bytes()
     assert (tmp_path / "new" / "shuffle").is_dir() and list((tmp_path / "new" / "shuffle").iterdir()) == []
+
+
+def test_the_client_holds_no_offsets_per_range(tmp_path: Path) -> None:
+    # what a map task sends the client, and the client each reducer, is the same size at 8 and 4,096 ranges (each
+    # reducer reads its range's offsets from the files); the ranges' events are all the piece's, in range order
+    from chessformats.books.pieces import Piece
+
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("".join(f'[Result "1-0"]\n\n1. {first} e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 1-0\n\n'
+                           for first in ("e4", "e3", "d3", "c4")))
+    piece = Piece(str(pgn), 0, pgn.stat().st_size, None, pgn.stat().st_size)
+    sizes = []
+    for reducers in (8, 4096):
+        folder = tmp_path / f"r{reducers:04d}"
+        folder.mkdir()
+        mapped = shuffle.map_piece(piece, 0, 30, None, str(folder), reducers, hotkeys.hot_keys(1))
+        sizes.append(len(pickle.dumps(mapped._replace(seconds=0.0))))
+        segments = [shuffle.segments_of([mapped], reducer) for reducer in range(reducers)]
+        read = [segment.stop - segment.start for per_range in segments for segment in per_range]
+        assert sum(read) == mapped.events > 0 and mapped.hot_rows > 0
+        starts = [segment.start for per_range in segments for segment in per_range]
+        assert starts == sorted(starts) and starts[0] == 0  # the ranges follow each other in the file
+    assert abs(sizes[1] - sizes[0]) <= 2  # (the number of ranges itself); 3 x 4,097 offsets would be ~36 kB
 
 
 @settings(max_examples=50, deadline=None)

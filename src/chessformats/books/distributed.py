@@ -48,7 +48,7 @@ from .batches import SkippedGame
 from .build import TABLE_ROWS, BookBuilder
 from .filters import GameFilter
 from .pieces import DATABASE_NAMES, PIECE_BYTES, Piece, combine, merge_pieces, piece_size, plan_pieces, read_piece
-from .shuffle import Mapped, map_piece, range_bounds, reduce_range, segments_of
+from .shuffle import Mapped, map_piece, range_bounds, reduce_range
 
 if TYPE_CHECKING:
     import chess
@@ -222,8 +222,9 @@ def write_book(
         spill = os.fspath(spill_dir) if spill_dir is not None else None
         mapped_at = time.perf_counter()
         reduce_cpu = 0.0
-        futures = [client.submit(reduce_range, segments_of(mapped, r), r, bounds[r:r + 2], max_ply, folder, options,
-                                 table_rows, spill, pure=False) for r in range(count)]
+        pieces = client.scatter([[result._replace(skipped=[]) for result in mapped]], broadcast=True, hash=False)[0]
+        futures = [client.submit(reduce_range, pieces, r, bounds[r:r + 2], max_ply, folder, options, table_rows, spill,
+                                 pure=False) for r in range(count)]  # (a reducer reads its offsets from the files)
         written = rows = 0
         with atomic_write(output) as handle:
             for future in futures:  # key ranges in ascending order: concatenated as they come
@@ -238,8 +239,8 @@ def write_book(
         stages = {"map_wall": mapped_at - started, "reduce_wall": time.perf_counter() - mapped_at,
                   "map_cpu": sum(result.seconds for result in mapped), "reduce_cpu": reduce_cpu,
                   "shuffle_bytes": float(sum(result.size for result in mapped)),
-                  "shuffle_events": float(sum(result.rows[-1] for result in mapped)),
-                  "hot_events": float(sum(result.hot_codes[-1] for result in mapped))}
+                  "shuffle_events": float(sum(result.events for result in mapped)),
+                  "hot_events": float(sum(result.hot_codes for result in mapped))}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _disconnect(scheduler, client, cluster)

@@ -44,8 +44,8 @@ from .filters import GameFilter
 from .hotkeys import CODE_DTYPE, HOT_DTYPE, HotCounts, HotPart, hot_tables, is_hot
 from .pieces import Piece, read_piece
 
-__all__ = ["EVENT_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece", "range_bounds",
-           "reduce_range"]
+__all__ = ["EVENT_DTYPE", "OFFSETS_DTYPE", "PACKED_DTYPE", "Mapped", "RangeBook", "Segment", "key_ranges", "map_piece",
+           "range_bounds", "reduce_range", "segments_of"]
 
 EVENT_DTYPE = np.dtype([("key", "<u8"), ("raw", "<u2"), ("flags", "u1")])
 """An event in a map file (11 bytes): position key, raw move and ``flags`` (White to move times 4 plus the outcome for
@@ -83,12 +83,13 @@ class Mapped(NamedTuple):
     skipped: list[SkippedGame]
     """Numbered in the piece (from 1); the client adds the games before the piece."""
     path: str
-    rows: list[int]
-    """``R + 1`` row offsets: key range ``r`` is events ``rows[r]:rows[r + 1]`` of ``path``."""
-    hot_rows: list[int]
-    """``R + 1`` offsets of the hot keys' rows (:data:`~.hotkeys.HOT_DTYPE`, after the events) of each range."""
-    hot_codes: list[int]
-    """``R + 1`` offsets of their codes (after the rows), range by range."""
+    reducers: int
+    events: int
+    """The events of the file (its key ranges', the hot keys' not among them)."""
+    hot_rows: int
+    """The hot keys' rows (:data:`~.hotkeys.HOT_DTYPE`, after the events)."""
+    hot_codes: int
+    """Their codes (after the rows)."""
     codes: str
     """The codes' dtype (one byte, two when a hot key has 64 moves or more in the piece)."""
     seconds: float = 0.0
@@ -96,9 +97,15 @@ class Mapped(NamedTuple):
 
     @property
     def size(self) -> int:
-        """Bytes of the file."""
-        return (self.rows[-1] * file_dtype(len(self.rows) - 1).itemsize + self.hot_rows[-1] * HOT_DTYPE.itemsize
-                + self.hot_codes[-1] * np.dtype(self.codes).itemsize)
+        """Bytes of the file's events, hot rows and codes; the offsets of each key range follow them
+        (:data:`OFFSETS_DTYPE`, ``R + 1`` records: a reducer reads its two, the client holds none)."""
+        return (self.events * file_dtype(self.reducers).itemsize + self.hot_rows * HOT_DTYPE.itemsize
+                + self.hot_codes * np.dtype(self.codes).itemsize)
+
+
+OFFSETS_DTYPE = np.dtype([("rows", "<i8"), ("hot_rows", "<i8"), ("hot_codes", "<i8")])
+"""Where key range ``r`` starts in a map file: record ``r`` (and ``r + 1``, where it ends) of the table at its end:
+its first event, hot row and code."""
 
 
 class Segment(NamedTuple):
@@ -123,12 +130,13 @@ class Segment(NamedTuple):
 
     @classmethod
     def of(cls, mapped: Mapped, reducer: int, games_before: int) -> Segment:
-        records = file_dtype(len(mapped.rows) - 1)
-        hot_at = mapped.rows[-1] * records.itemsize
-        return cls(mapped.path, mapped.rows[reducer], mapped.rows[reducer + 1], games_before,
-                   mapped.hot_rows[reducer], mapped.hot_rows[reducer + 1], mapped.hot_codes[reducer],
-                   mapped.hot_codes[reducer + 1], hot_at, hot_at + mapped.hot_rows[-1] * HOT_DTYPE.itemsize,
-                   mapped.codes, records == PACKED_DTYPE)
+        """Range ``reducer`` of a map file, its offsets read from the table at the file's end."""
+        records = file_dtype(mapped.reducers)
+        (rows, hot_rows, hot_codes), (rows_end, hot_rows_end, hot_codes_end) = np.fromfile(
+            mapped.path, OFFSETS_DTYPE, count=2, offset=mapped.size + reducer * OFFSETS_DTYPE.itemsize).tolist()
+        hot_at = mapped.events * records.itemsize
+        return cls(mapped.path, rows, rows_end, games_before, hot_rows, hot_rows_end, hot_codes, hot_codes_end,
+                   hot_at, hot_at + mapped.hot_rows * HOT_DTYPE.itemsize, mapped.codes, records == PACKED_DTYPE)
 
     def read(self, low: int) -> np.ndarray[Any, Any]:
         """The events (in game order) as :data:`EVENT_DTYPE` records; ``low``: the range's first key."""
@@ -203,10 +211,9 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     started = time.process_time()
     chunks = read_piece(piece, max_ply, game_filter, boards=False, ordered=False)  # one chunk
     path = os.path.join(folder, f"piece{index:08d}.events")
-    zeros = [0] * (reducers + 1)
     if not chunks:
-        np.zeros(0, EVENT_DTYPE).tofile(path)
-        return Mapped(0, 0, [], path, zeros, zeros, zeros, CODE_DTYPE.str, time.process_time() - started)
+        np.zeros(reducers + 1, OFFSETS_DTYPE).tofile(path)
+        return Mapped(0, 0, [], path, reducers, 0, 0, 0, CODE_DTYPE.str, time.process_time() - started)
     chunk = chunks[0]
     if len(chunk.seq) and int(chunk.seq.max()) >= 1 << 32:
         raise ValueError(f"{piece.path}: a piece of {chunk.games:,} games is too large for the shuffle: smaller pieces")
@@ -230,27 +237,33 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     else:
         events["key"], events["raw"] = chunk.key[taken], chunk.raw[taken]
         events["flags"] = chunk.white[taken].astype(np.uint8) << 2 | chunk.outcome[taken].astype(np.uint8)
+    offsets = np.empty(reducers + 1, OFFSETS_DTYPE)
+    offsets["rows"], offsets["hot_rows"], offsets["hot_codes"] = starts, hot_rows, hot_codes
     with open(path, "wb") as out:
-        for records in (events, rows, codes):
+        for records in (events, rows, codes, offsets):
             records.tofile(out)
-    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, starts.tolist(), hot_rows.tolist(),
-                  hot_codes.tolist(), codes.dtype.str, time.process_time() - started)
+    return Mapped(chunk.games, chunk.filtered, chunk.skipped, path, reducers, len(events), len(rows), len(codes),
+                  codes.dtype.str, time.process_time() - started)
 
 
 def segments_of(mapped: Sequence[Mapped], reducer: int) -> list[Segment]:
-    """The segments of key range ``reducer`` of every piece, in input order, with the games before each piece."""
+    """The segments of key range ``reducer`` of every piece, in input order, with the games before each piece (on
+    the reducer: each piece's offsets are read from its file)."""
     segments, before = [], 0
     for result in mapped:
-        if result.rows[reducer + 1] > result.rows[reducer] or result.hot_rows[reducer + 1] > result.hot_rows[reducer]:
-            segments.append(Segment.of(result, reducer, before))
+        if result.events or result.hot_rows:
+            segment = Segment.of(result, reducer, before)
+            if segment.stop > segment.start or segment.hot_stop > segment.hot_start:
+                segments.append(segment)
         before += result.games
     return segments
 
 
-def reduce_range(segments: Sequence[Segment], reducer: int, bounds: tuple[int, int], max_ply: int, folder: str,
+def reduce_range(pieces: Sequence[Mapped], reducer: int, bounds: tuple[int, int], max_ply: int, folder: str,
                  options: dict[str, Any], table_rows: int | None, spill_dir: str | None = None) -> RangeBook:
     """Merge one key range (number ``reducer``, the keys from ``bounds[0]`` to ``bounds[1]`` excluded) of every piece
-    in input order (on a worker) and write its range of the book.
+    (the map tasks' results, in input order: :func:`segments_of`) in input order (on a worker) and write its range of
+    the book.
 
     ``options``: the keyword arguments of :func:`~.polyglot.make_book` (``min_games``, ``min_score``, ``only``,
     ``uniform``); ``table_rows``: the reducer's memory budget for counts. A range of more events than that is cut
@@ -264,6 +277,7 @@ def reduce_range(segments: Sequence[Segment], reducer: int, bounds: tuple[int, i
     from .polyglot import make_book
 
     started = time.process_time()
+    segments = segments_of(pieces, reducer)
     total = sum(segment.stop - segment.start for segment in segments)
     parts = 1 if table_rows is None else min(max(1, -(-total // table_rows)), SUB_RANGES)
     low, high = bounds
