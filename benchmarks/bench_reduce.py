@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from chessformats.books.build import TABLE_ROWS
-from chessformats.books.shuffle import EVENT_DTYPE
+from chessformats.books.shuffle import file_dtype
 from perfdoc import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,6 @@ DOCS = ROOT / "docs" / "scaling.md"
 SECTION = "dask-reduce"
 """The generated section of docs/scaling.md (``--section`` names another: ``<!-- NAME:start -->`` ...)."""
 DATABASE, CORES, MAX_PLY_EVENTS = 6.5e9, 64, 30
-EVENT_BYTES = EVENT_DTYPE.itemsize
 STORAGE = 2e9
 """Assumed aggregate bandwidth of the shared storage the shuffle goes through (bytes/s, writes and reads alike); a
 task reads at most ``STORAGE / CORES``."""
@@ -260,7 +259,8 @@ def _model(results: dict[int, dict[str, Any]], args: argparse.Namespace) -> list
     reduce_game = max(reduce_cpu, one_cpu / games)  # the larger: a reducer of every row, or of one range here
     per_event = one_cpu / one_events  # a cold event's reduce (the hot keys' rows included)
     task_storage = STORAGE / CORES
-    cold_event = per_event + EVENT_BYTES / task_storage  # a cold event's reduce and read, in one task
+    measured_bytes = file_dtype(first["reducers"]).itemsize  # an event's record in this run's map files ...
+    cold_event = per_event + file_dtype(RANGES).itemsize / task_storage  # ... and at lichess's ranges, read in a task
     start_task = DATABASE * (args.hot_rate + 1 / task_storage + cold / RANGES * cold_event)
     cold_task = DATABASE * (COLD_SHARE + cold / RANGES) * cold_event
     largest = max(start_task, cold_task)
@@ -269,8 +269,8 @@ def _model(results: dict[int, dict[str, Any]], args: argparse.Namespace) -> list
     reduce_phase = max(DATABASE * reduce_game / CORES, storage, largest)
     return [
         f"- per core (the tasks' CPU, 1 worker): read+replay+write events {1 / map_cpu:,.0f} games/s, reduce "
-        f"{1 / reduce_cpu:,.0f} games/s; shuffle {shuffle:,.0f} bytes a game ({cold:.1f} events of {EVENT_BYTES} "
-        f"bytes, and {hot:.1f} events of the hot keys counted by the map: their rows and a byte an event)",
+        f"{1 / reduce_cpu:,.0f} games/s; shuffle {shuffle:,.0f} bytes a game ({cold:.1f} events of {measured_bytes} "
+        f"bytes, and {hot:.1f} events of the hot keys counted by the map: their rows and a byte or two an event)",
         f"- the reduce of every row in one key range (in process, {one_rows:,} rows, {one_events:,} events): "
         f"{one_cpu / games * 1e6:.1f} µs a game ({per_event * 1e9:.0f} ns an event), against "
         f"{reduce_cpu * 1e6:.1f} µs with {first['reducers']} ranges of {first['rows'] // first['reducers']:,} rows",

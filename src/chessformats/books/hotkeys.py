@@ -14,7 +14,7 @@ a path of their own:
   global with the games before the piece) and, only for the positions where a move reaches
   :data:`~.build.COUNT_MAX` in the batch of pieces added, rebuilds their events from the codes in game order and
   replays the halving (:func:`~.halving.replay`, as the one-process build does for the same events: a halving at
-  a time, about 15-30 ns an event).
+  a time, 13-15 ns an event in ``bench_reduce.py``, up to 60 in smaller trials).
 
 Ties of weight are broken within a position by ``first``, and the halving replays a position's events in game order:
 both are per position, so the counts are the one-process build's.
