@@ -178,8 +178,8 @@ def range_bounds(reducers: int) -> tuple[int, ...]:
     """The ``reducers + 1`` keys that cut the 64-bit key space into equal ranges: range ``r`` holds the keys from
     bound ``r`` included to bound ``r + 1`` excluded, the keys ``k`` with ``k * reducers // 2**64 == r``
     (:func:`key_ranges`)."""
-    if reducers < 1:
-        raise ValueError("reducers must be >= 1")
+    if not 1 <= reducers < 1 << 31:  # (key_ranges multiplies by the count in 32-bit halves)
+        raise ValueError(f"reducers must be from 1 to {(1 << 31) - 1:,}")
     return tuple(-(-(r << 64) // reducers) for r in range(reducers + 1))
 
 

@@ -550,7 +550,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 def _ends_process(args: argparse.Namespace) -> bool:
     """Whether the command has closed every file it wrote when it returns (:func:`_end_process` may end the
     program): ``build``, and ``convert`` to a ChessBase base."""
-    return args.func is cmd_build or (args.func is cmd_convert and args.writes_base)
+    return args.func is cmd_build or (args.func is cmd_convert and getattr(args, "writes_base", False))
 
 
 def _end_process(code: int) -> None:
