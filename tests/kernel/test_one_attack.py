@@ -9,7 +9,8 @@ attacks, each allowed only where the kernel keeps it, and an identity check of w
   ``attacks_mask``, ``attackers_mask``, ...): read by :mod:`chessformats.kernel.tables` alone, the integer
   tables of the one-position code (:mod:`chessformats.kernel.scalar`, which must not import numpy: a Polyglot
   probe stays quick).
-- A function whose name says it computes attacks (``...attack...``, ``slides``, ``rays``): in those two kernel
+- A function whose name says it computes attacks or pawn pushes (``...attack...``, ``pawn_push...``, ``slides``,
+  ``rays``): in those two kernel
   modules, or one of :data:`WRAPPERS`, which pick a side's pieces and call the kernel's.
 - Every name of the kernel's attack API imported from a kernel module is :mod:`chessformats.kernel.attacks`'s
   object (the re-exports of :mod:`~chessformats.kernel.batch` and :mod:`~chessformats.kernel.lookup` too).
@@ -34,7 +35,7 @@ CHESS_ATTACKS = frozenset({
     "BB_RANK_ATTACKS", "BB_DIAG_MASKS", "BB_FILE_MASKS", "BB_RANK_MASKS", "BB_RAYS", "attacks_mask",
     "attackers_mask", "_attackers_mask", "is_attacked_by", "_slider_blockers", "_attacked_for_king", "pin_mask",
 })
-NAMED = re.compile(r"attack|^_?slides?$|(^|_)rays?$")
+NAMED = re.compile(r"attack|pawn_push|^_?slides?$|(^|_)rays?$")
 OWNERS = {"step table": {"kernel/attacks.py"}, "python-chess attacks": {"kernel/tables.py"},
           "attack function": {"kernel/attacks.py", "kernel/scalar.py"}}
 WRAPPERS = {("formats/chessbase/batch_san.py", "_attacked"), ("books/batchstep.py", "_attackers_of")}
@@ -91,6 +92,9 @@ def _slides(sliders, empty, amount, mask):
     assert findings(knights, "formats/monty/movegen.py") == [("step table", "line 1")]
     assert findings(python_chess, "formats/polyglot/legality.py") == [("python-chess attacks", "attackers_mask")]
     assert findings(fills + knights, "kernel/attacks.py") == []
+    pushes = "def pawn_pushes(pawns, empty):\n    return pawns << U64(8) & empty\n"  # (once in batch.py too)
+    assert findings(pushes, "kernel/batch.py") == [("attack function", "pawn_pushes")]
+    assert findings(pushes, "kernel/attacks.py") == []
 
 
 def test_every_import_of_the_attack_api_is_the_kernels_object() -> None:

@@ -23,8 +23,9 @@ import functools
 
 import numpy as np
 
-__all__ = ["KING_BB", "KNIGHT_BB", "PAWN_BB", "SQUARE_BB", "attack_map", "attacked", "bishop_attacks",
-           "king_attacks", "knight_attacks", "pawn_attacks", "rook_attacks", "single_square", "slider_arrays"]
+__all__ = ["DOUBLE_BB", "KING_BB", "KNIGHT_BB", "PAWN_BB", "PUSH_BB", "SQUARE_BB", "attack_map", "attacked",
+           "bishop_attacks", "king_attacks", "knight_attacks", "pawn_attacks", "pawn_pushes", "rook_attacks",
+           "single_square", "slider_arrays"]
 
 U64 = np.uint64
 _ALL = U64((1 << 64) - 1)
@@ -79,6 +80,17 @@ def pawn_attacks(pawns: np.ndarray, white: np.ndarray | bool) -> np.ndarray:
     return found
 
 
+_RANK_4, _RANK_5 = U64(0xFF << 24), U64(0xFF << 32)
+
+
+def pawn_pushes(pawns: np.ndarray, white: np.ndarray | bool, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The squares the pawns of each bitboard (of colour ``white``) push to: one step ahead onto an ``empty``
+    square, and two steps from their start rank through an empty square onto one."""
+    up: np.ndarray = np.where(white, pawns << U64(8), pawns >> U64(8)) & empty
+    twice: np.ndarray = np.where(white, (up << U64(8)) & _RANK_4, (up >> U64(8)) & _RANK_5) & empty
+    return up, twice
+
+
 def _slides(sliders: np.ndarray, empty: np.ndarray, direction: int) -> np.ndarray:
     """Kogge-Stone occluded fill: the squares the sliders attack in one direction, stopped by the first square not
     ``empty``."""
@@ -110,6 +122,11 @@ KING_BB = king_attacks(SQUARE_BB)
 """By square: the squares a king there attacks."""
 PAWN_BB = np.stack((pawn_attacks(SQUARE_BB, False), pawn_attacks(SQUARE_BB, True)))
 """By colour (0 black, 1 white), then square: the squares a pawn of that colour there attacks."""
+_PAWN_SQUARES = SQUARE_BB & ~U64(0xFF | 0xFF << 56)  # (no pawn on the first or last rank)
+PUSH_BB, DOUBLE_BB = (np.stack(pushes) for pushes in zip(*(pawn_pushes(_PAWN_SQUARES, white, _ALL)
+                                                           for white in (False, True)), strict=True))
+"""By colour (0 black, 1 white), then square: the square a pawn there pushes to, one step ahead (0 where none);
+two steps ahead (0 off its start rank): :func:`pawn_pushes` on each square of an empty board."""
 
 
 def attack_map(occupied: np.ndarray, knights: np.ndarray, kings: np.ndarray, pawns: np.ndarray,

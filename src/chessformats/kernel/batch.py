@@ -20,13 +20,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .attacks import (
+    DOUBLE_BB,
     KING_BB,
     KNIGHT_BB,
     PAWN_BB,
+    PUSH_BB,
     SQUARE_BB,
     attack_map,
     attacked,
     bishop_attacks,
+    pawn_pushes,
     rook_attacks,
     single_square,
 )
@@ -64,21 +67,11 @@ FLAG_SHIFT, TARGET_SHIFT, ORIGIN_SHIFT = 0, 4, 10
 U64 = np.uint64
 _ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
 _RANK_1, _RANK_8 = U64(0xFF), U64(0xFF << 56)
-PUSH_BB = np.zeros((2, 64), dtype=U64)
-DOUBLE_BB = np.zeros((2, 64), dtype=U64)
-for _square in range(8, 56):
-    PUSH_BB[1, _square], PUSH_BB[0, _square] = 1 << (_square + 8), 1 << (_square - 8)
-    if _square < 16:
-        DOUBLE_BB[1, _square] = 1 << (_square + 16)
-    if _square >= 48:
-        DOUBLE_BB[0, _square] = 1 << (_square - 16)
-"""By colour (0 black, 1 white), then square: the square a pawn there pushes to, one step ahead (0 where none);
-two steps ahead (0 off its start rank)."""
 _PUSH_FLAT, _DOUBLE_FLAT, _PAWN_FLAT = PUSH_BB.ravel(), DOUBLE_BB.ravel(), PAWN_BB.ravel()
 """The same by ``colour << 6 | square``."""
 _LOWER_BB = SQUARE_BB - U64(1)
 """By square: the squares below it."""
-_RANK_2, _RANK_4, _RANK_5, _RANK_7 = (U64(0xFF << (8 * rank)) for rank in (1, 3, 4, 6))
+_RANK_2, _RANK_7 = U64(0xFF << 8), U64(0xFF << 48)
 _LANES = np.arange(8)
 _LOW_CODES = ((_LANES << TARGET_SHIFT)[None, :]
               | ((np.arange(256)[:, None] >> _LANES) & 1) * CAPTURE).astype(np.uint16)
@@ -200,9 +193,9 @@ def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:
     pawns = boards.pawns & us
     white = boards.turn
     empty = ~occupied
-    up = np.where(white, pawns << U64(8), pawns >> U64(8)) & empty
-    twice = np.where(white, (up << U64(8)) & _RANK_4, (up >> U64(8)) & _RANK_5) & empty & evasions
+    up, twice = pawn_pushes(pawns, white, empty)
     up &= evasions
+    twice &= evasions
     targets = them & evasions
     owner, square, rank = pieces.place(pawns)
     index = side.colour[owner] << 6 | square
