@@ -355,8 +355,8 @@ class State:
         if wrong.any():
             bad[where[wrong]] = True
             keep = ~wrong
-            where, games, side, own, king, rook, king_to, rook_to = (value[keep] for value in (
-                where, games, side, own, king, rook, king_to, rook_to))
+            where, games, side, king, rook, king_to, rook_to = (value[keep] for value in (
+                where, games, side, king, rook, king_to, rook_to))
         numbering.castle(board.reshape(-1), self.pieces.reshape(-1).view(np.int64), games * 64, games * WORDS, side,
                          king, rook, king_to, rook_to)
         slot_out = slots[where]

@@ -17,8 +17,9 @@ type. The rule (python-chess has no such numbering; the corpus's own bytes are w
   slots do.
 
 The state: a list is one 64-bit word, byte ``n`` the square of number ``n`` (:data:`NONE`, 64, for none); per game
-:data:`WORDS` words, ``side * 7 + piece type`` (a side's word 0, piece type 0, stays empty: a move that takes
-nothing takes from it, a move that promotes to nothing promotes into it, and neither changes it). With every byte
+:data:`WORDS` words, ``side * 7 + piece type`` (a side's word 0, piece type 0, stays empty: :func:`play` takes
+nothing from it and promotes nothing into it; a batch that looks a number up there, for a row whose move takes or
+promotes nothing, ignores the answer). With every byte
 at most 64 a word is below ``2**63``, so it is the same number as a Python ``int`` (one game) and in an
 ``np.int64`` array (a batch), and the functions below, written with operators only (``& | ^ + - * << >>``,
 comparisons, indexing), give the same results on both; where an intermediate value passes ``2**63``
