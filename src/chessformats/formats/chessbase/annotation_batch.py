@@ -29,7 +29,16 @@ import numpy as np
 from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
-from .annotation_writer import ITEM_HEAD_SIZE, ItemRecord, item_head, time_control_items
+from .annotation_writer import (
+    CLOCK_LIMIT,
+    DEPTH_LIMIT,
+    EVAL_LIMIT,
+    ITEM_HEAD_SIZE,
+    ITEM_TYPES,
+    ItemRecord,
+    item_head,
+    time_control_items,
+)
 
 __all__ = ["encode_comment_lines"]
 
@@ -65,8 +74,6 @@ _EVAL_COMMAND = re.compile(r"\[%eval\s(?:#([+-]?\d+)|([+-]?(?:\d{0,10}\.\d{1,2}|
 ``#n`` or pawns with at most two decimals, then a depth)."""
 _CACHED = 1 << 17
 """Commands of a group kept at most (then forgotten, and met again)."""
-_INT16 = 1 << 15
-_UINT32 = 1 << 32
 
 
 def _clock_body(match: re.Match[str]) -> tuple[int, ...] | None:
@@ -74,7 +81,7 @@ def _clock_body(match: re.Match[str]) -> tuple[int, ...] | None:
     makes them from python-chess's reading; None where that item cannot be written."""
     hours, minutes, seconds = match.groups()
     centiseconds = round((int(hours) * 3600 + int(minutes) * 60 + float(seconds)) * 100)
-    return (centiseconds,) if 0 <= centiseconds < _UINT32 else None
+    return (centiseconds,) if 0 <= centiseconds < CLOCK_LIMIT else None
 
 
 def _eval_body(match: re.Match[str]) -> tuple[int, ...] | None:
@@ -84,7 +91,8 @@ def _eval_body(match: re.Match[str]) -> tuple[int, ...] | None:
     mate, pawns, depth = match.groups()
     value = int(mate) if mate is not None else round(float(pawns) * 100)
     steps = int(depth) if depth else 0
-    return (value, 0 if mate is None else 1, steps) if -_INT16 <= value < _INT16 and steps < _INT16 else None
+    return (value, 0 if mate is None else 1, steps) if -EVAL_LIMIT <= value < EVAL_LIMIT and steps < DEPTH_LIMIT \
+        else None
 
 
 class _Group(NamedTuple):
@@ -275,10 +283,12 @@ _GROUPS: list[_Commands] = []
 def _groups() -> list[_Commands]:
     """The clocks and the evaluations met so far (made at the first batch)."""
     if not _GROUPS:
+        clock, evaluation = (schema.ANNOTATION_CASES[ITEM_TYPES[name]].declaration
+                             for name in ("white_clock", "engine_evaluation"))  # (the two clocks' bodies are alike)
         _GROUPS.append(_Commands(10 ** len(_CLOCK_DIGITS), _clock_text, _Group(
-            _CLOCK_COMMAND, _clock_body, ("black_clock", "white_clock"), schema.ANNOTATION_CASES[0x16].declaration)))
+            _CLOCK_COMMAND, _clock_body, ("black_clock", "white_clock"), clock)))
         _GROUPS.append(_Commands(len(_SIGNS) << (4 * _VALUE_CHARS), _eval_text, _Group(
-            _EVAL_COMMAND, _eval_body, ("engine_evaluation",) * 2, schema.ANNOTATION_CASES[0x21].declaration)))
+            _EVAL_COMMAND, _eval_body, ("engine_evaluation",) * 2, evaluation)))
     return _GROUPS
 
 

@@ -27,14 +27,15 @@ from .encoder import EncodedGame
 if TYPE_CHECKING:
     import chess.pgn
 
-__all__ = ["EncodedAnnotations", "LineAnnotations", "encode_annotations", "encode_line_annotations", "encode_text"]
+__all__ = ["CLOCK_LIMIT", "DEPTH_LIMIT", "EVAL_LIMIT", "ITEM_TYPES", "EncodedAnnotations", "LineAnnotations",
+           "encode_annotations", "encode_line_annotations", "encode_text"]
 
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
 _ITEM_HEAD = codec(schema.ANNOTATION_ITEM_HEAD)
 ITEM_HEAD_SIZE: int = _ITEM_HEAD.size or 0
 """Bytes of an item's head (position, type, size)."""
-_TYPES = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
+_TYPES = ITEM_TYPES = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
 _SYMBOL_FIELDS = (("move_symbol", frozenset(enum_view(schema.MOVE_SYMBOL).names)),
                   ("evaluation", frozenset(enum_view(schema.LINE_EVALUATION).names)),
                   ("prefix", frozenset(enum_view(schema.PREFIX_SYMBOL).names)))
@@ -45,9 +46,13 @@ _ORDER = {_TYPES[name]: rank for rank, name in enumerate(
     ("text_before", "symbols", "squares", "arrows", "text_after", "white_clock", "black_clock", "time_spent",
      "engine_evaluation", "time_control"))}
 """The order of a position's items (the corpus has no fixed order; this is its most frequent one)."""
-_EVAL_LIMIT = 1 << (8 * (codec(schema.ANNOTATION_CASES[_TYPES["engine_evaluation"]].declaration).field("value").size
-                          or 0) - 1)
-"""Evaluations are signed: -limit <= value < limit."""
+_EVALUATION = codec(schema.ANNOTATION_CASES[_TYPES["engine_evaluation"]].declaration)
+EVAL_LIMIT = 1 << (8 * (_EVALUATION.field("value").size or 0) - 1)
+"""Evaluations are signed: -limit <= value < limit (depths likewise: :data:`DEPTH_LIMIT`)."""
+DEPTH_LIMIT = 1 << (8 * (_EVALUATION.field("depth").size or 0) - 1)
+CLOCK_LIMIT = 1 << 8 * (codec(schema.ANNOTATION_CASES[_TYPES["white_clock"]].declaration).field("centiseconds").size
+                        or 0)
+"""Clocks are unsigned: 0 <= centiseconds < limit."""
 _PERIOD = re.compile(r"(?:(?P<moves>[1-9]\d{0,2})/)?(?P<seconds>[1-9]\d{0,6})(?:\+(?P<increment>\d{1,7}))?")
 _CENTI = 100
 """Time fields are in hundredths of a second (``TIME_PERIOD``)."""
@@ -219,7 +224,7 @@ class _Items:
             white = score.white()
             mate = white.mate()
             value = mate if mate is not None else white.score()
-            if value is None or not -_EVAL_LIMIT <= value < _EVAL_LIMIT:
+            if value is None or not -EVAL_LIMIT <= value < EVAL_LIMIT:
                 self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
             else:
                 depth = game_node.eval_depth(node)  # type: ignore[arg-type]
