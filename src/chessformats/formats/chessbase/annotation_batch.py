@@ -333,7 +333,7 @@ def _encode(headers: Sequence[Mapping[str, str]], comments: str, plies: Sequence
         bad |= group.bad[group.ids, mover]
         present.append(group.types[group.ids, mover] >= 0)
     # a game whose clocks are all on its last two moves (and has one): its final clocks go on the game (White's
-    # first), before its time control
+    # first), before its time control: :func:`.annotation_writer._finals`'s rule for a main line, over all games
     clocked = np.flatnonzero(present[0])
     first_clock = np.searchsorted(clocked, firsts)  # the game's first clocked comment, if it has one
     has_clock = first_clock < len(clocked)

@@ -338,7 +338,7 @@ def _finals(clocked: Sequence[Any], last: Mapping[bool, Any]) -> list[Any]:
     """Of the moves ``clocked`` (those with a clock), those whose clocks are the game's final clocks: when only
     the last main-line move of each side (``last``, by mover) has a clock, ChessBase stores them on the game
     (position -1, white's first; BielMTO, Chess960Biel), and the reader puts them back on those moves. Empty
-    otherwise."""
+    otherwise. (:mod:`.annotation_batch` applies it to the main lines of many games at once.)"""
     finals = [last[side] for side in (chess.WHITE, chess.BLACK) if side in last]
     return [move for move in finals if move in clocked] if all(move in finals for move in clocked) else []
 
