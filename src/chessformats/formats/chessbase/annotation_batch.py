@@ -159,7 +159,9 @@ class _Commands:
         ids = np.zeros(len(keys), dtype=np.int64)
         chosen = np.flatnonzero(known)
         rows = self.rows[keys[chosen]]
-        new = keys[chosen[rows < 0]]  # the keys not met yet, once each (the last of each: no sort, no np.unique)
+        # the keys not met yet, once each: of a repeated key, the one whose number numpy kept (whichever write to a
+        # repeated index it keeps; no sort, no np.unique)
+        new = keys[chosen[rows < 0]]
         self.rows[new] = np.arange(-len(new) - 1, -1, dtype=np.int32)
         new = new[self.rows[new] == np.arange(-len(new) - 1, -1, dtype=np.int32)]
         if len(new):
