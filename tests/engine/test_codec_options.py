@@ -113,6 +113,12 @@ def test_options_reach_enums_inside_a_fixed_part() -> None:
         codec(PAIR, enums="checked").decode(b"\xff" + bad, 1)
     assert (error.value.offset, error.value.path, error.value.actual) == (1, "head.colour", 9)
     assert codec(COLOUR, enums="numbers").decode(b"\x02") == 2 and codec(COLOUR).decode(b"\x02") == "green"
+    with pytest.raises(InvalidValueError):  # checked when encoding too, inside the part and in a fixed layout
+        codec(PAIR, enums="checked").encode(((9, 7), 0, []))
+    with pytest.raises(InvalidValueError):
+        codec(COLOUR, enums="checked").encode(9)
+    assert codec(PAIR, enums="checked").encode(((3, 7), 0, [])) == bytes.fromhex("030700")
+    assert codec(COLOUR, enums="numbers").encode(9) == b"\x09" == COLOUR.build(9)  # unchecked: as construct
 
 
 def test_a_stored_path_must_name_a_field_kept() -> None:

@@ -9,8 +9,9 @@ A distributed build (:func:`chessformats.books.distributed.write_book`) runs in 
    in game order, grouped by key range (:func:`key_ranges`: ``R`` equal slices of the 64-bit key space; Zobrist
    keys are uniform), and written as fixed-size records (:data:`PACKED_DTYPE`, 10 bytes, or :data:`EVENT_DTYPE`,
    11 bytes, for fewer than 4 ranges: no order number, the place of an event in its range is its order), then
-   the hot rows and codes, to one file in a folder every worker sees; the task returns the offsets of each range's
-   part, its games and its skipped games (:class:`Mapped`).
+   the hot rows and codes, then where each range's part starts (:data:`OFFSETS_DTYPE`, ``R + 1`` records), to one
+   file in a folder every worker sees; the task returns the file's name and sizes, its games and its skipped games
+   (:class:`Mapped`: the same few hundred bytes whatever ``R``; each reducer reads its two offset records).
 2. **Reduce** (:func:`reduce_range`, one task per key range, started when every piece is mapped): reducer ``r``
    reads range ``r`` of every piece **in input order** and numbers the events in that order (within a position,
    the order of the games), counts them (a range larger than its memory budget cut into sub-ranges, each counted

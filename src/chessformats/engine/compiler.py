@@ -248,6 +248,9 @@ class _Generator:
             var = f"x{index}"
             if leaf.enum is not None:
                 lines.append(f"{indent}{var} = {self.bind('d', leaf.enum.encmapping)}.get({var}, {var})")
+                if self.enums == "checked":  # a number must be a value of the enumeration, as when decoding
+                    lines.append(f"{indent}if {var} not in {self.bind('v', frozenset(leaf.enum.decmapping))}:")
+                    lines.append(f"{indent}    raise _Bad")
             if leaf.has_const:
                 constant = self.bind("k", leaf.const)
                 lines.append(f"{indent}if {var} is not None and {var} != {constant}:")

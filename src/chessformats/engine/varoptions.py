@@ -11,7 +11,8 @@
 - ``stored`` names fields the layout reads on their own; a path inside a fixed part read whole, or of no field,
   is a ``ValueError`` when the codec is made.
 - ``records``: ``"named"`` (a struct decodes to a named tuple, the codec's ``types``) or ``"tuples"`` (plain
-  tuples in field order: cheaper to make, for a reader that unpacks them at once).
+  tuples in field order: cheaper to make, for a reader that unpacks them at once). A fixed part read whole stays a
+  named tuple (the layout's expressions read its fields by name); a fixed layout's own ``decode`` takes the option.
 
 Also here: the test of a :class:`~.conditions.FlagSet` condition as a direct expression.
 """
