@@ -110,3 +110,17 @@ def test_blanked_heads_come_packed_or_as_strings() -> None:
     spans = list(game_spans(odd))
     strings, _ = heads.heads(odd, spans, [odd.index("1.", start) for start, _ in spans], 8 * _MAX_PLY + 32)
     assert not isinstance(strings, pgnscan.Packed) and strings[0] == found[0] and strings[2] == found[2]
+
+
+def test_comments_with_a_y_take_the_one_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # lichess's analysed games ("{ Inaccuracy. Nf3 was best. }"): a 'y' looks like a brace to the one comparison;
+    # the braces of every game are still checked at once, not brace by brace
+    body = " ".join(f"{n}. e4 {{ [%eval 0.1] Inaccuracy. Nf3 was best. }} {n}... e5 {{ y }}" for n in range(1, 20))
+    text = "\n\n".join([f'[Result "*"]\n\n{body} *'] * 3)
+    spans = list(game_spans(text))
+    calls: list[str] = []
+    comments = heads._Window.comments
+    monkeypatch.setattr(heads._Window, "comments", lambda self: calls.append("comments") or comments(self))
+    found, _ = heads.heads(text, spans, [text.index("1.", start) for start, _ in spans], 8 * _MAX_PLY + 32)
+    assert calls == [] and isinstance(found, pgnscan.Packed)
+    assert set(found[0].split()) == {"1.", "e4", "e5", "*"}  # the comments blanked, and the numbers after them

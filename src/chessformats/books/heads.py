@@ -93,6 +93,15 @@ def heads(text: str, spans: list[tuple[int, int]], positions: list[int], limit: 
     return [head for part in parts for head in part], truncated
 
 
+def _braces(data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where ``data`` holds a ``{`` or a ``}``: one comparison finds them with ``y`` and DEL (a comment's text),
+    which are dropped when there are any."""
+    found = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
+    kinds = data[found]
+    brace = (kinds == _OPEN) | (kinds == _CLOSE)
+    return found if brace.all() else found[brace]
+
+
 def _opens(text: str) -> bool:
     """Whether ``text`` holds a ``{``, ``$`` or ``(``."""
     return "{" in text or "$" in text or "(" in text
@@ -220,7 +229,7 @@ class _Window:
         data, bounds = self.data, self.bounds
         if not self.good.all():
             return False
-        braces = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
+        braces = _braces(data)
         first = np.searchsorted(braces, bounds)  # each game's first brace (and the end)
         counts = np.diff(first)
         # a game with an odd number: its last one must be a '{' the window cuts (the kept text ends before it)
@@ -244,12 +253,8 @@ class _Window:
         """Brace comments: each game's braces must alternate from a ``{`` (a last ``{`` unclosed when the window
         is cut: the kept text ends before it)."""
         data = self.data
-        braces = np.flatnonzero((data | 6) == 127)  # '{', '}', 'y' and DEL
-        found = data[braces]
-        opening = found == _OPEN
-        brace = opening | (found == _CLOSE)
-        if not brace.all():
-            braces, opening = braces[brace], opening[brace]
+        braces = _braces(data)
+        opening = data[braces] == _OPEN
         first = np.searchsorted(braces, self.bounds)  # each game's first brace (and the end)
         counts = np.diff(first)
         games = np.repeat(np.arange(len(counts)), counts)
