@@ -289,6 +289,11 @@ def test_unsorted_book_warns_once(unsorted_gm2001: Path, corpus_path: Callable[.
         for index, original_index in ((0, 30289), (126, 30415), (127, 0), (30415, 30288)):
             assert book[index][:4] == ENTRY.unpack_from(original, 16 * original_index), index
         assert any("unsorted" in finding for finding in book.findings())
+        columns = book.columns()  # the bulk view: keys sorted through the order, the rest in file order
+        keys = [ENTRY.unpack_from(original, 16 * ((index + 30289) % 30416))[0] for index in range(30416)]
+        assert columns.order is not None and columns.sorted_keys.tolist() == sorted(keys)
+        assert [keys[index] for index in columns.order.tolist()] == sorted(keys)
+        assert columns.moves[127] == ENTRY.unpack_from(original, 0)[1]
 
 
 def test_unsorted_book_probes_like_the_sorted_one(unsorted_gm2001: Path, corpus_path: Callable[..., Path]) -> None:
