@@ -459,6 +459,25 @@ def test_random_annotations_same_bytes_as_python_chess(tmp_path: Path) -> None:
     _assert_same(pgn, tmp_path)
 
 
+def test_a_clock_or_depth_chessbase_cannot_hold_is_left_out_not_the_game(tmp_path: Path) -> None:
+    # a clock of 2**32 centiseconds or more, an evaluation's depth of 2**15 or more: the game is written without it,
+    # with a warning; both paths alike (the batch leaves such games to the writer)
+    pgn = tmp_path / "big.pgn"
+    pgn.write_text('[Result "*"]\n\n1. e4 { [%clk 2000000:00:00] } e5 { [%clk 0:01:00] } 2. Nf3 { [%clk 0:00:59] } '
+                   '*\n\n[Result "*"]\n\n1. d4 { [%eval 0.3,40000] } d5 { [%eval -0.2,20] } *\n')
+    report, _ = _assert_same(pgn, tmp_path)
+    assert report.written == 2 and not report.skipped
+    assert [warning.message.split(": ", 1)[1] for warning in report.warnings] == [
+        "[%clk] of 7200000000.0 s at position 0: out of range, left out",
+        "[%eval] depth 40000 at position 0: out of range, left out"]
+    with chessbase.open_database(tmp_path / "fast.cbh") as db:
+        first, second = db[1].to_pgn(), db[2].to_pgn()
+    assert [node.clock() for node in first.mainline()] == [None, 60.0, 59.0]
+    assert [(node.eval(), node.eval_depth()) for node in second.mainline()] == [
+        (chess.engine.PovScore(chess.engine.Cp(30), chess.WHITE), None),
+        (chess.engine.PovScore(chess.engine.Cp(-20), chess.WHITE), 20)]
+
+
 def test_a_long_lichess_game_round_trips(tmp_path: Path) -> None:
     """A 300-ply game of the lichess shape (600 items: past a one-byte count) through the batch path."""
     text = _long_annotated_game(300).replace(" [%csl Gd4,Re5] [%cal Ge2e4,Rd7d5]", "")

@@ -187,8 +187,11 @@ class _Items:
                                            for i, (name, _) in enumerate(_SYMBOL_FIELDS)})
 
     def clock(self, position: int, mover: chess.Color, clock: float) -> None:
-        self.add(position, "white_clock" if mover == chess.WHITE else "black_clock",
-                 {"centiseconds": round(clock * 100)})
+        centiseconds = round(clock * 100)
+        if not 0 <= centiseconds < CLOCK_LIMIT:  # the game is written, without this clock
+            self.problems.append(f"[%clk] of {clock} s at position {position}: out of range, left out")
+            return
+        self.add(position, "white_clock" if mover == chess.WHITE else "black_clock", {"centiseconds": centiseconds})
 
     def commands(self, position: int, comment: str, mover: chess.Color, *, clock: bool = True) -> None:
         """The items of the PGN commands of a move's comment, read by python-chess's own ``GameNode`` methods."""
@@ -227,9 +230,12 @@ class _Items:
             if value is None or not -EVAL_LIMIT <= value < EVAL_LIMIT:
                 self.problems.append(f"[%eval] {white} at position {position}: out of range, left out")
             else:
-                depth = game_node.eval_depth(node)  # type: ignore[arg-type]
+                depth = game_node.eval_depth(node) or 0  # type: ignore[arg-type]
+                if depth >= DEPTH_LIMIT:  # the evaluation is kept, without its depth
+                    self.problems.append(f"[%eval] depth {depth} at position {position}: out of range, left out")
+                    depth = 0
                 self.add(position, "engine_evaluation", {"value": value, "kind": "mate" if mate is not None else
-                                                         "centipawns", "depth": depth or 0})
+                                                         "centipawns", "depth": depth})
 
     def time_control(self, tag: str) -> None:
         """The ``TimeControl`` tag as a time control item on the game (the reader's ``time_control_tag``
