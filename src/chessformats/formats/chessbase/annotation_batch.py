@@ -27,15 +27,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...engine.codec import codec
-from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .annotation_writer import (
-    CLOCK_LIMIT,
     DEPTH_LIMIT,
     EVAL_LIMIT,
     ITEM_HEAD_SIZE,
     ITEM_TYPES,
     ItemRecord,
+    clock_centiseconds,
     item_head,
     time_control_items,
 )
@@ -80,8 +79,8 @@ def _clock_body(match: re.Match[str]) -> tuple[int, ...] | None:
     """The clock item's fields (centiseconds) of a clock command, as :meth:`.annotation_writer._Items.clock`
     makes them from python-chess's reading; None where that item cannot be written."""
     hours, minutes, seconds = match.groups()
-    centiseconds = round((int(hours) * 3600 + int(minutes) * 60 + float(seconds)) * 100)
-    return (centiseconds,) if 0 <= centiseconds < CLOCK_LIMIT else None
+    centiseconds = clock_centiseconds(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
+    return None if centiseconds is None else (centiseconds,)
 
 
 def _eval_body(match: re.Match[str]) -> tuple[int, ...] | None:
@@ -117,16 +116,16 @@ class _Commands:
         self.keys = keys
         self.text = text
         self.group = group
+        self.found = [ITEM_TYPES[name] for name in group.types]
+        self.kinds = dict(zip(self.found, group.types, strict=True))
+        self.body = codec(group.declaration)
+        self.size: int = self.body.size or 0
         self.clear()
 
     def clear(self) -> None:
+        """Forget every command met (the tables made again at the next batch)."""
         self.rows = np.zeros(0, dtype=np.int32)  # made at the first batch (16 MiB for the evaluations)
         self.named: dict[str, int] = {}
-        numbers = {name: value for value, name in enum_view(schema.ANNOTATION_TYPE).names.items()}
-        self.found = [numbers[name] for name in self.group.types]
-        self.kinds = dict(zip(self.found, self.group.types, strict=True))
-        self.body = codec(self.group.declaration)
-        self.size: int = self.body.size or 0
         self.types = np.zeros((0, 2), dtype=np.int64)
         self.bad = np.zeros((0, 2), dtype=bool)
         self.bodies = np.zeros((0, self.size), dtype=np.uint8)

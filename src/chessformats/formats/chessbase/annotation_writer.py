@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import chess.pgn
 
 __all__ = ["CLOCK_LIMIT", "DEPTH_LIMIT", "EVAL_LIMIT", "ITEM_TYPES", "EncodedAnnotations", "LineAnnotations",
-           "encode_annotations", "encode_line_annotations", "encode_text"]
+           "clock_centiseconds", "encode_annotations", "encode_line_annotations", "encode_text"]
 
 _HEAD = codec(schema.ANNOTATION_RECORD_HEAD)
 _HEAD_SIZE: int = _HEAD.size or 0
@@ -187,8 +187,8 @@ class _Items:
                                            for i, (name, _) in enumerate(_SYMBOL_FIELDS)})
 
     def clock(self, position: int, mover: chess.Color, clock: float) -> None:
-        centiseconds = round(clock * 100)
-        if not 0 <= centiseconds < CLOCK_LIMIT:  # the game is written, without this clock
+        centiseconds = clock_centiseconds(clock)
+        if centiseconds is None:  # the game is written, without this clock
             self.problems.append(f"[%clk] of {clock} s at position {position}: out of range, left out")
             return
         self.add(position, "white_clock" if mover == chess.WHITE else "black_clock", {"centiseconds": centiseconds})
@@ -333,6 +333,13 @@ class _Turned:
 
     def turn(self) -> chess.Color:
         return self._turn
+
+
+def clock_centiseconds(seconds: float) -> int | None:
+    """A clock item's centiseconds of a clock of ``seconds`` (python-chess's reading); None where ChessBase cannot
+    hold it (:data:`CLOCK_LIMIT`)."""
+    centiseconds = round(seconds * 100)
+    return centiseconds if 0 <= centiseconds < CLOCK_LIMIT else None
 
 
 def _clock(comment: str) -> float | None:
