@@ -7,68 +7,21 @@ appended, its games go through PGN."""
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import time
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase.write import WriteReport, append_games
 
-from ..formats.pgngames import read_game
 from .content import is_pgn
 
 if TYPE_CHECKING:
     import chess.pgn
 
-__all__ = ["convert_to_chessbase", "is_pgn", "pgn_games"]
-
-_OPENERS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
-"""The module of each compressed extension (imported when a file needs it: start-up time)."""
-
-
-
-
-class _Lines:
-    """A text handle that counts the lines python-chess reads (to say where a game starts)."""
-
-    def __init__(self, handle: IO[str]) -> None:
-        self.handle = handle
-        self.line = 0
-        self.bytes = 0
-
-    def readline(self) -> str:
-        text = self.handle.readline()
-        if text:
-            self.line += 1
-            self.bytes += len(text)
-        return text
-
-
-def pgn_games(path: str, skipped: list[str], *, encoding: str = "utf-8-sig") -> Iterator[chess.pgn.Game]:
-    """The games of a PGN file, read one at a time; a game python-chess cannot read fully is left out and
-    reported in ``skipped`` with its number and the line it starts on."""
-    extension = os.path.splitext(path.lower())[1]
-    module = _OPENERS.get(extension)
-    opener: Callable[..., IO[str]] | None = importlib.import_module(module).open if module else None
-    handle: IO[str] = opener(path, "rt", encoding=encoding, errors="replace") if opener else \
-        open(path, encoding=encoding, errors="replace")
-
-    with handle:
-        lines = _Lines(handle)
-        number = 0
-        while True:
-            start = lines.line + 1
-            game = read_game(cast(TextIO, lines))  # python-chess only calls readline
-            if game is None:
-                return
-            number += 1
-            if game.errors:
-                skipped.append(f"game {number} (from line {start}): {game.errors[0]}")
-                continue
-            yield game
+__all__ = ["convert_to_chessbase", "is_pgn"]
 
 
 def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator[chess.pgn.Game]:
