@@ -35,14 +35,17 @@ from typing import Any
 
 import chess
 
+from ...schemas.chessbase import MOVE_CODES
 from .start import BLACK
 
 __all__ = ["LISTS", "NONE", "NUMBERED", "SIDE", "WORDS", "castle", "next_number", "place", "play", "start_words"]
 
 _PAWN = chess.PAWN
 
-NUMBERED = (0, 8, 3, 3, 3, 3, 1)
-"""By piece type (index 0 unused): how many pieces of that type get a number (as many as there are one-byte codes)."""
+NUMBERED = tuple(max((entry[1] for entry in MOVE_CODES.values() if len(entry) == 4 and entry[0] == name), default=0)
+                 for name in chess.PIECE_NAMES)
+"""By piece type (index 0 unused): how many pieces of that type get a number (as many as there are one-byte codes:
+the highest number of the type in the declaration's move codes, :data:`~chessformats.schemas.chessbase.MOVE_CODES`)."""
 NONE = 64
 """The byte of an empty number (square 64: off the board)."""
 WORDS = 14
