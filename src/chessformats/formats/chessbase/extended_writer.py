@@ -35,6 +35,8 @@ _SUM_WORDS = struct.Struct(("<" if _ORDER == "little" else ">") + {2: "H", 4: "I
 """The words the check sum adds."""
 _OFFSETS = tuple((int(_RECORD.field(name).offset or 0), int(_RECORD.field(name).size or 0))
                  for name in ("cbg_offset", "cba_offset"))
+_LIMITS = tuple(1 << 8 * size for _, size in _OFFSETS)
+"""What each offset field holds (unsigned): a value past it is left to the declaration, which refuses it."""
 _TEMPLATES: dict[tuple[int, int, bool, bool], bytes] = {}
 """A record of zero offsets by (teams, ratings): only the offsets change from game to game."""
 _TEMPLATES_KEPT = 1 << 12
@@ -60,7 +62,7 @@ def cbj_record(white_team: int, black_team: int, cbg_offset: int, cba_offset: in
         template = _record(white_team, black_team, 0, 0, white_rated=white_rated, black_rated=black_rated)
         if len(_TEMPLATES) < _TEMPLATES_KEPT:
             _TEMPLATES[key] = template
-    if not 0 <= cbg_offset < 1 << 63 or not 0 <= cba_offset < 1 << 63:  # the declaration checks what it holds
+    if not (0 <= cbg_offset < _LIMITS[0] and 0 <= cba_offset < _LIMITS[1]):  # the declaration checks what it holds
         return _record(white_team, black_team, cbg_offset, cba_offset, white_rated=white_rated,
                        black_rated=black_rated)
     record = bytearray(template)
