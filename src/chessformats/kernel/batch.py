@@ -51,6 +51,7 @@ __all__ = [
     "Boards",
     "attacked",
     "bishop_attacks",
+    "checkers",
     "contains",
     "expand_bits",
     "legal_moves",
@@ -161,6 +162,13 @@ def _checkers(side: _Side, index: np.ndarray | None = None, occupied: np.ndarray
     return attacked(pick(side.king) if square is None else square, pick(side.occupied) if occupied is None
                     else occupied, pick(side.knights), pick(side.kings), pick(side.pawns) if pawns is None else pawns,
                     pick(side.colour), pick(side.diagonal), pick(side.straight))
+
+
+def checkers(boards: Boards, occupied: np.ndarray | None = None) -> np.ndarray:
+    """Per position: the enemy pieces attacking the king to move (python-chess's ``Board.checkers()``); with
+    ``occupied``, the sliders see through those squares instead of the position's (the position after a move of
+    the side to move, its pieces elsewhere: is that move legal?)."""
+    return _checkers(_side(boards), occupied=occupied)
 
 
 def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:

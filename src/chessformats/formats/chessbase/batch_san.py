@@ -3,8 +3,8 @@
 The batch decoder (:mod:`.batch_state`, ``san=True``) gives every move's squares, piece and the piece it takes;
 :func:`positions` rebuilds the bitboards after every token from them (each token's change, XORed along its game;
 a variation's end is given the change that undoes the variation), and :func:`annotate` then works out, over the
-moves of a block of games together (:data:`BLOCK`), with the chess kernel's attacks
-(:func:`chessformats.kernel.batch.attacked`, its tables) and move generator:
+moves of a block of games together (:data:`BLOCK`), with the chess kernel's checkers
+(:func:`chessformats.kernel.batch.checkers`), tables and move generator:
 
 - legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
   the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, in :func:`positions`);
@@ -25,7 +25,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.batch import DOUBLE_BB, PUSH_BB, Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.batch import DOUBLE_BB, PUSH_BB, Boards, checkers, expand_bits, legal_moves, square_of
 from ...kernel.boards import from_boards
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 from ...kernel.playing import stack
@@ -56,23 +56,19 @@ _RIVAL_REACH = _RIVAL_REACH.ravel()
 empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
+def _boards(rows: np.ndarray[Any, Any], white: np.ndarray[Any, Any],
+            ep: np.ndarray[Any, Any] | None = None) -> Boards:
+    """The positions of bitboard ``rows`` as the kernel's, ``white`` to move (no castling rights: none of the
+    questions asked here needs them; no en-passant square but ``ep``)."""
+    size = len(white)
+    return Boards._make([*rows, white, np.zeros(size, np.uint8) if ep is None else ep.astype(np.uint8),
+                         np.zeros(size, _U64), np.zeros(size, np.uint16), np.ones(size, np.uint16)])
+
+
 def _own(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per position: the pieces of side ``side`` (0 white)."""
     found: np.ndarray[Any, Any] = np.where(side == 0, rows[0], rows[1])
     return found
-
-
-def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.ndarray[Any, Any],
-              occupied: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
-    """Per position (bitboards ``rows``, one column each): is ``square`` attacked by side ``by`` (0 white), squares
-    ``occupied``, only its pieces on ``keep`` counted (default all)?"""
-    mask = _own(rows, by)
-    if keep is not None:
-        mask &= keep
-    queens = rows[_Q + 1]
-    found = attacked(square, occupied, rows[_N + 1] & mask, rows[_K + 1] & mask, rows[_P + 1] & mask, by,
-                     (rows[_B + 1] | queens) & mask, (rows[_R + 1] | queens) & mask)
-    return np.asarray(found != 0, dtype=bool)
 
 
 def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -81,8 +77,8 @@ def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[
 
 
 def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Is the king of ``side`` (0 white) attacked in each position?"""
-    return _attacked(rows, _king(rows, side), 1 - side, rows[0] | rows[1])
+    """Is the king of ``side`` (0 white) attacked in each position (the kernel's :func:`checkers`)?"""
+    return np.asarray(checkers(_boards(rows, side == 0)) != 0, dtype=bool)
 
 
 def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
@@ -268,10 +264,7 @@ def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any],
         low = high
     if open_checks:  # the kernel's move generator, once for the chunk
         slots, rows, black, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
-        size = len(slots)
-        boards = Boards._make([*rows, black, ep.astype(np.uint8), np.zeros(size, _U64), np.zeros(size, np.uint16),
-                               np.ones(size, np.uint16)])
-        offsets, _ = legal_moves(boards)
+        offsets, _ = legal_moves(_boards(rows, black, ep))
         out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
 
 
@@ -304,7 +297,7 @@ def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     maybe &= ~checking
     lanes = np.flatnonzero(maybe & moves.live)
     if lanes.size:
-        checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
+        checking[lanes] = checkers(_boards(rows[:, lanes], side[lanes] == 1)) != 0
     return np.asarray(checking, dtype=bool)
 
 
@@ -312,7 +305,7 @@ def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, A
     """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
     opened to the king, a move played in check or after a token that is not a move (by induction: a move played
     from a legal position that is not in check, none of these, leaves its king safe)."""
-    rows, side, occupied = moves.rows, moves.side, moves.occupied
+    rows, side = moves.rows, moves.side
     king = _king(rows, side)
     known = np.zeros(len(side), bool)  # after a move of the same game that gave no check
     known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
@@ -320,7 +313,7 @@ def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, A
     lanes = np.flatnonzero(maybe & moves.live)
     illegal = np.zeros(len(side), bool)
     if lanes.size:
-        illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
+        illegal[lanes] = checkers(_boards(rows[:, lanes], side[lanes] == 0)) != 0
     return illegal
 
 
@@ -343,7 +336,7 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     occupied = moves.occupied[owner] | SQUARE_BB.take(source)  # before the move
     legal = (_BETWEEN.take(rival * 64 + target) & occupied) == 0
     after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
-    legal &= ~_attacked(part, _king(part, side), 1 - side, after, ~to_bit)
+    legal &= checkers(_boards(part, side == 0), after) == 0
     owner, rival, source = owner[legal], rival[legal], source[legal]
     any_rival = np.zeros(count, bool)
     any_rival[owner] = True
