@@ -25,7 +25,8 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.batch import DOUBLE_BB, PUSH_BB, Boards, checkers, expand_bits, legal_moves, square_of
+from ...kernel.attacks import pawn_pushes
+from ...kernel.batch import Boards, attacked, checkers, expand_bits, legal_moves, square_of
 from ...kernel.boards import from_boards
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 from ...kernel.playing import stack
@@ -37,7 +38,6 @@ COLUMNS = 8
 """A position's bitboards, in rows: white's pieces, black's, then by python-chess piece type (row ``piece + 1``)
 the pawns ... kings of both (the kernel's :class:`~chessformats.kernel.batch.Boards` order)."""
 _U64 = np.uint64
-_ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
 _MOVE, _PUSH, _POP, _SKIP = 0, 1, 2, 3
 """The token kinds (``batch_state.MOVE``, ``T_PUSH``, ``T_POP``, ``T_SKIP``)."""
 START = stack(from_boards([chess.Board()]))[:COLUMNS]
@@ -79,6 +79,17 @@ def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[
 def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Is the king of ``side`` (0 white) attacked in each position (the kernel's :func:`checkers`)?"""
     return np.asarray(checkers(_boards(rows, side == 0)) != 0, dtype=bool)
+
+
+def _attackers(square: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any], pieces: np.ndarray[Any, Any],
+               kind: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per position: which of ``pieces`` (all of python-chess type ``kind``, of side ``side``: 0 white) attack
+    ``square``, ``occupied`` blocking (the kernel's :func:`attacked`, those pieces alone given)."""
+    def of(first: int, second: int = -1) -> np.ndarray[Any, Any]:
+        found: np.ndarray[Any, Any] = np.where((kind == first) | (kind == second), pieces, _U64(0))
+        return found
+
+    return attacked(square, occupied, of(_N), of(_K), of(_P), side, of(_B, _Q), of(_R, _Q))
 
 
 def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
@@ -328,16 +339,15 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     reach &= _own(rows, side) & ~to_bit
     reach[~moves.live] = 0
     out = np.zeros(count, np.int8)
-    owner, rival = expand_bits(reach)
-    if not owner.size:
+    lanes = np.flatnonzero(reach)
+    if not lanes.size:
         return out
-    part = rows[:, owner]
-    side, source, target, to_bit = side[owner], source[owner], target[owner], to_bit[owner]
-    occupied = moves.occupied[owner] | SQUARE_BB.take(source)  # before the move
-    legal = (_BETWEEN.take(rival * 64 + target) & occupied) == 0
-    after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
-    legal &= checkers(_boards(part, side == 0), after) == 0
-    owner, rival, source = owner[legal], rival[legal], source[legal]
+    side, source, target = side[lanes], source[lanes], target[lanes]
+    occupied = moves.occupied[lanes] | SQUARE_BB.take(source)  # before the move
+    owner, rival = expand_bits(_attackers(target, occupied, reach[lanes], piece[lanes], side))
+    after = (occupied[owner] & ~SQUARE_BB.take(rival)) | to_bit[lanes[owner]]  # the rival's move played instead
+    legal = checkers(_boards(rows[:, lanes[owner]], side[owner] == 0), after) == 0
+    owner, rival, source = lanes[owner[legal]], rival[legal], source[owner[legal]]
     any_rival = np.zeros(count, bool)
     any_rival[owner] = True
     same_file = np.zeros(count, bool)
@@ -352,19 +362,11 @@ def _sound(occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np
            source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Is each move a piece's move along its lines, nothing between, or a pawn's push onto empty squares or
     capture of a piece (en passant not counted)? ``occupied``: the squares occupied before the move."""
-    to_bit = SQUARE_BB.take(target)
-    sound = (piece >= _N) & ((EMPTY_ATTACKS_BB[np.minimum(piece, _K), source] & to_bit) != 0)
-    sound &= (_BETWEEN.take(source * 64 + target) & occupied) == 0
+    from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
     pawn = piece == _P
-    if pawn.any():
-        colour = 1 - side  # the kernel's: 1 white
-        push = PUSH_BB[colour, source]
-        free = (occupied & to_bit) == 0
-        single = free & (push == to_bit)
-        double = free & (DOUBLE_BB[colour, source] == to_bit) & ((occupied & push) == 0)
-        capture = ~free & ((PAWN_BB[colour, source] & to_bit) != 0)
-        sound |= pawn & (single | double | capture)
-    return np.asarray(sound, dtype=bool)
+    up, twice = pawn_pushes(np.where(pawn, from_bit, _U64(0)), side == 0, ~occupied)
+    moving = np.where(pawn & ((occupied & to_bit) == 0), _U64(0), from_bit)  # a pawn takes, onto a piece only
+    return np.asarray((_attackers(target, occupied, moving, piece, side) | ((up | twice) & to_bit)) != 0, dtype=bool)
 
 
 def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.ndarray[Any, Any], ...] | None:
