@@ -37,14 +37,12 @@ from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, LINE_BB, ROOK_RAYS_BB
 
 __all__ = [
     "CAPTURE",
-    "DOUBLE_BB",
     "DOUBLE_PUSH",
     "EN_PASSANT",
     "FLAG_SHIFT",
     "KING_CASTLE",
     "ORIGIN_SHIFT",
     "PROMOTION",
-    "PUSH_BB",
     "QUEEN_CASTLE",
     "QUIET",
     "TARGET_SHIFT",

@@ -297,35 +297,36 @@ def _annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
 
 
 def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
-    """Per move: does it give check?"""
-    rows, side, target, occupied = moves.rows, moves.side, moves.target, moves.occupied
+    """Per move: does it give check? The piece that moved attacks the king, or the kernel says so where it could
+    otherwise: a line to the king opened, castling."""
+    rows, side, target = moves.rows, moves.side, moves.target
     king = _king(rows, 1 - side)
     code = side * 8 + np.where(moves.promotion > 0, moves.promotion, moves.piece)
-    checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
-    checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
-    checking &= ~moves.castling
-    maybe = _opened(moves, king, _sliders(rows, side)) | moves.castling
-    maybe &= ~checking
-    lanes = np.flatnonzero(maybe & moves.live)
-    if lanes.size:
-        checking[lanes] = checkers(_boards(rows[:, lanes], side[lanes] == 1)) != 0
-    return np.asarray(checking, dtype=bool)
+    direct: np.ndarray[Any, Any] = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
+    direct &= ((_BETWEEN.take(target * 64 + king) & moves.occupied) == 0) & ~moves.castling
+    maybe = (_opened(moves, king, _sliders(rows, side)) | moves.castling) & ~direct
+    return direct | _exposed(moves, 1 - side, maybe)
 
 
 def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
+    """Per move: does it leave its own king attacked? Asked of the kernel where it could: a king's move, a line
     opened to the king, a move played in check or after a token that is not a move (by induction: a move played
     from a legal position that is not in check, none of these, leaves its king safe)."""
     rows, side = moves.rows, moves.side
-    king = _king(rows, side)
     known = np.zeros(len(side), bool)  # after a move of the same game that gave no check
     known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
-    maybe = ~known | (moves.piece == _K) | _opened(moves, king, _sliders(rows, 1 - side))
+    maybe = ~known | (moves.piece == _K) | _opened(moves, _king(rows, side), _sliders(rows, 1 - side))
+    return _exposed(moves, side, maybe)
+
+
+def _exposed(moves: _Moves, side: np.ndarray[Any, Any], maybe: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per move: is the king of ``side`` (0 white) attacked after it? The kernel's :func:`checkers` on the
+    moves ``maybe`` (the others: no)."""
+    found = np.zeros(len(side), bool)
     lanes = np.flatnonzero(maybe & moves.live)
-    illegal = np.zeros(len(side), bool)
     if lanes.size:
-        illegal[lanes] = checkers(_boards(rows[:, lanes], side[lanes] == 0)) != 0
-    return illegal
+        found[lanes] = checkers(_boards(moves.rows[:, lanes], side[lanes] == 0)) != 0
+    return found
 
 
 def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
