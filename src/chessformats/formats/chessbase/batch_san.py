@@ -305,7 +305,8 @@ def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
     direct: np.ndarray[Any, Any] = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
     direct &= ((_BETWEEN.take(target * 64 + king) & moves.occupied) == 0) & ~moves.castling
     maybe = (_opened(moves, king, _sliders(rows, side)) | moves.castling) & ~direct
-    return direct | _exposed(moves, 1 - side, maybe)
+    direct |= _exposed(moves, 1 - side, maybe)
+    return direct
 
 
 def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
