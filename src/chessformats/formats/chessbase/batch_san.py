@@ -92,22 +92,12 @@ def _attackers(square: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any], pie
     return attacked(square, occupied, of(_N), of(_K), of(_P), side, of(_B, _Q), of(_R, _Q))
 
 
-def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
-               sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Does ``square`` share a line with ``king`` that holds one of ``sliders``, nothing between the two?"""
-    index = square * 64 + king
-    return np.asarray(((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
-
-
 def _opened(moves: _Moves, king: np.ndarray[Any, Any], sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per move: does a square it empties (its origin; the pawn taken en passant) share a line with ``king`` that
-    holds one of ``sliders``, nothing between?"""
-    occupied = moves.occupied
-    opened = _open_line(moves.source, king, occupied, sliders)
-    passant = np.flatnonzero(moves.passant)
-    emptied = np.where(moves.side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
-    opened[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
-    return opened
+    """Per move: could it open a line from ``king`` to one of ``sliders``? Its origin shares a line with the king
+    that holds one of them, nothing between the two; or it takes en passant (which empties a second square)."""
+    index = moves.source * 64 + king
+    opened = ((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & moves.occupied) == 0)
+    return np.asarray(opened | moves.passant, dtype=bool)
 
 
 def _sliders(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
