@@ -3,15 +3,18 @@
 The batch decoder (:mod:`.batch_state`, ``san=True``) gives every move's squares, piece and the piece it takes;
 :func:`positions` rebuilds the bitboards after every token from them (each token's change, XORed along its game;
 a variation's end is given the change that undoes the variation), and :func:`annotate` then works out, over the
-moves of a block of games together (:data:`BLOCK`), with the chess kernel's checkers
-(:func:`chessformats.kernel.batch.checkers`), tables and move generator:
+moves of a block of games together (:data:`BLOCK`), what SAN needs. The chess rules are the kernel's
+(:mod:`chessformats.kernel.batch`): its :func:`~chessformats.kernel.batch.checkers` say whether a king is
+attacked, its :func:`~chessformats.kernel.attacks.attacked` which pieces reach a square, its move generator
+whether a position has a legal move; this module only picks the few positions each question is asked of:
 
 - legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
-  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, in :func:`positions`);
-- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
-  king to a square the move emptied (looked at in full only then, and for castling);
-- rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
-  could go there legally (their king not attacked afterwards);
+  the scalar path, as castling, a null move or a skipped byte in check does (in :func:`positions`); asked where
+  a move could expose its king (a king's move, a line opened to it, a move after a check or a marker);
+- check: the piece that moved attacks the king (an empty-board table, nothing between), else asked where a line
+  from the king was opened, and for castling;
+- rivals: the other pieces of the kind (knights, bishops, rooks, queens) that reach the target square and could
+  go there legally (their king not attacked afterwards); asked where one stands on the target's lines;
 - mate: a check after which the opponent has no legal move. When the next token of the stream is a move played
   from that position along its piece's lines, the check is no mate (the move's legality is checked with the
   others); otherwise the kernel's move generator decides, for all such positions at once.
@@ -31,7 +34,7 @@ from ...kernel.boards import from_boards
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 from ...kernel.playing import stack
 
-__all__ = ["COLUMNS", "START", "annotate", "in_check"]
+__all__ = ["COLUMNS", "START", "annotate"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 COLUMNS = 8
@@ -74,11 +77,6 @@ def _own(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[A
 def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The square of side ``side``'s king in each position."""
     return square_of(rows[_K + 1] & _own(rows, side))
-
-
-def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Is the king of ``side`` (0 white) attacked in each position (the kernel's :func:`checkers`)?"""
-    return np.asarray(checkers(_boards(rows, side == 0)) != 0, dtype=bool)
 
 
 def _attackers(square: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any], pieces: np.ndarray[Any, Any],
@@ -225,7 +223,7 @@ def positions(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
         delta[:, firsts] ^= reset
     after = np.bitwise_xor.accumulate(delta, axis=1, out=delta)
     if stuck.size:
-        checked = in_check(after[:, stuck] ^ undo, (~out.white.take(stuck)).astype(np.int64))
+        checked = checkers(_boards(after[:, stuck] ^ undo, out.white.take(stuck))) != 0
         fallback[owner.take(stuck[checked])] = True
     return owner, decoded, after
 
