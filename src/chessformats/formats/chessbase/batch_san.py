@@ -52,11 +52,6 @@ _ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
 _ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
 """By ``(colour * 8 + piece) * 64 + square`` (colour 0 white): the squares that piece there attacks on an empty
 board."""
-_RIVAL_REACH = EMPTY_ATTACKS_BB.copy()
-_RIVAL_REACH[_K] = 0
-_RIVAL_REACH = _RIVAL_REACH.ravel()
-"""By ``piece * 64 + square``: where a knight, bishop, rook or queen that could go to the square stands, on an
-empty board (none for a pawn or king: SAN names no rival of theirs)."""
 
 
 def _boards(rows: np.ndarray[Any, Any], white: np.ndarray[Any, Any],
@@ -324,10 +319,10 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     rows = moves.rows
     count = len(source)
     to_bit = SQUARE_BB.take(target)
-    reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
+    reach = _ATTACKS_BY_CODE.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
     reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
     reach &= _own(rows, side) & ~to_bit
-    reach[~moves.live] = 0
+    reach[~moves.live | (piece == _P) | (piece == _K)] = 0  # (SAN names no rival of a pawn or king)
     out = np.zeros(count, np.int8)
     lanes = np.flatnonzero(reach)
     if not lanes.size:
