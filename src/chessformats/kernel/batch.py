@@ -164,8 +164,8 @@ def _checkers(side: _Side, index: np.ndarray | None = None, occupied: np.ndarray
 
 def checkers(boards: Boards, occupied: np.ndarray | None = None) -> np.ndarray:
     """Per position: the enemy pieces attacking the king to move (python-chess's ``Board.checkers()``); with
-    ``occupied``, the sliders see through those squares instead of the position's (the position after a move of
-    the side to move, its pieces elsewhere: is that move legal?)."""
+    ``occupied``, the pieces there block the sliders instead of the position's (a move of the side to move
+    played on the occupancy: does it leave the king attacked?)."""
     return _checkers(_side(boards), occupied=occupied)
 
 
