@@ -52,6 +52,10 @@ _ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
 _ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
 """By ``(colour * 8 + piece) * 64 + square`` (colour 0 white): the squares that piece there attacks on an empty
 board."""
+_ROLES = np.array([[0xFFFF_FFFF_FFFF_FFFF * (piece in kinds) for piece in range(7)]
+                   for kinds in ((_N,), (_K,), (_P,), (_B, _Q), (_R, _Q))], _U64)
+"""By the kernel's sets of attackers (knights, kings, pawns, diagonal and straight sliders), then python-chess
+piece type: all ones where the piece is one of the set."""
 
 
 def _boards(rows: np.ndarray[Any, Any], white: np.ndarray[Any, Any],
@@ -78,11 +82,8 @@ def _attackers(square: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any], pie
                kind: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per position: which of ``pieces`` (all of python-chess type ``kind``, of side ``side``: 0 white) attack
     ``square``, ``occupied`` blocking (the kernel's :func:`attacked`, those pieces alone given)."""
-    def of(first: int, second: int = -1) -> np.ndarray[Any, Any]:
-        found: np.ndarray[Any, Any] = np.where((kind == first) | (kind == second), pieces, _U64(0))
-        return found
-
-    return attacked(square, occupied, of(_N), of(_K), of(_P), side, of(_B, _Q), of(_R, _Q))
+    knights, kings, pawns, diagonal, straight = _ROLES.take(kind, axis=1) & pieces
+    return attacked(square, occupied, knights, kings, pawns, side, diagonal, straight)
 
 
 def _opened(moves: _Moves, king: np.ndarray[Any, Any], sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -322,9 +323,10 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     reach = _ATTACKS_BY_CODE.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
     reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
     reach &= _own(rows, side) & ~to_bit
-    reach[~moves.live | (piece == _P) | (piece == _K)] = 0  # (SAN names no rival of a pawn or king)
+    reach[~moves.live] = 0
     out = np.zeros(count, np.int8)
     lanes = np.flatnonzero(reach)
+    lanes = lanes[(piece[lanes] != _P) & (piece[lanes] != _K)]  # (SAN names no rival of a pawn or king)
     if not lanes.size:
         return out
     side, source, target = side[lanes], source[lanes], target[lanes]
@@ -339,7 +341,8 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     same_rank = np.zeros(count, bool)
     same_file[owner[(rival & 7) == (source & 7)]] = True
     same_rank[owner[(rival >> 3) == (source >> 3)]] = True
-    out[any_rival] = np.where(~same_file, 1, np.where(~same_rank, 2, 3))[any_rival]
+    named = np.flatnonzero(any_rival)
+    out[named] = np.where(~same_file[named], 1, np.where(~same_rank[named], 2, 3))
     return out
 
 
