@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessformats.formats.polyglot.legality import legality_checker
+from chessformats.formats.polyglot.read import _legality
 from chessformats.polyglot import decode_move, encode_move, open_book, write_book
 from polyglot_cases import EDGE_CASES, EXTRA_POSITIONS, entries, expected_raw, our_rows, random_games, their_rows
 
@@ -102,21 +102,31 @@ def test_probe_legality_filter_equals_python_chess(tmp_path: Path) -> None:
 
 
 def test_probe_legality_test_equals_python_chess_on_every_square_pair() -> None:
-    """The bitboard legality test used by probes against ``board.is_legal`` for every from/to pair."""
+    """The legality test of a probe (python-chess's legal moves among the probe's squares, generated at once)
+    against ``board.is_legal`` for every from/to pair, asked in groups as a probe asks (the squares of a group
+    bound what is generated)."""
     rng = random.Random(11)
     candidates = [chess.Move(a, b) for a in chess.SQUARES for b in chess.SQUARES if a != b]
     candidates += [chess.Move(a, b, piece) for a in chess.SQUARES for b in chess.SQUARES
                    if a != b and chess.square_rank(b) in (0, 7) for piece in (2, 3, 4, 5)]
     positions = 0
-    for _ in range(12):
-        board = chess.Board()
+    for game in range(14):
+        board = chess.Board(chess960=game >= 12)
+        if board.chess960:
+            board.set_chess960_pos(rng.randrange(960))
         for _ply in range(rng.randrange(10, 90)):
             legal = list(board.legal_moves)
             if not legal:
                 break
             if rng.random() < 0.25:
-                check = legality_checker(board)
-                assert [bool(check(m)) for m in candidates] == [board.is_legal(m) for m in candidates], board.fen()
+                expected = [board.is_legal(m) for m in candidates]
+                check = _legality(board, candidates)
+                assert [check(m) for m in candidates] == expected, board.fen()
+                rng.shuffle(order := list(range(len(candidates))))
+                for start in range(0, len(order), 211):
+                    group = [candidates[at] for at in order[start:start + 211]]
+                    check = _legality(board, group)
+                    assert [check(m) for m in group] == [expected[at] for at in order[start:start + 211]], board.fen()
                 positions += 1
             board.push(rng.choice(legal))
     assert positions > 50

@@ -17,7 +17,7 @@ import collections
 import os
 import struct
 import warnings
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
@@ -31,7 +31,6 @@ from ...engine.records import record_count
 from ...engine.tables import Tabular
 from ...schemas import polyglot_facts as facts
 from ..zobrist import zobrist_hash
-from .legality import legality_checker
 from .moves import KING_TAKES_ROOK, MOVES, decode_move, move_problem, move_problems
 
 if TYPE_CHECKING:
@@ -87,6 +86,21 @@ class Entry(NamedTuple):
     def _repr_html_(self) -> str | None:
         """In a notebook: the entry's 16 bytes, annotated field by field."""
         return display.repr_html(self)
+
+
+def _legality(board: chess.Board, moves: list[chess.Move]) -> Callable[[chess.Move], bool]:
+    """``board.is_legal`` for the ``moves`` of one probe: python-chess's legal moves between their squares,
+    generated in one call (the pins and checks of the position worked out once, not once a move); king moves
+    (castling included) and other boards than ``chess.Board`` (variants) ask ``board.is_legal`` itself."""
+    if type(board) is not chess.Board:
+        return board.is_legal
+    origins = targets = 0
+    for move in moves:
+        origins |= chess.BB_SQUARES[move.from_square]
+        targets |= chess.BB_SQUARES[move.to_square]
+    kings = board.kings
+    legal = set(board.generate_legal_moves(origins & ~kings, targets))
+    return lambda move: move in legal if not chess.BB_SQUARES[move.from_square] & kings else board.is_legal(move)
 
 
 def _new_entry(fields: tuple[int, int, int, int, chess.Move, int]) -> Entry:
@@ -346,7 +360,6 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         indices = self._indices(key)
         if not indices:
             return iter(())
-        legal = legality_checker(board) if board is not None and legal_only else None
         result = []
         unpack = _ENTRY_STRUCT.unpack_from
         skip: Container[int] = self._skip if self._scanned else _Unchecked(self)
@@ -360,9 +373,10 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
             move = moves[raw] if raw not in KING_TAKES_ROOK else decode_move(board, raw)
             if exclude_moves and move in exclude_moves:
                 continue
-            if legal is not None and not legal(move):
-                continue
             result.append(_new_entry((key, raw, weight, learn, move, index)))
+        if board is not None and legal_only and result:
+            legal = _legality(board, [entry.move for entry in result])
+            result = [entry for entry in result if legal(entry.move)]
         return iter(result)
 
     def __contains__(self, position: object) -> bool:
