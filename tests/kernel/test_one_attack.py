@@ -6,12 +6,10 @@ attacks, each allowed only where the kernel keeps it, and an identity check of w
   fills are written in :mod:`chessformats.kernel.attacks` alone; its tables and its side-wide attack map are those
   functions, evaluated.
 - python-chess's attack tables and attack methods (``BB_*_ATTACKS``, ``BB_*_MASKS``, ``BB_RAYS``,
-  ``attacks_mask``, ``attackers_mask``, ...): read by :mod:`chessformats.kernel.tables` alone, the integer
-  tables of the one-position code (:mod:`chessformats.kernel.scalar`, which must not import numpy: a Polyglot
-  probe stays quick).
+  ``attacks_mask``, ``attackers_mask``, ...): read nowhere (code that follows one position asks python-chess's
+  board whole questions: ``san``, ``is_legal``, ``generate_legal_moves``).
 - A function whose name says it computes attacks or pawn pushes (``...attack...``, ``pawn_push...``, ``slides``,
-  ``rays``): in those two kernel
-  modules, or one of :data:`WRAPPERS`, which pick a side's pieces and call the kernel's.
+  ``rays``): in that kernel module, or one of :data:`WRAPPERS`, which pick a side's pieces and call the kernel's.
 - Every name of the kernel's attack API imported from a kernel module is :mod:`chessformats.kernel.attacks`'s
   object (the re-exports of :mod:`~chessformats.kernel.batch` and :mod:`~chessformats.kernel.lookup` too).
 
@@ -36,8 +34,8 @@ CHESS_ATTACKS = frozenset({
     "attackers_mask", "_attackers_mask", "is_attacked_by", "_slider_blockers", "_attacked_for_king", "pin_mask",
 })
 NAMED = re.compile(r"attack|pawn_push|^_?slides?$|(^|_)rays?$")
-OWNERS = {"step table": {"kernel/attacks.py"}, "python-chess attacks": {"kernel/tables.py"},
-          "attack function": {"kernel/attacks.py", "kernel/scalar.py"}}
+OWNERS: dict[str, set[str]] = {"step table": {"kernel/attacks.py"}, "python-chess attacks": set(),
+                               "attack function": {"kernel/attacks.py"}}
 WRAPPERS = {("formats/chessbase/batch_san.py", "_attacked"), ("books/batchstep.py", "_attackers_of")}
 """Functions that pick a side's pieces and ask the kernel's :func:`~chessformats.kernel.attacks.attacked`."""
 API = frozenset(attacks.__all__) - {"SQUARE_BB", "single_square"}
@@ -92,6 +90,11 @@ def _slides(sliders, empty, amount, mask):
     assert findings(knights, "formats/monty/movegen.py") == [("step table", "line 1")]
     assert findings(python_chess, "formats/polyglot/legality.py") == [("python-chess attacks", "attackers_mask")]
     assert findings(fills + knights, "kernel/attacks.py") == []
+    tables = "KNIGHT = chess.BB_KNIGHT_ATTACKS\nDIAG_MASKS, DIAG_ATTACKS = chess.BB_DIAG_MASKS, chess.BB_DIAG_ATTACKS\n"
+    one_position = "def attacked(pieces, them, square, by, occupied):\n    return _KNIGHT[square] & pieces[2] & them\n"
+    assert findings(tables, "kernel/tables.py") == [("python-chess attacks", name) for name in (
+        "BB_KNIGHT_ATTACKS", "BB_DIAG_MASKS", "BB_DIAG_ATTACKS")]
+    assert findings(one_position, "kernel/scalar.py") == [("attack function", "attacked")]
     pushes = "def pawn_pushes(pawns, empty):\n    return pawns << U64(8) & empty\n"  # (once in batch.py too)
     assert findings(pushes, "kernel/batch.py") == [("attack function", "pawn_pushes")]
     assert findings(pushes, "kernel/attacks.py") == []
@@ -105,7 +108,7 @@ def test_every_import_of_the_attack_api_is_the_kernels_object() -> None:
             if not isinstance(node, ast.ImportFrom) or not node.level:
                 continue
             module = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
-            if not module.startswith("chessformats.kernel.") or module == "chessformats.kernel.scalar":
+            if not module.startswith("chessformats.kernel."):
                 continue
             for alias in node.names:
                 if alias.name in API:

@@ -530,7 +530,7 @@ class BookBuilder:
         return board
 
     def _stored(self, key: int) -> chess.Board | None:
-        from ..kernel.scalar import new_board  # (python-chess only when a position is asked for)
+        from ..kernel.newboard import new_board  # (python-chess only when a position is asked for)
 
         keys = self._positions["key"]
         at = int(np.searchsorted(keys, np.uint64(key)))
