@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import chess
 import chess.pgn
 import chess.variant
 
-from .moves import POP, PUSH, DecodedGame, DecodedMove
+from .moves import POP, PUSH, SKIP, DecodedGame, DecodedMove
 
 if TYPE_CHECKING:
     from .batch import MoveBatch
 
 __all__ = ["batch_mainline_sans", "build_game", "mainline_sans", "pgn_text", "stream_pgn_text", "tree_of"]
+
+_Move = TypeVar("_Move")
 
 
 def build_game(decoded: DecodedGame, headers: Mapping[str, str],
@@ -63,8 +65,9 @@ def _setup(game: chess.pgn.Game, decoded: DecodedGame) -> chess.Board:
     return board
 
 
-def _grow(tokens: list[DecodedMove | str], root: Any, add: Callable[[Any, DecodedMove], Any]) -> None:
-    """Grow a tree from the stream: ``add(parent, move) -> child``; "(" remembers a node, ")" goes back to it."""
+def _grow(tokens: Iterable[_Move | str], root: Any, add: Callable[[Any, _Move], Any]) -> None:
+    """Grow a tree from the stream: ``add(parent, move) -> child``; "(" remembers a node, ")" goes back to it (a move:
+    anything but a marker string)."""
     node, stack = root, []
     for token in tokens:
         if token is PUSH:
@@ -72,7 +75,7 @@ def _grow(tokens: list[DecodedMove | str], root: Any, add: Callable[[Any, Decode
         elif token is POP:
             if stack:
                 node = stack.pop()
-        elif isinstance(token, DecodedMove):
+        elif not isinstance(token, str):
             node = add(node, token)
 
 
@@ -186,33 +189,30 @@ def batch_mainline_sans(batch: MoveBatch, max_ply: int) -> list[list[str] | None
     those to the scalar path), the first ``max_ply`` main-line moves as :func:`mainline_sans` gives them (no tags
     to add); ``None`` for a game the batch left (``fallback``)."""
     from .batch_pgn import san_strings
-    from .batch_state import MOVE, T_POP, T_PUSH
+    from .batch_state import T_POP, T_PUSH, T_SKIP
 
     sans = san_strings(batch)
     kinds = batch.kind.tolist()
+    markers = {T_PUSH: PUSH, T_POP: POP, T_SKIP: SKIP}
     lines: list[list[str] | None] = []
+
+    def add(node: list[Any], slot: int) -> list[Any]:  # a node: [slot of its move, children]
+        child: list[Any] = [slot, []]
+        node[1].append(child)
+        return child
+
     for first, count, fallback in zip(batch.first.tolist(), batch.count.tolist(), batch.fallback.tolist(),
                                       strict=True):
         if fallback:
             lines.append(None)
             continue
+        root: list[Any] = [-1, []]
+        _grow((markers.get(kinds[slot], slot) for slot in range(first, first + count)), root, add)
         line: list[str] = []
-        node, stack, main, parents = -1, [], {-1}, set()  # as _grow: "(" remembers a node, ")" goes back to it
-        for slot in range(first, first + count):
-            if len(line) >= max_ply:
-                break
-            kind = kinds[slot]
-            if kind == T_PUSH:
-                stack.append(node)
-            elif kind == T_POP:
-                if stack:
-                    node = stack.pop()
-            elif kind == MOVE:
-                if node in main and node not in parents:  # the first move after a main-line one
-                    main.add(slot)
-                    line.append(sans[slot].rstrip("+#"))
-                parents.add(node)
-                node = slot
+        node = root
+        while node[1] and len(line) < max_ply:
+            node = node[1][0]
+            line.append(sans[node[0]].rstrip("+#"))
         lines.append(line)
     return lines
 
