@@ -20,10 +20,10 @@ One module per concern: :mod:`.database` (the base and its files, PGN export), :
 header and guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams),
 :mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
 its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
-PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
-(the move stream), :mod:`.batch_encoder` (many main lines' move streams at once), :mod:`.tags` (PGN tags to
-header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record);
-archives: :mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_database`` opens the base one holds),
+PGN), :mod:`.batch_san` (SAN of batch-decoded moves); writing: :mod:`.write` (a new base from python-chess
+games), :mod:`.encoder` (the move stream), :mod:`.batch_encoder` (many main lines' move streams at once),
+:mod:`.tags` (PGN tags to header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base
+copied record by record); archives: :mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_database`` opens the base one holds),
 :mod:`.archive_write` (a base packed into an archive).
 """
 
