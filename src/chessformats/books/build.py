@@ -231,7 +231,8 @@ class BookBuilder:
         """
         from ..engine.errors import FormatError
         from ..formats.chessbase import RESULT_TAGS, open_database
-        from ..formats.chessbase.pgn import batch_mainline_sans, mainline_sans
+        from ..formats.chessbase.batch_pgn import batch_mainline_sans
+        from ..formats.chessbase.pgn import mainline_sans
 
         stride = event_stride(self.max_ply)
         first = self.games

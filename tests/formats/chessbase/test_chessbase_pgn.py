@@ -162,7 +162,8 @@ def test_main_lines_for_a_book_are_python_chess_san(name: str, max_ply: int) -> 
     # through mainline_sans, against python-chess's SAN of the game's main line (check marks dropped)
     import numpy as np
 
-    from chessformats.formats.chessbase.pgn import batch_mainline_sans, mainline_sans
+    from chessformats.formats.chessbase.batch_pgn import batch_mainline_sans
+    from chessformats.formats.chessbase.pgn import mainline_sans
 
     with chessbase.open_database(cbh_path(name)) as db:
         numbers = np.arange(1, db.record_count + 1)

@@ -19,11 +19,12 @@ from ...engine.errors import FormatError
 from ...engine.layout import bit_fields
 from ...schemas import chessbase as schema
 from .batch import MoveBatch
-from .batch_state import T_POP, T_PUSH
+from .batch_state import T_POP, T_PUSH, T_SKIP
 from .games import GameSource, RecordFields, pgn_headers
-from .pgn import _escape, _wrap
+from .moves import POP, PUSH, SKIP
+from .pgn import _escape, _grow, _wrap
 
-__all__ = ["pgn_texts", "san_strings"]
+__all__ = ["batch_mainline_sans", "pgn_texts", "san_strings"]
 
 _LETTERS = ("", "", "N", "B", "R", "Q", "K")
 _SUFFIX = ("", "+", "#")
@@ -184,3 +185,33 @@ def _tree_tokens(start: int, stop: int, kinds: list[int], sans: list[str], white
 
     walk(root, True)
     return tokens
+
+
+def batch_mainline_sans(batch: MoveBatch, max_ply: int) -> list[list[str] | None]:
+    """For each game of a batch decoded with ``san=True`` (no setup position, no losing chess: the batch leaves
+    those to the scalar path), the first ``max_ply`` main-line moves as :func:`.pgn.mainline_sans` gives them (no tags
+    to add); ``None`` for a game the batch left (``fallback``)."""
+    sans = san_strings(batch)
+    kinds = batch.kind.tolist()
+    markers = {T_PUSH: PUSH, T_POP: POP, T_SKIP: SKIP}
+    lines: list[list[str] | None] = []
+
+    def add(node: list[Any], slot: int) -> list[Any]:  # a node: [slot of its move, children]
+        child: list[Any] = [slot, []]
+        node[1].append(child)
+        return child
+
+    for first, count, fallback in zip(batch.first.tolist(), batch.count.tolist(), batch.fallback.tolist(),
+                                      strict=True):
+        if fallback:
+            lines.append(None)
+            continue
+        root: list[Any] = [-1, []]
+        _grow((markers.get(kinds[slot], slot) for slot in range(first, first + count)), root, add)
+        line: list[str] = []
+        node = root
+        while node[1] and len(line) < max_ply:
+            node = node[1][0]
+            line.append(sans[node[0]].rstrip("+#"))
+        lines.append(line)
+    return lines

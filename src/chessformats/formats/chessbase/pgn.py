@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import chess
 import chess.pgn
 import chess.variant
 
-from .moves import POP, PUSH, SKIP, DecodedGame, DecodedMove
+from .moves import POP, PUSH, DecodedGame, DecodedMove
 
-if TYPE_CHECKING:
-    from .batch import MoveBatch
-
-__all__ = ["batch_mainline_sans", "build_game", "mainline_sans", "pgn_text", "stream_pgn_text", "tree_of"]
+__all__ = ["build_game", "mainline_sans", "pgn_text", "stream_pgn_text", "tree_of"]
 
 _Move = TypeVar("_Move")
 
@@ -182,39 +179,6 @@ def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], l
         node = node.variations[0]
         sans.append(board.san_and_push(node.move).rstrip("+#"))
     return tags, sans
-
-
-def batch_mainline_sans(batch: MoveBatch, max_ply: int) -> list[list[str] | None]:
-    """For each game of a batch decoded with ``san=True`` (no setup position, no losing chess: the batch leaves
-    those to the scalar path), the first ``max_ply`` main-line moves as :func:`mainline_sans` gives them (no tags
-    to add); ``None`` for a game the batch left (``fallback``)."""
-    from .batch_pgn import san_strings
-    from .batch_state import T_POP, T_PUSH, T_SKIP
-
-    sans = san_strings(batch)
-    kinds = batch.kind.tolist()
-    markers = {T_PUSH: PUSH, T_POP: POP, T_SKIP: SKIP}
-    lines: list[list[str] | None] = []
-
-    def add(node: list[Any], slot: int) -> list[Any]:  # a node: [slot of its move, children]
-        child: list[Any] = [slot, []]
-        node[1].append(child)
-        return child
-
-    for first, count, fallback in zip(batch.first.tolist(), batch.count.tolist(), batch.fallback.tolist(),
-                                      strict=True):
-        if fallback:
-            lines.append(None)
-            continue
-        root: list[Any] = [-1, []]
-        _grow((markers.get(kinds[slot], slot) for slot in range(first, first + count)), root, add)
-        line: list[str] = []
-        node = root
-        while node[1] and len(line) < max_ply:
-            node = node[1][0]
-            line.append(sans[node[0]].rstrip("+#"))
-        lines.append(line)
-    return lines
 
 
 class _Light:
