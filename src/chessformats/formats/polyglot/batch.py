@@ -1,6 +1,7 @@
 """Polyglot books over the kernel's batches of positions (:class:`~chessformats.kernel.batch.Boards`): the Zobrist
 keys of many positions at once (:func:`keys`), what a move changes in them (:func:`key_changes`,
-:func:`en_passant_keys`: a replay's keys, ply by ply), and Polyglot's raw moves to and from the kernel's move codes (:func:`entry_queries`, :func:`raw_moves`).
+:func:`en_passant_keys`: a replay's keys, ply by ply), and Polyglot's raw moves to and from the kernel's move codes
+(:func:`entry_queries`, :func:`raw_moves`).
 
 The same numbers as :func:`chessformats.formats.zobrist.zobrist_hash` and
 :func:`chessformats.formats.polyglot.moves.decode_move`/``encode_move`` for standard chess (the batches do not
@@ -97,31 +98,38 @@ def en_passant_keys(boards: Boards) -> Array:
     return found
 
 
-def key_changes(rows: Array, moves: Moves, played: Array) -> Array:
+def key_changes(rows: Array, moves: Moves, played: Array, pieces: Array | None = None) -> Array:
     """What playing ``moves`` (:func:`~chessformats.kernel.playing.prepare`'d, legal, the castling rooks known) on
     the positions ``rows`` (:func:`~chessformats.kernel.playing.stack`), which gave ``played``, changes in their
     keys, the en-passant part aside: the keys after are ``keys ^ en_passant_keys(before) ^ changes ^
-    en_passant_keys(after)`` (standard chess; the castling rights as python-chess cleans them)."""
-    white = rows[_TO_MOVE].view(np.int64)  # 1: white moves
+    en_passant_keys(after)`` (standard chess; the castling rights as python-chess cleans them). ``pieces``: the
+    python-chess type of each moving piece, when the caller knows it."""
+    white = rows[_TO_MOVE].view(np.int64) << 6  # the randoms of White's pieces follow Black's
     codes = moves.codes
-    origin, target = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63
-    landed = ((played[_PIECES:_TO_MOVE] & moves.to_bit) != 0).argmax(axis=0)  # piece type - 1 on the target
-    moved = np.where(moves.promotion, 0, landed)
-    changes: Array = _PIECE.take(((moved << 1 | white) << 6) + origin)
-    changes ^= _PIECE.take(((landed << 1 | white) << 6) + target)
+    target = codes >> TARGET_SHIFT & 63
+    if pieces is None:
+        pieces = ((rows[_PIECES:_TO_MOVE] & moves.from_bit) != 0).argmax(axis=0) + 1
+    kinds = (pieces - 1) << 7 | white  # where the randoms of each moving piece start
+    changes: Array = _PIECE.take(kinds + (codes >> ORIGIN_SHIFT & 63))
+    changes ^= _PIECE.take(kinds + target)
     changes ^= _TURN
-    taken_bb = moves.cleared & np.where(white != 0, rows[_WHITE + 1], rows[_WHITE])
-    taken = taken_bb.nonzero()[0]
+    promoted = moves.promotion.nonzero()[0]
+    if len(promoted):  # the pawn that reached the target is the flag's piece
+        changes[promoted] ^= _PIECE.take(kinds[promoted] + target[promoted]) ^ _PIECE.take(
+            ((codes[promoted] & 3) + 1 << 7 | white[promoted]) + target[promoted])
+    taken = moves.capture.nonzero()[0]  # (a legal code has the flag exactly when it captures)
     if len(taken):
-        kinds = ((rows[_PIECES:_TO_MOVE, taken] & taken_bb[taken]) != 0).argmax(axis=0)
+        them = np.where(white[taken] != 0, rows[_WHITE + 1, taken], rows[_WHITE, taken])
+        kinds = ((rows[_PIECES:_TO_MOVE, taken] & (moves.cleared[taken] & them)) != 0).argmax(axis=0) << 7 | (
+            white[taken] ^ 64)
         square = target[taken] ^ (moves.flag[taken] == EN_PASSANT) * 8  # (the pawn taken en passant: behind)
-        changes[taken] ^= _PIECE.take(((kinds << 1 | (white[taken] ^ 1)) << 6) + square)
+        changes[taken] ^= _PIECE.take(kinds + square)
     castled = moves.rook_to.nonzero()[0]
     if len(castled):
-        rooks = (_ROOK << 1 | white[castled]) << 6
+        kinds = _ROOK << 7 | white[castled]
         rook_from = moves.cleared[castled] & ~moves.from_bit[castled] & ~moves.to_bit[castled]
-        changes[castled] ^= _PIECE.take(rooks + single_square(rook_from)) ^ _PIECE.take(
-            rooks + single_square(moves.rook_to[castled]))
+        changes[castled] ^= _PIECE.take(kinds + single_square(rook_from)) ^ _PIECE.take(
+            kinds + single_square(moves.rook_to[castled]))
     rights = (rows[_CASTLING] != played[_CASTLING]).nonzero()[0]
     if len(rights):
         changes[rights] ^= _castle_randoms(rows[_CASTLING, rights]) ^ _castle_randoms(played[_CASTLING, rights])
@@ -154,9 +162,22 @@ def entry_queries(boards: Boards, index: Array, raw: Array) -> Array:
 
 def raw_moves(codes: Array) -> Array:
     """The raw Polyglot move of each kernel move code (castling as king-takes-rook, standard chess)."""
-    codes = codes.astype(np.int64)
-    origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
-    target = np.where(flag == KING_CASTLE, origin | 7, np.where(flag == QUEEN_CASTLE, origin & 56, target))
-    promotion = np.where(flag >= PROMOTION, (flag & 3) + 1, 0)
-    found: Array = promotion << 12 | origin << 6 | target
+    codes = codes.astype(np.int64, copy=False)
+    found: Array = codes >> (ORIGIN_SHIFT - 6)
+    found &= 63 << 6
+    found |= _RAW_TARGETS.take(codes & _TARGET_AND_FLAG)
     return found
+
+
+def _raw_targets() -> Array:
+    """By the target and flag bits of a move code: those of its raw Polyglot move (promotion, target)."""
+    codes = np.arange(64 << TARGET_SHIFT)
+    target, flag = codes >> TARGET_SHIFT, codes & 15
+    target = np.where(flag == KING_CASTLE, target | 7, np.where(flag == QUEEN_CASTLE, target & 56, target))
+    promotion = np.where(flag >= PROMOTION, (flag & 3) + 1, 0)
+    found: Array = promotion << 12 | target
+    return found
+
+
+_TARGET_AND_FLAG = (64 << TARGET_SHIFT) - 1
+_RAW_TARGETS = _raw_targets()
