@@ -131,9 +131,9 @@ class Replay(NamedTuple):
 def _start(count: int) -> Boards:
     """``count`` standard start positions."""
     start = squares.START
-    return Boards(*(np.full(count, start[name], dtype=U64) for name in FIELDS[:8]), np.ones(count, dtype=bool),
-                  np.zeros(count, dtype=np.uint8), np.full(count, start["castling"], dtype=U64),
-                  np.zeros(count, dtype=np.uint16), np.ones(count, dtype=np.uint16))
+    return Boards._make([*(np.full(count, start[name], dtype=U64) for name in FIELDS[:8]), np.ones(count, dtype=bool),
+                         np.zeros(count, dtype=np.uint8), np.full(count, start["castling"], dtype=U64),
+                         np.zeros(count, dtype=np.uint16), np.ones(count, dtype=np.uint16)])
 
 
 def start_columns() -> dict[str, int]:
