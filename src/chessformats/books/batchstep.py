@@ -138,25 +138,26 @@ def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple
     double = (first & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     codes = plies.code | (~no_victim * CAPTURE | en_passant * EN_PASSANT | double * DOUBLE_PUSH)
     codes |= single_square(first) << ORIGIN_SHIFT
-    moves = prepare(codes, plies.rook)
-    played = play_rows(rows, moves)
-    illegal = _left_in_check(played, white)
-    changes = key_changes(rows, moves, played, plies.piece - 1) if keys else None
+    games, rook, piece, before = len(codes), plies.rook, plies.piece - 1, rows
     two = np.flatnonzero((rest != _ZERO) & ~bad)
-    if len(two):  # two candidates: SAN leaves out what a pin decides, so exactly one of them must be legal
-        other_codes = codes[two] & ~(63 << ORIGIN_SHIFT) | single_square(rest[two]) << ORIGIN_SHIFT
-        other_moves = prepare(other_codes, plies.rook[two])
-        other = play_rows(rows[:, two], other_moves)
-        other_illegal = _left_in_check(other, white)
-        first_illegal = illegal[two]
-        chosen = first_illegal & ~other_illegal
-        switch = two[chosen]
-        played[:, switch] = other[:, chosen]
-        codes[switch] = other_codes[chosen]
+    if len(two):  # two candidates (SAN leaves out what a pin decides): the other one played too, after the games
+        codes = np.append(codes, codes[two] & ~(63 << ORIGIN_SHIFT) | single_square(rest[two]) << ORIGIN_SHIFT)
+        rook, piece = np.append(rook, rook[two]), np.append(piece, piece[two])
+        before = np.concatenate([rows, rows[:, two]], axis=1)
+    moves = prepare(codes, rook)
+    played = play_rows(before, moves)
+    illegal = _left_in_check(played, white)
+    changes = key_changes(before, moves, played, piece) if keys else None
+    if len(two):  # exactly one of them must be legal
+        first_illegal, other_illegal = illegal[two], illegal[games:]
+        chosen = np.flatnonzero(first_illegal & ~other_illegal)
+        switch, other = two[chosen], games + chosen
+        played[:, switch], codes[switch] = played[:, other], codes[other]
         if changes is not None:
-            changes[switch] = key_changes(rows[:, switch], other_moves.take(chosen), other[:, chosen],
-                                          plies.piece[switch] - 1)
+            changes[switch] = changes[other]
+            changes = changes[:games]
         illegal[two] = first_illegal == other_illegal  # both legal (ambiguous) or neither
+        played, codes, illegal = played[:, :games], codes[:games], illegal[:games]
     bad |= illegal
     if len(castles):
         bad[castles] |= ~_may_castle(rows[:, castles], occupied[castles], them[castles], plies.target[castles],

@@ -121,13 +121,14 @@ def prepare(codes: np.ndarray, rooks: np.ndarray | None = None) -> Moves:
     if len(special):
         kind, at = flag[special], target[special]
         doubles = special[kind == DOUBLE_PUSH]
-        ep[doubles] = (origin[doubles] + target[doubles]) >> 1
-        taken = kind == EN_PASSANT
-        cleared[special[taken]] |= SQUARE_BB.take(np.where(at[taken] >= 32, at[taken] - 8, at[taken] + 8) & 63)
-        castles = special[kind >> 1 == 1]
-        rook_to[castles] = SQUARE_BB.take((target[castles] & 56) + np.where(flag[castles] == KING_CASTLE, 5, 3))
-        if rooks is not None:
-            cleared[castles] |= SQUARE_BB.take(rooks[castles] & 63)
+        ep[doubles] = (origin[doubles] + at[kind == DOUBLE_PUSH]) >> 1
+        if len(doubles) < len(special):
+            taken = kind == EN_PASSANT
+            cleared[special[taken]] |= SQUARE_BB.take(np.where(at[taken] >= 32, at[taken] - 8, at[taken] + 8) & 63)
+            castles = special[kind >> 1 == 1]
+            rook_to[castles] = SQUARE_BB.take((target[castles] & 56) + np.where(flag[castles] == KING_CASTLE, 5, 3))
+            if rooks is not None:
+                cleared[castles] |= SQUARE_BB.take(rooks[castles] & 63)
     return Moves(codes, from_bit, to_bit, flag, ep, cleared, to_bit | rook_to, rook_to, (flag & CAPTURE) != 0,
                  rook_unknown, flag >= PROMOTION)
 

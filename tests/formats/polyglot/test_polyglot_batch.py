@@ -62,8 +62,10 @@ def test_key_changes_give_the_keys_after_every_legal_move(positions: tuple[list[
     moves = prepare(codes, rooks)
     played = play_rows(rows, moves)
     before, after = unstack(rows), unstack(played)
+    pieces = np.array([boards[i].piece_type_at(int(origin)) for i, origin in zip(owner.tolist(), origins.tolist(),
+                                                                                  strict=True)])
     found = (polyglot_batch.keys(before) ^ polyglot_batch.en_passant_keys(before)
-             ^ polyglot_batch.key_changes(rows, moves, played) ^ polyglot_batch.en_passant_keys(after))
+             ^ polyglot_batch.key_changes(rows, moves, played, pieces) ^ polyglot_batch.en_passant_keys(after))
     assert found.tolist() == polyglot_batch.keys(after).tolist()
     # python-chess's keys: every castling, en-passant capture, promotion, capture of a rook, king and rook move (what
     # changes castling rights), double step, and every 20th other move

@@ -51,9 +51,10 @@ _PIECE = np.array(randoms.RANDOM_PIECE, dtype=U64)
 """By ``(2 * (piece type - 1) + white) * 64 + square``."""
 _CORNERS = U64(0x183)
 _CASTLE = np.zeros(int(_CORNERS) + 1, dtype=U64)
-"""By the castling rooks' squares folded onto bits 0 (a1), 7 (h1), 1 (a8), 8 (h8) (:func:`_castle_randoms`): the
-castling randoms of those rights."""
-for _index, _random in enumerate(CASTLE_TABLE):  # (the table's bits: white short, white long, black short, long)
+"""By the castling rooks' corners folded onto bits 0 (a1), 7 (h1), 1 (a8), 8 (h8) (:func:`_castle_randoms`): the
+castling randoms of those rights (:data:`~..zobrist.CASTLE_TABLE`'s bits: white short, white long, black short,
+black long)."""
+for _index, _random in enumerate(CASTLE_TABLE):
     _CASTLE[(_index & 1) << 7 | (_index >> 1 & 1) | (_index >> 2 & 1) << 8 | (_index >> 3 & 1) << 1] = _random
 _EN_PASSANT = np.array(randoms.RANDOM_EN_PASSANT, dtype=U64)
 _TURN = U64(randoms.RANDOM_TURN)
@@ -61,9 +62,9 @@ _WHITE, _PIECES, _TO_MOVE, _CASTLING = (FIELDS.index(name) for name in ("white",
 """Rows of :func:`~chessformats.kernel.playing.stack`."""
 
 
-def _castle_randoms(castling: Array) -> Array:
+def _castle_randoms(rights: Array) -> Array:
     """The castling part of the key of castling rights standing (their rooks on the corners, the king on e1/e8)."""
-    found: Array = _CASTLE.take(((castling | castling >> U64(55)) & _CORNERS).view(np.int64))
+    found: Array = _CASTLE.take(((rights | rights >> U64(55)) & _CORNERS).view(np.int64))
     return found
 
 
@@ -98,17 +99,15 @@ def en_passant_keys(boards: Boards) -> Array:
     return found
 
 
-def key_changes(rows: Array, moves: Moves, played: Array, pieces: Array | None = None) -> Array:
+def key_changes(rows: Array, moves: Moves, played: Array, pieces: Array) -> Array:
     """What playing ``moves`` (:func:`~chessformats.kernel.playing.prepare`'d, legal, the castling rooks known) on
     the positions ``rows`` (:func:`~chessformats.kernel.playing.stack`), which gave ``played``, changes in their
     keys, the en-passant part aside: the keys after are ``keys ^ en_passant_keys(before) ^ changes ^
     en_passant_keys(after)`` (standard chess; the castling rights as python-chess cleans them). ``pieces``: the
-    python-chess type of each moving piece, when the caller knows it."""
+    python-chess type of each moving piece."""
     white = rows[_TO_MOVE].view(np.int64) << 6  # the randoms of White's pieces follow Black's
     codes = moves.codes
     target = codes >> TARGET_SHIFT & 63
-    if pieces is None:
-        pieces = ((rows[_PIECES:_TO_MOVE] & moves.from_bit) != 0).argmax(axis=0) + 1
     kinds = (pieces - 1) << 7 | white  # where the randoms of each moving piece start
     changes: Array = _PIECE.take(kinds + (codes >> ORIGIN_SHIFT & 63))
     changes ^= _PIECE.take(kinds + target)
@@ -164,18 +163,18 @@ def raw_moves(codes: Array) -> Array:
     """The raw Polyglot move of each kernel move code (castling as king-takes-rook, standard chess)."""
     codes = codes.astype(np.int64, copy=False)
     found: Array = codes >> (ORIGIN_SHIFT - 6)
-    found &= 63 << 6
+    found &= 63 << 6  # the origin
     found |= _RAW_TARGETS.take(codes & _TARGET_AND_FLAG)
     return found
 
 
 def _raw_targets() -> Array:
-    """By the target and flag bits of a move code: those of its raw Polyglot move (promotion, target)."""
+    """By the target and flag bits of a move code: those of its raw move (promotion, target; castling: the rook's
+    corner on the king's rank)."""
     codes = np.arange(64 << TARGET_SHIFT)
     target, flag = codes >> TARGET_SHIFT, codes & 15
     target = np.where(flag == KING_CASTLE, target | 7, np.where(flag == QUEEN_CASTLE, target & 56, target))
-    promotion = np.where(flag >= PROMOTION, (flag & 3) + 1, 0)
-    found: Array = promotion << 12 | target
+    found: Array = np.where(flag >= PROMOTION, (flag & 3) + 1, 0) << 12 | target
     return found
 
 
