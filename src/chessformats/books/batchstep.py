@@ -114,7 +114,7 @@ def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple
 
     # the piece that moves: among the pieces of its kind attacking the target square (for a pawn: capturing on it)
     reach = _attackers_of(target, occupied, rows, not white)
-    movers = np.take_along_axis(rows, plies.piece[None], axis=0)[0]
+    movers = rows[plies.piece, np.arange(len(form))]
     if white:
         behind = target_bb >> _EIGHT
         two_behind = (behind & ~occupied) >> _EIGHT
@@ -138,26 +138,23 @@ def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple
     double = (first & plies.double & U64(squares.BB_RANKS[1 if white else 6])) != _ZERO
     codes = plies.code | (~no_victim * CAPTURE | en_passant * EN_PASSANT | double * DOUBLE_PUSH)
     codes |= single_square(first) << ORIGIN_SHIFT
-    games, rook, piece, before = len(codes), plies.rook, plies.piece - 1, rows
+    moves = prepare(codes, plies.rook)
+    played = play_rows(rows, moves)
+    illegal = _in_check(played, white)
+    changes = key_changes(rows, moves, played, plies.piece - 1) if keys else None
     two = np.flatnonzero((rest != _ZERO) & ~bad)
-    if len(two):  # two candidates (SAN leaves out what a pin decides): the other one played too, after the games
-        codes = np.append(codes, codes[two] & ~(63 << ORIGIN_SHIFT) | single_square(rest[two]) << ORIGIN_SHIFT)
-        rook, piece = np.append(rook, rook[two]), np.append(piece, piece[two])
-        before = np.concatenate([rows, rows[:, two]], axis=1)
-    moves = prepare(codes, rook)
-    played = play_rows(before, moves)
-    illegal = _left_in_check(played, white)
-    changes = key_changes(before, moves, played, piece) if keys else None
-    if len(two):  # exactly one of them must be legal
-        first_illegal, other_illegal = illegal[two], illegal[games:]
-        chosen = np.flatnonzero(first_illegal & ~other_illegal)
-        switch, other = two[chosen], games + chosen
-        played[:, switch], codes[switch] = played[:, other], codes[other]
-        if changes is not None:
-            changes[switch] = changes[other]
-            changes = changes[:games]
+    if len(two):  # two candidates: SAN leaves out what a pin decides, so exactly one of them must be legal
+        before, other, to = rows[:, two], rest[two], target_bb[two]  # (the other one: a piece, the king stays)
+        other_illegal = _in_check(before, white, (own[two] | them[two]) ^ other | to, them[two] & ~to)
+        first_illegal = illegal[two]
+        switch = two[first_illegal & ~other_illegal]
         illegal[two] = first_illegal == other_illegal  # both legal (ambiguous) or neither
-        played, codes, illegal = played[:, :games], codes[:games], illegal[:games]
+        if len(switch):
+            codes[switch] = codes[switch] & ~(63 << ORIGIN_SHIFT) | single_square(rest[switch]) << ORIGIN_SHIFT
+            moves = prepare(codes[switch], plies.rook[switch])
+            played[:, switch] = play_rows(rows[:, switch], moves)
+            if changes is not None:
+                changes[switch] = key_changes(rows[:, switch], moves, played[:, switch], plies.piece[switch] - 1)
     bad |= illegal
     if len(castles):
         bad[castles] |= ~_may_castle(rows[:, castles], occupied[castles], them[castles], plies.target[castles],
@@ -165,7 +162,7 @@ def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple
     if changes is None:
         return State(played, state.key, state.ep_part), codes, bad
     ep_part = np.zeros(len(changes), dtype=U64)
-    pushed = played[_EP].nonzero()[0]  # (after a double step)
+    pushed = double.nonzero()[0]  # (the positions with an en-passant square)
     if len(pushed):
         ep_part[pushed] = en_passant_keys(unstack(played[:, pushed]))
     changes ^= state.ep_part
@@ -173,12 +170,13 @@ def step(state: State, plies: Plies, white: bool, *, keys: bool = True) -> tuple
     return State(played, state.key ^ changes, ep_part), codes, bad
 
 
-def _left_in_check(rows: np.ndarray[Any, Any], white: bool) -> np.ndarray[Any, Any]:
-    """Per position of ``rows``: whether the king of the side that just moved (White: ``white``) is attacked."""
-    own, them = rows[0 if white else 1], rows[1 if white else 0]
-    attackers_found = _attackers_of(single_square(rows[_KINGS] & own), own | them, rows, white)
-    found: np.ndarray[Any, Any] = (attackers_found & them) != _ZERO
-    return found
+def _in_check(rows: np.ndarray[Any, Any], white: bool, occupied: Any = None, them: Any = None) -> Any:
+    """Per position of ``rows``: whether the king of White (``white``) or Black is attacked by the enemy pieces
+    (``them``, default all), the sliders seeing through ``occupied`` (default the position's pieces)."""
+    own = rows[0 if white else 1]
+    them = rows[1 if white else 0] if them is None else them
+    return (_attackers_of(single_square(rows[_KINGS] & own), own | them if occupied is None else occupied, rows,
+                          white) & them) != _ZERO
 
 
 def _attackers_of(square: Any, occupied: Any, rows: Any, defender: bool) -> Any:
@@ -192,10 +190,9 @@ def _attackers_of(square: Any, occupied: Any, rows: Any, defender: bool) -> Any:
 def _may_castle(rows: Any, occupied: Any, them: Any, king_to: Any, rook: Any, white: bool) -> Any:
     """Per position of ``rows``: whether its side to move (White: ``white``) has the right to castle with the
     ``rook`` (the king and the rook in place: the kernel's castling rights) with nothing between them, and neither
-    the king's square nor the one it crosses is attacked (its target: :func:`_left_in_check`)."""
+    the king's square nor the one it crosses is attacked (its target: :func:`_in_check` after the move)."""
     king = _KING_FROM[white]
     allowed = ((rows[_CASTLING] & SQUARE_BB.take(rook)) != _ZERO) & ((occupied & BETWEEN_BB[king].take(rook)) == _ZERO)
-    crossed = np.concatenate([np.full(len(rook), king), (king + king_to) >> 1])
-    hits = _attackers_of(crossed, np.tile(occupied, 2), np.tile(rows, 2), white) & np.tile(them, 2)
-    found: np.ndarray[Any, Any] = allowed & (hits.reshape(2, -1) == _ZERO).all(axis=0)
-    return found
+    for square in np.full(len(rook), king), (king + king_to) >> 1:
+        allowed &= (_attackers_of(square, occupied, rows, white) & them) == _ZERO
+    return allowed
