@@ -123,7 +123,7 @@ def key_changes(rows: Array, moves: Moves, played: Array, pieces: Array) -> Arra
             white[taken] ^ 64)
         square = target[taken] ^ (moves.flag[taken] == EN_PASSANT) * 8  # (the pawn taken en passant: behind)
         changes[taken] ^= _PIECE.take(kinds + square)
-    castled = moves.rook_to.nonzero()[0]
+    castled = (moves.rook_to != 0).nonzero()[0]
     if len(castled):
         kinds = _ROOK << 7 | white[castled]
         rook_from = moves.cleared[castled] & ~moves.from_bit[castled] & ~moves.to_bit[castled]
