@@ -46,6 +46,8 @@ __all__ = ["COLUMNS", "Replay", "number_tokens", "parse_token", "replay", "repla
 
 U64 = np.uint64
 _NO_EP = 64
+_CLOCKS = FIELDS.index("halfmove")
+"""The rows of a position before its clocks (:func:`~chessformats.kernel.playing.stack`)."""
 
 COLUMNS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings", "castling", "ep", "key",
            "turn")
@@ -190,7 +192,7 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
         if positions and ply < memo_depth:
             taken = np.unique(key, return_index=True)[1]
             taken = taken[~failed[taken]]
-            kept.append(_columns(state.rows[:, taken], key[taken], white))
+            kept.append(_columns(state.rows[:_CLOCKS, taken], key[taken], white))
         elif positions and ply > 0:
             alive = np.flatnonzero(~failed[:games])
             before = int(ends[ply - 1]) - int(playing[ply - 1])

@@ -16,16 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...kernel.attacks import single_square
-from ...kernel.batch import (
-    EN_PASSANT,
-    KING_CASTLE,
-    ORIGIN_SHIFT,
-    PROMOTION,
-    QUEEN_CASTLE,
-    TARGET_SHIFT,
-    Boards,
-    pseudo_en_passant,
-)
+from ...kernel.batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards, pseudo_en_passant
 from ...kernel.playing import FIELDS, Moves
 from ...schemas import polyglot_randoms as randoms
 from ..zobrist import CASTLE_TABLE, byte_tables
@@ -118,11 +109,9 @@ def key_changes(rows: Array, moves: Moves, played: Array, pieces: Array) -> Arra
             ((codes[promoted] & 3) + 1 << 7 | white[promoted]) + target[promoted])
     taken = moves.capture.nonzero()[0]  # (a legal code has the flag exactly when it captures)
     if len(taken):
-        them = np.where(white[taken] != 0, rows[_WHITE + 1, taken], rows[_WHITE, taken])
-        kinds = ((rows[_PIECES:_TO_MOVE, taken] & (moves.cleared[taken] & them)) != 0).argmax(axis=0) << 7 | (
-            white[taken] ^ 64)
-        square = target[taken] ^ (moves.flag[taken] == EN_PASSANT) * 8  # (the pawn taken en passant: behind)
-        changes[taken] ^= _PIECE.take(kinds + square)
+        taken_bb = moves.cleared[taken] & np.where(white[taken] != 0, rows[_WHITE + 1, taken], rows[_WHITE, taken])
+        kinds = ((rows[_PIECES:_TO_MOVE, taken] & taken_bb) != 0).argmax(axis=0) << 7 | (white[taken] ^ 64)
+        changes[taken] ^= _PIECE.take(kinds + single_square(taken_bb))
     castled = (moves.rook_to != 0).nonzero()[0]
     if len(castled):
         kinds = _ROOK << 7 | white[castled]
