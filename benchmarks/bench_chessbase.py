@@ -11,7 +11,8 @@ Measures games/s and plies/s for, in the same run:
 4. move decoding with SAN, batch: the same with what SAN needs (checks, mates, rivals;
    ``Database.decode_batch(san=True)``, what the PGN export and the tables' ``san`` column use);
 5. move decoding, batch to objects: the same as ``DecodedGame`` objects (``Database.decode_many``);
-6. PGN export, game by game (the scalar decoder and ``SanBoard``, as ``export_pgn`` did before);
+6. PGN export, game by game (the scalar decoder and python-chess's SAN, as ``export_pgn`` writes the games the
+   batch leaves);
 7. PGN export (``export_pgn``: games without annotations from the batch arrays);
 8. python-chess reading the same games back from the exported PGN (``chess.pgn.read_game``): the Python peer.
 

@@ -156,6 +156,32 @@ def test_contains() -> None:
     assert any(contains(offsets, codes, np.full(len(boards), code)).any() for code in asked)
 
 
+def test_checkers() -> None:
+    """The pieces giving check, against python-chess's ``Board.checkers()`` on positions of random games (many in
+    check); with another occupancy (a piece of the side to move taken off, every third position: the king may be
+    exposed) against python-chess on the board without that piece."""
+    from chessformats.kernel.batch import checkers
+
+    boards = [board for index, board in enumerate(chess960_boards(5, 1500)) if board.is_check() or index % 5 == 0]
+    boards += [chess.Board(fen) for fen in ("4k3/8/8/8/8/8/8/4K2r w - - 0 1", "8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1")]
+    batch = from_boards(boards)
+    assert [int(found) for found in checkers(batch)] == [int(board.checkers()) for board in boards]
+    assert sum(board.is_check() for board in boards) > 50
+    occupied = batch.white | batch.black
+    expected = []
+    for index, board in enumerate(boards):
+        board = board.copy(stack=False)
+        ours = [square for square in board.pieces(chess.KNIGHT, board.turn) | board.pieces(chess.BISHOP, board.turn)
+                | board.pieces(chess.ROOK, board.turn) | board.pieces(chess.PAWN, board.turn)]
+        if ours and index % 3 == 0:
+            square = ours[index % len(ours)]
+            occupied[index] ^= np.uint64(1 << square)
+            board.remove_piece_at(square)
+        expected.append(int(board.checkers()))
+    assert [int(found) for found in checkers(batch, occupied)] == expected
+    assert expected != [int(found) for found in checkers(batch)]
+
+
 def test_castling_with_the_rook_given() -> None:
     """Playing castling codes with their rook given beforehand (as a Monty header's rook files give it) is
     playing them with the rook found from the position; the rook is python-chess's (king takes rook)."""

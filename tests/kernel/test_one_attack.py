@@ -38,7 +38,7 @@ CHESS_ATTACKS = frozenset({
 NAMED = re.compile(r"attack|pawn_push|^_?slides?$|(^|_)rays?$")
 OWNERS = {"step table": {"kernel/attacks.py"}, "python-chess attacks": {"kernel/tables.py"},
           "attack function": {"kernel/attacks.py", "kernel/scalar.py"}}
-WRAPPERS = {("formats/chessbase/batch_san.py", "_attacked"), ("books/batchstep.py", "_attackers_of")}
+WRAPPERS = {("formats/chessbase/batch_san.py", "_attackers"), ("books/batchstep.py", "_attackers_of")}
 """Functions that pick a side's pieces and ask the kernel's :func:`~chessformats.kernel.attacks.attacked`."""
 API = frozenset(attacks.__all__) - {"SQUARE_BB", "single_square"}
 

@@ -231,7 +231,7 @@ class BookBuilder:
         """
         from ..engine.errors import FormatError
         from ..formats.chessbase import RESULT_TAGS, open_database
-        from ..formats.chessbase.pgn import mainline_sans
+        from ..formats.chessbase.pgn import batch_mainline_sans, mainline_sans
 
         stride = event_stride(self.max_ply)
         first = self.games
@@ -240,27 +240,34 @@ class BookBuilder:
             batch: list[Game] = []
             skipped: list[SkippedGame] = []
             records = db.record_count
-            for index in np.flatnonzero(~arrays["deleted"] & ~arrays["guiding_text"]).tolist():
-                number, offset = first + index + 1, int(arrays["cbg_offset"][index])
-                try:
-                    decoded = db.decode(index + 1)
-                except FormatError as exc:
-                    skipped.append(SkippedGame(number, offset, str(exc)))
-                    continue
-                if decoded.variant == "losing chess":
-                    skipped.append(SkippedGame(number, offset, "a losing-chess game"))
-                    continue
-                tags, sans = mainline_sans(decoded, self.max_ply)
-                tags["Result"] = RESULT_TAGS.get(int(arrays["result"][index]), "*")
-                if not self.game_filter.keep(tags):
-                    self.filtered += 1
-                    continue
-                batch.append((number, offset, tags, sans))
-                if len(batch) >= CHUNK_GAMES:
-                    self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
-                    batch, skipped = [], []
-                    if progress is not None:
-                        progress(self.games, index + 1)
+            wanted = np.flatnonzero(~arrays["deleted"] & ~arrays["guiding_text"]) + 1
+            for start in range(0, len(wanted), CHUNK_GAMES):
+                part = wanted[start:start + CHUNK_GAMES]
+                lines = batch_mainline_sans(db.decode_batch(part, san=True), self.max_ply)
+                for number_in_base, line in zip(part.tolist(), lines, strict=True):
+                    index = number_in_base - 1
+                    number, offset = first + number_in_base, int(arrays["cbg_offset"][index])
+                    tags: dict[str, str] = {}
+                    if line is None:  # left by the batch (a setup position, Chess960, ...): one by one
+                        try:
+                            decoded = db.decode(number_in_base)
+                        except FormatError as exc:
+                            skipped.append(SkippedGame(number, offset, str(exc)))
+                            continue
+                        if decoded.variant == "losing chess":
+                            skipped.append(SkippedGame(number, offset, "a losing-chess game"))
+                            continue
+                        tags, line = mainline_sans(decoded, self.max_ply)
+                    tags["Result"] = RESULT_TAGS.get(int(arrays["result"][index]), "*")
+                    if not self.game_filter.keep(tags):
+                        self.filtered += 1
+                        continue
+                    batch.append((number, offset, tags, line))
+                    if len(batch) >= CHUNK_GAMES:
+                        self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
+                        batch, skipped = [], []
+                        if progress is not None:
+                            progress(self.games, index + 1)
             self._merge(replay_games(Batch.of(batch), stride, 0, skipped, positions=self.boards))
             self.games = first + records
             self.not_games += int(np.count_nonzero(arrays["deleted"] | arrays["guiding_text"]))
@@ -523,7 +530,7 @@ class BookBuilder:
         return board
 
     def _stored(self, key: int) -> chess.Board | None:
-        from ..kernel.scalar import new_board  # (python-chess only when a position is asked for)
+        from ..kernel.newboard import new_board  # (python-chess only when a position is asked for)
 
         keys = self._positions["key"]
         at = int(np.searchsorted(keys, np.uint64(key)))

@@ -24,6 +24,7 @@ import chess
 import numpy as np
 
 from ..engine.contract import WriteReport
+from ..engine.errors import InvalidValueError
 from ..formats.ctg.batch import (
     decode_moves,
     encode_boards,
@@ -34,7 +35,7 @@ from ..formats.ctg.batch import (
     occupancies,
 )
 from ..formats.ctg.model import _HALVED, _RED, _WEIGHT_FACTORS, _ZERO_WEIGHT, MOVE_SIZE, MOVES_LENGTH_SIZE, STATS
-from ..formats.ctg.position import LENGTH_OF, lookup_entries
+from ..formats.ctg.position import LENGTH_OF
 from ..formats.polyglot.batch import keys, raw_moves
 from ..kernel.batch import KING_CASTLE, ORIGIN_SHIFT, QUEEN_CASTLE, TARGET_SHIFT, Boards, legal_moves
 from ..kernel.boards import from_boards, move_of_code, to_board
@@ -131,13 +132,9 @@ class _Book:
         """The pages the ``.cto`` lookup reads for a hash (``None``: one is out of range; the probe says so)."""
         pages = self.pages_of.get(hash_value)
         if pages is None:
-            book = self.book
-            directory = book.directory
-            assert directory is not None
-            size = len(directory)
-            pages = [directory[entry] for entry in lookup_entries(hash_value, book.lower_bound, book.upper_bound)
-                     if entry < size and directory[entry] >= 0]
-            if any(page >= book.data_pages for page in pages):
+            try:
+                pages = list(self.book.lookup_pages(hash_value))
+            except InvalidValueError:
                 return None
             self.pages_of[hash_value] = pages
         return pages

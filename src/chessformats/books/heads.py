@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .pgnscan import PADDING, Packed
+from .pgnscan import HIGH_BITS, PADDING, SEVENTY_SIX, ZEROS, Packed, every_lane
 
 __all__ = ["NUMBERED_HEAD", "WINDOW", "game_head", "heads"]
 
@@ -54,8 +54,7 @@ _GATHER = np.uint64(0x0102040810204080)
 _TRAILING_ZEROS = np.array([8] + [(value & -value).bit_length() - 1 for value in range(1, 256)], dtype=np.int64)
 _PADDING = "\n" + "\0" * 8
 """After the windows: a newline (each head's end in :meth:`_Window.packed`), then 8 bytes to read from anywhere."""
-_ZEROS, _SEVENTY_SIX, _DOTS, _HIGH_BITS, _LOW_SEVEN = (
-    np.uint64(int.from_bytes(bytes([byte]) * 8, "little")) for byte in (0x30, 0x76, 0x2E, 0x80, 0x7F))
+_DOTS, _LOW_SEVEN = every_lane(0x2E), every_lane(0x7F)
 
 
 def _lanes_before(marks: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -281,10 +280,10 @@ class _Window:
         words = np.ndarray((len(self.data) - 7,), dtype="<u8", buffer=self.data, strides=(1,))[places + 1]
         blank = (words & _BYTE) == 32
         words[blank] >>= _EIGHT
-        digits = _lanes_before(((words ^ _ZEROS) + _SEVENTY_SIX) & _HIGH_BITS)  # (not a digit: its high bit)
+        digits = _lanes_before(((words ^ ZEROS) + SEVENTY_SIX) & HIGH_BITS)  # (not a digit: its high bit)
         rest = words >> (digits * 8).astype(np.uint64)
         rest ^= _DOTS  # (a dot: 0; what was shifted out: not 0)
-        dots = _lanes_before((((rest & _LOW_SEVEN) + _LOW_SEVEN) | rest) & _HIGH_BITS)  # (not 0: its high bit)
+        dots = _lanes_before((((rest & _LOW_SEVEN) + _LOW_SEVEN) | rest) & HIGH_BITS)  # (not 0: its high bit)
         last = places + blank + digits + dots
         found: np.ndarray[Any, Any] = np.where((digits > 0) & (dots > 0) & (last < limits), last, places)
         return found

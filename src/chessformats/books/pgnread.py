@@ -19,6 +19,7 @@ from typing import IO, Any, cast, overload
 import numpy as np
 
 from ..engine.streams import open_binary
+from .pgnscan import FIRST_BYTES, every_lane
 
 __all__ = ["GAME_BREAK", "HEADER", "TAG", "HeaderTags", "game_spans", "open_text", "parse_game", "read_headers",
            "split_games"]
@@ -144,13 +145,12 @@ def _brace_balances(data: np.ndarray[Any, Any], size: int, places: list[int]) ->
     sums[:-1][edges[:-1] == edges[1:]] = 0  # (reduceat gives the first item of an empty range)
     # each place's balance: the place less the counts of the numbers before its number, and of its number's
     # bytes before it
-    within = ((lanes.view("<u8")[edges[1:]] & _FIRST_BYTES[at & 7]) * _ONES) >> _FIFTY_SIX
+    within = ((lanes.view("<u8")[edges[1:]] & FIRST_BYTES[at & 7]) * _ONES) >> _FIFTY_SIX
     balances: np.ndarray[Any, Any] = at - np.cumsum(sums)[:-1] - within.view(np.int64)
     return balances[:-1], int(balances[-1])
 
 
-_ONES, _FIFTY_SIX = np.uint64(0x0101010101010101), np.uint64(56)
-_FIRST_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)], dtype=np.uint64)
+_ONES, _FIFTY_SIX = every_lane(1), np.uint64(56)
 _CHUNK = 1 << 20
 _OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 

@@ -38,8 +38,18 @@ for _chars, _class in ((" \t\n\r\f\v", _SPACE), (".", _DOT), ("0123456789", _DIG
 _BYTE_CLASSES = _CLASSES.tobytes()
 _PACKED = 8  # characters of a token that fit in 64 bits
 PADDING = "\n" * _PACKED
-_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)  # the first n bytes
-_ZEROS, _SEVENTY_SIX, _HIGH_BITS = (np.uint64(int.from_bytes(bytes([b]) * 8, "little")) for b in (0x30, 0x76, 0x80))
+
+
+def every_lane(byte: int) -> np.uint64:
+    """``byte`` in each of the eight byte lanes of a 64-bit word (for tests of eight characters at once)."""
+    word: np.uint64 = np.uint64(int.from_bytes(bytes([byte]) * 8, "little"))
+    return word
+
+
+FIRST_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)
+"""By ``n``: the mask of a word's first (lowest) ``n`` bytes."""
+ZEROS, SEVENTY_SIX, HIGH_BITS = (every_lane(byte) for byte in (0x30, 0x76, 0x80))
+"""The digit test: a byte is a digit when ``((byte ^ 0x30) + 0x76) & 0x80`` is set (per lane)."""
 # the hash table numbering the tokens: 2**_HASH_BITS slots, a slot is the top bits of token × an odd constant
 _HASH_BITS = 16
 _HASH_MULTIPLIER, _HASH_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(64 - _HASH_BITS)
@@ -200,7 +210,7 @@ def scan(heads: Sequence[str], truncated: list[bool], max_ply: int) -> Scan:
     length += 1
     bad = length > _PACKED
     np.minimum(length, _PACKED, out=length)
-    mask = _MASKS[length]
+    mask = FIRST_BYTES[length]
     del length
     # the 8 bytes from each token's start as one number (an unaligned view of the text), cut to its length
     words = np.ndarray((len(data) - _PACKED,), dtype="<u8", buffer=data, strides=(1,))
@@ -210,10 +220,10 @@ def scan(heads: Sequence[str], truncated: list[bool], max_ply: int) -> Scan:
     bad |= (first - np.uint8(_DIGIT)) > 1  # neither a digit nor a letter first
     # a move number is all digits: XOR '0' leaves 0-9 for a digit and more for any other symbol character (then
     # adding 0x76 sets the lane's high bit), 0 past the token (in place: the mask is not needed any more)
-    mask &= _ZEROS
+    mask &= ZEROS
     mask ^= value
-    mask += _SEVENTY_SIX
-    mask &= _HIGH_BITS
+    mask += SEVENTY_SIX
+    mask &= HIGH_BITS
     number = mask == 0
     del mask
     result = (first == _DIGIT) & ((value == _RESULTS[0]) | (value == _RESULTS[1]) | (value == _RESULTS[2]))

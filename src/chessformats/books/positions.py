@@ -16,7 +16,7 @@ import struct
 
 import chess
 
-from ..kernel.scalar import new_board
+from ..kernel.newboard import new_board
 
 __all__ = ["pack", "unpack", "xfen"]
 

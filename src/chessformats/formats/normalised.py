@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import chess
 
-from ..kernel.scalar import new_board
+from ..kernel.newboard import new_board
 from ..schemas.movecode import MoveCode
 from ..schemas.squares import CASTLING, SQUARE_CODE, SQUARE_NAMES
 

@@ -37,20 +37,19 @@ from .lookup import BETWEEN_BB, BISHOP_RAYS_BB, LINE_BB, ROOK_RAYS_BB
 
 __all__ = [
     "CAPTURE",
-    "DOUBLE_BB",
     "DOUBLE_PUSH",
     "EN_PASSANT",
     "FLAG_SHIFT",
     "KING_CASTLE",
     "ORIGIN_SHIFT",
     "PROMOTION",
-    "PUSH_BB",
     "QUEEN_CASTLE",
     "QUIET",
     "TARGET_SHIFT",
     "Boards",
     "attacked",
     "bishop_attacks",
+    "checkers",
     "contains",
     "expand_bits",
     "legal_moves",
@@ -161,6 +160,13 @@ def _checkers(side: _Side, index: np.ndarray | None = None, occupied: np.ndarray
     return attacked(pick(side.king) if square is None else square, pick(side.occupied) if occupied is None
                     else occupied, pick(side.knights), pick(side.kings), pick(side.pawns) if pawns is None else pawns,
                     pick(side.colour), pick(side.diagonal), pick(side.straight))
+
+
+def checkers(boards: Boards, occupied: np.ndarray | None = None) -> np.ndarray:
+    """Per position: the enemy pieces attacking the king to move (python-chess's ``Board.checkers()``); with
+    ``occupied``, the pieces there block the sliders instead of the position's (a move of the side to move
+    played on the occupancy: does it leave the king attacked?)."""
+    return _checkers(_side(boards), occupied=occupied)
 
 
 def legal_moves(boards: Boards) -> tuple[np.ndarray, np.ndarray]:

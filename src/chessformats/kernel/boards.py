@@ -1,5 +1,5 @@
 """Between python-chess boards and the kernel's batches: :func:`from_boards`, :func:`to_board` (through
-:func:`.scalar.new_board`), and the :class:`chess.Move` of a move code (:func:`move_of_code`)."""
+:func:`.newboard.new_board`), and the :class:`chess.Move` of a move code (:func:`move_of_code`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import chess
 import numpy as np
 
 from .batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards
-from .scalar import new_board
+from .newboard import new_board
 
 __all__ = ["from_boards", "move_of_code", "to_board"]
 

@@ -126,7 +126,7 @@ def _one_by_one(name: str, annotations: bool) -> tuple[list[bytes], list[str]]:
 @pytest.mark.parametrize("name", BASES)
 def test_export_equals_the_game_by_game_export_byte_for_byte(name: str, annotations: bool, tmp_path: Path) -> None:
     # export_pgn writes games without annotations from the batch decoder's arrays; game by game (the scalar
-    # decoder, SanBoard, chess.pgn for annotated games) must give the same bytes and the same errors
+    # decoder, python-chess's SAN, chess.pgn for annotated games) must give the same bytes and the same errors
     cbh = cbh_path(name)
     texts, errors = _one_by_one(name, annotations)
     for chunk in (4096, 5):

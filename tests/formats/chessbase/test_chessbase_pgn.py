@@ -152,3 +152,36 @@ def test_fast_writers_write_what_python_chess_writes(name: str) -> None:
             plain = game.to_pgn(annotations=False)
             assert words(stream_pgn_text(game.decode(), game.headers)) == \
                 words(plain.accept(chess.pgn.StringExporter())), number
+
+
+@pytest.mark.parametrize("name", ("libcbh_WithVariations", "libcbh_UnusualStart", "libcbh_Chess960Biel",
+                                  "morphy_hedgehog"))
+@pytest.mark.parametrize("max_ply", (7, 1024))
+def test_main_lines_for_a_book_are_python_chess_san(name: str, max_ply: int) -> None:
+    # what a book build reads of a base: the batch's SAN main lines (batch_mainline_sans), the games it leaves
+    # through mainline_sans, against python-chess's SAN of the game's main line (check marks dropped)
+    import numpy as np
+
+    from chessformats.formats.chessbase.pgn import batch_mainline_sans, mainline_sans
+
+    with chessbase.open_database(cbh_path(name)) as db:
+        numbers = np.arange(1, db.record_count + 1)
+        lines = batch_mainline_sans(db.decode_batch(numbers, san=True), max_ply)
+        from_batch = 0
+        for number, line in zip(numbers.tolist(), lines, strict=True):
+            game = db.record(number)
+            if not isinstance(game, chessbase.GameHeader):
+                continue
+            expected = game.to_pgn(annotations=False)
+            board = expected.board()
+            sans = []
+            for move in list(expected.mainline_moves())[:max_ply]:
+                sans.append(board.san(move).rstrip("+#"))
+                board.push(move)
+            tags = {tag: expected.headers[tag] for tag in ("FEN", "SetUp", "Variant") if tag in expected.headers}
+            if line is None:
+                assert mainline_sans(game.decode(), max_ply) == (tags, sans), number
+            else:
+                from_batch += 1
+                assert (tags, line) == ({}, sans), number
+        assert from_batch > 0 or name == "libcbh_Chess960Biel"

@@ -16,14 +16,14 @@ and ``db[n]`` is the game ChessBase numbers ``n`` (its record number, from 1). W
 The byte layouts live in :mod:`chessformats.schemas.chessbase`; this package adds the meaning. Files are
 memory-mapped and records are read when asked for, so memory does not grow with the number of games.
 
-One module per concern: :mod:`.database` (the base and its files, PGN export), :mod:`.games` (a game's
-header and guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams),
-:mod:`.extended` (the ``.cbj`` extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and
-its coded move stream), :mod:`.pgn` (a decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as
-PGN), :mod:`.san` (fast SAN); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder`
-(the move stream), :mod:`.batch_encoder` (many main lines' move streams at once), :mod:`.tags` (PGN tags to
-header values), :mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record);
-archives: :mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_database`` opens the base one holds),
+One module per concern: :mod:`.database` (the base and its files, PGN export), :mod:`.games` (a game's header and
+guiding texts), :mod:`.entities` (players, tournaments, annotators, sources, teams), :mod:`.extended` (the ``.cbj``
+extended headers), :mod:`.start` and :mod:`.moves` (where a game starts and its coded move stream), :mod:`.pgn` (a
+decoded game as ``chess.pgn``), :mod:`.annotations` (``.cba`` items as PGN), :mod:`.batch_san` (SAN of
+batch-decoded moves); writing: :mod:`.write` (a new base from python-chess games), :mod:`.encoder` (the move
+stream), :mod:`.batch_encoder` (many main lines' move streams at once), :mod:`.tags` (PGN tags to header values),
+:mod:`.entity_writer` (the entity trees), :mod:`.compact` (a base copied record by record); archives:
+:mod:`.archive` (``.cbv``/``.cbz``: list, read, extract; ``open_database`` opens the base one holds),
 :mod:`.archive_write` (a base packed into an archive).
 """
 

@@ -3,15 +3,18 @@
 The batch decoder (:mod:`.batch_state`, ``san=True``) gives every move's squares, piece and the piece it takes;
 :func:`positions` rebuilds the bitboards after every token from them (each token's change, XORed along its game;
 a variation's end is given the change that undoes the variation), and :func:`annotate` then works out, over the
-moves of a block of games together (:data:`BLOCK`), with the chess kernel's attacks
-(:func:`chessformats.kernel.batch.attacked`, its tables) and move generator:
+moves of a block of games together (:data:`BLOCK`), what SAN needs. The chess rules are the kernel's
+(:mod:`chessformats.kernel.batch`): its :func:`~chessformats.kernel.batch.checkers` say whether a king is
+attacked, its :func:`~chessformats.kernel.attacks.attacked` which pieces reach a square, its move generator
+whether a position has a legal move; this module only picks the few positions each question is asked of:
 
 - legality: a move that leaves its own king attacked (a damaged stream that still decodes) sends its game to
-  the scalar path, as castling, a null move or a skipped byte in check does (:func:`in_check`, in :func:`positions`);
-- check: the opponent's king attacked after the move -- by the piece that moved, or through a line from the
-  king to a square the move emptied (looked at in full only then, and for castling);
-- rivals: the other pieces of the kind (knights, bishops, rooks, queens) that attack the target square and
-  could go there legally (their king not attacked afterwards);
+  the scalar path, as castling, a null move or a skipped byte in check does (in :func:`positions`); asked where
+  a move could expose its king (a king's move, a line opened to it, a move after a check or a marker);
+- check: the piece that moved attacks the king (an empty-board table, nothing between), else asked where a line
+  from the king was opened, and for castling;
+- rivals: the other pieces of the kind (knights, bishops, rooks, queens) that reach the target square and could
+  go there legally (their king not attacked afterwards); asked where one stands on the target's lines;
 - mate: a check after which the opponent has no legal move. When the next token of the stream is a move played
   from that position along its piece's lines, the check is no mate (the move's legality is checked with the
   others); otherwise the kernel's move generator decides, for all such positions at once.
@@ -25,19 +28,19 @@ from typing import Any
 import chess
 import numpy as np
 
-from ...kernel.batch import DOUBLE_BB, PUSH_BB, Boards, attacked, expand_bits, legal_moves, square_of
+from ...kernel.attacks import pawn_pushes
+from ...kernel.batch import Boards, attacked, checkers, expand_bits, legal_moves, square_of
 from ...kernel.boards import from_boards
 from ...kernel.lookup import BETWEEN_BB, EMPTY_ATTACKS_BB, LINE_BB, PAWN_BB, SQUARE_BB
 from ...kernel.playing import stack
 
-__all__ = ["COLUMNS", "START", "annotate", "in_check"]
+__all__ = ["COLUMNS", "START", "annotate"]
 
 _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING, chess.PAWN
 COLUMNS = 8
 """A position's bitboards, in rows: white's pieces, black's, then by python-chess piece type (row ``piece + 1``)
 the pawns ... kings of both (the kernel's :class:`~chessformats.kernel.batch.Boards` order)."""
 _U64 = np.uint64
-_ALL = _U64(0xFFFF_FFFF_FFFF_FFFF)
 _MOVE, _PUSH, _POP, _SKIP = 0, 1, 2, 3
 """The token kinds (``batch_state.MOVE``, ``T_PUSH``, ``T_POP``, ``T_SKIP``)."""
 START = stack(from_boards([chess.Board()]))[:COLUMNS]
@@ -49,11 +52,19 @@ _ATTACKS_BY_CODE[_P], _ATTACKS_BY_CODE[8 + _P] = PAWN_BB[1], PAWN_BB[0]
 _ATTACKS_BY_CODE = _ATTACKS_BY_CODE.ravel()
 """By ``(colour * 8 + piece) * 64 + square`` (colour 0 white): the squares that piece there attacks on an empty
 board."""
-_RIVAL_REACH = EMPTY_ATTACKS_BB.copy()
-_RIVAL_REACH[_K] = 0
-_RIVAL_REACH = _RIVAL_REACH.ravel()
-"""By ``piece * 64 + square``: where a knight, bishop, rook or queen that could go to the square stands, on an
-empty board (none for a pawn or king: SAN names no rival of theirs)."""
+_ROLES = np.array([[0xFFFF_FFFF_FFFF_FFFF * (piece in kinds) for piece in range(7)]
+                   for kinds in ((_N,), (_K,), (_P,), (_B, _Q), (_R, _Q))], _U64)
+"""By the kernel's sets of attackers (knights, kings, pawns, diagonal and straight sliders), then python-chess
+piece type: all ones where the piece is one of the set."""
+
+
+def _boards(rows: np.ndarray[Any, Any], white: np.ndarray[Any, Any],
+            ep: np.ndarray[Any, Any] | None = None) -> Boards:
+    """The positions of bitboard ``rows`` as the kernel's, ``white`` to move (no castling rights: none of the
+    questions asked here needs them; no en-passant square but ``ep``)."""
+    size = len(white)
+    return Boards._make([*rows, white, np.zeros(size, np.uint8) if ep is None else ep.astype(np.uint8),
+                         np.zeros(size, _U64), np.zeros(size, np.uint16), np.ones(size, np.uint16)])
 
 
 def _own(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -62,45 +73,25 @@ def _own(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[A
     return found
 
 
-def _attacked(rows: np.ndarray[Any, Any], square: np.ndarray[Any, Any], by: np.ndarray[Any, Any],
-              occupied: np.ndarray[Any, Any], keep: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
-    """Per position (bitboards ``rows``, one column each): is ``square`` attacked by side ``by`` (0 white), squares
-    ``occupied``, only its pieces on ``keep`` counted (default all)?"""
-    mask = _own(rows, by)
-    if keep is not None:
-        mask &= keep
-    queens = rows[_Q + 1]
-    found = attacked(square, occupied, rows[_N + 1] & mask, rows[_K + 1] & mask, rows[_P + 1] & mask, by,
-                     (rows[_B + 1] | queens) & mask, (rows[_R + 1] | queens) & mask)
-    return np.asarray(found != 0, dtype=bool)
-
-
 def _king(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The square of side ``side``'s king in each position."""
     return square_of(rows[_K + 1] & _own(rows, side))
 
 
-def in_check(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Is the king of ``side`` (0 white) attacked in each position?"""
-    return _attacked(rows, _king(rows, side), 1 - side, rows[0] | rows[1])
-
-
-def _open_line(square: np.ndarray[Any, Any], king: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any],
-               sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Does ``square`` share a line with ``king`` that holds one of ``sliders``, nothing between the two?"""
-    index = square * 64 + king
-    return np.asarray(((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & occupied) == 0), dtype=bool)
+def _attackers(square: np.ndarray[Any, Any], occupied: np.ndarray[Any, Any], pieces: np.ndarray[Any, Any],
+               kind: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per position: which of ``pieces`` (all of python-chess type ``kind``, of side ``side``: 0 white) attack
+    ``square``, ``occupied`` blocking (the kernel's :func:`attacked`, those pieces alone given)."""
+    knights, kings, pawns, diagonal, straight = _ROLES.take(kind, axis=1) & pieces
+    return attacked(square, occupied, knights, kings, pawns, side, diagonal, straight)
 
 
 def _opened(moves: _Moves, king: np.ndarray[Any, Any], sliders: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per move: does a square it empties (its origin; the pawn taken en passant) share a line with ``king`` that
-    holds one of ``sliders``, nothing between?"""
-    occupied = moves.occupied
-    opened = _open_line(moves.source, king, occupied, sliders)
-    passant = np.flatnonzero(moves.passant)
-    emptied = np.where(moves.side[passant] == 0, moves.target[passant] - 8, moves.target[passant] + 8)
-    opened[passant] |= _open_line(emptied, king[passant], occupied[passant], sliders[passant])
-    return opened
+    """Per move: could it open a line from ``king`` to one of ``sliders``? Its origin shares a line with the king
+    that holds one of them, nothing between the two; or it takes en passant (which empties a second square)."""
+    index = moves.source * 64 + king
+    opened = ((_LINE.take(index) & sliders) != 0) & ((_BETWEEN.take(index) & moves.occupied) == 0)
+    return np.asarray(opened | moves.passant, dtype=bool)
 
 
 def _sliders(rows: np.ndarray[Any, Any], side: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -228,7 +219,7 @@ def positions(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
         delta[:, firsts] ^= reset
     after = np.bitwise_xor.accumulate(delta, axis=1, out=delta)
     if stuck.size:
-        checked = in_check(after[:, stuck] ^ undo, (~out.white.take(stuck)).astype(np.int64))
+        checked = checkers(_boards(after[:, stuck] ^ undo, out.white.take(stuck))) != 0
         fallback[owner.take(stuck[checked])] = True
     return owner, decoded, after
 
@@ -268,10 +259,7 @@ def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any],
         low = high
     if open_checks:  # the kernel's move generator, once for the chunk
         slots, rows, black, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
-        size = len(slots)
-        boards = Boards._make([*rows, black, ep.astype(np.uint8), np.zeros(size, _U64), np.zeros(size, np.uint16),
-                               np.ones(size, np.uint16)])
-        offsets, _ = legal_moves(boards)
+        offsets, _ = legal_moves(_boards(rows, black, ep))
         out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
 
 
@@ -293,35 +281,37 @@ def _annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any]
 
 
 def _checks(moves: _Moves) -> np.ndarray[Any, Any]:
-    """Per move: does it give check?"""
-    rows, side, target, occupied = moves.rows, moves.side, moves.target, moves.occupied
+    """Per move: does it give check? The piece that moved attacks the king, or the kernel says so where it could
+    otherwise: a line to the king opened, castling."""
+    rows, side, target = moves.rows, moves.side, moves.target
     king = _king(rows, 1 - side)
     code = side * 8 + np.where(moves.promotion > 0, moves.promotion, moves.piece)
-    checking = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
-    checking &= (_BETWEEN.take(target * 64 + king) & occupied) == 0
-    checking &= ~moves.castling
-    maybe = _opened(moves, king, _sliders(rows, side)) | moves.castling
-    maybe &= ~checking
-    lanes = np.flatnonzero(maybe & moves.live)
-    if lanes.size:
-        checking[lanes] = _attacked(rows[:, lanes], king[lanes], side[lanes], occupied[lanes])
-    return np.asarray(checking, dtype=bool)
+    direct: np.ndarray[Any, Any] = (_ATTACKS_BY_CODE.take(code * 64 + target) & SQUARE_BB.take(king)) != 0
+    direct &= ((_BETWEEN.take(target * 64 + king) & moves.occupied) == 0) & ~moves.castling
+    maybe = (_opened(moves, king, _sliders(rows, side)) | moves.castling) & ~direct
+    direct |= _exposed(moves, 1 - side, maybe)
+    return direct
 
 
 def _illegal(moves: _Moves, checking: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per move: does it leave its own king attacked? Looked at in full where it could: a king's move, a line
+    """Per move: does it leave its own king attacked? Asked of the kernel where it could: a king's move, a line
     opened to the king, a move played in check or after a token that is not a move (by induction: a move played
     from a legal position that is not in check, none of these, leaves its king safe)."""
-    rows, side, occupied = moves.rows, moves.side, moves.occupied
-    king = _king(rows, side)
+    rows, side = moves.rows, moves.side
     known = np.zeros(len(side), bool)  # after a move of the same game that gave no check
     known[1:] = moves.live[:-1] & ~checking[:-1] & (moves.owner[1:] == moves.owner[:-1])
-    maybe = ~known | (moves.piece == _K) | _opened(moves, king, _sliders(rows, 1 - side))
+    maybe = ~known | (moves.piece == _K) | _opened(moves, _king(rows, side), _sliders(rows, 1 - side))
+    return _exposed(moves, side, maybe)
+
+
+def _exposed(moves: _Moves, side: np.ndarray[Any, Any], maybe: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per move: is the king of ``side`` (0 white) attacked after it? The kernel's :func:`checkers` on the
+    moves ``maybe`` (the others: no)."""
+    found = np.zeros(len(side), bool)
     lanes = np.flatnonzero(maybe & moves.live)
-    illegal = np.zeros(len(side), bool)
     if lanes.size:
-        illegal[lanes] = _attacked(rows[:, lanes], king[lanes], 1 - side[lanes], occupied[lanes])
-    return illegal
+        found[lanes] = checkers(_boards(moves.rows[:, lanes], side[lanes] == 0)) != 0
+    return found
 
 
 def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
@@ -330,28 +320,29 @@ def _rivals(moves: _Moves) -> np.ndarray[Any, Any]:
     rows = moves.rows
     count = len(source)
     to_bit = SQUARE_BB.take(target)
-    reach = _RIVAL_REACH.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
+    reach = _ATTACKS_BY_CODE.take(piece * 64 + target)  # the others of the kind on its lines, blocked or not
     reach &= rows.reshape(-1).take((piece + 1) * count + np.arange(count))
     reach &= _own(rows, side) & ~to_bit
     reach[~moves.live] = 0
     out = np.zeros(count, np.int8)
-    owner, rival = expand_bits(reach)
-    if not owner.size:
+    lanes = np.flatnonzero(reach)
+    lanes = lanes[(piece[lanes] != _P) & (piece[lanes] != _K)]  # (SAN names no rival of a pawn or king)
+    if not lanes.size:
         return out
-    part = rows[:, owner]
-    side, source, target, to_bit = side[owner], source[owner], target[owner], to_bit[owner]
-    occupied = moves.occupied[owner] | SQUARE_BB.take(source)  # before the move
-    legal = (_BETWEEN.take(rival * 64 + target) & occupied) == 0
-    after = (occupied & ~SQUARE_BB.take(rival)) | to_bit
-    legal &= ~_attacked(part, _king(part, side), 1 - side, after, ~to_bit)
-    owner, rival, source = owner[legal], rival[legal], source[legal]
+    side, source, target = side[lanes], source[lanes], target[lanes]
+    occupied = moves.occupied[lanes] | SQUARE_BB.take(source)  # before the move
+    owner, rival = expand_bits(_attackers(target, occupied, reach[lanes], piece[lanes], side))
+    after = (occupied[owner] & ~SQUARE_BB.take(rival)) | to_bit[lanes[owner]]  # the rival's move played instead
+    legal = checkers(_boards(rows[:, lanes[owner]], side[owner] == 0), after) == 0
+    owner, rival, source = lanes[owner[legal]], rival[legal], source[owner[legal]]
     any_rival = np.zeros(count, bool)
     any_rival[owner] = True
     same_file = np.zeros(count, bool)
     same_rank = np.zeros(count, bool)
     same_file[owner[(rival & 7) == (source & 7)]] = True
     same_rank[owner[(rival >> 3) == (source >> 3)]] = True
-    out[any_rival] = np.where(~same_file, 1, np.where(~same_rank, 2, 3))[any_rival]
+    named = np.flatnonzero(any_rival)
+    out[named] = np.where(~same_file[named], 1, np.where(~same_rank[named], 2, 3))
     return out
 
 
@@ -359,19 +350,11 @@ def _sound(occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np
            source: np.ndarray[Any, Any], target: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Is each move a piece's move along its lines, nothing between, or a pawn's push onto empty squares or
     capture of a piece (en passant not counted)? ``occupied``: the squares occupied before the move."""
-    to_bit = SQUARE_BB.take(target)
-    sound = (piece >= _N) & ((EMPTY_ATTACKS_BB[np.minimum(piece, _K), source] & to_bit) != 0)
-    sound &= (_BETWEEN.take(source * 64 + target) & occupied) == 0
+    from_bit, to_bit = SQUARE_BB.take(source), SQUARE_BB.take(target)
     pawn = piece == _P
-    if pawn.any():
-        colour = 1 - side  # the kernel's: 1 white
-        push = PUSH_BB[colour, source]
-        free = (occupied & to_bit) == 0
-        single = free & (push == to_bit)
-        double = free & (DOUBLE_BB[colour, source] == to_bit) & ((occupied & push) == 0)
-        capture = ~free & ((PAWN_BB[colour, source] & to_bit) != 0)
-        sound |= pawn & (single | double | capture)
-    return np.asarray(sound, dtype=bool)
+    up, twice = pawn_pushes(np.where(pawn, from_bit, _U64(0)), side == 0, ~occupied)
+    moving = np.where(pawn & ((occupied & to_bit) == 0), _U64(0), from_bit)  # a pawn takes, onto a piece only
+    return np.asarray((_attackers(target, occupied, moving, piece, side) | ((up | twice) & to_bit)) != 0, dtype=bool)
 
 
 def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.ndarray[Any, Any], ...] | None:

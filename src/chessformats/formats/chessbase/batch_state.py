@@ -298,7 +298,7 @@ class State:
         piece = code & 7
         wrong = (code == 0) | ((code & BLACK) != own) | (source == target)
         wrong |= (captured != 0) & ((captured & BLACK) == own)
-        if self.san:  # a king taken (a damaged stream in chess): SanBoard's rules assume both kings
+        if self.san:  # a king taken (a damaged stream in chess): the batch SAN's rules assume both kings
             wrong |= (captured & 7) == _KING
         wrong |= (piece == _KING) & _TWO_FILES.take(source << 6 | target)
         pawn = piece == _PAWN

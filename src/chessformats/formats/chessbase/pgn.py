@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import chess
 import chess.pgn
 import chess.variant
 
-from .moves import POP, PUSH, DecodedGame, DecodedMove
-from .san import SanBoard
+from .moves import POP, PUSH, SKIP, DecodedGame, DecodedMove
 
-__all__ = ["build_game", "pgn_text", "stream_pgn_text", "tree_of"]
+if TYPE_CHECKING:
+    from .batch import MoveBatch
+
+__all__ = ["batch_mainline_sans", "build_game", "mainline_sans", "pgn_text", "stream_pgn_text", "tree_of"]
+
+_Move = TypeVar("_Move")
 
 
 def build_game(decoded: DecodedGame, headers: Mapping[str, str],
@@ -61,8 +65,9 @@ def _setup(game: chess.pgn.Game, decoded: DecodedGame) -> chess.Board:
     return board
 
 
-def _grow(tokens: list[DecodedMove | str], root: Any, add: Callable[[Any, DecodedMove], Any]) -> None:
-    """Grow a tree from the stream: ``add(parent, move) -> child``; "(" remembers a node, ")" goes back to it."""
+def _grow(tokens: Iterable[_Move | str], root: Any, add: Callable[[Any, _Move], Any]) -> None:
+    """Grow a tree from the stream: ``add(parent, move) -> child``; "(" remembers a node, ")" goes back to it (a move:
+    anything but a marker string)."""
     node, stack = root, []
     for token in tokens:
         if token is PUSH:
@@ -70,7 +75,7 @@ def _grow(tokens: list[DecodedMove | str], root: Any, add: Callable[[Any, Decode
         elif token is POP:
             if stack:
                 node = stack.pop()
-        elif isinstance(token, DecodedMove):
+        elif not isinstance(token, str):
             node = add(node, token)
 
 
@@ -98,16 +103,12 @@ def tree_of(game: chess.pgn.GameNode) -> list[str]:
 
 
 def pgn_text(game: chess.pgn.Game) -> str:
-    """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes, faster.
-
-    The SAN comes from :class:`~.san.SanBoard` (bitboards, each move played once) instead of a
-    ``chess.Board``; lines are wrapped at 80 columns.
-    """
+    """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes (python-chess's SAN), faster: each
+    move is played once, on one board, and variations start from a copy of the position they branch off."""
     tokens: list[str] = []
-    board = SanBoard(game.board())
     if game.comment:
         tokens.append(_comment(game.comment))
-    _walk(game, board, tokens, True)
+    _walk(game, game.board(), tokens, True)
     return _text(game.headers, tokens)
 
 
@@ -125,34 +126,33 @@ def _comment(text: str) -> str:
     return "{ " + text.replace("}", "").strip() + " }"
 
 
-def _move(move: chess.Move, nags: Any, comment: str, board: SanBoard, tokens: list[str], force_number: bool,
-          castling: bool | None = None) -> None:
+def _move(move: chess.Move, nags: Any, comment: str, board: chess.Board, tokens: list[str],
+          force_number: bool) -> None:
     """Write one move (number, SAN, NAGs, comment) and play it."""
     if board.turn == chess.WHITE:
-        tokens.append(f"{board.fullmove}.")
+        tokens.append(f"{board.fullmove_number}.")
     elif force_number:
-        tokens.append(f"{board.fullmove}...")
-    tokens.append(board.san_and_push(move, castling))
+        tokens.append(f"{board.fullmove_number}...")
+    tokens.append(board.san_and_push(move))
     if nags:
         tokens.extend(f"${nag}" for nag in sorted(nags))
     if comment:
         tokens.append(_comment(comment))
 
 
-def _walk(parent: Any, board: SanBoard, tokens: list[str], force_number: bool) -> None:
-    """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one (which says whether a
-    move is castling: ``castling``)."""
+def _walk(parent: Any, board: chess.Board, tokens: list[str], force_number: bool) -> None:
+    """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one."""
     while parent.variations:
         main, *others = parent.variations
-        before = board.copy() if others else board
-        _move(main.move, main.nags, main.comment, board, tokens, force_number, getattr(main, "castling", None))
+        before = board.copy(stack=False) if others else board
+        _move(main.move, main.nags, main.comment, board, tokens, force_number)
         force_number = bool(main.comment)
         for other in others:
             tokens.append("(")
             if other.starting_comment:
                 tokens.append(_comment(other.starting_comment))
-            line = before.copy()
-            _move(other.move, other.nags, other.comment, line, tokens, True, getattr(other, "castling", None))
+            line = before.copy(stack=False)
+            _move(other.move, other.nags, other.comment, line, tokens, True)
             _walk(other, line, tokens, bool(other.comment))
             tokens.append(")")
             force_number = True
@@ -166,7 +166,7 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
         holder.headers[name] = value
     board = _setup(holder, decoded)
     tokens: list[str] = []
-    _walk(_light_tree(decoded), SanBoard(board), tokens, True)
+    _walk(_light_tree(decoded), board, tokens, True)
     return _text(holder.headers, tokens)
 
 
@@ -176,35 +176,66 @@ def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], l
     holder = chess.pgn.Game()
     board = _setup(holder, decoded)
     tags = {name: holder.headers[name] for name in ("FEN", "SetUp", "Variant") if name in holder.headers}
-    san_board = SanBoard(board)
     sans: list[str] = []
     node = _light_tree(decoded)
     while node.variations and len(sans) < max_ply:
         node = node.variations[0]
-        sans.append(san_board.san_and_push(node.move, node.castling).rstrip("+#"))
+        sans.append(board.san_and_push(node.move).rstrip("+#"))
     return tags, sans
+
+
+def batch_mainline_sans(batch: MoveBatch, max_ply: int) -> list[list[str] | None]:
+    """For each game of a batch decoded with ``san=True`` (no setup position, no losing chess: the batch leaves
+    those to the scalar path), the first ``max_ply`` main-line moves as :func:`mainline_sans` gives them (no tags
+    to add); ``None`` for a game the batch left (``fallback``)."""
+    from .batch_pgn import san_strings
+    from .batch_state import T_POP, T_PUSH, T_SKIP
+
+    sans = san_strings(batch)
+    kinds = batch.kind.tolist()
+    markers = {T_PUSH: PUSH, T_POP: POP, T_SKIP: SKIP}
+    lines: list[list[str] | None] = []
+
+    def add(node: list[Any], slot: int) -> list[Any]:  # a node: [slot of its move, children]
+        child: list[Any] = [slot, []]
+        node[1].append(child)
+        return child
+
+    for first, count, fallback in zip(batch.first.tolist(), batch.count.tolist(), batch.fallback.tolist(),
+                                      strict=True):
+        if fallback:
+            lines.append(None)
+            continue
+        root: list[Any] = [-1, []]
+        _grow((markers.get(kinds[slot], slot) for slot in range(first, first + count)), root, add)
+        line: list[str] = []
+        node = root
+        while node[1] and len(line) < max_ply:
+            node = node[1][0]
+            line.append(sans[node[0]].rstrip("+#"))
+        lines.append(line)
+    return lines
 
 
 class _Light:
     """A move of a stream's variation tree, with the attributes :func:`_walk` reads of a ``chess.pgn`` node."""
 
-    __slots__ = ("castling", "move", "variations")
+    __slots__ = ("move", "variations")
     nags = None
     comment = starting_comment = ""
 
-    def __init__(self, token: DecodedMove | None) -> None:
-        self.move = chess.Move.null() if token is None or token.null else \
-            chess.Move(token.from_square, token.to_square, token.promotion)
-        self.castling = token is not None and token.castling
+    def __init__(self, move: chess.Move) -> None:
+        self.move = move
         self.variations: list[_Light] = []
 
 
 def _light_tree(decoded: DecodedGame) -> _Light:
     """The variation tree of a stream as :class:`_Light` nodes (no ``chess.pgn`` nodes)."""
-    root = _Light(None)
+    root = _Light(chess.Move.null())
+    chess960 = decoded.chess960
 
     def add(node: _Light, token: DecodedMove) -> _Light:
-        child = _Light(token)
+        child = _Light(token.move(chess960=chess960))
         node.variations.append(child)
         return child
 

@@ -269,20 +269,29 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
                     for key, start in self._page(page).by_signature.items():
                         self._everything.setdefault(key, (page, start))
             return self._everything.get(encoded)
+        for page in self.lookup_pages(ctg_hash(encoded)):
+            offset = self._page(page).by_signature.get(encoded)
+            if offset is not None:
+                return page, offset
+        return None
+
+    def lookup_pages(self, hash_value: int) -> Iterator[int]:
+        """The data pages the ``.cto`` lookup names for a position's hash, in lookup order (entries past the
+        table's end, and negative ones, are empty: see the docs); a page number out of range is an
+        :class:`InvalidValueError` when the walk reaches it (a probe that finds its record first never does).
+        The book must have its ``.cto`` (``directory``)."""
         directory = self.directory
+        assert directory is not None
         size = len(directory)
-        for entry in lookup_entries(ctg_hash(encoded), self.lower_bound, self.upper_bound):
-            page = directory[entry] if entry < size else -1  # past the table's end: empty (see the docs)
+        for entry in lookup_entries(hash_value, self.lower_bound, self.upper_bound):
+            page = directory[entry] if entry < size else -1
             if page < 0:
                 continue
             if page >= self.data_pages:
                 raise InvalidValueError("page number out of range", expected=f"0..{self.data_pages - 1}",
                                         actual=page, file=self.cto_path,
                                         offset=_CTO_HEADER_SIZE + _CTO_ENTRY_SIZE * entry, path=f"pages[{entry}]")
-            offset = self._page(page).by_signature.get(encoded)
-            if offset is not None:
-                return page, offset
-        return None
+            yield page
 
     def key(self, board: chess.Board) -> bytes:
         """The book's key of a board: the encoding of its normalised position (what the records start with)."""

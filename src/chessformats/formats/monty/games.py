@@ -12,7 +12,7 @@ from itertools import islice
 import numpy as np
 
 from ...kernel.boards import move_of_code
-from ...kernel.scalar import new_board
+from ...kernel.newboard import new_board
 from .arrays import MontyArrays, piece_bitboards, start_boards
 from .model import RESULTS, Game, Ply, lazy_shares
 from .moves import KING_CASTLE, MOVES, QUEEN_CASTLE

@@ -9,7 +9,7 @@ from typing import Any
 import chess
 
 from ...engine.errors import InvalidValueError
-from ...kernel.scalar import new_board
+from ...kernel.newboard import new_board
 from ...schemas import monty as schema
 from .model import (
     BITBOARDS_STRUCT,
