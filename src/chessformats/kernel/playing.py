@@ -101,7 +101,7 @@ class Moves(NamedTuple):
     """Castling whose rook is found from the position (its castling rights)."""
     promotion: np.ndarray
 
-    def take(self, index: np.ndarray | slice) -> Moves:
+    def take(self, index: slice) -> Moves:
         return Moves._make(array[index] for array in self)
 
 
