@@ -3,8 +3,9 @@
 Book building must turn millions of SAN tokens into (position key, move) pairs. Done one move at a time
 in Python that costs a few µs per ply even with bitboards; here every game of a batch advances together,
 one ply per step, so each step is a few dozen numpy operations over arrays of games. Per game the state
-is the eight bitboards (colours and piece types), the castling rights, the en-passant square and the
-Polyglot key, updated incrementally from the key randoms of the schema (:mod:`.batchstep`).
+is the kernel's position (:func:`chessformats.kernel.playing.stack`), which the kernel's move player updates
+(:func:`chessformats.kernel.playing.play_rows`), and the Polyglot key, which follows each move
+(:func:`chessformats.formats.polyglot.batch.key_changes`; :mod:`.batchstep`).
 
 A SAN token is read once per batch (:func:`parse_token`); per game and ply the step finds the moving
 piece (among the attackers of the target square, :func:`chessformats.kernel.attacks.attacked`), checks that
@@ -25,20 +26,19 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..formats import squares  # python-chess's numbering, without importing python-chess (start-up time)
-from ..formats.zobrist import CASTLE_TABLE
-from ..schemas import polyglot_randoms as schema
+from ..formats.polyglot.batch import keys as polyglot_keys
+from ..formats.polyglot.batch import raw_moves
+from ..kernel.batch import Boards
+from ..kernel.playing import FIELDS, stack
 from .batchstep import (
     BAD,
-    BOARD,
     CASTLE_LONG,
     CASTLE_SHORT,
-    CASTLING_BITBOARDS,
     PAWN_CAPTURE,
     PAWN_PUSH,
     PIECE_MOVE,
-    TURN_RANDOM,
     Moves,
-    start_state,
+    State,
     step,
 )
 
@@ -46,6 +46,8 @@ __all__ = ["COLUMNS", "Replay", "number_tokens", "parse_token", "replay", "repla
 
 U64 = np.uint64
 _NO_EP = 64
+_CLOCKS = FIELDS.index("halfmove")
+"""The rows of a position before its clocks (:func:`~chessformats.kernel.playing.stack`)."""
 
 COLUMNS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings", "castling", "ep", "key",
            "turn")
@@ -128,18 +130,17 @@ class Replay(NamedTuple):
     """Deeper positions: (key, parent key, raw move from the parent)."""
 
 
+def _start(count: int) -> Boards:
+    """``count`` standard start positions."""
+    start = squares.START
+    return Boards._make([*(np.full(count, start[name], dtype=U64) for name in FIELDS[:8]), np.ones(count, dtype=bool),
+                         np.zeros(count, dtype=np.uint8), np.full(count, start["castling"], dtype=U64),
+                         np.zeros(count, dtype=np.uint16), np.ones(count, dtype=np.uint16)])
+
+
 def start_columns() -> dict[str, int]:
     """The standard start position as :data:`COLUMNS` values."""
-    start = squares.START
-    key = CASTLE_TABLE[15] ^ int(TURN_RANDOM)  # every castling right; White to move
-    for type_, name in enumerate(("pawns", "knights", "bishops", "rooks", "queens", "kings"), squares.PAWN):
-        for side, color in enumerate(("black", "white")):
-            mask = start[name] & start[color]
-            while mask:
-                square = mask.bit_length() - 1
-                key ^= schema.RANDOM_PIECE[(2 * (type_ - 1) + side) * 64 + square]
-                mask ^= 1 << square
-    return {**start, "ep": _NO_EP, "key": key, "turn": 1}
+    return {**squares.START, "ep": _NO_EP, "key": int(polyglot_keys(_start(1))[0]), "turn": 1}
 
 
 def replay(games: list[list[str]], *, memo_depth: int = 40, positions: bool = True) -> Replay:
@@ -174,7 +175,8 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     playing = np.bincount(lengths, minlength=1)[::-1].cumsum()[::-1][1:]  # games with more than j plies, per j
     ends = np.cumsum(playing)  # the events of ply j: [ends[j] - playing[j], ends[j]), in the order of `order`
     moves = Moves([parse_token(token) for token in vocabulary])
-    state = start_state(count, start_columns())
+    state = State(stack(_start(count)), np.full(count, start_columns()["key"] if keys else 0, dtype=U64),
+                  np.zeros(count, dtype=U64))
     failed = np.zeros(count, dtype=bool)
     events = int(ends[-1]) if len(ends) else 0
     event_key = np.empty(events if keys else 0, dtype=U64)
@@ -186,18 +188,18 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
         state = state.games(slice(0, games)) if games < len(state.key) else state
         at = slice(int(ends[ply]) - games, int(ends[ply]))
         if keys:
-            event_key[at] = state.key
+            key = event_key[at] = state.key
         if positions and ply < memo_depth:
-            taken = np.unique(state.key, return_index=True)[1]
+            taken = np.unique(key, return_index=True)[1]
             taken = taken[~failed[taken]]
-            kept.append(_columns(state.games(taken), white))
+            kept.append(_columns(state.rows[:_CLOCKS, taken], key[taken], white))
         elif positions and ply > 0:
             alive = np.flatnonzero(~failed[:games])
             before = int(ends[ply - 1]) - int(playing[ply - 1])
-            links.append((state.key[alive], event_key[before + alive], event_raw[before + alive]))
-        state, raw, bad = step(state, moves.plies(tokens[starts[:games] + ply], white), white, keys=keys)
+            links.append((key[alive], event_key[before + alive], event_raw[before + alive]))
+        state, codes, bad = step(state, moves.plies(tokens[starts[:games] + ply], white), white, keys=keys)
         failed[:games] |= bad
-        event_raw[at] = raw
+        event_raw[at] = raw_moves(codes)
 
     failed_by_game = np.zeros(count, dtype=bool)
     failed_by_game[order] = failed
@@ -218,9 +220,10 @@ def replay_tokens(tokens: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], le
     )
 
 
-def _columns(state: Any, white: bool) -> dict[str, np.ndarray[Any, Any]]:
-    """The positions of a :class:`~chessformats.books.batchstep.State` by :data:`COLUMNS`."""
-    columns = dict(zip(BOARD, state.board, strict=True))
-    return {**columns, "castling": CASTLING_BITBOARDS[state.rights], "ep": state.ep, "key": state.key,
-            "turn": np.full(len(state.key), 1 if white else 0, dtype=U64)}
+def _columns(rows: Any, key: Any, white: bool) -> dict[str, np.ndarray[Any, Any]]:
+    """Positions (:func:`~chessformats.kernel.playing.stack`) and their keys by :data:`COLUMNS`."""
+    columns = {name: rows[FIELDS.index(name)] for name in (*COLUMNS[:8], "castling")}
+    ep = rows[FIELDS.index("ep_square")].astype(np.int64)
+    ep[ep == 0] = _NO_EP
+    return {**columns, "ep": ep, "key": key, "turn": np.full(len(key), 1 if white else 0, dtype=U64)}
 

@@ -27,7 +27,6 @@ from .lookup import SQUARE_BB
 __all__ = ["FIELDS", "Moves", "play", "play_rows", "prepare", "stack", "unstack"]
 
 U64 = np.uint64
-_ALL = U64(0xFFFF_FFFF_FFFF_FFFF)
 FIELDS = Boards._fields
 """The rows, in order: :class:`~.batch.Boards`'s fields (colours, the six pieces, turn, en-passant square,
 castling rooks, halfmove clock, fullmove number)."""
@@ -35,6 +34,8 @@ _WHITE, _PIECES, _KINGS, _TURN, _EP, _CASTLING, _HALFMOVE, _FULLMOVE = 0, 2, 7, 
 _ROOKS = _PIECES + 3
 _KEEP_AFTER_KING = np.array([0xFFFF_FFFF_FFFF_FF00, 0x00FF_FFFF_FFFF_FFFF], dtype=U64)
 """By the row of the colour that moved (0 white, 1 black): the castling rooks kept when its king moves."""
+_SPECIAL = np.isin(np.arange(16), (DOUBLE_PUSH, KING_CASTLE, QUEEN_CASTLE, EN_PASSANT))
+"""By flag: whether a move of it changes more than its origin and target square."""
 
 
 def stack(boards: Boards) -> np.ndarray:
@@ -110,17 +111,26 @@ def prepare(codes: np.ndarray, rooks: np.ndarray | None = None) -> Moves:
     codes = codes.astype(np.int64)
     origin, target, flag = codes >> ORIGIN_SHIFT & 63, codes >> TARGET_SHIFT & 63, codes & 15
     to_bit = SQUARE_BB.take(target)
-    castle = (flag == KING_CASTLE) | (flag == QUEEN_CASTLE)
-    en_passant = flag == EN_PASSANT
-    cleared = np.where(en_passant, SQUARE_BB.take(np.where(target >= 32, target - 8, target + 8) & 63), U64(0))
-    rook_to = np.where(castle, SQUARE_BB.take((target & 56) + np.where(flag == KING_CASTLE, 5, 3)), U64(0))
-    if rooks is not None:
-        cleared |= np.where(castle, SQUARE_BB.take(rooks & 63), U64(0))
     from_bit = SQUARE_BB.take(origin)
-    cleared |= from_bit | to_bit
-    return Moves(codes, from_bit, to_bit, flag, (((origin + target) >> 1) * (flag == DOUBLE_PUSH)).astype(U64),
-                 cleared, to_bit | rook_to, rook_to, (flag & CAPTURE) != 0,
-                 castle if rooks is None else np.zeros_like(castle), flag >= PROMOTION)
+    cleared = from_bit | to_bit
+    ep = np.zeros(len(codes), dtype=U64)
+    rook_to = np.zeros(len(codes), dtype=U64)
+    castle = flag >> 1 == 1  # KING_CASTLE or QUEEN_CASTLE
+    rook_unknown = castle if rooks is None else np.zeros_like(castle)
+    special = _SPECIAL.take(flag).nonzero()[0]  # double pushes, castling, en passant: the few that need more
+    if len(special):
+        kind, at = flag[special], target[special]
+        doubles = special[kind == DOUBLE_PUSH]
+        ep[doubles] = (origin[doubles] + at[kind == DOUBLE_PUSH]) >> 1
+        if len(doubles) < len(special):
+            taken = kind == EN_PASSANT
+            cleared[special[taken]] |= SQUARE_BB.take(np.where(at[taken] >= 32, at[taken] - 8, at[taken] + 8) & 63)
+            castles = special[kind >> 1 == 1]
+            rook_to[castles] = SQUARE_BB.take((target[castles] & 56) + np.where(flag[castles] == KING_CASTLE, 5, 3))
+            if rooks is not None:
+                cleared[castles] |= SQUARE_BB.take(rooks[castles] & 63)
+    return Moves(codes, from_bit, to_bit, flag, ep, cleared, to_bit | rook_to, rook_to, (flag & CAPTURE) != 0,
+                 rook_unknown, flag >= PROMOTION)
 
 
 def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
@@ -148,7 +158,8 @@ def play_rows(rows: np.ndarray, moves: Moves) -> np.ndarray:
     new[_TURN] = mover
     new[_EP] = moves.ep
     np.bitwise_and(rows[_CASTLING], keep, out=new[_CASTLING])
-    new[_CASTLING] &= np.where(moved[_KINGS - _PIECES], _KEEP_AFTER_KING[mover], _ALL)
+    kings = moved[_KINGS - _PIECES].nonzero()[0]
+    new[_CASTLING, kings] &= _KEEP_AFTER_KING.take(mover[kings].view(np.int64))
     new[_HALFMOVE] = (rows[_HALFMOVE] + U64(1)) * ~(moved[0] | moves.capture)
     np.add(rows[_FULLMOVE], mover, out=new[_FULLMOVE])
     return new
