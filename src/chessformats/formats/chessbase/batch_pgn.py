@@ -18,13 +18,14 @@ import numpy as np
 from ...engine.errors import FormatError
 from ...engine.layout import bit_fields
 from ...schemas import chessbase as schema
+from .annotations import Annotator
 from .batch import MoveBatch
-from .batch_state import T_POP, T_PUSH, T_SKIP
+from .batch_state import MOVE, T_POP, T_PUSH, T_SKIP
 from .games import GameSource, RecordFields, pgn_headers
 from .moves import POP, PUSH, SKIP
-from .pgn import _escape, _grow, _wrap
+from .pgn import _escape, _grow, _wrap, build_game, pgn_text
 
-__all__ = ["batch_mainline_sans", "pgn_texts", "san_strings"]
+__all__ = ["annotated_pgn_texts", "batch_mainline_sans", "pgn_texts", "san_strings"]
 
 _LETTERS = ("", "", "N", "B", "R", "Q", "K")
 _SUFFIX = ("", "+", "#")
@@ -118,6 +119,48 @@ def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFie
         tokens.append(headers["Result"])
         lines = "\n".join([f'[{name} "{_escape(value)}"]' for name, value in headers.items()])
         yield number, lines + "\n\n" + _wrap_words(tokens) + "\n"
+
+
+def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
+                        fields: Sequence[RecordFields] | Mapping[int, RecordFields]
+                        ) -> Iterator[tuple[int, str | FormatError | None]]:
+    """(number, PGN text) of each game of ``batch`` (decoded with ``san=True``) with its annotations: what
+    :func:`.pgn.pgn_text` writes of the game's ``to_pgn()``. The tree and the annotations are python-chess's
+    (:func:`.pgn.build_game`, :class:`.annotations.Annotator`); the SAN is the batch's, so no board plays the
+    moves. ``None`` for a game the batch left to the scalar path, the error for a game whose tags or annotations
+    cannot be read."""
+    sans = san_strings(batch)
+    kinds = batch.kind.tolist()
+    for index, number in enumerate(batch.numbers.tolist()):
+        if batch.fallback[index]:
+            yield number, None
+            continue
+        start = int(batch.first[index])
+        move_sans = [sans[slot] for slot in range(start, start + int(batch.count[index])) if kinds[slot] == MOVE]
+        try:
+            headers, _ = pgn_headers(database, number, fields[number - 1])
+            game, named = _named_game(database, number, headers, batch.game(index), move_sans)
+        except FormatError as error:
+            yield number, error
+            continue
+        yield number, pgn_text(game, named)
+
+
+def _named_game(database: GameSource, number: int, headers: dict[str, str], decoded: Any, move_sans: list[str]
+                ) -> tuple[Any, dict[Any, str]]:
+    """Game ``number`` as ``chess.pgn`` with its annotations, and each node's SAN (``move_sans``: the stream's
+    moves in order, depth first, as :func:`.pgn.build_game` numbers them from 1)."""
+    annotator = Annotator(database.annotations(number), database.encoding)
+    named: dict[Any, str] = {}
+
+    def annotate(node: Any, at: int) -> None:
+        annotator(node, at)
+        if at:
+            named[node] = move_sans[at - 1]
+
+    game = build_game(decoded, headers, annotate)
+    annotator.finish(game)
+    return game, named
 
 
 def _wrap_words(tokens: list[str], width: int = 80) -> str:

@@ -35,7 +35,7 @@ from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
 from .batch import MoveBatch, decode_batch
-from .batch_pgn import pgn_texts, record_fields
+from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
 from .games import GameHeader, GuidingText, game_header
@@ -522,9 +522,10 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     ``source`` may be an archive (``password``: a ``.cbz``'s).
 
     A game that cannot be read (a corrupt stream, an unknown mode) is skipped and its error returned; the
-    others are written. Guiding texts have no PGN form and are left out. Games without annotations are
-    written ``chunk`` at a time from the batch decoder (:mod:`.batch_pgn`); the others (and the games the
-    batch leaves to the scalar decoder) one by one through ``chess.pgn``.
+    others are written. Guiding texts have no PGN form and are left out. Games are decoded ``chunk`` at a time
+    by the batch decoder (:mod:`.batch_pgn`): games without annotations are written from its arrays, the others
+    through ``chess.pgn`` with its SAN; the games the batch leaves to the scalar decoder one by one through
+    ``chess.pgn`` and python-chess's SAN.
     """
     failed: list[FormatError] = []
     written = 0
@@ -533,8 +534,11 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
         fields = record_fields(db.records, db.header_arrays())
         annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)
         for part in db._chunks(None, chunk):
-            plain = part[~annotated[part - 1]]
+            marked = annotated[part - 1]
+            plain, rich = part[~marked], part[marked]
             texts = dict(pgn_texts(db, db.decode_batch(plain, san=True), fields)) if len(plain) else {}
+            if len(rich):
+                texts.update(annotated_pgn_texts(db, db.decode_batch(rich, san=True), fields))
             for number in part.tolist():
                 text = texts.get(number)
                 if text is None:

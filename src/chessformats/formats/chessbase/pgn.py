@@ -99,14 +99,36 @@ def tree_of(game: chess.pgn.GameNode) -> list[str]:
 
 
 
-def pgn_text(game: chess.pgn.Game) -> str:
+def pgn_text(game: chess.pgn.Game, sans: Mapping[Any, str] | None = None) -> str:
     """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes (python-chess's SAN), faster: each
-    move is played once, on one board, and variations start from a copy of the position they branch off."""
+    move is played once, on one board, and variations start from a copy of the position they branch off.
+    ``sans``: each node's SAN known already (the batch decoder's, :func:`.batch_pgn.annotated_pgn_texts`): no
+    board plays the moves then."""
     tokens: list[str] = []
     if game.comment:
         tokens.append(_comment(game.comment))
-    _walk(game, game.board(), tokens, True)
+    board = game.board()
+    _walk(game, board if sans is None else _Named(board.turn, board.fullmove_number, sans), tokens, True)
     return _text(game.headers, tokens)
+
+
+class _Named:
+    """What :func:`_walk` asks of a board when every node's SAN is known: the side to move and the move number."""
+
+    __slots__ = ("fullmove_number", "sans", "turn")
+
+    def __init__(self, turn: bool, fullmove_number: int, sans: Mapping[Any, str]) -> None:
+        self.turn, self.fullmove_number, self.sans = turn, fullmove_number, sans
+
+    def copy(self, *, stack: bool = False) -> _Named:
+        return _Named(self.turn, self.fullmove_number, self.sans)
+
+    def name(self, node: Any) -> str:
+        """The SAN of ``node``'s move, which is then played."""
+        if not self.turn:
+            self.fullmove_number += 1
+        self.turn = not self.turn
+        return self.sans[node]
 
 
 def _text(headers: Mapping[str, str], tokens: list[str]) -> str:
@@ -123,33 +145,32 @@ def _comment(text: str) -> str:
     return "{ " + text.replace("}", "").strip() + " }"
 
 
-def _move(move: chess.Move, nags: Any, comment: str, board: chess.Board, tokens: list[str],
-          force_number: bool) -> None:
+def _move(node: Any, board: chess.Board | _Named, tokens: list[str], force_number: bool) -> None:
     """Write one move (number, SAN, NAGs, comment) and play it."""
     if board.turn == chess.WHITE:
         tokens.append(f"{board.fullmove_number}.")
     elif force_number:
         tokens.append(f"{board.fullmove_number}...")
-    tokens.append(board.san_and_push(move))
-    if nags:
-        tokens.extend(f"${nag}" for nag in sorted(nags))
-    if comment:
-        tokens.append(_comment(comment))
+    tokens.append(board.name(node) if isinstance(board, _Named) else board.san_and_push(node.move))
+    if node.nags:
+        tokens.extend(f"${nag}" for nag in sorted(node.nags))
+    if node.comment:
+        tokens.append(_comment(node.comment))
 
 
-def _walk(parent: Any, board: chess.Board, tokens: list[str], force_number: bool) -> None:
+def _walk(parent: Any, board: chess.Board | _Named, tokens: list[str], force_number: bool) -> None:
     """Write the moves below ``parent``: a ``chess.pgn`` node, or a :class:`_Light` one."""
     while parent.variations:
         main, *others = parent.variations
         before = board.copy(stack=False) if others else board
-        _move(main.move, main.nags, main.comment, board, tokens, force_number)
+        _move(main, board, tokens, force_number)
         force_number = bool(main.comment)
         for other in others:
             tokens.append("(")
             if other.starting_comment:
                 tokens.append(_comment(other.starting_comment))
             line = before.copy(stack=False)
-            _move(other.move, other.nags, other.comment, line, tokens, True)
+            _move(other, line, tokens, True)
             _walk(other, line, tokens, bool(other.comment))
             tokens.append(")")
             force_number = True
