@@ -9,7 +9,7 @@ caller writes them the old way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import chess
@@ -122,16 +122,18 @@ def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFie
 
 
 def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
-                        fields: Sequence[RecordFields] | Mapping[int, RecordFields]
-                        ) -> Iterator[tuple[int, str | FormatError | None]]:
+                        fields: Sequence[RecordFields] | Mapping[int, RecordFields],
+                        indices: Iterable[int] | None = None) -> Iterator[tuple[int, str | FormatError | None]]:
     """(number, PGN text) of each game of ``batch`` (decoded with ``san=True``) with its annotations: what
     :func:`.pgn.pgn_text` writes of the game's ``to_pgn()``. The tree and the annotations are python-chess's
     (:func:`.pgn.build_game`, :class:`.annotations.Annotator`); the SAN is the batch's, so no board plays the
     moves. ``None`` for a game the batch left to the scalar path, the error for a game whose tags or annotations
-    cannot be read."""
+    cannot be read. ``indices``: only these games of the batch (default: all)."""
     sans = san_strings(batch)
     kinds = batch.kind.tolist()
-    for index, number in enumerate(batch.numbers.tolist()):
+    numbers = batch.numbers.tolist()
+    for index in range(len(numbers)) if indices is None else indices:
+        number = numbers[index]
         if batch.fallback[index]:
             yield number, None
             continue

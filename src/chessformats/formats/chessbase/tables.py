@@ -311,19 +311,20 @@ def _san_lines(batch: MoveBatch, lines: _Lines) -> list[str | None]:
 
 def _movetexts(db: Database, part: np.ndarray[Any, Any], records: Any, arrays: dict[str, np.ndarray[Any, Any]],
                batch: MoveBatch) -> list[str | None]:
-    """Each game's PGN movetext as :func:`.database.export_pgn` writes it, without the tags: the games without
-    annotations from the batch (:func:`.batch_pgn.pgn_texts`), the others through ``chess.pgn``; ``None`` for a
-    game whose moves cannot be read."""
-    from .batch_pgn import pgn_texts, record_fields
+    """Each game's PGN movetext as :func:`.database.export_pgn` writes it, without the tags: from the batch
+    (:func:`.batch_pgn.pgn_texts`, :func:`.batch_pgn.annotated_pgn_texts` for the games with annotations), the
+    games it leaves through ``chess.pgn``; ``None`` for a game whose moves cannot be read."""
+    from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields
     from .pgn import pgn_text, stream_pgn_text
 
     numbers = part.tolist()
     fields = dict(zip((number - 1 for number in numbers), record_fields(records, arrays), strict=True))
-    texts = dict(pgn_texts(db, batch, fields))
     annotated = (records["cba_offset"] != 0).tolist()
+    texts = dict(pgn_texts(db, batch, fields))
+    texts.update(annotated_pgn_texts(db, batch, fields, [index for index, rich in enumerate(annotated) if rich]))
     found: list[str | None] = []
     for index, number in enumerate(numbers):
-        text = None if annotated[index] else texts.get(number)
+        text = texts.get(number)
         try:
             if text is None:
                 game = db[number]
