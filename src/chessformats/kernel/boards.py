@@ -1,5 +1,6 @@
 """Between python-chess boards and the kernel's batches: :func:`from_boards`, :func:`to_board` (through
-:func:`.newboard.new_board`), and the :class:`chess.Move` of a move code (:func:`move_of_code`)."""
+:func:`.newboard.new_board`), the :class:`chess.Move` of a move code (:func:`move_of_code`) and the code of a
+move (:func:`code_of_move`)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,22 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
-from .batch import KING_CASTLE, ORIGIN_SHIFT, PROMOTION, QUEEN_CASTLE, TARGET_SHIFT, Boards
+from .batch import (
+    CAPTURE,
+    DOUBLE_PUSH,
+    EN_PASSANT,
+    FLAG_SHIFT,
+    KING_CASTLE,
+    ORIGIN_SHIFT,
+    PROMOTION,
+    QUEEN_CASTLE,
+    QUIET,
+    TARGET_SHIFT,
+    Boards,
+)
 from .newboard import new_board
 
-__all__ = ["from_boards", "move_of_code", "to_board"]
+__all__ = ["code_of_move", "from_boards", "move_of_code", "to_board"]
 
 _PIECES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 def from_boards(boards: Sequence[chess.Board]) -> Boards:
@@ -48,3 +61,25 @@ def move_of_code(code: int, board: chess.Board) -> chess.Move:
         if side:
             return chess.Move(origin, chess.msb(side) if flag == KING_CASTLE else chess.lsb(side))
     return chess.Move(origin, target, (flag & 3) + chess.KNIGHT if flag >= PROMOTION else None)
+
+
+def code_of_move(board: chess.Board, move: chess.Move) -> int:
+    """The move code of a legal ``move`` of ``board``, as :func:`~.batch.legal_moves` writes it (castling, as the
+    king taking its rook or moving two files, is the king's move to the g- or c-file): the inverse of
+    :func:`move_of_code`. The move is not checked."""
+    origin, target = move.from_square, move.to_square
+    if board.is_castling(move):
+        short = board.is_kingside_castling(move)
+        target = chess.square(6 if short else 2, chess.square_rank(origin))
+        flag = KING_CASTLE if short else QUEEN_CASTLE
+    elif move.promotion:
+        flag = PROMOTION + move.promotion - chess.KNIGHT + (CAPTURE if board.is_capture(move) else 0)
+    elif board.is_en_passant(move):
+        flag = EN_PASSANT
+    elif board.is_capture(move):
+        flag = CAPTURE
+    elif board.pawns & chess.BB_SQUARES[origin] and abs(target - origin) == 16:
+        flag = DOUBLE_PUSH
+    else:
+        flag = QUIET
+    return origin << ORIGIN_SHIFT | target << TARGET_SHIFT | flag << FLAG_SHIFT

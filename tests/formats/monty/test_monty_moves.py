@@ -87,6 +87,36 @@ def test_legal_codes_on_special_positions() -> None:
         assert sorted(moves, key=chess.Move.uci) == sorted(board.legal_moves, key=chess.Move.uci), fen
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans())
+def test_encode_move_is_the_legal_code_read_as_the_move(seed: int, chess960: bool) -> None:
+    # encode_move works the code out from the move; the oracle is the generator's code list, read back by
+    # decode_move (and python-chess's other spellings of a move are refused as before)
+    rng = random.Random(seed)
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    for _ in range(rng.randrange(20, 160)):
+        codes = monty.legal_codes(board)
+        if not codes:
+            break
+        for code in codes:
+            assert monty.encode_move(board, monty.decode_move(board, code)) == code, board.fen()
+        king = board.king(board.turn)
+        for rook in chess.scan_forward(board.castling_rights & board.occupied_co[board.turn] if not chess960 else 0):
+            taking = chess.Move(king, rook) if king is not None else chess.Move.null()
+            if board.is_legal(taking):  # python-chess's other spelling of castling: not how Monty reads a code
+                with pytest.raises(ValueError, match="not a legal move"):
+                    monty.encode_move(board, taking)
+        board.push(monty.decode_move(board, rng.choice(codes)))
+
+
+def test_encode_move_refuses_a_king_taking_its_rook_in_standard_chess() -> None:
+    board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    assert board.is_legal(chess.Move.from_uci("e1h1"))  # python-chess's other spelling of O-O
+    assert monty.encode_move(board, chess.Move.from_uci("e1g1")) == 4 << 10 | 6 << 4 | 2
+    with pytest.raises(ValueError, match="not a legal move"):
+        monty.encode_move(board, chess.Move.from_uci("e1h1"))
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans())
 def test_legal_codes_equal_python_chess_on_random_games(seed: int, chess960: bool) -> None:

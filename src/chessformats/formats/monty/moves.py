@@ -9,7 +9,7 @@ import chess
 from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...kernel.batch import legal_moves
-from ...kernel.boards import from_boards, move_of_code
+from ...kernel.boards import code_of_move, from_boards, move_of_code
 from ...schemas import monty as schema
 
 __all__ = [
@@ -99,8 +99,10 @@ def _as_chess960(board: chess.Board) -> chess.Board:
 
 def encode_move(board: chess.Board, move: chess.Move) -> int:
     """The u16 code of ``move``, legal in ``board`` (raises :class:`ValueError` for an illegal move): the legal
-    code that :func:`decode_move` reads as ``move``."""
-    for code in legal_codes(board):
-        if code >> SHIFT_SOURCE & SQUARE_MASK == move.from_square and decode_move(board, code) == move:
+    code that :func:`decode_move` reads as ``move`` (the kernel's :func:`~chessformats.kernel.boards.code_of_move`:
+    its codes are Monty's)."""
+    if board.is_legal(move):
+        code = code_of_move(board, move)
+        if decode_move(board, code) == move:  # (a king taking its rook in standard chess is not how Monty reads)
             return code
     raise ValueError(f"{move.uci()} is not a legal move in {board.fen()}")
