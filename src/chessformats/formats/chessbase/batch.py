@@ -30,11 +30,11 @@ import numpy as np
 from ...engine.codec import codec
 from ...engine.errors import FormatError
 from ...schemas import chessbase as schema
-from .batch_state import BATCH_MODES, MAX_DEPTH, STANDARD, State, Tokens
+from .batch_state import BATCH_MODES, MAX_DEPTH, MOVE, STANDARD, T_POP, T_PUSH, State, Tokens
 from .moves import POP, PUSH, SKIP, DecodedGame, DecodedMove
 from .start import StartPosition, read_setup
 
-__all__ = ["MAX_DEPTH", "MoveBatch", "decode_batch"]
+__all__ = ["MAX_DEPTH", "MoveBatch", "decode_batch", "main_lines"]
 
 _WORD = codec(schema.DATA_WORD)
 _WORD_SIZE: int = _WORD.size or 0
@@ -155,3 +155,36 @@ def decode_batch(cbg: Any, numbers: np.ndarray[Any, Any], offsets: np.ndarray[An
     return MoveBatch(np.asarray(numbers), modes, fallback, first, state.tokens, starts, out.kind, out.source,
                      out.target, out.promotion, out.castling, out.null, out.offset, out.size, out.piece, out.capture,
                      out.white, out.fullmove, out.check, out.rival)
+
+
+def main_lines(batch: MoveBatch) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The main line of every game the batch decoded, with numpy alone: its moves' token slots (in order), the
+    game (index) of each, and each game's number of variations.
+
+    In the stream, "(" remembers the current position and ")" goes back to it; the moves after "(" continue the
+    current line, so a game's main line is every move before its first ")" that goes back over a move (a ")"
+    right after its "(" changes nothing)."""
+    games = len(batch.numbers)
+    total = len(batch.kind)
+    decoded = np.flatnonzero(~batch.fallback & (batch.count > 0))
+    edges = np.zeros(total + 1, np.int32)  # +1 where a decoded game's tokens start, -1 where they end
+    edges[batch.first[decoded]] = 1
+    np.subtract.at(edges, batch.first[decoded] + batch.count[decoded], 1)
+    valid = np.cumsum(edges[:-1]) > 0
+    kind = batch.kind
+    marked = np.flatnonzero(valid & (kind != MOVE))
+    if not len(marked) or not ((kind[marked] == T_PUSH) | (kind[marked] == T_POP)).any():
+        slots = np.flatnonzero(valid & (kind == MOVE))
+        game = np.repeat(np.arange(games), np.diff(np.append(batch.first, total)))[slots]
+        return slots, game, np.zeros(games, np.int64)
+    owner = np.searchsorted(batch.first, np.arange(total), side="right") - 1
+    push = valid & (kind == T_PUSH)
+    pop = valid & (kind == T_POP)
+    after_push = np.zeros(total, bool)
+    after_push[1:] = push[:-1]
+    going_back = pop & ~(after_push & (np.arange(total) > batch.first[owner]))
+    backs = np.cumsum(going_back)
+    starts = np.minimum(batch.first, max(total - 1, 0))
+    before = backs[starts] - going_back[starts]
+    slots = np.flatnonzero(valid & (kind == MOVE) & (backs - before[owner] == 0))
+    return slots, owner[slots], np.bincount(owner[push], minlength=games)

@@ -19,11 +19,10 @@ from ...engine.errors import FormatError
 from ...engine.layout import bit_fields
 from ...schemas import chessbase as schema
 from .annotations import Annotator
-from .batch import MoveBatch
-from .batch_state import MOVE, T_POP, T_PUSH, T_SKIP
+from .batch import MoveBatch, main_lines
+from .batch_state import MOVE, T_POP, T_PUSH
 from .games import GameSource, RecordFields, pgn_headers
-from .moves import POP, PUSH, SKIP
-from .pgn import _escape, _grow, _wrap, build_game, pgn_text
+from .pgn import _escape, _wrap, build_game, pgn_text
 
 __all__ = ["annotated_pgn_texts", "batch_mainline_sans", "pgn_texts", "san_strings"]
 
@@ -234,29 +233,11 @@ def _tree_tokens(start: int, stop: int, kinds: list[int], sans: list[str], white
 
 def batch_mainline_sans(batch: MoveBatch, max_ply: int) -> list[list[str] | None]:
     """For each game of a batch decoded with ``san=True`` (no setup position, no losing chess: the batch leaves
-    those to the scalar path), the first ``max_ply`` main-line moves as :func:`.pgn.mainline_sans` gives them (no tags
-    to add); ``None`` for a game the batch left (``fallback``)."""
+    those to the scalar path), the first ``max_ply`` main-line moves as :func:`.pgn.mainline_sans` gives them (no
+    tags to add); ``None`` for a game the batch left (``fallback``)."""
     sans = san_strings(batch)
-    kinds = batch.kind.tolist()
-    markers = {T_PUSH: PUSH, T_POP: POP, T_SKIP: SKIP}
-    lines: list[list[str] | None] = []
-
-    def add(node: list[Any], slot: int) -> list[Any]:  # a node: [slot of its move, children]
-        child: list[Any] = [slot, []]
-        node[1].append(child)
-        return child
-
-    for first, count, fallback in zip(batch.first.tolist(), batch.count.tolist(), batch.fallback.tolist(),
-                                      strict=True):
-        if fallback:
-            lines.append(None)
-            continue
-        root: list[Any] = [-1, []]
-        _grow((markers.get(kinds[slot], slot) for slot in range(first, first + count)), root, add)
-        line: list[str] = []
-        node = root
-        while node[1] and len(line) < max_ply:
-            node = node[1][0]
-            line.append(sans[node[0]].rstrip("+#"))
-        lines.append(line)
-    return lines
+    slots, game, _ = main_lines(batch)
+    bounds = np.searchsorted(game, np.arange(len(batch.numbers) + 1)).tolist()
+    chosen = slots.tolist()
+    return [None if fallback else [sans[slot].rstrip("+#") for slot in chosen[start:min(stop, start + max_ply)]]
+            for fallback, start, stop in zip(batch.fallback.tolist(), bounds[:-1], bounds[1:], strict=True)]

@@ -45,8 +45,7 @@ from ...engine.errors import FormatError
 from ...engine.layout import bit_fields
 from ...engine.tables import arrow, string_column
 from ...schemas import chessbase as schema
-from .batch import MoveBatch
-from .batch_state import MOVE, T_POP, T_PUSH
+from .batch import MoveBatch, main_lines
 from .entities import EntityFile, decode_name
 from .games import RESULT_TAGS, _eco, _pgn_date
 from .moves import POP, PUSH, DecodedMove
@@ -226,26 +225,9 @@ class _Lines:
 
 
 def _main_lines(batch: MoveBatch) -> _Lines:
-    """The main line of every game the batch decoded, with numpy alone.
-
-    In the stream, "(" remembers the current position and ")" goes back to it; the moves after "(" continue the
-    current line, so a game's main line is every move before its first ")" that goes back over a move (a ")"
-    right after its "(" changes nothing)."""
+    """The main line of every game the batch decoded (:func:`.batch.main_lines`), with its UCI text."""
     games = len(batch.numbers)
-    total = len(batch.kind)
-    decoded = np.flatnonzero(~batch.fallback & (batch.count > 0))
-    edges = np.zeros(total + 1, np.int32)  # +1 where a decoded game's tokens start, -1 where they end
-    edges[batch.first[decoded]] = 1
-    np.subtract.at(edges, batch.first[decoded] + batch.count[decoded], 1)
-    valid = np.cumsum(edges[:-1]) > 0
-    kind = batch.kind
-    marked = np.flatnonzero(valid & (kind != MOVE))
-    if len(marked) and ((kind[marked] == T_PUSH) | (kind[marked] == T_POP)).any():
-        slots, game, variations = _tree_main_lines(batch, valid, games)
-    else:
-        slots = np.flatnonzero(valid & (kind == MOVE))
-        game = np.repeat(np.arange(games), np.diff(np.append(batch.first, total)))[slots]
-        variations = np.zeros(games, np.int64)
+    slots, game, variations = main_lines(batch)
     plies = np.bincount(game, minlength=games)
     code = batch.source[slots].astype(np.int32)
     code |= batch.target[slots].astype(np.int32) << 6
@@ -260,24 +242,6 @@ def _main_lines(batch: MoveBatch) -> _Lines:
     promoted = game[(code >> 12 & 7) != 0]
     lengths = 5 * plies - (plies > 0) + np.bincount(promoted, minlength=games)
     return _Lines(slots, game, plies, variations, data, lengths)
-
-
-def _tree_main_lines(batch: MoveBatch, valid: np.ndarray[Any, Any], games: int
-                     ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """(slots, game of each, variations of each game) of the main lines of a batch whose games have variations."""
-    total = len(valid)
-    owner = np.searchsorted(batch.first, np.arange(total), side="right") - 1
-    kind = batch.kind
-    push = valid & (kind == T_PUSH)
-    pop = valid & (kind == T_POP)
-    after_push = np.zeros(total, bool)
-    after_push[1:] = push[:-1]
-    going_back = pop & ~(after_push & (np.arange(total) > batch.first[owner]))
-    backs = np.cumsum(going_back)
-    starts = np.minimum(batch.first, max(total - 1, 0))
-    before = backs[starts] - going_back[starts]
-    slots = np.flatnonzero(valid & (kind == MOVE) & (backs - before[owner] == 0))
-    return slots, owner[slots], np.bincount(owner[push], minlength=games)
 
 
 def _joined(lines: _Lines, lengths: np.ndarray[Any, Any], extra: dict[int, bytes]) -> np.ndarray[Any, Any]:
