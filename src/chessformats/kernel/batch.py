@@ -164,8 +164,10 @@ def _checkers(side: _Side, index: np.ndarray | None = None, occupied: np.ndarray
 
 def checkers(boards: Boards, occupied: np.ndarray | None = None) -> np.ndarray:
     """Per position: the enemy pieces attacking the king to move (python-chess's ``Board.checkers()``); with
-    ``occupied``, the pieces there block the sliders instead of the position's (a move of the side to move
-    played on the occupancy: does it leave the king attacked?)."""
+    ``occupied``, the pieces there block the sliders instead of the position's. The attackers are still the
+    position's own pieces: to ask whether a move of the side to move leaves its king attacked, the pieces it
+    takes must be off the boards already (ask it of the position after the move, with the turn given back), or
+    the piece it takes is reported."""
     return _checkers(_side(boards), occupied=occupied)
 
 

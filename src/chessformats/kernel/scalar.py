@@ -23,6 +23,8 @@ _N, _B, _R, _Q, _K, _P = chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, ch
 _KNIGHT, _KING, _PAWN_ATTACKS, _SQUARES = tables.KNIGHT, tables.KING, tables.PAWN_ATTACKS, tables.SQUARES
 _DIAG, _DIAG_MASKS, _RANK, _RANK_MASKS = tables.DIAG_ATTACKS, tables.DIAG_MASKS, tables.RANK_ATTACKS, tables.RANK_MASKS
 _FILE, _FILE_MASKS = tables.FILE_ATTACKS, tables.FILE_MASKS
+
+
 def of_board(board: chess.BaseBoard) -> tuple[list[int], list[int]]:
     """The ``pieces`` and ``colour`` lists of a python-chess board."""
     return ([0, board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings],

@@ -258,8 +258,8 @@ def annotate(out: Any, first: np.ndarray[Any, Any], count: np.ndarray[Any, Any],
                 open_checks.append((found[0] + begin, *found[1:]))
         low = high
     if open_checks:  # the kernel's move generator, once for the chunk
-        slots, rows, black, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
-        offsets, _ = legal_moves(_boards(rows, black, ep))
+        slots, rows, white, ep = (np.concatenate(column, axis=-1) for column in zip(*open_checks, strict=True))
+        offsets, _ = legal_moves(_boards(rows, white, ep))
         out.check[slots] = np.where(np.diff(offsets) > 0, 1, 2)
 
 
@@ -360,7 +360,7 @@ def _sound(occupied: np.ndarray[Any, Any], side: np.ndarray[Any, Any], piece: np
 def _mates(moves: _Moves, checking: np.ndarray[Any, Any], out: Any) -> tuple[np.ndarray[Any, Any], ...] | None:
     """``out.check`` of the checking moves: 1 (2 where the opponent has no legal move) where the next token proves
     it, a move along its piece's lines; the others, for the kernel's move generator (:func:`annotate`): their slots,
-    bitboards, black to move, en-passant square."""
+    bitboards, white to move (the checked side: the mover was black), en-passant square."""
     lanes = np.flatnonzero(checking)
     if not lanes.size:
         return None
