@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from chessformats import ctg
 from chessformats.cli import main
-from chessformats.engine import FormatError, InvalidValueError, TruncatedError
+from chessformats.engine import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from chessformats.schemas import ctg as schema
 from chessformats.schemas.squares import SQUARE_CODE
 from conftest import find_corpus
@@ -228,6 +228,18 @@ def test_index_files(tmp_path: Path) -> None:
     with ctg.open_book(path) as book, pytest.raises(InvalidValueError) as caught:
         book.probe(START)
     assert caught.value.file == str(cto) and "page number out of range (expected 0..0, found 7)" in str(caught.value)
+    with ctg.open_book(path) as book:  # the lookup's page walk is lazy: the bad page raises when it is reached
+        walk = book.lookup_pages(ctg.ctg_hash(book.key(START)))
+        with pytest.raises(InvalidValueError, match="page number out of range"):
+            list(walk)
+    cto.write_bytes(original)
+    with ctg.open_book(path) as book:
+        assert list(book.lookup_pages(ctg.ctg_hash(book.key(START)))) == [0]
+    cto.unlink()
+    with pytest.warns(ctg.MissingIndexWarning), ctg.open_book(path) as book, \
+            pytest.raises(UnsupportedError, match=r"no \.cto lookup table") as refused:
+        book.lookup_pages(0).__next__()
+    assert refused.value.file == str(path)
     cto.write_bytes(original)
     ctb.write_bytes(ctb.read_bytes()[:10])
     with pytest.raises(TruncatedError, match=r"truncated \.ctb header"):

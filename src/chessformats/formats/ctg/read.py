@@ -18,7 +18,7 @@ import chess
 
 from ...engine.codec import codec
 from ...engine.contract import BookMethods
-from ...engine.errors import FormatError, InvalidValueError, TruncatedError
+from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
 from ...engine.fileio import MappedFile
 from ...engine.records import locate_item
 from ...engine.tables import Tabular
@@ -279,9 +279,11 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         """The data pages the ``.cto`` lookup names for a position's hash, in lookup order (entries past the
         table's end, and negative ones, are empty: see the docs); a page number out of range is an
         :class:`InvalidValueError` when the walk reaches it (a probe that finds its record first never does).
-        The book must have its ``.cto`` (``directory``)."""
+        A book opened without its ``.cto`` has no lookup: an :class:`UnsupportedError`."""
         directory = self.directory
-        assert directory is not None
+        if directory is None:
+            raise UnsupportedError("the book has no .cto lookup table: its records are found by scanning the pages",
+                                   file=self.path)
         size = len(directory)
         for entry in lookup_entries(hash_value, self.lower_bound, self.upper_bound):
             page = directory[entry] if entry < size else -1
