@@ -13,16 +13,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import chess
+import chess.pgn
 import numpy as np
 
 from ...engine.errors import FormatError
 from ...engine.layout import bit_fields
 from ...schemas import chessbase as schema
-from .annotations import Annotator
 from .batch import MoveBatch, main_lines
 from .batch_state import MOVE, T_POP, T_PUSH
-from .games import GameSource, RecordFields, pgn_headers
-from .pgn import _escape, _wrap, build_game, pgn_text
+from .games import GameSource, RecordFields, annotated_game, pgn_headers
+from .moves import DecodedGame
+from .pgn import _escape, _wrap, pgn_text
 
 __all__ = ["annotated_pgn_texts", "batch_mainline_sans", "pgn_texts", "san_strings"]
 
@@ -85,11 +86,11 @@ def record_fields(records: Any, arrays: dict[str, np.ndarray[Any, Any]]) -> list
                                             strict=True)))
 
 
-def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFields] | Mapping[int, RecordFields]
-              ) -> Iterator[tuple[int, str | FormatError | None]]:
+def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFields] | Mapping[int, RecordFields],
+              indices: Iterable[int] | None = None) -> Iterator[tuple[int, str | FormatError | None]]:
     """(number, PGN text) of each game of ``batch`` (decoded with ``san=True``); ``None`` for a game the batch
     left to the scalar path, the error for a game whose tags cannot be read. ``fields``: by record index (a game's
-    number - 1)."""
+    number - 1); ``indices``: only these games of the batch (default: all)."""
     sans = san_strings(batch)
     kinds = batch.kind.tolist()
     whites = batch.white.tolist()
@@ -99,7 +100,9 @@ def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFie
     words = [(prefixes[fullmove] if fullmove < 1024 else f"{fullmove}. ") + san if white else san
              for san, white, fullmove in zip(sans, whites, fullmoves, strict=True)]
     # each move as it stands in a line without variations: "12. Nf3" for white, "Nc6" for black
-    for index, number in enumerate(batch.numbers.tolist()):
+    numbers = batch.numbers.tolist()
+    for index in range(len(numbers)) if indices is None else indices:
+        number = numbers[index]
         if batch.fallback[index]:
             yield number, None
             continue
@@ -147,21 +150,17 @@ def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
         yield number, pgn_text(game, named)
 
 
-def _named_game(database: GameSource, number: int, headers: dict[str, str], decoded: Any, move_sans: list[str]
-                ) -> tuple[Any, dict[Any, str]]:
-    """Game ``number`` as ``chess.pgn`` with its annotations, and each node's SAN (``move_sans``: the stream's
-    moves in order, depth first, as :func:`.pgn.build_game` numbers them from 1)."""
-    annotator = Annotator(database.annotations(number), database.encoding)
-    named: dict[Any, str] = {}
+def _named_game(database: GameSource, number: int, headers: dict[str, str], decoded: DecodedGame,
+                move_sans: list[str]) -> tuple[chess.pgn.Game, dict[chess.pgn.GameNode, str]]:
+    """Game ``number`` as ``chess.pgn`` with its annotations (:func:`.games.annotated_game`), and each node's SAN
+    (``move_sans``: the stream's moves in order, depth first, as :func:`.pgn.build_game` numbers them from 1)."""
+    named: dict[chess.pgn.GameNode, str] = {}
 
-    def annotate(node: Any, at: int) -> None:
-        annotator(node, at)
+    def name(node: chess.pgn.GameNode, at: int) -> None:
         if at:
             named[node] = move_sans[at - 1]
 
-    game = build_game(decoded, headers, annotate)
-    annotator.finish(game)
-    return game, named
+    return annotated_game(database, number, decoded, headers, name), named
 
 
 def _wrap_words(tokens: list[str], width: int = 80) -> str:

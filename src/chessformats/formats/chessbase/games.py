@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -19,7 +20,8 @@ from .moves import DecodedGame
 from .pgn import build_game
 from .tags import RESULT_TAGS
 
-__all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "RecordFields", "game_header", "pgn_headers"]
+__all__ = ["RESULT_TAGS", "GameHeader", "GameSource", "GuidingText", "RecordFields", "annotated_game", "game_header",
+           "pgn_headers"]
 
 _ECO = codec(schema.ECO)
 _ECO_CODE, _ECO_SUBCODE = _ECO.field("code"), _ECO.field("subcode")
@@ -68,6 +70,24 @@ class GameSource(Protocol):
     def decode(self, number: int) -> DecodedGame: ...
 
     def annotations(self, number: int) -> list[Any]: ...
+
+
+def annotated_game(database: GameSource, number: int, decoded: DecodedGame, headers: Mapping[str, str],
+                   also: Callable[[chess.pgn.GameNode, int], None] | None = None) -> chess.pgn.Game:
+    """Game ``number`` of ``database`` as a :class:`chess.pgn.Game` with its annotations: the tags ``headers``, the
+    moves ``decoded``, the items without a PGN form in ``chessbase_extras``. ``also(node, stream_index)`` is called
+    for each node once it is annotated (:func:`.pgn.build_game`'s numbering)."""
+    annotator = Annotator(database.annotations(number), database.encoding)
+
+    def annotate(node: chess.pgn.GameNode, index: int) -> None:
+        annotator(node, index)
+        if also is not None:
+            also(node, index)
+
+    game = build_game(decoded, headers, annotate if also is not None else annotator)
+    annotator.finish(game)
+    game.chessbase_extras = annotator.extras  # type: ignore[attr-defined]
+    return game
 
 
 def _deprecated_record(owner: str) -> None:
@@ -130,11 +150,7 @@ class GameHeader:
         form in the game's ``chessbase_extras``)."""
         if not annotations or self.database is None:
             return build_game(self.decode(), self.headers)
-        annotator = Annotator(self.database.annotations(self.number), self.database.encoding)
-        game = build_game(self.decode(), self.headers, annotator)
-        annotator.finish(game)
-        game.chessbase_extras = annotator.extras  # type: ignore[attr-defined]
-        return game
+        return annotated_game(self.database, self.number, self.decode(), self.headers)
 
     def moves(self) -> chess.pgn.Game:
         """Deprecated: ``to_pgn(annotations=False)``, which it returns."""

@@ -99,7 +99,7 @@ def tree_of(game: chess.pgn.GameNode) -> list[str]:
 
 
 
-def pgn_text(game: chess.pgn.Game, sans: Mapping[Any, str] | None = None) -> str:
+def pgn_text(game: chess.pgn.Game, sans: Mapping[chess.pgn.GameNode, str] | None = None) -> str:
     """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes (python-chess's SAN), faster: each
     move is played once, on one board, and variations start from a copy of the position they branch off.
     ``sans``: each node's SAN known already (the batch decoder's, :func:`.batch_pgn.annotated_pgn_texts`): no
@@ -117,13 +117,13 @@ class _Named:
 
     __slots__ = ("fullmove_number", "sans", "turn")
 
-    def __init__(self, turn: bool, fullmove_number: int, sans: Mapping[Any, str]) -> None:
+    def __init__(self, turn: bool, fullmove_number: int, sans: Mapping[chess.pgn.GameNode, str]) -> None:
         self.turn, self.fullmove_number, self.sans = turn, fullmove_number, sans
 
     def copy(self, *, stack: bool = False) -> _Named:
         return _Named(self.turn, self.fullmove_number, self.sans)
 
-    def name(self, node: Any) -> str:
+    def name(self, node: chess.pgn.GameNode) -> str:
         """The SAN of ``node``'s move, which is then played."""
         if not self.turn:
             self.fullmove_number += 1

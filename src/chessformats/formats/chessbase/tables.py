@@ -284,7 +284,7 @@ def _movetexts(db: Database, part: np.ndarray[Any, Any], records: Any, arrays: d
     numbers = part.tolist()
     fields = dict(zip((number - 1 for number in numbers), record_fields(records, arrays), strict=True))
     annotated = (records["cba_offset"] != 0).tolist()
-    texts = dict(pgn_texts(db, batch, fields))
+    texts = dict(pgn_texts(db, batch, fields, [index for index, rich in enumerate(annotated) if not rich]))
     texts.update(annotated_pgn_texts(db, batch, fields, [index for index, rich in enumerate(annotated) if rich]))
     found: list[str | None] = []
     for index, number in enumerate(numbers):
