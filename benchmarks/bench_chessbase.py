@@ -13,7 +13,8 @@ Measures games/s and plies/s for, in the same run:
 5. move decoding, batch to objects: the same as ``DecodedGame`` objects (``Database.decode_many``);
 6. PGN export, game by game (the scalar decoder and python-chess's SAN, as ``export_pgn`` writes the games the
    batch leaves);
-7. PGN export (``export_pgn``: games without annotations from the batch arrays);
+7. PGN export (``export_pgn``: games without annotations from the batch arrays, annotated games through
+   ``chess.pgn`` with the batch's SAN);
 8. python-chess reading the same games back from the exported PGN (``chess.pgn.read_game``): the Python peer.
 
 The C++ reader libcbh is run on the same base in the same run, as the static ``libcbh_dump`` of the shared tools
