@@ -100,8 +100,9 @@ def tree_of(game: chess.pgn.GameNode) -> list[str]:
 
 
 def pgn_text(game: chess.pgn.Game, sans: Mapping[chess.pgn.GameNode, str] | None = None) -> str:
-    """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes (python-chess's SAN), faster: each
-    move is played once, on one board, and variations start from a copy of the position they branch off.
+    """The game as PGN text, writing what ``chess.pgn.StringExporter`` writes (python-chess's SAN) without its
+    visitor: each move is played once, on one board, and variations start from a copy of the position they branch
+    off.
     ``sans``: each node's SAN known already (the batch decoder's, :func:`.batch_pgn.annotated_pgn_texts`): no
     board plays the moves then."""
     tokens: list[str] = []
