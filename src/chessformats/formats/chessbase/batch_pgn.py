@@ -100,10 +100,8 @@ def pgn_texts(database: GameSource, batch: MoveBatch, fields: Sequence[RecordFie
     words = [(prefixes[fullmove] if fullmove < 1024 else f"{fullmove}. ") + san if white else san
              for san, white, fullmove in zip(sans, whites, fullmoves, strict=True)]
     # each move as it stands in a line without variations: "12. Nf3" for white, "Nc6" for black
-    numbers = batch.numbers.tolist()
-    for index in range(len(numbers)) if indices is None else indices:
-        number = numbers[index]
-        if batch.fallback[index]:
+    for index, number in _decoded(batch, indices):
+        if index < 0:
             yield number, None
             continue
         try:
@@ -133,10 +131,8 @@ def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
     cannot be read. ``indices``: only these games of the batch (default: all)."""
     sans = san_strings(batch)
     kinds = batch.kind.tolist()
-    numbers = batch.numbers.tolist()
-    for index in range(len(numbers)) if indices is None else indices:
-        number = numbers[index]
-        if batch.fallback[index]:
+    for index, number in _decoded(batch, indices):
+        if index < 0:
             yield number, None
             continue
         start = int(batch.first[index])
@@ -148,6 +144,14 @@ def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
             yield number, error
             continue
         yield number, pgn_text(game, named)
+
+
+def _decoded(batch: MoveBatch, indices: Iterable[int] | None) -> Iterator[tuple[int, int]]:
+    """(index, number) of the games ``indices`` of a batch (default: all), the index -1 for a game the batch left
+    to the scalar path."""
+    numbers, fallback = batch.numbers.tolist(), batch.fallback.tolist()
+    for index in range(len(numbers)) if indices is None else indices:
+        yield -1 if fallback[index] else index, numbers[index]
 
 
 def _named_game(database: GameSource, number: int, headers: dict[str, str], decoded: DecodedGame,
