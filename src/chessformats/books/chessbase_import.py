@@ -283,16 +283,17 @@ def _text(comment: str) -> str:
     return comment[:-1] if comment[-1:] == " " else comment
 
 
-def _line(marks: list[str], before: list[int], plies: int) -> LineAnnotations | None:
+def _line(marks: list[str], before: list[int], plies: int, *, bare: bool = False) -> LineAnnotations | None:
     """The annotations of a main line of ``plies`` moves: ``marks[j]`` follows its first ``before[j]`` moves, as
     python-chess's ``GameBuilder`` places them; None when one is a NAG before the first move (python-chess puts
-    it on the game, which ChessBase has no place for here)."""
+    it on the game, which ChessBase has no place for here). ``bare``: the marks are brace comments' texts, without
+    their braces (a game whose annotations are all brace comments)."""
     comment = ""
     comments = [""] * plies
     nags: dict[int, set[int]] = {}
     for mark, moves in zip(marks, before, strict=True):
-        if mark[0] == "{":
-            text = _text(mark[1:-1])
+        if bare or mark[0] == "{":
+            text = _text(mark if bare else mark[1:-1])
             if not text:
                 continue
             if moves == 0:
@@ -388,9 +389,9 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             if line is None and index in marks:
                 base = first[index]
                 done = int(moves_before[base - 1]) if base else 0
-                found = marks[index] if index not in commented else [f"{{{text}}}" for text in marks[index]]
-                line = _line(found, (moves_before[base:base + len(found)] - done).tolist(),
-                             int(plies[slot]))
+                found = marks[index]
+                line = _line(found, (moves_before[base:base + len(found)] - done).tolist(), int(plies[slot]),
+                             bare=index in commented)
                 if line is None:
                     continue
             game_tags = tags[candidates[index]]
