@@ -21,11 +21,11 @@ from ...engine.layout import bit_fields
 from ...schemas import chessbase as schema
 from .batch import MoveBatch, main_lines
 from .batch_state import MOVE, T_POP, T_PUSH
-from .games import GameSource, RecordFields, annotated_game, pgn_headers
+from .games import GameHeader, GameSource, RecordFields, annotated_game, pgn_headers
 from .moves import DecodedGame
-from .pgn import _escape, _wrap, pgn_text
+from .pgn import _escape, _wrap, pgn_text, stream_pgn_text
 
-__all__ = ["annotated_pgn_texts", "batch_mainline_sans", "pgn_texts", "san_strings"]
+__all__ = ["annotated_pgn_texts", "batch_mainline_sans", "pgn_texts", "san_strings", "single_pgn_text"]
 
 _LETTERS = ("", "", "N", "B", "R", "Q", "K")
 _SUFFIX = ("", "+", "#")
@@ -144,6 +144,14 @@ def annotated_pgn_texts(database: GameSource, batch: MoveBatch,
             yield number, error
             continue
         yield number, pgn_text(game, named)
+
+
+def single_pgn_text(game: GameHeader, annotated: bool) -> str:
+    """A game's PGN text the game-by-game way (for the games a batch leaves): through ``chess.pgn`` when it has
+    ``annotated`` annotations, else straight from its stream (no ``chess.pgn.Game`` built)."""
+    if annotated:
+        return pgn_text(game.to_pgn())
+    return stream_pgn_text(game.decode(), game.headers)
 
 
 def _decoded(batch: MoveBatch, indices: Iterable[int] | None) -> Iterator[tuple[int, int]]:

@@ -35,12 +35,11 @@ from ...engine.trace import parse
 from ...schemas import chessbase as schema
 from .annotations import decode_bytes
 from .batch import MoveBatch, decode_batch
-from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields
+from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields, single_pgn_text
 from .entities import EntityFile, decode_name
 from .extended import ExtendedHeader, ExtendedHeaders
 from .games import GameHeader, GuidingText, game_header
 from .moves import DecodedGame, decode_game
-from .pgn import pgn_text, stream_pgn_text
 
 __all__ = ["COMPANIONS", "GAME_DTYPE", "Database", "export_pgn", "open_database"]
 
@@ -556,10 +555,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
 def _pgn_one(db: Database, number: int, annotated: bool) -> str | FormatError:
     """Game ``number`` as PGN text the one-by-one way (or the error that stops it)."""
     try:
-        game = db[number]
-        if annotated:
-            return pgn_text(game.to_pgn())
-        return stream_pgn_text(game.decode(), game.headers)  # no annotations: no chess.pgn.Game built
+        return single_pgn_text(db[number], annotated)
     except FormatError as error:
         return error
 

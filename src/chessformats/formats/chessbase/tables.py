@@ -278,8 +278,7 @@ def _movetexts(db: Database, part: np.ndarray[Any, Any], records: Any, arrays: d
     """Each game's PGN movetext as :func:`.database.export_pgn` writes it, without the tags: from the batch
     (:func:`.batch_pgn.pgn_texts`, :func:`.batch_pgn.annotated_pgn_texts` for the games with annotations), the
     games it leaves through ``chess.pgn``; ``None`` for a game whose moves cannot be read."""
-    from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields
-    from .pgn import pgn_text, stream_pgn_text
+    from .batch_pgn import annotated_pgn_texts, pgn_texts, record_fields, single_pgn_text
 
     numbers = part.tolist()
     fields = dict(zip((number - 1 for number in numbers), record_fields(records, arrays), strict=True))
@@ -291,8 +290,7 @@ def _movetexts(db: Database, part: np.ndarray[Any, Any], records: Any, arrays: d
         text = texts.get(number)
         try:
             if text is None:
-                game = db[number]
-                text = pgn_text(game.to_pgn()) if annotated[index] else stream_pgn_text(game.decode(), game.headers)
+                text = single_pgn_text(db[number], annotated[index])
         except FormatError:
             text = None
         found.append(None if text is None or isinstance(text, FormatError) else
