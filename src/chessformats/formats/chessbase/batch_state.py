@@ -60,16 +60,7 @@ def _tables() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[An
         if kind != 1:
             continue
         for side in (0, 1):
-            for square in range(64):
-                x, y = square & 7, square >> 3
-                if piece == _PAWN:
-                    sdy, sdx = (-dy, (8 - dx) & 7) if side else (dy, dx)
-                    x2, y2 = x + (1 if sdx == 1 else -1 if sdx == 7 else 0), y + sdy
-                    if not (0 <= x2 < 8 and 0 <= y2 < 8):
-                        continue
-                else:
-                    x2, y2 = (x + dx) & 7, (y + dy) & 7
-                target[side, code, square] = y2 * 8 + x2
+            target[side, code] = [_moves.one_byte_target(side, piece, dx, dy, square) for square in range(64)]
     classes[schema.CODE_NULL] = _C_NULL
     classes[schema.CODE_TWO_BYTE] = _C_TWO
     classes[schema.CODE_SKIP] = _C_SKIP

@@ -91,6 +91,21 @@ def _code_table() -> list[tuple[int, int, int, int, int]]:
 _CODES = _code_table()
 
 
+def one_byte_target(side: int, piece: int, dx: int, dy: int, square: int) -> int:
+    """The target of a one-byte move of ``side`` (0 White)'s ``piece`` on ``square`` by the code's step (``dx``,
+    ``dy``, as :data:`_CODES` holds it: White's view, pieces wrapping round the board's edges); -1 for a pawn
+    step off the board."""
+    x, y = square & 7, square >> 3
+    if piece == chess.PAWN:
+        if side:
+            dy, dx = -dy, (8 - dx) & 7
+        x, y = x + (1 if dx == 1 else -1 if dx == 7 else 0), y + dy
+        if not (0 <= x < 8 and 0 <= y < 8):
+            return -1
+        return y * 8 + x
+    return ((y + dy) & 7) * 8 + ((x + dx) & 7)
+
+
 class DecodedMove(NamedTuple):
     """One move of the stream: squares as python-chess numbers; castling as king takes own rook."""
 
@@ -339,17 +354,10 @@ class _Decoder:
             return self._castle(square, kind == 2, at, 1)
         if square == NONE:
             raise self._error(f"no {chess.piece_name(piece)} {index + 1} to move", at)
-        x, y = square & 7, square >> 3
-        if piece == chess.PAWN:
-            if side:
-                dy, dx = -dy, (8 - dx) & 7
-            x2, y2 = x + (1 if dx == 1 else -1 if dx == 7 else 0), y + dy
-            if not (0 <= x2 < 8 and 0 <= y2 < 8):
-                raise self._error("a pawn moves off the board", at)
-        else:
-            x2, y2 = (x + dx) & 7, (y + dy) & 7
-        target = y2 * 8 + x2
-        promotion = chess.QUEEN if piece == chess.PAWN and y2 in (0, 7) else None
+        target = one_byte_target(side, piece, dx, dy, square)
+        if target < 0:
+            raise self._error("a pawn moves off the board", at)
+        promotion = chess.QUEEN if piece == chess.PAWN and target >> 3 in (0, 7) else None
         return self._apply(square, target, promotion, at, 1, explicit=False, number=index)
 
     def _two_byte(self, word: int, at: int) -> DecodedMove:
