@@ -189,18 +189,27 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
     return _text(holder.headers, tokens)
 
 
-def mainline_sans(decoded: DecodedGame, max_ply: int) -> tuple[dict[str, str], list[str]]:
+def mainline_sans(decoded: DecodedGame, max_ply: int | None = None, *,
+                  checks: bool = False) -> tuple[dict[str, str], list[str]]:
     """The tags a book builder needs (``FEN``, ``SetUp``, ``Variant`` when the game does not start from the
-    standard position) and the first ``max_ply`` main-line moves as SAN without check marks."""
+    standard position) and the first ``max_ply`` (default all) main-line moves as SAN, without check marks unless
+    ``checks``."""
     holder = chess.pgn.Game()
     board = _setup(holder, decoded)
     tags = {name: holder.headers[name] for name in ("FEN", "SetUp", "Variant") if name in holder.headers}
-    sans: list[str] = []
+    moves = main_line(decoded)
+    sans = [board.san_and_push(move) for move in moves[:max_ply]]
+    return tags, sans if checks else [san.rstrip("+#") for san in sans]
+
+
+def main_line(decoded: DecodedGame) -> list[chess.Move]:
+    """The stream's main-line moves (castling as :meth:`.DecodedMove.move` gives it)."""
     node = _light_tree(decoded)
-    while node.variations and len(sans) < max_ply:
+    moves = []
+    while node.variations:
         node = node.variations[0]
-        sans.append(board.san_and_push(node.move).rstrip("+#"))
-    return tags, sans
+        moves.append(node.move)
+    return moves
 
 
 class _Light:

@@ -48,8 +48,8 @@ from ...schemas import chessbase as schema
 from .batch import MoveBatch, main_lines
 from .entities import EntityFile, decode_name
 from .games import RESULT_TAGS, _eco, _pgn_date
-from .moves import POP, PUSH, DecodedMove
-from .pgn import build_game
+from .moves import PUSH
+from .pgn import main_line, mainline_sans
 
 Database = Any
 """A :class:`.database.Database` (not imported here: the database imports this module)."""
@@ -309,27 +309,11 @@ def _one_game(db: Database, number: int, san: bool) -> _Game | FormatError:
     """Game ``number`` through the scalar decoder (or the error that stops it)."""
     try:
         decoded = db.decode(number)
-        chess960 = decoded.chess960
-        main: list[DecodedMove] = []
-        previous: DecodedMove | str | None = None
-        for token in decoded.tokens:  # the moves before the first ")" that goes back over a move
-            if token is POP and previous is not PUSH:
-                break
-            if isinstance(token, DecodedMove):
-                main.append(token)
-            previous = token
         start = decoded.start
-        fen = None if start.standard and not chess960 else start.fen()
-        text = None
-        if san:
-            game = build_game(decoded, {})
-            board = game.board()
-            words = []
-            for move in game.mainline_moves():
-                words.append(board.san(move))
-                board.push(move)
-            text = " ".join(words)
-        uci = " ".join(token.uci(chess960=chess960) for token in main).encode("ascii")
+        fen = None if start.standard and not decoded.chess960 else start.fen()
+        main = main_line(decoded)
+        text = " ".join(mainline_sans(decoded, checks=True)[1]) if san else None
+        uci = " ".join(move.uci() for move in main).encode("ascii")
         return _Game(uci, text, len(main), sum(token is PUSH for token in decoded.tokens), fen)
     except FormatError as error:
         return error
