@@ -49,7 +49,7 @@ from ..formats.chessbase.write import (
     write_database,
 )
 from ..formats.pgngames import read_game
-from ..formats.polyglot.moves import decode_move
+from ..formats.polyglot.packing import unpack_moves
 from . import batchplay, pgnscan
 from .pgnread import open_text
 
@@ -74,7 +74,6 @@ _MARGIN = 1 << 18
 """Characters kept ahead of the reading position before a game is matched (a longer game is matched again
 with more text)."""
 _ALL_PLIES = 1 << 30
-_RAW_MOVES = 1 << 16
 """Polyglot raw moves are 16-bit."""
 
 # One game of the simple shape, from where the previous one ended: blank lines; tag lines (python-chess's
@@ -376,7 +375,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
         lengths = np.add.reduceat(scan.lengths, first)[chosen]
         replay = batchplay.replay_tokens(scan.tokens, starts, lengths, scan.vocabulary, memo_depth=0,
                                          positions=False, keys=False)
-        origin, target, promotion = _squares(replay.raw)
+        origin, target, promotion = unpack_moves(replay.raw.reshape(-1).astype(np.int64))
         plies = np.where(replay.failed, 0, lengths)
         encoded = encode_main_lines(replay.game, replay.ply, origin, target, promotion, plies)
         moves_before = np.cumsum(scan.lengths)
@@ -413,26 +412,6 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
             yield UnreadableGame("no game", entry.line)
             continue
         yield _unreadable(entry.line, game) or game
-
-
-def _squares(raw: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Origin, target and promotion piece type (0: none) of Polyglot raw moves (castling as king takes rook)."""
-    values = raw.reshape(-1).astype(np.int64)
-    if len(values) and (values.min() < 0 or values.max() >= _RAW_MOVES):
-        unique, inverse = np.unique(values, return_inverse=True)  # not met: replayed moves are 16-bit
-    else:  # (np.unique imports numpy.ma: 20-30 ms of a short run)
-        present = np.zeros(_RAW_MOVES, dtype=bool)
-        present[values] = True
-        unique = np.flatnonzero(present)
-        number = np.zeros(_RAW_MOVES, dtype=np.int64)
-        number[unique] = np.arange(len(unique))
-        inverse = number[values]
-    moves = [decode_move(None, int(value)) for value in unique.tolist()]
-    origin = np.array([move.from_square for move in moves], dtype=np.int64)
-    target = np.array([move.to_square for move in moves], dtype=np.int64)
-    promotion = np.array([move.promotion or 0 for move in moves], dtype=np.int64)
-    inverse = inverse.reshape(-1)
-    return origin[inverse], target[inverse], promotion[inverse]
 
 
 def write_database_from_pgn(path: str | os.PathLike[str],

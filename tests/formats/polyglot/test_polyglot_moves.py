@@ -160,3 +160,20 @@ def test_pack_moves_and_move_table_agree_with_the_declaration(moves: list[tuple[
         assert (decoded.promotion or 0) == piece and str(parsed.promotion) == _PROMOTION_NAMES[piece]
         if from_square != to_square:
             assert encode_move(None, chess.Move(from_square, to_square, piece or None)) == raw
+
+
+def test_unpack_moves_reads_every_raw_move_as_the_declaration_does() -> None:
+    # every 16-bit value, against construct's parse of the declaration (promotions outside 0..4: none)
+    import numpy as np
+
+    from chessformats.formats.polyglot.packing import unpack_moves
+    from chessformats.schemas import polyglot as schema
+
+    raws = np.arange(1 << 16, dtype=np.int64)
+    origin, target, promotion = (column.tolist() for column in unpack_moves(raws))
+    pieces = {name: piece for piece, name in _PROMOTION_NAMES.items()}
+    for raw in range(0, 1 << 16, 7):
+        parsed = schema.MOVE.parse(raw.to_bytes(2, "big"))
+        assert origin[raw] == chess.square(parsed.from_file, parsed.from_rank)
+        assert target[raw] == chess.square(parsed.to_file, parsed.to_rank)
+        assert promotion[raw] == pieces.get(str(parsed.promotion), 0)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["FIELDS", "FROM_BITS", "LAST_PROMOTION", "PIECE_OF_PROMOTION", "PROMOTION_BITS", "TO_BITS", "field_value",
-           "move_problem", "move_problems", "pack_moves"]
+           "move_problem", "move_problems", "pack_moves", "unpack_moves"]
 
 
 class _Bits(NamedTuple):
@@ -64,6 +64,22 @@ def pack_moves(origin: Any, target: Any, promotion: Any = 0) -> Any:
     arrays or numbers; castling must already be given as king-takes-rook."""
     from_array, to_array, promotion_array = _move_arrays()
     return from_array[origin] | to_array[target] | promotion_array[promotion]
+
+
+def unpack_moves(raw: Any) -> tuple[Any, Any, Any]:
+    """Origin and target squares and python-chess promotion piece types (0: none) of raw moves (an int64 array):
+    :func:`pack_moves`' inverse (castling stays king-takes-rook; undefined promotions give 0)."""
+    import numpy as np
+
+    def field(name: str) -> Any:
+        bits = FIELDS[name]
+        return raw >> bits.shift & bits.mask
+
+    pieces = np.zeros(1 << FIELDS["promotion"].width, dtype=np.int64)
+    for value, piece in PIECE_OF_PROMOTION.items():
+        pieces[value] = piece or 0
+    return (field("from_rank") * 8 + field("from_file"), field("to_rank") * 8 + field("to_file"),
+            pieces.take(field("promotion")))
 
 
 def field_value(raw: int, name: str) -> int:
