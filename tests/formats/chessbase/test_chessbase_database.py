@@ -376,3 +376,60 @@ def test_a_failed_open_releases_what_it_opened(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(OSError, match="cbs"):
         chessbase.open_database(target)
     assert len(opened) == 3 and all(entity in closed for entity in opened)
+
+
+# --- a base without its .cba file ---------------------------------------------------------------------------
+
+_ANNOTATED_PGN = """[Event "a"]\n[White "Anna"]\n[Black "Berta"]\n[Result "1-0"]\n
+1. e4 { best by test } e5 $1 2. Nf3 ( 2. f4 { the gambit } exf4 ) 2... Nc6 { developing } 3. Bb5 1-0\n
+[Event "b"]\n[White "Carl"]\n[Black "Dora"]\n[Result "*"]\n\n1. d4 d5 2. c4 *\n
+[Event "c"]\n[White "Emil"]\n[Black "Fritz"]\n[Result "0-1"]\n\n1. c4 { English } e5 2. g3 $2 ( 2. Nc3 ) 0-1\n"""
+
+
+def _lines(game: chess.pgn.GameNode) -> list[list[str]]:
+    """Every line of a game tree as its UCI moves (the main line first, then each variation, depth first)."""
+    found: list[list[str]] = []
+
+    def walk(node: chess.pgn.GameNode, path: list[str]) -> None:
+        if not node.variations:
+            found.append(path)
+        for child in node.variations:
+            walk(child, [*path, child.move.uci()])
+
+    walk(game, [])
+    return found
+
+
+def test_a_base_without_its_cba_reads_without_annotations(tmp_path: Path) -> None:
+    # issue: every game failed with "annotation offset 26 beyond the end of the .cba file", a file not there;
+    # now the games read without their annotations (the loss `info` reports), and a damaged .cba still raises
+    source = io.StringIO(_ANNOTATED_PGN)
+    games = [game for game in iter(lambda: chess.pgn.read_game(source), None)]
+    cbh = tmp_path / "b.cbh"
+    chessbase.write_database(cbh, games)
+    cba = cbh.with_suffix(".cba")
+    cba_bytes = cba.read_bytes()
+    cba.unlink()
+    with chessbase.open_database(cbh) as db:
+        assert np.count_nonzero(db.records["cba_offset"]) == 2  # (the premise: two games have annotations)
+        for number, game in enumerate(games, 1):
+            read = db[number].to_pgn()
+            assert _lines(read) == _lines(game)  # oracle: python-chess's reading of the source
+            assert all(not node.comment and not node.nags for node in read.mainline())
+            assert db.annotations(number) == [] and db.annotation_data(number) is None
+        assert db.annotation_counts(db.numbers()).tolist() == [0, 0, 0]
+    written, failed = chessbase.export_pgn(cbh, tmp_path / "b.pgn")
+    assert (written, failed) == (3, [])
+    exported = io.StringIO((tmp_path / "b.pgn").read_text(encoding="utf-8"))
+    back = [game for game in iter(lambda: chess.pgn.read_game(exported), None)]
+    assert [_lines(game) for game in back] == [_lines(game) for game in games]
+    assert [game.headers["White"] for game in back] == ["Anna", "Carl", "Emil"]
+    # a .cba that is there but cut short is damage: located errors, not silence
+    cba.write_bytes(cba_bytes[:26])
+    with chessbase.open_database(cbh) as db:
+        with pytest.raises(TruncatedError) as error:
+            db[1].to_pgn()
+        assert error.value.file == str(cba) and error.value.offset == 26
+        assert db[2].to_pgn().headers["White"] == "Carl"
+    written, failed = chessbase.export_pgn(cbh, tmp_path / "c.pgn")
+    assert written == 1 and len(failed) == 2 and all(isinstance(e, TruncatedError) for e in failed)

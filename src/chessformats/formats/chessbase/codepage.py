@@ -50,7 +50,7 @@ def base_code_page(db: Any, *, games: int = 500) -> str | None:
     """:func:`guess_code_page` over the comments of the first ``games`` annotated games of an open base (``None``:
     nothing but ASCII or UTF-8)."""
     texts: list[bytes] = []
-    for number in (np.flatnonzero(db.records["cba_offset"] != 0)[:games] + 1).tolist():
+    for number in (np.flatnonzero(db.annotated())[:games] + 1).tolist():
         try:
             items = db.annotations(number)
         except FormatError:

@@ -118,11 +118,13 @@ def _roman(number: int) -> str:
 
 
 class _Companion(MappedFile):
-    """A companion file read by offset (``.cbg``, ``.cba``), memory-mapped whole; empty when the base has none."""
+    """A companion file read by offset (``.cbg``, ``.cba``), memory-mapped whole; empty when the base has none
+    (``present`` tells the two apart: a file that is there but empty is a damaged one)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.data: Any = self._map(path) if os.path.exists(path) else b""
+        self.present = os.path.exists(path)
+        self.data: Any = self._map(path) if self.present else b""
 
 
 class Database(Tabular, MappedFile):
@@ -426,12 +428,15 @@ class Database(Tabular, MappedFile):
                                     "game {number}: data of {size} bytes from offset {start}")
 
     def annotation_data(self, number: int) -> tuple[int, bytes] | None:
-        """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none)."""
+        """(offset, bytes) of game ``number``'s annotation record in the ``.cba`` file (``None``: none, or the base
+        has no ``.cba`` file -- its games read without annotations, as ``info`` reports; a ``.cba`` that is there
+        but too short for the record is an error)."""
         count = self.record_count
         if not 1 <= number <= count:
             raise IndexError(f"{os.path.basename(self.cbh_path)}: no record {number} (records are 1..{count})")
         start = int(self.records["cba_offset"][number - 1])
-        if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start:
+        if int(self.records["kind"][number - 1]) >> _KIND_BITS["guiding_text"].shift & 1 or not start or \
+                not self._stores[1].present:
             return None
         return start, _sized_record(self._cba, start, _ANNOTATION_HEAD_SIZE, _ANNOTATION_SIZE, self.companion(".cba"),
                                     number, "game {number}: annotation offset {start} beyond the end of the .cba file",
@@ -469,6 +474,12 @@ class Database(Tabular, MappedFile):
             "flags": records["flags"].astype(np.uint32),
             "moves": records["moves"].astype(np.uint8),
         }
+
+    def annotated(self, numbers: np.ndarray[Any, Any] | None = None) -> np.ndarray[Any, Any]:
+        """Per record (``numbers``: those games only, from 1): whether it has an annotation record to read -- a
+        ``.cba`` offset, in a base that has its ``.cba`` file (:meth:`annotation_data` reads it)."""
+        offsets = self.records["cba_offset"] if numbers is None else self.records["cba_offset"][np.asarray(numbers) - 1]
+        return np.asarray(offsets != 0) & self._stores[1].present
 
     def annotation_counts(self, numbers: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """How many annotation items the ``.cba`` record of each game ``numbers`` holds, from the records' heads (0
@@ -531,7 +542,7 @@ def export_pgn(source: str | os.PathLike[str], target: str | os.PathLike[str], *
     with open_database(source, encoding=encoding, password=password) as db, atomic_write(target) as handle:
         total = db.record_count
         fields = record_fields(db.records, db.header_arrays())
-        annotated = db.records["cba_offset"] != 0 if annotations else np.zeros(total, bool)
+        annotated = db.annotated() if annotations else np.zeros(total, bool)
         for part in db._chunks(None, chunk):
             marked = annotated[part - 1]
             plain, rich = part[~marked], part[marked]
