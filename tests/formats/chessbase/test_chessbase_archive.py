@@ -20,7 +20,7 @@ from chessformats import chessbase
 from chessformats.cli import main
 from chessformats.engine import des
 from chessformats.engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
-from chessformats.formats.chessbase.archive import PasswordError, open_archive, safe_name
+from chessformats.formats.chessbase.archive import PasswordError, name_problem, open_archive, safe_name
 from chessformats.formats.chessbase.archive_write import base_files, write_archive
 from conftest import find_corpus
 
@@ -136,6 +136,37 @@ def test_written_archive_round_trips(password: str | None, tmp_path: Path) -> No
     assert target.stat().st_size < sum(map(len, expected.values()))  # Huffman-coded, not only stored
 
 
+def _small_base_as(stem: str, folder: Path) -> list[Path]:
+    """The corpus's empty base copied into ``folder`` under the name ``stem`` (its files keep their extensions)."""
+    folder.mkdir()
+    copies = []
+    for extension, data in _expected("uncbv_small").items():
+        copies.append(folder / (stem + os.path.splitext(extension)[1]))
+        copies[-1].write_bytes(data)
+    return copies
+
+
+def test_a_western_name_is_stored_in_cp1252_and_read_back(tmp_path: Path) -> None:
+    files = _small_base_as("Café Zürich", tmp_path / "in")
+    write_archive(tmp_path / "w.cbv", files)
+    data = (tmp_path / "w.cbv").read_bytes()
+    assert b"Caf\xe9 Z\xfcrich.cbh\0" in data  # the Windows Western code page's bytes (as uncbv's Latin-1 reads them)
+    with open_archive(tmp_path / "w.cbv") as archive:
+        assert sorted(member.name for member in archive.members) == sorted(path.name for path in files)
+
+
+def test_a_name_the_code_page_lacks_is_refused_not_written_broken(tmp_path: Path) -> None:
+    # issue: "Иван.cbh" went in as "????.cbh" (cp1252 with errors="replace"), which the reader then refused
+    files = _small_base_as("Иван", tmp_path / "in")
+    with pytest.raises(FormatError) as refused:
+        write_archive(tmp_path / "r.cbv", files)
+    assert "'И' (U+0418)" in str(refused.value) and "rename" in str(refused.value)
+    assert not (tmp_path / "r.cbv").exists()
+    with pytest.raises(FormatError) as refused:
+        write_archive(tmp_path / "r.cbv", _small_base_as("a|b", tmp_path / "bar")[:1])
+    assert "'a|b.cbg' cannot be a member's name: the character '|', which Windows refuses" in str(refused.value)
+
+
 def test_cli_convert_to_archive_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = find_corpus("chessbase", "uncbv_small", "small.cbh")
     assert main(["convert", str(source), "-o", str(tmp_path / "b.cbz"), "--password", "pw"]) == 0
@@ -179,7 +210,15 @@ def test_safe_names_are_kept(name: str) -> None:
                                   "CON", "nul.txt", "com1", "LPT9.cbh", "a\x01b", "", ".", "x.", "x:stream",
                                   "a//b", "a|b"])
 def test_unsafe_names_are_refused(name: str) -> None:
-    assert safe_name(name) is None
+    assert safe_name(name) is None and name_problem(name)
+
+
+@pytest.mark.parametrize(("name", "reason"), [("../x.ini", "'..' part"), ("/tmp/x", "absolute"), ("C:x", "drive"),
+                                              ("nul.txt", "device name ('nul.txt')"), ("a\x01b", "control "
+                                              "character (0x01)"), ("x.", "ending in a dot"), ("a//b", "empty part"),
+                                              ("????.cbh", "'?' is also what a writer puts")])
+def test_a_refused_name_says_why(name: str, reason: str) -> None:
+    assert reason in (name_problem(name) or "")
 
 
 def _with_name(data: bytes, raw: bytes, entry: int = 0) -> bytes:
@@ -187,7 +226,8 @@ def _with_name(data: bytes, raw: bytes, entry: int = 0) -> bytes:
     return data[:at] + raw.ljust(132, b"\0")[:132] + data[at + 132:]
 
 
-@pytest.mark.parametrize("raw", [b"..\\..\\x.ini", b"C:\\x.ini", b"/tmp/x.ini", b"NUL", b"aux.cbh", b"x\x07y"])
+@pytest.mark.parametrize("raw", [b"..\\..\\x.ini", b"C:\\x.ini", b"/tmp/x.ini", b"NUL", b"aux.cbh", b"x\x07y",
+                                 b"????.cbh"])
 def test_a_hostile_member_name_writes_nothing(raw: bytes, tmp_path: Path, private_tmp: Path) -> None:
     crafted = tmp_path / "crafted.cbv"
     crafted.write_bytes(_with_name(_archive("small.cbv").read_bytes(), raw, entry=1))
@@ -196,6 +236,8 @@ def test_a_hostile_member_name_writes_nothing(raw: bytes, tmp_path: Path, privat
         open_archive(crafted)
     assert refused.value.file == str(crafted) and refused.value.offset == 8 + ENTRY
     assert refused.value.path == "files[1].name"
+    assert ("absolute" in str(refused.value)) == raw.startswith(b"/")  # the reason found, not a list of them
+    assert (b"?" in raw) == ("'?'" in str(refused.value))
     with pytest.raises(InvalidValueError):
         chessbase.open_database(crafted)
     assert main(["extract", str(crafted), "-o", str(out)]) == 2

@@ -39,11 +39,13 @@ from ...schemas.chessbase import cbv as schema
 __all__ = [
     "ARCHIVE_EXTENSIONS",
     "MAX_BLOCK_OUTPUT",
+    "NAME_CODE_PAGE",
     "Archive",
     "ArchiveMember",
     "PasswordError",
     "extract_to_temporary",
     "is_archive",
+    "name_problem",
     "open_archive",
     "safe_name",
 ]
@@ -55,6 +57,8 @@ MAX_BLOCK_OUTPUT = 1 << 18
 more than four times that is refused before its output is made (memory stays bounded whatever the sizes say)."""
 
 _HUFFMAN_TABLE_BYTES = (256 * (4 + huffman.MAX_LENGTH) + 7) // 8
+_REFUSED = '<>"|?*'
+"""Characters Windows refuses in file names."""
 _DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)(\..*)?$", re.IGNORECASE)
 
 
@@ -89,24 +93,50 @@ class ArchiveMember(NamedTuple):
 
 def safe_name(name: str) -> str | None:
     """The relative path a stored name may be written to (``/`` between folders), or ``None`` when it must not
-    be written: empty, absolute (``/x``, ``\\x``), with a drive or a stream (``C:``, ``a:b``), a ``.`` or
-    ``..`` part, a control character, a Windows device name (``CON``, ``nul.txt``, ``COM1``), or a part
-    ending in a dot or space (Windows drops them)."""
-    if not name or any(ord(char) < 32 or char == "\x7f" for char in name):
-        return None
+    be written (:func:`name_problem` says why)."""
+    return None if name_problem(name) is not None else name.replace("\\", "/")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a stored name must not be written, or ``None`` when it may: empty, absolute (``/x``, ``\\x``), with a
+    drive or a stream (``C:``, ``a:b``), an empty, ``.`` or ``..`` part, a control character, a Windows device
+    name (``CON``, ``nul.txt``, ``COM1``), a part ending in a dot or space (Windows drops them), or a character
+    Windows refuses in file names (``<>"|?*``)."""
+    if not name:
+        return "an empty name"
+    control = next((char for char in name if ord(char) < 32 or char == "\x7f"), None)
+    if control is not None:
+        return f"a control character ({ord(control):#04x})"
     parts = name.replace("\\", "/").split("/")
     if parts[0] == "":
-        return None  # absolute
+        return "an absolute path"
     for part in parts:
-        if part in ("", ".", "..") or ":" in part or _DEVICES.match(part) or part[-1] in ". " \
-                or any(char in part for char in '<>"|?*'):
-            return None
-    return "/".join(parts)
+        if part in ("", ".", ".."):
+            return f"a {part!r} part" if part else "an empty part (two separators in a row, or one at the end)"
+        if ":" in part:
+            return "a drive or a stream (':')"
+        if _DEVICES.match(part):
+            return f"a Windows device name ({part!r})"
+        if part[-1] in ". ":
+            return "a part ending in a dot or a space (Windows drops them)"
+        refused = next((char for char in part if char in _REFUSED), None)
+        if refused is not None:
+            return f"the character {refused!r}, which Windows refuses in file names" + (
+                " ('?' is also what a writer puts for a character its code page lacks: the name was likely written "
+                "by one that could not encode it)" if refused == "?" else "")
+    return None
+
+
+NAME_CODE_PAGE = "cp1252"
+"""The code page a member's name is read in (bytes cp1252 leaves undefined as Latin-1). The file table records
+none: ChessBase, a Windows program, writes the names in the ANSI code page of the Windows it runs on; uncbv
+(``antoyo/uncbv``, ``src/cbv.rs``) reads them as ISO-8859-1. Names are written in it too (:mod:`.archive_write`
+refuses a name it cannot hold) so that every reader reads the same name back."""
 
 
 def _decode_name(raw: bytes) -> str:
     try:
-        return raw.decode("cp1252")
+        return raw.decode(NAME_CODE_PAGE)
     except UnicodeDecodeError:
         return raw.decode("latin-1")
 
@@ -204,11 +234,11 @@ class Archive:
             entry = parse(schema.ARCHIVE_ENTRY, bytes(self.data[at:at + schema.ARCHIVE_ENTRY_SIZE]), file=self.path,
                           offset=at, path=f"files[{index}]")
             name = _decode_name(bytes(entry.name).split(b"\0", 1)[0])
-            target = safe_name(name)
-            if target is None:
-                raise InvalidValueError("a member name that may not be written (absolute, '..', a drive, a device "
-                                        "or a control character)", actual=name, file=self.path, offset=at,
-                                        path=f"files[{index}].name")
+            problem = name_problem(name)
+            if problem is not None:
+                raise InvalidValueError(f"a member name that may not be written: {problem}", actual=name,
+                                        file=self.path, offset=at, path=f"files[{index}].name")
+            target = name.replace("\\", "/")
             if target.lower() in taken:
                 raise InvalidValueError("two members with one name", actual=name, file=self.path, offset=at,
                                         path=f"files[{index}].name")

@@ -22,7 +22,7 @@ from ...engine.contract import WriteReport
 from ...engine.errors import FormatError
 from ...engine.fileio import atomic_write
 from ...schemas.chessbase import cbv as schema
-from .archive import ARCHIVE_EXTENSIONS, safe_name
+from .archive import ARCHIVE_EXTENSIONS, NAME_CODE_PAGE, name_problem
 
 __all__ = ["base_files", "write_archive"]
 
@@ -54,6 +54,27 @@ def _stamp(seconds: float) -> tuple[int, int]:
             ((moment.hour * 100 + moment.minute) * 100 + moment.second) * 100 + moment.microsecond // 10000)
 
 
+def _stored_name(name: str, target: str) -> bytes:
+    """The bytes of file ``name`` in the file table, or a :class:`FormatError` naming what keeps it out: a name
+    the reader refuses (:func:`.archive.name_problem`), a character without a byte in the code page names are
+    read in (a broken name -- cp1252 would put ``?`` for it -- is never written), a name too long."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise FormatError(f"{name!r} cannot be a member's name: {problem}", file=target)
+    try:
+        raw = name.encode(NAME_CODE_PAGE)
+    except UnicodeEncodeError as error:
+        char = name[error.start]
+        raise FormatError(f"{name!r} cannot be a member's name: the character {char!r} (U+{ord(char):04X}) has no "
+                          f"byte in {NAME_CODE_PAGE}, the code page archive names are read in (the archive records "
+                          f"none): rename the base to a name of Western European letters, e.g. ASCII ones",
+                          file=target) from None
+    if len(raw) >= schema.NAME_SIZE:
+        raise FormatError(f"{name!r} cannot be a member's name: {len(raw)} bytes, a name holds at most "
+                          f"{schema.NAME_SIZE - 1}", file=target)
+    return raw
+
+
 def write_archive(path: str | os.PathLike[str], files: Iterable[str | os.PathLike[str]], *,
                   password: str | bytes | None = None, compress: bool = True) -> WriteReport:
     """Write the ``files`` (each stored under its own name, without folders) into the archive ``path``,
@@ -62,11 +83,9 @@ def write_archive(path: str | os.PathLike[str], files: Iterable[str | os.PathLik
     target = os.fspath(path)
     sources = [os.fspath(file) for file in files]
     names = [os.path.basename(source) for source in sources]
+    stored = [_stored_name(name, target) for name in names]
     seen: set[str] = set()
     for name in names:
-        raw = name.encode("cp1252", errors="replace")
-        if safe_name(name) is None or len(raw) >= schema.NAME_SIZE:
-            raise FormatError(f"a name that cannot go into an archive: {name!r}", file=target)
         if name.lower() in seen:
             raise FormatError(f"two files named {name!r}", file=target)
         seen.add(name.lower())
@@ -74,7 +93,7 @@ def write_archive(path: str | os.PathLike[str], files: Iterable[str | os.PathLik
     entries, bodies = [], []
     position = table_end
     blocks = 0
-    for source, name in zip(sources, names, strict=True):
+    for source, raw in zip(sources, stored, strict=True):
         with open(source, "rb") as handle:
             data = handle.read()
         body = b"".join(_block(data[start:start + schema.BLOCK_DATA], compress)
@@ -82,7 +101,7 @@ def write_archive(path: str | os.PathLike[str], files: Iterable[str | os.PathLik
         blocks += -(-len(data) // schema.BLOCK_DATA)
         date, time = _stamp(os.path.getmtime(source))
         entries.append(schema.ARCHIVE_ENTRY.build({
-            "name": name.encode("cp1252", errors="replace").ljust(schema.NAME_SIZE, b"\0"),
+            "name": raw.ljust(schema.NAME_SIZE, b"\0"),
             "compressed_size": len(body), "size": len(data), "reserved_140": 1, "date": date, "time": time,
             "offset": position, "compressed_size_64": len(body), "size_64": len(data),
         }))
