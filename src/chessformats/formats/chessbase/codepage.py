@@ -2,7 +2,7 @@
 Windows that wrote them and record none (the ``.cba`` text items name a language, from a Western list). A reader
 that takes cp1252 turns Russian comments into "Íå áóäåì ïîêà…"; the measure tells Cyrillic from Western text by
 how high bytes stand: Cyrillic words are written wholly in bytes 0xC0-0xFF, Western words hold one accented letter
-among ASCII ones.
+among ASCII ones. A base is measured by its comments and its names (players, tournaments, ...) together.
 """
 
 from __future__ import annotations
@@ -46,9 +46,15 @@ def guess_code_page(texts: Iterable[bytes]) -> str | None:
     return "cp1251" if high and paired / high > _CYRILLIC_SHARE else "cp1252"
 
 
-def base_code_page(db: Any, *, games: int = 500) -> str | None:
-    """:func:`guess_code_page` over the comments of the first ``games`` annotated games of an open base (``None``:
-    nothing but ASCII or UTF-8)."""
+_NAME_FIELDS = (("players", ("last_name", "first_name")), ("tournaments", ("title", "place")),
+                ("annotators", ("name",)), ("sources", ("title",)), ("teams", ("title",)))
+"""The name fields of each entity file (the text its records hold)."""
+
+
+def base_code_page(db: Any, *, games: int = 500, names: int = 1000) -> str | None:
+    """:func:`guess_code_page` over the comments of the first ``games`` annotated games of an open base and the
+    names of the first ``names`` records of each entity file (players, tournaments, annotators, sources, teams:
+    a base without comments is measured by its names); ``None``: nothing but ASCII or UTF-8."""
     texts: list[bytes] = []
     for number in (np.flatnonzero(db.annotated())[:games] + 1).tolist():
         try:
@@ -56,4 +62,12 @@ def base_code_page(db: Any, *, games: int = 500) -> str | None:
         except FormatError:
             continue
         texts += [bytes(item.body.text) for item in items if str(item.type) in ("text_after", "text_before")]
+    for kind, fields in _NAME_FIELDS:
+        entities = getattr(db, kind)
+        for number in range(min(len(entities), names)):
+            try:
+                record = entities[number].record
+            except FormatError:
+                continue
+            texts += [bytes(getattr(record, name)).split(b"\0", 1)[0] for name in fields]
     return guess_code_page(texts)
