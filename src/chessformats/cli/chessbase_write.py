@@ -16,6 +16,7 @@ from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase.write import WriteReport, append_games
 
+from .consoles import progress_bar
 from .content import is_pgn
 
 if TYPE_CHECKING:
@@ -72,15 +73,8 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         finally:
             gc.unfreeze()
 
-    if console.is_terminal:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,} games"),
-                      TimeElapsedColumn(), console=console, transient=True) as progress:
-            task = progress.add_task(f"converting {os.path.basename(source)}", total=None)
-            report = run(lambda done: progress.update(task, completed=done))
-    else:
-        report = run(None)
+    with progress_bar(console, f"converting {os.path.basename(source)}", "{task.completed:,} games") as progress:
+        report = run(progress)
     elapsed = time.perf_counter() - started
     console.print(f"{report.written:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
                   f"({report.written / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")

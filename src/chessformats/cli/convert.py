@@ -13,6 +13,7 @@ from typing import Any
 
 from ..engine.errors import FormatError, UnsupportedError
 from . import registry
+from .consoles import progress_bar, terminal
 from .outputs import files_of, planned, writing
 
 __all__ = ["BOOKS", "TARGETS", "cmd_convert", "writes_base"]
@@ -142,12 +143,13 @@ def _convert_to_table(args: argparse.Namespace, console: Any) -> int:
 @contextlib.contextmanager
 def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], None] | None]:
     """A progress line for a book conversion on a terminal (positions walked, then writing); none elsewhere."""
-    if not console.is_terminal:
+    screen = terminal(console)
+    if screen is None:
         yield None
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=screen,
                   transient=True) as bar:
         task = bar.add_task(f"reading {os.path.basename(source)}")
         last = [""]  # the stage drawn last
@@ -230,21 +232,10 @@ def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
     password = password_for(args.source)
 
     started = time.perf_counter()
-    if console.is_terminal:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=console, transient=True) as progress:
-            task = progress.add_task(f"converting {os.path.basename(args.source)}", total=None)
-
-            def report(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                         encoding=args.encoding, progress=report, password=password)
-    else:
+    with progress_bar(console, f"converting {os.path.basename(args.source)}", "{task.completed}/{task.total}") \
+            as report:
         written, failed = export_pgn(args.source, args.target, annotations=not args.no_annotations,
-                                     encoding=args.encoding, password=password)
+                                     encoding=args.encoding, progress=report, password=password)
     console.print(f"{written:,} games written to {args.target} in {time.perf_counter() - started:.2f} s")
     for error in failed[:20]:
         console.print(f"  skipped: {error}")

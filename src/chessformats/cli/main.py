@@ -17,8 +17,10 @@ from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
+from .consoles import console as _console  # (the tests replace it to draw on a terminal)
+from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
-from .outputs import EXIT_CODES, NUMBERING, PlainConsole, planned, say_built, writing
+from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
@@ -37,12 +39,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..books.filters import GameFilter
-
-
-def _console(*, stderr: bool = False) -> Console:
-    from rich.console import Console  # rich is imported only by commands that print through it
-
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    from .consoles import PlainConsole
 
 
 def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
@@ -73,8 +70,8 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     handler = registry.detect(args.file, args.format)
-    waiting = _console(stderr=True)
-    if waiting.is_terminal:  # info reads every record (a big CTG: seconds): a spinner says it is working
+    waiting = terminal(_console(stderr=True))
+    if waiting is not None:  # info reads every record (a big CTG: seconds): a spinner says it is working
         with waiting.status(f"reading {os.path.basename(args.file)}"):
             report = handler.info(registry.existing(args.file))
     else:
@@ -251,8 +248,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         if any(source.lower().endswith(".cbz") for source in args.games):
             raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
     planned(args.output, handler.key, force=args.force)
-    console = _console(stderr=True) if sys.stderr.isatty() else None
-    say: Any = console.print if console is not None else lambda text: print(text, file=sys.stderr)
+    console = _console(stderr=True)
+    say: Any = console.print
     if args.memory < 0:
         raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
@@ -283,7 +280,8 @@ def _need_dask() -> None:
         raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
 
 
-def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | None, say: Any) -> int:
+def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | PlainConsole,
+           say: Any) -> int:
     """The build of ``cmd_build``, with the cyclic garbage collector off."""
     from ..books.build import BookBuilder, table_rows
     from ..books.pieces import DATABASE_NAMES
@@ -296,10 +294,11 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     started = time.perf_counter()
     jobs = 1 if args.no_parallel else max(1, args.jobs)
     bar = None
-    if console is not None and console.is_terminal:
+    screen = terminal(console)
+    if screen is not None:
         from .buildbar import BuildBar
 
-        bar = BuildBar(console, args.games)
+        bar = BuildBar(screen, args.games)
     if args.dask is not None and handler.key == "polyglot" and not any(
             source.lower().endswith(DATABASE_NAMES) for source in args.games):
         return build_reduced(args, say, started, bar, _game_filter(args))
@@ -357,8 +356,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .convert import cmd_convert as convert
     from .convert import writes_base
 
-    args.writes_base = writes_base(args)  # (writing a base prints lines, or a bar on a terminal; ends the process)
-    return convert(args, PlainConsole() if args.writes_base and not sys.stderr.isatty() else _console(stderr=True))
+    args.writes_base = writes_base(args)  # (writing a base ends the process: see _ends_process)
+    return convert(args, _console(stderr=True))
 
 
 class _Skipped:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..engine.errors import FormatError
 from ..engine.fileio import locked
 
-__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "PlainConsole", "files_of", "planned", "say_built", "writing"]
+__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "say_built", "writing"]
 
 EXIT_CODES = """exit status:
   0  done (probe: the position is in the book, with moves)
@@ -108,13 +107,3 @@ def say_built(say: Any, games: int, filtered: int, skipped: Sequence[Any], writt
         return 1
     return 0
 
-
-class PlainConsole:
-    """What a command that prints only lines needs of a console when stderr is not a terminal: rich is not
-    imported for it (as for ``build``, which prints with ``print`` there)."""
-
-    is_terminal = False
-
-    @staticmethod
-    def print(text: str) -> None:
-        print(text, file=sys.stderr)

@@ -16,11 +16,12 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from ..engine.contract import WriteReport, WriteWarning
 from ..engine.errors import UnsupportedError
+from .consoles import progress_bar
 
 __all__ = ["TABLE_SOURCES", "cmd_parquet", "convert_to_parquet", "require_arrow"]
 
@@ -50,7 +51,8 @@ def convert_to_parquet(source: str, target: str, *, kind: str, encoding: str | N
     require_arrow(target)
     report = WriteReport(target, unit=_UNITS[kind], files=[target])
     with _opened(source, kind, encoding, password, report) as (reader, total), \
-            _progress(console, source, total) as progress:
+            progress_bar(console, f"converting {os.path.basename(source)}", "{task.completed:,} rows", total) \
+            as progress:
         report.written = write_parquet(_checked(reader.iter_batches(), report), target, schema=reader.table_schema(),
                                        progress=progress)
     return report
@@ -118,20 +120,6 @@ def _checked(batches: Iterator[Any], report: WriteReport) -> Iterator[Any]:
                         report.warnings.append(WriteWarning(f"game {number}: moves not read ({error})",
                                                             item=number))
         yield batch
-
-
-@contextlib.contextmanager
-def _progress(console: Any, source: str, total: int | None) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar of the rows written, on a terminal only."""
-    if not console.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,} rows"),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task(f"converting {os.path.basename(source)}", total=total)
-        yield lambda rows: bar.update(task, completed=rows)
 
 
 def cmd_parquet(source: str, target: str, kind: str, args: Any, console: Any) -> int:
