@@ -35,8 +35,6 @@ import gc
 import io
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +51,7 @@ from chessformats.formats.chessbase.database import _SKIPPED, _pgn_one
 from chessformats.formats.chessbase.moves import DecodedMove
 from chessformats.formats.chessbase.pgn import tree_of
 from perfdoc import replace_section
+from processes import measure_output
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = Path("/work/shared/corpus/chessbase")
@@ -89,17 +88,9 @@ def libcbh(cbh: Path, program: Path, repeat: int) -> tuple[float, float, int] | 
     """The C++ reader on the same base: (best wall seconds, best CPU seconds of the child, games it printed)."""
     if not program.exists():
         return None
-    walls, cpus = [], []
-    games = 0
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run([str(program), str(cbh)], capture_output=True, check=True)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        games = sum(1 for line in done.stdout.splitlines() if line.startswith(b"#"))
-    return min(walls), min(cpus), games
+    runs = [measure_output([str(program), str(cbh)]) for _ in range(repeat)]
+    games = sum(1 for line in runs[-1][1].splitlines() if line.startswith(b"#"))
+    return min(timing.wall for timing, _ in runs), min(timing.cpu for timing, _ in runs), games
 
 
 def ours(cbh: Path, repeat: int) -> dict[str, tuple[float, int, int]]:

@@ -33,7 +33,6 @@ import gc
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,13 +46,14 @@ from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.formats.chessbase import append_games, write_database
 from lichess_pgn import write as write_lichess
 from perfdoc import DOCS, replace_section
+from processes import Timing
+from processes import measure as measure_command
 
 DEFAULT_PGN = Path("/work/shared/corpus/pgn/twic1134-mainlines.pgn")
 TARGET = 2_000
 LICHESS_TARGET = 3_000
 START_MARKER, END_MARKER = "<!-- chessbase-write-bench:start -->", "<!-- chessbase-write-bench:end -->"
 EXTENSIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")
-GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 COMMAND = shutil.which("chessformats") or str(Path(sys.executable).with_name("chessformats"))
 
 
@@ -76,25 +76,12 @@ def read(path: Path) -> Iterator[chess.pgn.Game]:
             yield game
 
 
-def run_command(pgn: Path, base: Path) -> tuple[float, int, float]:
-    """Wall seconds, peak resident memory (KiB, from GNU ``time``; 0 without it) and CPU seconds (user and
-    system, of the process and its children) of ``chessformats convert``."""
-    with tempfile.NamedTemporaryFile("r", suffix=".rss") as report:
-        command = [COMMAND, "convert", str(pgn), "-o", str(base), "--force"]
-        wrapped = [GNU_TIME, "-f", "%M", "-o", report.name, *command] if GNU_TIME else command
-        before = os.times()
-        started = time.perf_counter()
-        subprocess.run(wrapped, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        elapsed = time.perf_counter() - started
-        after = os.times()
-        cpu = after.children_user - before.children_user + after.children_system - before.children_system
-        return elapsed, int(report.read().split()[-1]) if GNU_TIME else 0, cpu
-
-
-def best_command(pgn: Path, base: Path, repeat: int) -> tuple[float, int, float]:
-    """:func:`run_command`'s figures of the run with the least CPU time of ``repeat`` (the wall time of a loaded
-    machine says more about the others)."""
-    return min((run_command(pgn, base) for _ in range(repeat)), key=lambda run: run[2])
+def best_command(pgn: Path, base: Path, repeat: int) -> Timing:
+    """Wall time, CPU time (user and system, of the process and its children) and peak memory
+    (``processes.measure``) of ``chessformats convert``: the run with the least CPU time of ``repeat`` (the
+    wall time of a loaded machine says more about the others)."""
+    command = [COMMAND, "convert", str(pgn), "-o", str(base), "--force"]
+    return min((measure_command(command) for _ in range(repeat)), key=lambda run: run.cpu)
 
 
 def same_bases(first: Path, second: Path) -> bool:
@@ -169,17 +156,16 @@ def section(result: dict[str, Any], pgn: Path, repeat: int) -> str:
               "| input | games | CPU time | games/s by CPU | wall time | games/s by wall | peak memory |",
               "|---|---:|---:|---:|---:|---:|---:|"]
 
-    def row(name: str, games: int, run: tuple[float, int, float]) -> str:
-        seconds, kib, cpu = run
-        return f"| {name} | {games:,} | {cpu:.2f} s | {games / cpu:,.0f} | {seconds:.2f} s | " \
-               f"{games / seconds:,.0f} | {kib / 1024:.0f} MiB |"
+    def row(name: str, games: int, run: Timing) -> str:
+        return f"| {name} | {games:,} | {run.cpu:.2f} s | {games / run.cpu:,.0f} | {run.wall:.2f} s | " \
+               f"{games / run.wall:,.0f} | {run.peak / 1024:.0f} MiB |"
 
     for copies, run in result["commands"].items():
         lines.append(row(pgn.name if copies == 1 else f"{pgn.name} × {copies} (one file)", count * copies, run))
     for games, run, size in result["lichess"]:
         lines.append(row(f"lichess-style: those games with `{{ [%eval 0.39] [%clk 0:02:57] }}` after every move "
                          f"(`benchmarks/lichess_pgn.py`, {size / games:,.0f} bytes a game)", games, run))
-    rates = [(games, games / cpu, games / wall) for games, (wall, _, cpu), _ in result["lichess"]]
+    rates = [(games, games / run.cpu, games / run.wall) for games, run, _ in result["lichess"]]
     lines += ["", f"The base of the {result['lichess'][0][0]:,} lichess-style games is "
               f"{'byte-identical to' if result['lichess_same'] else 'NOT the same as'} the python-chess path's. "
               f"Target (issue 22): at least {LICHESS_TARGET:,} games/s for the whole process: "

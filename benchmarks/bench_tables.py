@@ -23,13 +23,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from perfdoc import DOCS, replace_section
+from processes import measure as measure_command
+from processes import measure_output
 
 DEFAULT_PGN = Path(os.environ.get("CHESSFORMATS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")) \
     / "pgn" / "twic1134-mainlines.pgn"
@@ -69,47 +70,35 @@ def make_input(pgn: Path, games: int, folder: Path) -> Path:
 
 
 _CHILD = """
-import resource, sys, time
+import sys, time
 from chessformats.formats.chessbase import open_database
 from chessformats.engine.tables import write_parquet
 started = time.perf_counter()
 with open_database(sys.argv[1]) as db:
     rows = write_parquet(db.iter_batches(batch_size=int(sys.argv[3]), san=sys.argv[4] == "san",
                                          movetext=sys.argv[4] == "movetext"), sys.argv[2])
-elapsed = time.perf_counter() - started
-print(rows, elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(rows, time.perf_counter() - started)
 """
 
 
 def measure(cbh: Path, target: Path, batch_size: int, column: str = "") -> tuple[int, float, int]:
     """(rows, seconds, peak RSS in KiB) of one base -> Parquet run in a child process (``column``: ``san`` or
-    ``movetext`` for that column too)."""
+    ``movetext`` for that column too): the seconds of the library call (the child's own timing, start-up left
+    out), the peak of the whole child (``processes.measure``)."""
     environment = dict(os.environ, PYTHONPATH=str(SOURCE))
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(cbh), str(target), str(batch_size), column or "-"],
-                          env=environment, check=True, capture_output=True, text=True)
-    rows, seconds, peak = done.stdout.split()
-    return int(rows), float(seconds), int(peak)
-
-
-_CLI = """
-import resource, sys
-from chessformats.cli import main
-code = main(["convert", sys.argv[1], "-o", sys.argv[2], "--force"])
-print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-"""
+    timing, output = measure_output([sys.executable, "-c", _CHILD, str(cbh), str(target), str(batch_size),
+                                     column or "-"], environment)
+    rows, seconds = output.split()
+    return int(rows), float(seconds), timing.peak
 
 
 def measure_cli(cbh: Path, target: Path) -> tuple[float, int]:
     """(seconds, peak RSS in KiB) of ``chessformats convert base.cbh -o games.parquet --force`` in a new process
     (start-up included)."""
     environment = dict(os.environ, PYTHONPATH=str(SOURCE))
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _CLI, str(cbh), str(target)], env=environment, check=True,
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    code, peak = done.stdout.split()
-    assert code == "0", done.stderr
-    return elapsed, int(peak)
+    timing = measure_command([sys.executable, "-m", "chessformats.cli", "convert", str(cbh), "-o", str(target),
+                              "--force"], environment)
+    return timing.wall, timing.peak
 
 
 def main() -> None:

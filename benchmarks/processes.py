@@ -41,18 +41,33 @@ def measure(command: list[str], env: Mapping[str, str] | None = None) -> Timing:
     before and after ``exec``). Without GNU ``time`` that inflated figure is reported. The CPU time is
     ``wait4``'s: the command's and its waited-for children's (GNU ``time``'s own, about a millisecond, with it).
     """
-    with tempfile.NamedTemporaryFile("r", suffix=".rss") as report:
+    return _measured(command, env, keep_output=False)[0]
+
+
+def measure_output(command: list[str], env: Mapping[str, str] | None = None) -> tuple[Timing, bytes]:
+    """:func:`measure`, and what ``command`` wrote on its standard output (for a program that reports what it
+    did: games read, its own timing of a stage)."""
+    return _measured(command, env, keep_output=True)
+
+
+def _measured(command: list[str], env: Mapping[str, str] | None, keep_output: bool) -> tuple[Timing, bytes]:
+    # stdout and stderr go to files, not pipes: a pipe nobody reads until the end stops a command that writes more
+    # than its buffer (64 KiB)
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as report, tempfile.TemporaryFile() as errors, \
+            tempfile.TemporaryFile() as output:
         wrapped = [GNU_TIME, "-f", "%M", "-o", report.name, *command] if GNU_TIME else command
         started = time.perf_counter()
-        process = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        process = subprocess.Popen(wrapped, stdout=output if keep_output else subprocess.DEVNULL, stderr=errors,
                                    env=None if env is None else dict(env))
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
-            raise RuntimeError(f"{command[0]} failed: {process.stderr.read().decode() if process.stderr else ''}")
+            errors.seek(0)
+            raise RuntimeError(f"{command[0]} failed: {errors.read().decode(errors='replace')}")
+        output.seek(0)
         return Timing(elapsed, usage.ru_utime + usage.ru_stime,
-                      int(report.read().split()[-1]) if GNU_TIME else usage.ru_maxrss)
+                      int(report.read().split()[-1]) if GNU_TIME else usage.ru_maxrss), output.read()
 
 
 def best(command: list[str], repeat: int, env: Mapping[str, str] | None = None) -> tuple[float, int]:

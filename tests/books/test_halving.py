@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chessformats.books.halving import halve
+from chessformats.books.halving import group_offsets, grouped, halve
 
 
 def _one_by_one(start: dict[tuple[int, int], list[int]], events: list[tuple[int, int, int]],
@@ -52,3 +54,16 @@ def test_halving_a_step_at_a_time_equals_the_rule(data: st.DataObject, limit: in
     expected = _table(_one_by_one(start, events, limit))
     assert expected["polyglot_n"].tolist() == table["polyglot_n"].tolist()
     assert expected["polyglot_sum"].tolist() == table["polyglot_sum"].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(labels=st.lists(st.integers(0, 70_000), max_size=200), spare=st.integers(0, 3), wide=st.booleans())
+def test_grouped_is_a_stable_sort_by_label_and_its_offsets(labels: list[int], spare: int, wide: bool) -> None:
+    """Against Python's stable sort and a count per label: small labels (the 16-bit radix sort) and wide ones."""
+    label = np.array(labels if wide else [value % 300 for value in labels], dtype=np.int64)
+    count = int(label.max(initial=-1)) + 1 + spare  # (labels no item has: empty groups)
+    order, offsets = grouped(label, count)
+    assert order.tolist() == sorted(range(len(label)), key=lambda index: int(label[index]))
+    ascending = sorted(label.tolist())
+    expected = [bisect.bisect_left(ascending, group) for group in range(count + 1)]  # items of smaller labels
+    assert offsets.tolist() == expected == group_offsets(np.sort(label), count).tolist()

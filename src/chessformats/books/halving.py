@@ -7,6 +7,9 @@ played one by one: the next halving is at the first event where a move has had `
 look-up in that move's events in game order), the counters up to it are counts and prefix sums, and there are
 about ``events / 8,192`` halvings. The position that every game starts from (and the first plies') costs a few
 numpy calls per halving, not a Python step per game.
+
+The events are put together move by move by :func:`grouped` (a radix sort of small numbers and a count of each),
+which the shuffle of a distributed build uses too, for its key ranges.
 """
 
 from __future__ import annotations
@@ -15,7 +18,23 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["halve", "replay"]
+__all__ = ["group_offsets", "grouped", "halve", "replay"]
+
+
+def group_offsets(label: np.ndarray[Any, Any], count: int) -> np.ndarray[Any, Any]:
+    """Where each group of items starts once they are grouped by their label (``0 <= label < count``, in any order):
+    ``count + 1`` offsets, group ``g`` from ``offsets[g]`` to ``offsets[g + 1]`` (a count of each label)."""
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(label, minlength=count), out=offsets[1:])
+    return offsets
+
+
+def grouped(label: np.ndarray[Any, Any], count: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The order that groups items by their label (``0 <= label < count``), each group's items in their given
+    order, and where each group starts in it (:func:`group_offsets`): a radix sort (numpy's stable sort of 16-bit
+    numbers, when the labels fit), no sort by key."""
+    return np.argsort(label.astype(np.uint16) if count <= 1 << 16 else label, kind="stable"), \
+        group_offsets(label, count)
 
 
 def halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any, Any]], hot_keys: np.ndarray[Any, Any],
@@ -34,15 +53,15 @@ def halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any,
         n[found], total[found] = old["polyglot_n"][before], old["polyglot_sum"][before]
     events = np.flatnonzero(np.isin(key, hot_keys))
     row = np.searchsorted(pair, np.searchsorted(hot_keys, key[events]) << 16 | raw[events])
-    by_row = np.argsort(row.astype(np.uint16) if len(rows) <= 1 << 16 else row, kind="stable")  # (radix)
+    by_row, group_start = grouped(row, len(rows))
     orders = seq[events][by_row]  # each row's events, in the order given
-    grouped = row[by_row]
-    if ((orders[1:] < orders[:-1]) & (grouped[1:] == grouped[:-1])).any():  # not in game order within a row
+    inside = np.ones(len(orders) + 1, dtype=bool)
+    inside[group_start] = False  # (where a row starts, the order may go back)
+    if ((orders[1:] < orders[:-1]) & inside[1:-1]).any():  # not in game order within a row
         by_row = np.lexsort((seq[events], row))
         orders = seq[events][by_row]
     sums = np.concatenate(([0], np.cumsum(points[events][by_row])))
-    group_start = np.searchsorted(grouped, np.arange(len(rows) + 1))
-    position_rows = np.searchsorted(position, np.arange(len(hot_keys) + 1))
+    position_rows = group_offsets(position, len(hot_keys))
     for index in range(len(hot_keys)):
         first, last = int(position_rows[index]), int(position_rows[index + 1])
         replay(n[first:last], total[first:last], orders, group_start[first:last + 1], sums, limit)

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import build
 from .batches import DRAW, LOSS, POINTS, WIN
-from .halving import replay
+from .halving import grouped, replay
 from .runs import group_starts, sort_order
 from .spill import combine_rows
 
@@ -204,10 +204,9 @@ def _halve(old: dict[str, np.ndarray[Any, Any]], table: dict[str, np.ndarray[Any
             codes = part.codes[int(games[:start].sum()):int(games[:stop].sum())].astype(np.int64)
             moves.append(np.searchsorted(raws, rows["raw"][start:stop].astype(np.int64))[codes >> 2])
             points.append(codes & 3)
-    move = np.concatenate(moves)
-    by_move = np.argsort(move.astype(np.uint16), kind="stable")  # (radix) each move's events in game order
+    by_move, group_start = grouped(np.concatenate(moves), high - low)  # each move's events in game order
     sums = np.concatenate(([0], np.cumsum(np.concatenate(points)[by_move])))
-    replay(n, total, by_move, np.concatenate(([0], np.cumsum(np.bincount(move, minlength=high - low)))), sums, limit)
+    replay(n, total, by_move, group_start, sums, limit)
     table["polyglot_n"][low:high], table["polyglot_sum"][low:high] = n, total
 
 

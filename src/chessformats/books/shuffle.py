@@ -42,6 +42,7 @@ import numpy as np
 from .batches import SkippedGame, event_stride
 from .build import BookBuilder
 from .filters import GameFilter
+from .halving import group_offsets, grouped
 from .hotkeys import CODE_DTYPE, HOT_DTYPE, HotCounts, HotPart, hot_tables, is_hot
 from .pieces import Piece, read_piece
 
@@ -198,13 +199,6 @@ def key_ranges(key: np.ndarray[Any, Any], reducers: int) -> np.ndarray[Any, Any]
     return part
 
 
-def grouped(part: np.ndarray[Any, Any], parts: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """The order that groups items by their part (``0 <= part < parts``), each part's items in their order, and
-    where each part starts in it (``parts + 1`` offsets): a radix sort, no sort by key."""
-    order = np.argsort(part.astype(np.uint16) if parts <= 1 << 16 else part, kind="stable")
-    return order, np.searchsorted(part[order], np.arange(parts + 1))
-
-
 def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | None, folder: str, reducers: int,
               hot: np.ndarray[Any, Any]) -> Mapped:
     """Read one piece (on a worker) and write its events to ``folder``: the keys ``hot`` (sorted) counted here
@@ -226,7 +220,7 @@ def map_piece(piece: Piece, index: int, max_ply: int, game_filter: GameFilter | 
     taken = in_games[order[starts[-2]:]]
     rows, codes = hot_tables(chunk.key[taken], chunk.raw[taken], chunk.white[taken], chunk.seq[taken],
                              chunk.outcome[taken])
-    hot_rows = np.searchsorted(key_ranges(rows["key"], reducers), np.arange(reducers + 1))
+    hot_rows = group_offsets(key_ranges(rows["key"], reducers), reducers)
     hot_codes = np.concatenate(([0], np.cumsum(rows["games"], dtype=np.int64)))[hot_rows]
     starts = starts[:-1]
     taken = in_games[order[:starts[-1]]]
