@@ -319,7 +319,8 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
     def lookup_pages(self, hash_value: int) -> Iterator[int]:
         """The data pages the ``.cto`` lookup names for a position's hash, in lookup order (entries past the
         table's end, and negative ones, are empty: see the docs); a page number out of range is an
-        :class:`InvalidValueError` when the walk reaches it (a probe that finds its record first never does).
+        :class:`InvalidValueError` when the walk reaches it (probes do not walk such a table: they scan the pages,
+        see :attr:`index_problem`).
         A book opened without its ``.cto`` has no lookup: an :class:`UnsupportedError`."""
         directory = self.directory
         if directory is None:
@@ -441,7 +442,9 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         return ctg_schema()
 
     def findings(self) -> list[str]:
-        """What a user should know about the book (missing index, header counts, junk, the lookup's reach)."""
+        """What a user should know about the book (a missing index, or one that is not the book's: see
+        :attr:`index_problem`, and pages whose first record the lookup does not lead to; header counts, junk,
+        the lookup's reach)."""
         self._check_open()
         notes = []
         if self.directory is None:
