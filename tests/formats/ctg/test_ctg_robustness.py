@@ -7,6 +7,8 @@ never escapes as anything but a FormatError.
 
 from __future__ import annotations
 
+import random
+import re
 import shutil
 import struct
 import warnings
@@ -225,11 +227,14 @@ def test_index_files(tmp_path: Path) -> None:
     entries = (len(original) - 16) // 4
     table = list(struct.unpack(f">{entries}i", original[16:]))
     cto.write_bytes(original[:16] + struct.pack(f">{entries}i", *[7 if page >= 0 else page for page in table]))
-    with ctg.open_book(path) as book, pytest.raises(InvalidValueError) as caught:
-        book.probe(START)
-    assert caught.value.file == str(cto) and "page number out of range (expected 0..0, found 7)" in str(caught.value)
-    with ctg.open_book(path) as book:  # the lookup's page walk is lazy: the bad page raises when it is reached
-        walk = book.lookup_pages(ctg.ctg_hash(book.key(START)))
+    first = next(n for n, page in enumerate(table) if page >= 0)
+    proof = f"small.cto entry {first} names data page 7, the .ctg has 1"
+    # a .cto naming a page the .ctg does not have is not this book's: said at open, probes scan the pages
+    with pytest.warns(ctg.MissingIndexWarning, match=proof), ctg.open_book(path) as book:
+        found = book.probe(START)
+        assert found is not None and found.games == 2 and book.directory is not None
+        assert any(note.startswith(proof) for note in book.findings())
+        walk = book.lookup_pages(ctg.ctg_hash(book.key(START)))  # the .cto's own walk is lazy: the bad page raises
         with pytest.raises(InvalidValueError, match="page number out of range"):
             list(walk)
     cto.write_bytes(original)
@@ -244,6 +249,117 @@ def test_index_files(tmp_path: Path) -> None:
     ctb.write_bytes(ctb.read_bytes()[:10])
     with pytest.raises(TruncatedError, match=r"truncated \.ctb header"):
         ctg.open_book(path)
+
+
+def three_page_book(folder: Path) -> tuple[Path, list[ctg.PositionRecord]]:
+    """A book of 150 positions of random games (no moves): three data pages; and its records."""
+    rng = random.Random(1)
+    boards: dict[bytes, chess.Board] = {}
+    while len(boards) < 150:
+        board = START.copy()
+        for _ in range(rng.randrange(1, 12)):
+            board.push(rng.choice(list(board.legal_moves)))
+        boards.setdefault(ctg.signature(board), board)
+    records = [ctg.make_record(board, [], games=1 + n % 5) for n, board in enumerate(boards.values())]
+    path = folder / "three.ctg"
+    ctg.write_book(path, records)
+    return path, records
+
+
+def found_everything(book: ctg.CtgBook, records: list[ctg.PositionRecord]) -> bool:
+    """Whether each record is what a probe of its board answers."""
+    for record in records:
+        found = book.probe(record.board)
+        if found is None or found.to_bytes() != record.to_bytes():
+            return False
+    return True
+
+
+def test_index_of_another_book(tmp_path: Path) -> None:
+    # the .cto/.ctb of a three-page book beside a one-page book: its table names pages 1 and 2, which the .ctg
+    # does not have: not this book's index, said at open (and by findings); probes scan the pages
+    path = small_book(tmp_path)
+    other, _ = three_page_book(tmp_path)
+    with ctg.open_book(other) as book:
+        assert book.data_pages == 3
+        entry = book.directory.index(2) if book.directory else -1
+    for extension in (".cto", ".ctb"):
+        shutil.copyfile(other.with_suffix(extension), path.with_suffix(extension))
+    proof = f"small.cto entry {entry} names data page 2, the .ctg has 1"
+    with pytest.warns(ctg.MissingIndexWarning, match=proof):
+        book = ctg.open_book(path)
+    with book:
+        assert book.index_problem is not None and book.index_problem.startswith(proof)
+        assert found_everything(book, list(book.records())) and len(book) == 3
+        assert f"{book.index_problem}: probes scan every page" in book.findings()
+        key = book.key(START)
+        at = next(offset for offset in page_of(path)[2] if path.read_bytes()[offset:offset + len(key)] == key)
+        assert book.record_offset(key, []) == book.record_offset(key) == at  # the pages a bulk reader hashed to
+
+
+def test_bounds_that_read_no_page(tmp_path: Path) -> None:
+    # .ctb bounds past the end of the .cto table: the lookup can read no entry that names a page
+    path = small_book(tmp_path)
+    ctb = path.with_suffix(".ctb")
+    data = bytearray(ctb.read_bytes())
+    struct.pack_into(">II", data, 4, 1000, 1000)  # lower and upper bound (bytes 4-11)
+    ctb.write_bytes(bytes(data))
+    with pytest.warns(ctg.MissingIndexWarning, match=r"the lookup reads \.cto entries 1000\.\.\d+ \(\.ctb bounds\)"):
+        book = ctg.open_book(path)
+    with book:
+        assert list(book.lookup_pages(ctg.ctg_hash(book.key(START)))) == []  # what the .cto alone would find
+        found = book.probe(START)
+        assert found is not None and found.games == 2
+
+
+def test_index_that_leads_to_the_wrong_pages(tmp_path: Path) -> None:
+    # the book's own .cto with data pages 0 and 2 swapped: every page it names exists, so nothing proves it
+    # wrong at open, but findings sees that the lookup misses the first records of pages 0 and 2
+    path, records = three_page_book(tmp_path)
+    cto = path.with_suffix(".cto")
+    data = cto.read_bytes()
+    table = struct.unpack(f">{(len(data) - 16) // 4}i", data[16:])
+    assert {0, 1, 2} <= set(table)
+    cto.write_bytes(data[:16] + struct.pack(f">{len(table)}i", *[{0: 2, 2: 0}.get(page, page) for page in table]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        book = ctg.open_book(path)
+    with book:
+        assert book.index_problem is None and not found_everything(book, records)
+        assert ("the .cto lookup does not lead to the first record of 2 of the 3 data pages (page 0 first): the "
+                ".cto/.ctb do not describe this .ctg; probes through them miss positions") in book.findings()
+    cto.write_bytes(data)
+    with ctg.open_book(path) as book:
+        assert found_everything(book, records) and not book.findings()
+
+
+@pytest.mark.parametrize("missing", [".cto", ".ctb"])
+def test_which_index_file_is_missing(tmp_path: Path, missing: str) -> None:
+    path = small_book(tmp_path)
+    path.with_suffix(missing).unlink()
+    there = ".ctb" if missing == ".cto" else ".cto"
+    said = f"no {missing} beside the .ctg (its {there} is not used without it)"
+    with pytest.warns(ctg.MissingIndexWarning, match=re.escape(f"small.ctg: {said}: probes scan every page")):
+        book = ctg.open_book(path)
+    with book:
+        assert book.directory is None and f"{said}: probes scan every page" in book.findings()
+
+
+def test_book_named_without_extension_and_files_that_are_not_files(tmp_path: Path) -> None:
+    path = small_book(tmp_path)
+    with ctg.open_book(tmp_path / "small") as book:  # the book's name, as Kvetka and ChessBase take it
+        assert book.path == str(path) and book.probe(START) is not None
+        assert repr(book) == f"<CtgBook {str(path)!r} (1 data pages)>"
+    assert repr(book) == f"<CtgBook {str(path)!r} (closed)>"
+    (tmp_path / "folder.ctg").mkdir()
+    with pytest.raises(FormatError, match="a folder, not a file of a CTG book") as caught:
+        ctg.open_book(tmp_path / "folder.ctg")
+    assert caught.value.file == str(tmp_path / "folder.ctg")
+    path.with_suffix(".cto").unlink()
+    path.with_suffix(".cto").mkdir()
+    with pytest.raises(FormatError, match="a folder, not a file of a CTG book") as caught:
+        ctg.open_book(path)
+    assert caught.value.file == str(path.with_suffix(".cto"))
 
 
 def test_cli_reports_the_defect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

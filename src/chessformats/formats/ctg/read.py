@@ -93,7 +93,8 @@ def header_numbers(head: bytes) -> dict[str, int] | None:
 
 
 class MissingIndexWarning(UserWarning):
-    """The ``.cto``/``.ctb`` files are not beside the ``.ctg``: probes scan every page."""
+    """The ``.cto``/``.ctb`` files are not beside the ``.ctg`` (or one of them is not), or provably do not
+    describe it (another book's, or damaged: :attr:`CtgBook.index_problem`): probes scan every page."""
 
 
 class _Page(NamedTuple):
@@ -115,8 +116,10 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         stem, extension = os.path.splitext(self.path)
         if extension.lower() in (".cto", ".ctb"):
             self.path = _sibling(stem, ".ctg") or stem + ".ctg"
-            stem = os.path.splitext(self.path)[0]
-        data = self._map(self.path)
+        elif extension.lower() != ".ctg" and not os.path.isfile(self.path):  # the book's name, as for Kvetka
+            self.path = _sibling(self.path, ".ctg") or self.path
+        stem = os.path.splitext(self.path)[0]
+        data = self._map(_regular(self.path))
         size = len(data)
         if size < PAGE_SIZE or size % PAGE_SIZE:
             pages, rest = divmod(size, PAGE_SIZE)
@@ -133,25 +136,61 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         self.cto_path = _sibling(stem, ".cto")
         self.ctb_path = _sibling(stem, ".ctb")
         self.directory: list[int] | None = None
+        """The ``.cto`` table as read (``None``: no ``.cto``/``.ctb``)."""
         self.lower_bound = self.upper_bound = 0
+        self.index_problem: str | None = None
+        """Why the ``.cto``/``.ctb`` beside the book provably do not describe it (``None``: no such proof):
+        probes then scan every page, as without them."""
         if self.cto_path is None or self.ctb_path is None:
-            warnings.warn(f"{os.path.basename(self.path)}: no .cto/.ctb beside it: probes scan every page",
+            warnings.warn(f"{os.path.basename(self.path)}: {self._missing_index()}: probes scan every page",
                           MissingIndexWarning, stacklevel=3)
-        else:
-            try:
-                self._read_index(self.cto_path, self.ctb_path)
-            except BaseException:
-                self.close()
-                raise
+            return
+        try:
+            self._read_index(self.cto_path, self.ctb_path)
+        except BaseException:
+            self.close()
+            raise
+        self.index_problem = self._stale_index()
+        if self.index_problem is not None:
+            warnings.warn(f"{os.path.basename(self.path)}: {self.index_problem}: probes scan every page",
+                          MissingIndexWarning, stacklevel=3)
+
+    def _missing_index(self) -> str:
+        """Which of the ``.cto``/``.ctb`` is not beside the book (one alone is not used)."""
+        if self.cto_path is None and self.ctb_path is None:
+            return "no .cto/.ctb beside the .ctg"
+        missing, there = (".cto", ".ctb") if self.cto_path is None else (".ctb", ".cto")
+        return f"no {missing} beside the .ctg (its {there} is not used without it)"
+
+    def _stale_index(self) -> str | None:
+        """The proof, if the index files have one at hand, that they were not made for this ``.ctg`` (another
+        book's, or damaged): a ``.cto`` entry naming a data page the ``.ctg`` does not have, or ``.ctb`` bounds
+        under which the lookup reads no entry that names a page. Checked at open: the table only, no page."""
+        directory = self.directory
+        assert directory is not None and self.cto_path is not None
+        highest = max(directory, default=-1)
+        if highest >= self.data_pages:
+            entry = directory.index(highest)
+            return (f"{os.path.basename(self.cto_path)} entry {entry} names data page {highest}, the .ctg has "
+                    f"{self.data_pages} (the .cto/.ctb are another book's, or damaged)")
+        reach = highest_entry_read(self.lower_bound, self.upper_bound)
+        if self.data_pages and max(directory[self.lower_bound:reach + 1], default=-1) < 0:
+            return (f"the lookup reads .cto entries {self.lower_bound}..{reach} (.ctb bounds), none of which names "
+                    "a page (the .cto/.ctb are another book's, or damaged)")
+        return None
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.data_pages} data pages"
+        return f"<{type(self).__name__} {self.path!r} ({state})>"
 
     def _read_index(self, cto_path: str, ctb_path: str) -> None:
-        with open(ctb_path, "rb") as handle:
+        with open(_regular(ctb_path), "rb") as handle:
             ctb = handle.read(_CTB_SIZE)
         if len(ctb) < _CTB_SIZE:
             raise TruncatedError("truncated .ctb header", needed=_CTB_SIZE, available=len(ctb), file=ctb_path,
                                  offset=0, show_path=False)
         self.lower_bound, self.upper_bound = _CTB_BOUNDS(ctb)
-        with open(cto_path, "rb") as handle:
+        with open(_regular(cto_path), "rb") as handle:
             cto = handle.read()
         if len(cto) < _CTO_HEADER_SIZE:
             raise TruncatedError("truncated .cto header", needed=_CTO_HEADER_SIZE, available=len(cto), file=cto_path,
@@ -219,12 +258,13 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
 
     def page_records(self, page: int) -> list[PositionRecord]:
         """The records of data page ``page`` (normalised boards), validated."""
+        self._check_open()
         return [self._decode_record(page, number, offset) for number, offset in enumerate(self._page(page).offsets)]
 
     def records(self) -> Iterator[PositionRecord]:
         """Every stored position, page by page: the normalised board (white to move) and its record."""
-        self._check_open()
         for page in range(self.data_pages):
+            self._check_open()  # per page: a book closed while iterated raises, not a damaged page
             yield from self.page_records(page)
 
     __iter__ = records
@@ -232,8 +272,8 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
     def signatures(self) -> Iterator[bytes]:
         """The encoded position (:meth:`key`) of every stored record, page by page, without decoding a record
         (a position stored twice is given once)."""
-        self._check_open()
         for page in range(self.data_pages):
+            self._check_open()
             yield from self._page(page).by_signature
 
     def _record_starts(self) -> list[int]:
@@ -261,8 +301,9 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
     # -- lookup
 
     def _locate(self, encoded: bytes) -> tuple[int, int] | None:
-        """(page, offset) of the record of an encoded position, through the .cto lookup (or all pages)."""
-        if self.directory is None:
+        """(page, offset) of the record of an encoded position, through the .cto lookup (or all pages: no
+        lookup, or one that does not describe the book)."""
+        if self.directory is None or self.index_problem is not None:
             if self._everything is None:
                 self._everything = {}
                 for page in range(self.data_pages):
@@ -278,7 +319,8 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
     def lookup_pages(self, hash_value: int) -> Iterator[int]:
         """The data pages the ``.cto`` lookup names for a position's hash, in lookup order (entries past the
         table's end, and negative ones, are empty: see the docs); a page number out of range is an
-        :class:`InvalidValueError` when the walk reaches it (a probe that finds its record first never does).
+        :class:`InvalidValueError` when the walk reaches it (probes do not walk such a table: they scan the pages,
+        see :attr:`index_problem`).
         A book opened without its ``.cto`` has no lookup: an :class:`UnsupportedError`."""
         directory = self.directory
         if directory is None:
@@ -400,10 +442,15 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         return ctg_schema()
 
     def findings(self) -> list[str]:
-        """What a user should know about the book (missing index, header counts, junk, the lookup's reach)."""
+        """What a user should know about the book (a missing index, or one that is not the book's: see
+        :attr:`index_problem`, and pages whose first record the lookup does not lead to; header counts, junk,
+        the lookup's reach)."""
+        self._check_open()
         notes = []
         if self.directory is None:
-            notes.append("no .cto/.ctb beside the .ctg: probes scan every page")
+            notes.append(f"{self._missing_index()}: probes scan every page")
+        elif self.index_problem is not None:
+            notes.append(f"{self.index_problem}: probes scan every page")
         if self._header["data_pages"] != self.data_pages:
             notes.append(f"the header says {self._header['data_pages']} data pages, the file has {self.data_pages}")
         records = len(self)
@@ -418,7 +465,29 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
             if reach >= len(self.directory):
                 notes.append(f"the lookup reads .cto entries up to {reach}, the table has {len(self.directory)} "
                              "(entries past the end count as empty)")
+            if self.index_problem is None:
+                notes.extend(self._unreachable())
         return notes
+
+    def _unreachable(self) -> list[str]:
+        """The data pages whose first record the ``.cto`` lookup does not lead to (a ``.cto``/``.ctb`` made for
+        another book of as many pages, or damaged): one hash and lookup walk per page."""
+        data = self._data
+        missed = []
+        for page in range(self.data_pages):
+            base = PAGE_SIZE * (page + 1)
+            count, used = PAGE_HEADER.unpack(data, base, self.path)
+            start = base + PAGE_HEADER_SIZE
+            end = start + LENGTH_OF[data[start]]
+            if not count or end > base + min(used, PAGE_SIZE) or end - start < MIN_POSITION:
+                continue  # no record, or a damaged one: reading the page says so, not this check
+            if page not in self.lookup_pages(ctg_hash(bytes(data[start:end]))):
+                missed.append(page)
+        if not missed:
+            return []
+        return [f"the .cto lookup does not lead to the first record of {len(missed)} of the {self.data_pages} data "
+                f"pages (page {missed[0]} first): the .cto/.ctb do not describe this .ctg; probes through them "
+                "miss positions"]
 
     def _junk(self, page: int) -> bytes:
         base = PAGE_SIZE * (page + 1)
@@ -427,8 +496,10 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
 
     def record_offset(self, encoded: bytes, pages: Iterable[int] | None = None) -> int | None:
         """The file offset of the record of an ``encoded`` position, or ``None``: looked up in ``pages`` when
-        given (a bulk reader that hashed many positions at once), else through the .cto lookup."""
-        if pages is None:
+        given (a bulk reader that hashed many positions at once; not when the lookup does not describe the book:
+        :attr:`index_problem`), else as a probe finds it."""
+        self._check_open()
+        if pages is None or self.index_problem is not None:
             found = self._locate(encoded)
             return None if found is None else found[1]
         for page in pages:
@@ -439,6 +510,7 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
 
     def located(self, board: chess.Board) -> tuple[int, int, int] | None:
         """(page, number on the page, offset) of the record of ``board``, or ``None``."""
+        self._check_open()
         found = self._locate(encode(board)[0])
         if found is None:
             return None
@@ -460,10 +532,14 @@ def _move_weight(move: BookMove, child: PositionRecord | None) -> int:
 
 
 def open_book(path: str | os.PathLike[str]) -> CtgBook:
-    """Open a CTG book: the ``.ctg`` (its ``.cto``/``.ctb`` are found beside it). Use as a context manager.
+    """Open a CTG book: the ``.ctg``, any of its files, or its name (``dir/NAME`` for ``dir/NAME.ctg``); its
+    ``.cto``/``.ctb`` are found beside it. Use as a context manager.
 
     Without ``.cto``/``.ctb`` the book still works: probes scan the pages (a :class:`MissingIndexWarning`
-    says so once). Bad input raises :class:`~chessformats.FormatError` naming the page, offset and field.
+    says so once). So do they when the ``.cto``/``.ctb`` provably belong to another book (a ``.cto`` entry names
+    a data page the ``.ctg`` does not have, or the ``.ctb``'s bounds let the lookup read no page): the warning
+    and :meth:`CtgBook.findings` give the proof. Bad input raises :class:`~chessformats.FormatError` naming the
+    page, offset and field.
     """
     return CtgBook(path)
 
@@ -488,3 +564,12 @@ def _sibling(stem: str, extension: str) -> str | None:
         if os.path.exists(candidate):
             return candidate
     return None
+
+
+def _regular(path: str) -> str:
+    """``path``, when it is not a folder or another file that is not a regular one (a pipe, a device: its ``open``
+    could block): those are a :class:`FormatError`. A path that does not exist is left to ``open``."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        kind = "a folder" if os.path.isdir(path) else "a pipe or a device"
+        raise FormatError(f"{kind}, not a file of a CTG book", file=path)
+    return path

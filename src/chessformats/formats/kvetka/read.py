@@ -106,6 +106,10 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         if not self.kob_paths:
             raise FormatError(f"no {os.path.basename(self.stem)}_0.kob: not a Kvetka book", file=os.fspath(path))
         self.path = self.kob_paths[0]
+        for name in (*self.kob_paths, self.kin_path, self.ksf_path):  # a folder or a FIFO of a book file's name
+            if name is not None and not os.path.isfile(name):
+                kind = "a folder" if os.path.isdir(name) else "a pipe or a device"
+                raise FormatError(f"{kind}, not a file of a Kvetka book", file=name)
         self._files: list[Any] = []
         self.starts: list[int] = []
         """Stream offset of each ``.kob`` file."""
@@ -195,6 +199,10 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
             keys.append(previous)
         return keys
 
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.blocks} blocks"
+        return f"<{type(self).__name__} {self.path!r} ({state})>"
+
     def close(self) -> None:
         """Release the ``.kob`` maps and the ``.ksf``."""
         sources, self.sources = self.sources, None
@@ -231,6 +239,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         return int(self.header_size) + BLOCK_SIZE * block
 
     def block_bytes(self, block: int) -> bytes:
+        self._check_open()
         if not 0 <= block < self.blocks:
             raise InvalidValueError("block number out of range", expected=f"0..{self.blocks - 1}", actual=block,
                                     file=self.path, path=f"blocks[{block}]")
@@ -340,8 +349,8 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
 
     def elements(self) -> Iterator[Element]:
         """Every element, in stored (key) order."""
-        self._check_open()
         for block in range(self.blocks):
+            self._check_open()  # per block: a book closed while iterated raises, not a damaged block
             yield from self.block_elements(block)
 
     __iter__ = elements
@@ -423,6 +432,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
 
     def source_games(self) -> list[KvetkaSource]:
         """Every source of the ``.ksf`` with its games (empty without a ``.ksf``)."""
+        self._check_open()
         if self.sources is None:
             return []
         return [self.sources.source(number)[0] for number in range(len(self.sources))]
@@ -461,6 +471,7 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
         return kvetka_schema()
 
     def findings(self) -> list[str]:
+        self._check_open()
         notes = list(self.findings_list)
         padded = 0
         junk = 0

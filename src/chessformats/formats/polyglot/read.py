@@ -25,7 +25,7 @@ import chess
 
 from ...engine import display
 from ...engine.contract import BookMethods
-from ...engine.errors import InvalidValueError, join_path
+from ...engine.errors import FormatError, InvalidValueError, join_path
 from ...engine.fileio import MappedFile
 from ...engine.records import record_count
 from ...engine.tables import Tabular
@@ -45,6 +45,8 @@ __all__ = ["ENTRY_DTYPE", "Entry", "EntryColumns", "PolyglotBook", "PolyglotPosi
 _ENTRY_STRUCT = struct.Struct(facts.ENTRY_FORMAT)
 _KEY_STRUCT = struct.Struct(_ENTRY_STRUCT.format[:2])  # the key alone (the first field)
 _MOVE_OFFSET = facts.ENTRY_OFFSETS["move"]
+_CHUNK = 256
+"""Entries iterated between two checks that the book is still open (a page of the other books)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -156,6 +158,9 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         self.path = os.fspath(path)
         self.strict = strict
         self._scanned = False
+        if os.path.exists(self.path) and not os.path.isfile(self.path):  # a FIFO's open could block
+            kind = "a folder" if os.path.isdir(self.path) else "a pipe or a device"
+            raise FormatError(f"{kind}, not a Polyglot book", file=self.path)
         self._map(self.path)
         try:
             self._count = record_count(len(self._data), _ENTRY_STRUCT.size, file=self.path, label="entry",
@@ -171,6 +176,8 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         if name in PolyglotBook._scanned_names and self.__dict__.get("_scanned") is False:
             self._scan()
             return self.__dict__[name]
+        if name in PolyglotBook._scanned_names:  # dropped by close(): whatever needed it was used too late
+            self._check_open()
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _scan(self) -> None:
@@ -206,6 +213,10 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         reads, without an :class:`Entry` per entry."""
         self._check_open()
         return EntryColumns(self._sorted_keys, self._order, self._moves, self._weights)
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self._count} entries"
+        return f"<{type(self).__name__} {self.path!r} ({state})>"
 
     def close(self) -> None:
         self._scanned = True  # nothing left to scan: the whole-book state of a closed book is gone
@@ -263,8 +274,11 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         moves = self._moves.tolist()
         weights = self._weights.tolist()
         learns = self.records["learn"].tolist()
-        for index, raw in enumerate(moves):
-            yield Entry(keys[index], raw, weights[index], learns[index], decode_move(None, raw), index)
+        for start in range(0, len(moves), _CHUNK):
+            self._check_open()  # per chunk: a book closed while iterated raises, as the other readers do
+            for index in range(start, min(start + _CHUNK, len(moves))):
+                raw = moves[index]
+                yield Entry(keys[index], raw, weights[index], learns[index], decode_move(None, raw), index)
 
     def _entry(self, index: int) -> Entry:
         raw = int(self._moves[index])
