@@ -121,3 +121,18 @@ def test_repr_names_the_file(tmp_path: Path, name: str) -> None:
                  "kvetka": lambda: f"{(size - book.header_size) // kvetka.BLOCK_SIZE} blocks"}[name]()
         assert repr(book) == f"<{type(book).__name__} {str(first)!r} ({known})>"
     assert repr(book) == f"<{type(book).__name__} {str(first)!r} (closed)>"
+
+
+@pytest.mark.parametrize("name", ["game.cbh", "game.cbv", "games.montyformat"])
+def test_a_folder_is_no_base_archive_or_game_file(tmp_path: Path, name: str) -> None:
+    # the readers that map or stream their file refuse a folder in the same words (engine.fileio.regular)
+    from chessformats.formats import chessbase, monty
+
+    folder = tmp_path / name
+    folder.mkdir()
+    what, opener = {".cbh": ("a file of a ChessBase base", chessbase.open_database),
+                    ".cbv": ("a ChessBase archive", chessbase.open_database),
+                    ".montyformat": ("a Monty file", monty.open_games)}[folder.suffix]
+    with pytest.raises(FormatError, match=f"a folder, not {what}") as caught:
+        opener(folder)
+    assert caught.value.file == str(folder)

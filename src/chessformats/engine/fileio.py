@@ -12,13 +12,28 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from .contract import ClosedError
+from .errors import FormatError
 
-__all__ = ["MappedFile", "atomic_write", "atomic_write_set", "lock_path", "locked", "map_file"]
+__all__ = ["MappedFile", "atomic_write", "atomic_write_set", "lock_path", "locked", "map_file", "regular"]
 
 
-def map_file(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
-    """Map a file read-only (``b""`` for an empty file, which cannot be mapped)."""
-    with open(path, "rb") as handle:
+def regular(path: str | os.PathLike[str], what: str, *, pipes: bool = False) -> str:
+    """``path``, unless it names a folder, or a pipe or a device (whose ``open`` could block; ``pipes``: a pipe or
+    a device is fine, for a reader that streams): those are a :class:`FormatError` saying it is not ``what``. A
+    path that does not exist is left to ``open``."""
+    name = os.fspath(path)
+    if os.path.exists(name) and not os.path.isfile(name):
+        if os.path.isdir(name):
+            raise FormatError(f"a folder, not {what}", file=name)
+        if not pipes:
+            raise FormatError(f"a pipe or a device, not {what}", file=name)
+    return name
+
+
+def map_file(path: str | os.PathLike[str], what: str = "a file to read") -> mmap.mmap | bytes:
+    """Map a file read-only (``b""`` for an empty file, which cannot be mapped); a folder, a pipe or a device is
+    a :class:`FormatError` (:func:`regular`) saying it is not ``what``."""
+    with open(regular(path, what), "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
             return b""
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
@@ -257,8 +272,8 @@ class MappedFile:
     closed: bool = False
     """``True`` once :meth:`close` ran: every use then raises :class:`~chessformats.contract.ClosedError`."""
 
-    def _map(self, path: str | os.PathLike[str]) -> mmap.mmap | bytes:
-        data = self._data = map_file(path)
+    def _map(self, path: str | os.PathLike[str], what: str = "a file to read") -> mmap.mmap | bytes:
+        data = self._data = map_file(path, what)
         return data
 
     def __enter__(self: _Mapped) -> _Mapped:

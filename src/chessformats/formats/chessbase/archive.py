@@ -168,7 +168,7 @@ class Archive:
 
     def __init__(self, path: str | os.PathLike[str], *, password: str | bytes | None = None) -> None:
         self.path = os.fspath(path)
-        self.data: Any = map_file(self.path)
+        self.data: Any = map_file(self.path, "a ChessBase archive")
         self._map = self.data if isinstance(self.data, mmap.mmap) else None
         self.encrypted = False
         try:

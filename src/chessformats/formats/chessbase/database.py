@@ -117,6 +117,9 @@ def _roman(number: int) -> str:
     return text
 
 
+_FILE = "a file of a ChessBase base"
+
+
 class _Companion(MappedFile):
     """A companion file read by offset (``.cbg``, ``.cba``), memory-mapped whole; empty when the base has none
     (``present`` tells the two apart: a file that is there but empty is a damaged one)."""
@@ -124,7 +127,7 @@ class _Companion(MappedFile):
     def __init__(self, path: str) -> None:
         self.path = path
         self.present = os.path.exists(path)
-        self.data: Any = self._map(path) if self.present else b""
+        self.data: Any = self._map(path, _FILE) if self.present else b""
 
 
 class Database(Tabular, MappedFile):
@@ -164,7 +167,7 @@ class Database(Tabular, MappedFile):
             raise
 
     def _open(self, encoding: str | None) -> None:
-        self._cbh = self._map(self.cbh_path)
+        self._cbh = self._map(self.cbh_path, _FILE)
         if len(self._cbh) < schema.CBH_HEADER_SIZE:
             raise TruncatedError("truncated .cbh header", needed=schema.CBH_HEADER_SIZE, available=len(self._cbh),
                                  file=self.cbh_path, offset=0)

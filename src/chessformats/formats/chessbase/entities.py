@@ -139,7 +139,7 @@ class EntityFile(MappedFile):
         self.derived: dict[Any, Any] = {}
         """Values other modules derive from records and keep with the file (a tournament's PGN tags)."""
         if os.path.exists(self.path):
-            self._map(self.path)
+            self._map(self.path, "a file of a ChessBase base")
         if not self._data:
             self.header = None
             self.header_size = 0

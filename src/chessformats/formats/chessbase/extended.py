@@ -98,7 +98,7 @@ class ExtendedHeaders(MappedFile):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         if os.path.exists(self.path):
-            self._map(self.path)
+            self._map(self.path, "a file of a ChessBase base")
         self.header: Any = None
         self.record_size = 0
         self._teams_fit = False

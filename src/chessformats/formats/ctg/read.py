@@ -19,7 +19,7 @@ import chess
 from ...engine.codec import codec
 from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
-from ...engine.fileio import MappedFile
+from ...engine.fileio import MappedFile, regular
 from ...engine.records import locate_item
 from ...engine.tables import Tabular
 from ...schemas import ctg as schema
@@ -53,6 +53,7 @@ from .position import (
 
 __all__ = ["CtgBook", "MissingIndexWarning", "header_numbers", "open_book"]
 
+_FILE = "a file of a CTG book"
 _PAGE_USED = int(PAGE_HEADER.field("used").offset or 0)
 _MOVES_LENGTH_AT = struct.Struct(MOVES_LENGTH.struct_format).unpack_from
 """The moves block's length field, read in C (the page walk reads one per record; bounds checked before)."""
@@ -119,7 +120,7 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         elif extension.lower() != ".ctg" and not os.path.isfile(self.path):  # the book's name, as for Kvetka
             self.path = _sibling(self.path, ".ctg") or self.path
         stem = os.path.splitext(self.path)[0]
-        data = self._map(_regular(self.path))
+        data = self._map(self.path, _FILE)
         size = len(data)
         if size < PAGE_SIZE or size % PAGE_SIZE:
             pages, rest = divmod(size, PAGE_SIZE)
@@ -184,13 +185,13 @@ class CtgBook(BookMethods[BookMove], Tabular, MappedFile):
         return f"<{type(self).__name__} {self.path!r} ({state})>"
 
     def _read_index(self, cto_path: str, ctb_path: str) -> None:
-        with open(_regular(ctb_path), "rb") as handle:
+        with open(regular(ctb_path, _FILE), "rb") as handle:
             ctb = handle.read(_CTB_SIZE)
         if len(ctb) < _CTB_SIZE:
             raise TruncatedError("truncated .ctb header", needed=_CTB_SIZE, available=len(ctb), file=ctb_path,
                                  offset=0, show_path=False)
         self.lower_bound, self.upper_bound = _CTB_BOUNDS(ctb)
-        with open(_regular(cto_path), "rb") as handle:
+        with open(regular(cto_path, _FILE), "rb") as handle:
             cto = handle.read()
         if len(cto) < _CTO_HEADER_SIZE:
             raise TruncatedError("truncated .cto header", needed=_CTO_HEADER_SIZE, available=len(cto), file=cto_path,
@@ -566,10 +567,3 @@ def _sibling(stem: str, extension: str) -> str | None:
     return None
 
 
-def _regular(path: str) -> str:
-    """``path``, when it is not a folder or another file that is not a regular one (a pipe, a device: its ``open``
-    could block): those are a :class:`FormatError`. A path that does not exist is left to ``open``."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        kind = "a folder" if os.path.isdir(path) else "a pipe or a device"
-        raise FormatError(f"{kind}, not a file of a CTG book", file=path)
-    return path

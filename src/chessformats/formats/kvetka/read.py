@@ -20,7 +20,7 @@ import chess
 from ...engine.codec import codec
 from ...engine.contract import BookMethods
 from ...engine.errors import FormatError, InvalidValueError, TruncatedError, UnsupportedError
-from ...engine.fileio import MappedFile, map_file
+from ...engine.fileio import MappedFile, map_file, regular
 from ...engine.records import locate_item
 from ...engine.schema import member
 from ...engine.tables import Tabular
@@ -107,9 +107,8 @@ class KvetkaBook(BookMethods[KvetkaMove], Tabular, MappedFile):
             raise FormatError(f"no {os.path.basename(self.stem)}_0.kob: not a Kvetka book", file=os.fspath(path))
         self.path = self.kob_paths[0]
         for name in (*self.kob_paths, self.kin_path, self.ksf_path):  # a folder or a FIFO of a book file's name
-            if name is not None and not os.path.isfile(name):
-                kind = "a folder" if os.path.isdir(name) else "a pipe or a device"
-                raise FormatError(f"{kind}, not a file of a Kvetka book", file=name)
+            if name is not None:
+                regular(name, "a file of a Kvetka book")
         self._files: list[Any] = []
         self.starts: list[int] = []
         """Stream offset of each ``.kob`` file."""

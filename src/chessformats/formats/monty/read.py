@@ -24,6 +24,7 @@ import chess
 
 from ...engine.contract import ClosedError
 from ...engine.errors import FormatError
+from ...engine.fileio import regular
 from ...engine.tables import Tabular
 from .bulk import _structural_error, decode, iter_buffers, walk
 from .games import games_of
@@ -111,7 +112,7 @@ _SNIFF_PLIES = 200
 
 def _open(source: Source) -> tuple[IO[bytes], str | None, bool]:
     if isinstance(source, (str, os.PathLike)):
-        return open(source, "rb"), os.fspath(source), True  # closed by the caller
+        return open(regular(source, "a Monty file", pipes=True), "rb"), os.fspath(source), True  # closed by the caller
     name = getattr(source, "name", None)
     return source, name if isinstance(name, str) else None, False
 

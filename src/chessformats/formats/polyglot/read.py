@@ -25,7 +25,7 @@ import chess
 
 from ...engine import display
 from ...engine.contract import BookMethods
-from ...engine.errors import FormatError, InvalidValueError, join_path
+from ...engine.errors import InvalidValueError, join_path
 from ...engine.fileio import MappedFile
 from ...engine.records import record_count
 from ...engine.tables import Tabular
@@ -158,10 +158,7 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         self.path = os.fspath(path)
         self.strict = strict
         self._scanned = False
-        if os.path.exists(self.path) and not os.path.isfile(self.path):  # a FIFO's open could block
-            kind = "a folder" if os.path.isdir(self.path) else "a pipe or a device"
-            raise FormatError(f"{kind}, not a Polyglot book", file=self.path)
-        self._map(self.path)
+        self._map(self.path, "a Polyglot book")
         try:
             self._count = record_count(len(self._data), _ENTRY_STRUCT.size, file=self.path, label="entry",
                                        path="entries")
