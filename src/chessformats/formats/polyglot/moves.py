@@ -20,7 +20,8 @@ from .packing import (
     pack_moves,
 )
 
-__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problem", "move_problems", "pack_moves"]
+__all__ = ["KING_STEPS", "KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problem", "move_problems",
+           "pack_moves"]
 
 
 def _square(raw: int, end: str) -> chess.Square:
@@ -44,8 +45,12 @@ class _MoveTable(dict[int, chess.Move]):
 MOVES = _MoveTable()
 """Raw move -> :class:`chess.Move` exactly as stored; the decoding of every raw move outside
 :data:`KING_TAKES_ROOK` (the probe's hot path reads it directly)."""
-KING_TAKES_ROOK = frozenset(FROM_BITS[origin] | TO_BITS[target] for origin, target in (
-    (chess.E1, chess.H1), (chess.E1, chess.A1), (chess.E8, chess.H8), (chess.E8, chess.A8)))
+KING_STEPS = {FROM_BITS[origin] | TO_BITS[step]: FROM_BITS[origin] | TO_BITS[rook] for origin, step, rook in (
+    (chess.E1, chess.G1, chess.H1), (chess.E1, chess.C1, chess.A1), (chess.E8, chess.G8, chess.H8),
+    (chess.E8, chess.C8, chess.A8))}
+"""Standard castling as the king's two-file step (raw e1g1, e1c1, e8g8, e8c8) -> as Polyglot stores it, king takes
+rook (e1h1, e1a1, e8h8, e8a8): the writer's reading of these moves where it has a position's key and no board."""
+KING_TAKES_ROOK = frozenset(KING_STEPS.values())
 """The raw moves that mean castling when a king stands on their origin: e1h1, e1a1, e8h8, e8a8."""
 
 
