@@ -1,4 +1,5 @@
-"""Writing Polyglot books from positions: boards, FENs and keys, Chess960, castling stored king-takes-rook.
+"""Writing Polyglot books from positions: boards, FENs and keys, Chess960, castling stored king-takes-rook, legal
+moves only, integer weights.
 
 Oracles: python-chess's ``chess.polyglot`` reader (its keys, and its moves read on a Chess960 board: king takes rook
 as stored), the ``polyglot`` program (Debian package) for standard castling, and raw moves computed by hand from the
@@ -13,6 +14,7 @@ from typing import Any
 
 import chess
 import chess.polyglot
+import numpy as np
 import pytest
 
 from chessformats.kernel.newboard import fen_board
@@ -116,6 +118,57 @@ def test_the_polyglot_program_plays_castling_written_by_key(polyglot_binary: Pat
     lines = out.read_text().splitlines()
     assert any(line.startswith("1: 1. e4{100%} e5 2. Nf3{100%} Nc6 3. Bc4{100%} Bc5 4. O-O{100%}")
                for line in lines), lines
+
+
+# --- refused: illegal moves, the null move, weights that are no integers ---------------------------------------------
+
+ITALIAN = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+
+@pytest.mark.parametrize(("move", "named"), [
+    ("e2e5", "e2e5"), (chess.Move.from_uci("e1c1"), "e1c1"), ("e1a1", "e1a1"), ("a7a8q", "a7a8q"),
+    (chess.Move(chess.E1, chess.G1, chess.KNIGHT), "e1g1n"),  # (python-chess's parse_uci drops the promotion)
+    (36 | 12 << 6, "e2e5"),  # raw e2e5
+    (1 << 15 | 796, str(1 << 15 | 796)),  # raw e2e4 with the reserved bit set
+])
+@pytest.mark.parametrize("given", ["fen", "board"])
+def test_an_illegal_move_is_refused(tmp_path: Path, move: Any, named: str, given: str) -> None:
+    """e2e5, O-O-O through pieces, ...: an error naming the move and the position; nothing is written."""
+    position: Any = ITALIAN if given == "fen" else chess.Board(ITALIAN)
+    with pytest.raises(ValueError, match=f"illegal move {named} .*in r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/"):
+        write_book(tmp_path / "bad.bin", [(position, {"e1g1": 1, move: 1})])
+    assert not (tmp_path / "bad.bin").exists()
+
+
+@pytest.mark.parametrize("position", [ITALIAN, 0x463B96181691FC9C])
+@pytest.mark.parametrize("move", ["0000", chess.Move.null()])
+def test_the_null_move_is_refused(tmp_path: Path, position: Any, move: Any) -> None:
+    with pytest.raises(ValueError, match="null move"):
+        write_book(tmp_path / "bad.bin", {position: {move: 1}})
+    assert not (tmp_path / "bad.bin").exists()
+
+
+@pytest.mark.parametrize("book", [
+    {chess.STARTING_FEN: {"e2e4": 1.5}},
+    {chess.STARTING_FEN: {"e2e4": 2.0}},
+    {chess.STARTING_FEN: {"e2e4": (2, 0.5)}},
+    {chess.STARTING_FEN: {"e2e4": "2"}},
+    [(1, 796, 2.0, 0)],
+    [(1.0, 796, 2, 0)],
+])
+def test_a_weight_that_is_no_integer_is_a_type_error(tmp_path: Path, book: Any) -> None:
+    """Polyglot stores integer weights (python-chess's entry layout ``>QHHI``): floats are refused, not rounded."""
+    with pytest.raises(TypeError, match="integer"):
+        write_book(tmp_path / "bad.bin", book)
+    assert not (tmp_path / "bad.bin").exists()
+
+
+def test_numpy_integers_are_integers(tmp_path: Path) -> None:
+    path = tmp_path / "np.bin"
+    write_book(path, [(np.uint64(5), np.int64(796), np.uint16(3), 0)])
+    write_book(tmp_path / "np2.bin", {chess.STARTING_FEN: {"e2e4": np.int32(3)}, np.uint64(5): {796: (1, np.int8(2))}})
+    assert _rows(path) == [(5, 796, 3, 0)]
+    assert _rows(tmp_path / "np2.bin") == [(5, 796, 1, 2), (0x463B96181691FC9C, 796, 3, 0)]
 
 
 # --- the kernel's rule: a FEN is Chess960 when its castling rights say so ---------------------------------------------

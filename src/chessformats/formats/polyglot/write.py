@@ -18,7 +18,7 @@ from ...engine.fileio import atomic_write
 from ...kernel.newboard import chess960_if_needed, fen_board
 from ...schemas import polyglot as schema
 from ..zobrist import zobrist_hash
-from .moves import KING_STEPS, encode_move
+from .moves import KING_STEPS, decode_move, encode_move, move_problem
 from .read import ENTRY_DTYPE, Entry, PolyglotBook, UnsortedBookWarning, open_book
 
 __all__ = ["build_records", "merge_books", "write_book"]
@@ -44,7 +44,16 @@ def _rows(book: BookSource) -> Iterator[tuple[int, int, int, int]]:
             yield from _position_rows(*fields)
         else:
             key, raw, weight, learn = fields
-            yield int(key), int(raw), int(weight), int(learn)
+            yield _integer(key, "key"), _integer(raw, "move"), _integer(weight, "weight"), _integer(learn, "learn")
+
+
+def _integer(value: Any, what: str) -> int:
+    """``value`` as an int when it is one (numpy's integers too); a float is refused, not rounded: Polyglot stores
+    integers (as ``struct.pack`` refuses a float for python-chess's entry layout ``>QHHI``)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"an entry's {what} must be an integer, not {type(value).__name__} {value!r}") from None
 
 
 def _position_rows(position: Any, moves: MoveWeights) -> list[tuple[int, int, int, int]]:
@@ -61,26 +70,57 @@ def _position_rows(position: Any, moves: MoveWeights) -> list[tuple[int, int, in
             raise TypeError("a position must be a chess.Board, a FEN string or a Zobrist key, not "
                             f"{type(position).__name__} (a chess.Board is not hashable: give (board, moves) pairs "
                             "instead of a mapping)") from None
+        where = f"the position of key {key:#018x}"
     if board is not None:
         key = zobrist_hash(board)
-    rows = []
-    for move, value in moves.items():
-        weight, learn = (value, 0) if isinstance(value, int) else value
-        rows.append((key, _raw_move(board, move), int(weight), int(learn)))
+        where = f"{board.fen()} (key {key:#018x})"
+    rows = [(key, _raw_move(board, move, where), *_weight(value, move, where)) for move, value in moves.items()]
     rows.sort(key=lambda row: -row[2])
     return rows
 
 
-def _raw_move(board: chess.Board | None, move: Any) -> int:
+def _weight(value: Any, move: Any, where: str) -> tuple[int, int]:
+    """(weight, learn) of a weight or a (weight, learn) pair: integers, floats refused (see :func:`_integer`)."""
+    try:
+        return operator.index(value), 0
+    except TypeError:
+        pass
+    try:
+        weight, learn = (operator.index(part) for part in value)
+    except (TypeError, ValueError):
+        raise TypeError(f"the weight of {move} in {where} must be an integer or a (weight, learn) pair of integers, "
+                        f"not {value!r}: Polyglot stores integer weights (round them yourself)") from None
+    return weight, learn
+
+
+def _raw_move(board: chess.Board | None, move: Any, where: str) -> int:
     """The raw move of ``move`` (a :class:`chess.Move`, UCI or raw move) played from ``board``, castling as king
-    takes rook; without a board (a key) a raw move is kept as it is and a king's two-file step from e1/e8 taken to be
-    castling (:data:`.moves.KING_STEPS`)."""
+    takes rook. With a board the move must be legal (a raw move is decoded first); without one (a key) a raw move is
+    kept as it is and a king's two-file step from e1/e8 taken to be castling (:data:`.moves.KING_STEPS`)."""
     if isinstance(move, str):
-        move = chess.Move.from_uci(move)
+        try:
+            move = chess.Move.from_uci(move)
+        except ValueError:
+            raise ValueError(f"not a UCI move: {move!r} in {where}") from None
     elif not isinstance(move, chess.Move):
-        return operator.index(move)
-    raw = encode_move(board, move)
-    return KING_STEPS.get(raw, raw) if board is None else raw
+        raw = operator.index(move)
+        if board is None:
+            return raw
+        if not 0 <= raw <= _MOVE_MAX or move_problem(raw) is not None:
+            raise ValueError(f"illegal move {raw} (raw, not a Polyglot move) in {where}")
+        move = decode_move(board, raw)
+    if not move:
+        raise ValueError(f"the null move in {where}: a Polyglot book stores no null moves")
+    if board is None:
+        raw = encode_move(None, move)
+        return KING_STEPS.get(raw, raw)
+    try:  # python-chess's reading of UCI: e1g1 or e1h1 for castling in standard chess and in Chess960 alike
+        played = board.parse_uci(move.uci())
+    except ValueError:
+        played = None
+    if played is None or played.promotion != move.promotion:  # (parse_uci drops a castling king's "promotion")
+        raise ValueError(f"illegal move {move.uci()} in {where}")
+    return encode_move(board, played)
 
 
 # the largest value of each field of an entry (the move: its whole 16-bit word), from the declaration
@@ -141,7 +181,8 @@ def write_book(
 
     ``book`` is a mapping ``position -> {move: weight | (weight, learn)}``, or an iterable of
     ``(position, {move: ...})`` pairs (a :class:`chess.Board` is not hashable: give boards this way), of
-    :class:`Entry` and of ``(key, raw_move, weight, learn)`` tuples.
+    :class:`Entry` and of ``(key, raw_move, weight, learn)`` tuples. Weights, learn values and keys are
+    integers (a float is refused with ``TypeError``, not rounded: Polyglot stores integers).
 
     A position is a :class:`chess.Board`, a FEN or a Zobrist key. A board or FEN is taken in Chess960 mode
     when its castling rights are possible only in Chess960 (``HBhb``; a king off e1/e8 with rights), as the
@@ -149,12 +190,13 @@ def write_book(
     move is a :class:`chess.Move`, a UCI string or a raw 16-bit move. Castling is stored as Polyglot stores
     it, king takes rook (O-O of white: ``e1h1``; ``g1b1`` in Chess960):
 
-    - with a board or FEN, castling is written as python-chess writes it for that board (``e1g1`` in
-      standard chess, king takes rook in Chess960).
-    - with a key, a raw move is stored as given, and a :class:`chess.Move` or UCI move that is a king's
-      two-file step from e1/e8 (``e1g1``, ``e1c1``, ``e8g8``, ``e8c8``) is taken to be standard castling and
-      stored king-takes-rook. A rook or queen making that step, or a Chess960 position, needs a board, a
-      FEN or raw moves.
+    - with a board or FEN, each move must be legal there (``ValueError`` naming the move and the position,
+      also for the null move); castling may be written ``e1g1`` or ``e1h1`` (python-chess's UCI reading);
+      a raw move is decoded and checked the same way.
+    - with a key nothing can be checked: a raw move is stored as given, and a :class:`chess.Move` or UCI
+      move that is a king's two-file step from e1/e8 (``e1g1``, ``e1c1``, ``e8g8``, ``e8c8``) is taken to be
+      standard castling and stored king-takes-rook. A rook or queen making that step, or a Chess960
+      position, needs a board, a FEN or raw moves. The null move is refused.
 
     Entries are sorted by key with a stable sort: entries of one position keep the order they were
     given in (so a sorted real book written back gives the identical file); from a mapping, a
