@@ -70,16 +70,19 @@ def _position_rows(position: Any, moves: MoveWeights) -> list[tuple[int, int, in
             raise TypeError("a position must be a chess.Board, a FEN string or a Zobrist key, not "
                             f"{type(position).__name__} (a chess.Board is not hashable: give (board, moves) pairs "
                             "instead of a mapping)") from None
-        where = f"the position of key {key:#018x}"
     if board is not None:
         key = zobrist_hash(board)
-        where = f"{board.fen()} (key {key:#018x})"
-    rows = [(key, _raw_move(board, move, where), *_weight(value, move, where)) for move, value in moves.items()]
+    rows = [(key, _raw_move(board, key, move), *_weight(board, key, move, value)) for move, value in moves.items()]
     rows.sort(key=lambda row: -row[2])
     return rows
 
 
-def _weight(value: Any, move: Any, where: str) -> tuple[int, int]:
+def _where(board: chess.Board | None, key: int) -> str:
+    """The position, for an error message (made only then: a FEN costs more than the entry)."""
+    return f"the position of key {key:#018x}" if board is None else f"{board.fen()} (key {key:#018x})"
+
+
+def _weight(board: chess.Board | None, key: int, move: Any, value: Any) -> tuple[int, int]:
     """(weight, learn) of a weight or a (weight, learn) pair: integers, floats refused (see :func:`_integer`)."""
     try:
         return operator.index(value), 0
@@ -88,12 +91,12 @@ def _weight(value: Any, move: Any, where: str) -> tuple[int, int]:
     try:
         weight, learn = (operator.index(part) for part in value)
     except (TypeError, ValueError):
-        raise TypeError(f"the weight of {move} in {where} must be an integer or a (weight, learn) pair of integers, "
-                        f"not {value!r}: Polyglot stores integer weights (round them yourself)") from None
+        raise TypeError(f"the weight of {move} in {_where(board, key)} must be an integer or a (weight, learn) pair "
+                        f"of integers, not {value!r}: Polyglot stores integer weights (round them yourself)") from None
     return weight, learn
 
 
-def _raw_move(board: chess.Board | None, move: Any, where: str) -> int:
+def _raw_move(board: chess.Board | None, key: int, move: Any) -> int:
     """The raw move of ``move`` (a :class:`chess.Move`, UCI or raw move) played from ``board``, castling as king
     takes rook. With a board the move must be legal (a raw move is decoded first); without one (a key) a raw move is
     kept as it is and a king's two-file step from e1/e8 taken to be castling (:data:`.moves.KING_STEPS`)."""
@@ -101,16 +104,16 @@ def _raw_move(board: chess.Board | None, move: Any, where: str) -> int:
         try:
             move = chess.Move.from_uci(move)
         except ValueError:
-            raise ValueError(f"not a UCI move: {move!r} in {where}") from None
+            raise ValueError(f"not a UCI move: {move!r} in {_where(board, key)}") from None
     elif not isinstance(move, chess.Move):
         raw = operator.index(move)
         if board is None:
             return raw
         if not 0 <= raw <= _MOVE_MAX or move_problem(raw) is not None:
-            raise ValueError(f"illegal move {raw} (raw, not a Polyglot move) in {where}")
+            raise ValueError(f"illegal move {raw} (raw, not a Polyglot move) in {_where(board, key)}")
         move = decode_move(board, raw)
     if not move:
-        raise ValueError(f"the null move in {where}: a Polyglot book stores no null moves")
+        raise ValueError(f"the null move in {_where(board, key)}: a Polyglot book stores no null moves")
     if board is None:
         raw = encode_move(None, move)
         return KING_STEPS.get(raw, raw)
@@ -119,7 +122,7 @@ def _raw_move(board: chess.Board | None, move: Any, where: str) -> int:
     except ValueError:
         played = None
     if played is None or played.promotion != move.promotion:  # (parse_uci drops a castling king's "promotion")
-        raise ValueError(f"illegal move {move.uci()} in {where}")
+        raise ValueError(f"illegal move {move.uci()} in {_where(board, key)}")
     return encode_move(board, played)
 
 
