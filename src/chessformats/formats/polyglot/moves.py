@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import chess
 
+from ...kernel.newboard import chess960_if_needed
 from .packing import (
     FROM_BITS,
     PIECE_OF_PROMOTION,
@@ -72,11 +73,13 @@ def decode_move(board: chess.Board | None, raw: int) -> chess.Move:
 
 def encode_move(board: chess.Board | None, move: chess.Move) -> int:
     """The raw 16-bit move of ``move`` played from ``board``; with a board (not ``None``), castling is stored
-    as king-takes-rook."""
+    as king-takes-rook. A board whose castling rights are possible only in Chess960 is read as a Chess960 board
+    (:func:`~chessformats.kernel.newboard.chess960_if_needed`: its castling is king-takes-rook already), flag or not
+    (the model's boards, :meth:`chessformats.books.stats.PositionStats.board`, come without it)."""
     if not move:
         return 0
     from_square, to_square = move.from_square, move.to_square
-    if board is not None and board.is_castling(move) and not board.chess960:
+    if board is not None and board.is_castling(move) and not chess960_if_needed(board).chess960:
         rook_file = 7 if chess.square_file(to_square) > chess.square_file(from_square) else 0
         to_square = chess.square(rook_file, chess.square_rank(from_square))
     if move.drop is not None or from_square == to_square:
