@@ -146,15 +146,12 @@ def _slow_plies(tags: dict[str, str], sans: list[str], fens: dict[int, str] | No
 
     from ..formats.polyglot.moves import encode_move
     from ..formats.zobrist import zobrist_hash
+    from ..kernel.newboard import fen_board
 
-    fen = tags.get("FEN")
-    chess960 = "960" in tags.get("Variant", "")
-    try:
-        board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
+    try:  # Chess960 by the Variant tag or by the FEN's castling rights
+        board = fen_board(tags.get("FEN") or chess.STARTING_FEN, chess960="960" in tags.get("Variant", ""))
     except ValueError as exc:
         raise ValueError(f"bad FEN tag: {exc}") from None
-    if fen and not chess960 and board.has_chess960_castling_rights():
-        board.chess960 = True
     plies = []
     for ply, san in enumerate(sans):
         try:

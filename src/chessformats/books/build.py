@@ -499,17 +499,14 @@ class BookBuilder:
         """:meth:`board`, taking the positions on the way up from ``known`` (boards this method gave) instead of
         going up to a stored position: ``to_stats`` meets a deep position's parent first, so each of its boards
         costs one move, and is the same board (the walk up is the same; a board made from a FEN is not taken)."""
-        import chess
-
         from ..formats.polyglot.moves import decode_move
+        from ..kernel.newboard import fen_board
 
         if not self.boards:
             raise ValueError("this builder keeps no positions (made with boards=False)")
         fen = self._fens.get(key)
         if fen is not None:
-            board = chess.Board(fen)  # read once: Chess960 when its castling rights say so
-            board.chess960 = board.has_chess960_castling_rights()
-            return board
+            return fen_board(fen)  # read once: Chess960 when its castling rights say so
         moves: list[int] = []
         link_keys, parents, raws = self._links
         while True:

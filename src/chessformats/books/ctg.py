@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode, occupied_squares
+from ..kernel.newboard import chess960_if_needed
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, filter_stats, position_key, walk
 from .tree import occupancy_sieve as tree_sieve
@@ -81,12 +83,13 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
     A position's statistics are the sums over the moves that lead to it (for the side to move there: its
     wins are those moves' losses); a position no move leads to (the start) sums its own moves. Positions
     that normalise to the same CTG position are one record (their moves merged). Returns the records and
-    the number of moves left out because CTG cannot store them (third knights, underpromotions).
+    the number of moves left out because CTG cannot store them (third pieces of a kind, underpromotions, Chess960
+    castling, null moves, illegal moves: the warning counts them by reason).
     """
     boards: dict[bytes, tuple[chess.Board, bool, bool]] = {}  # each record's first board, flipped, mirrored
     moves: dict[bytes, dict[int, list[int]]] = {}  # signature -> code -> [games, wins, draws, losses]
     incoming: dict[bytes, list[int]] = {}  # games, wins, draws, losses of the side to move
-    skipped = 0
+    left_out: Counter[str] = Counter()  # the moves left out, by reason
     # the moves already taken from a position as the rules of chess see it: the model tells apart positions
     # that differ only by an en-passant capture that is not legal (Polyglot's keys do), CTG does not; such
     # twins carry the same moves (a book read from CTG) or the moves of one position under two keys, taken once
@@ -100,7 +103,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
         for move, move_stats in position.moves.items():
             code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
             if code is None or not board.is_legal(move):
-                skipped += 1
+                left_out[_left_out_reason(board, move)] += 1
                 continue
             if code in twin and code in codes:
                 continue
@@ -130,10 +133,24 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
         book_moves = tuple(BookMove(_code_move(pieces, flipped, mirrored, code), code, 0) for code in codes)
         records.append(PositionRecord(board, book_moves, games, wins, draws, losses, 0, Rating(0, 0), Rating(0, 0),
                                       0, 0, 0, encoded, 0, None, None, None, flipped, mirrored))
+    skipped = sum(left_out.values())
     if skipped:
-        warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",
-                      stacklevel=2)
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(left_out.items()))
+        warnings.warn(f"{skipped} moves left out: CTG cannot store them ({reasons})", stacklevel=2)
     return records, skipped
+
+
+def _left_out_reason(board: chess.Board, move: chess.Move) -> str:
+    """Why CTG cannot store ``move`` of ``board`` (a move it has no code for, or not a legal move there)."""
+    if not move:
+        return "null move"
+    if board.is_castling(move) and chess960_if_needed(board).chess960:  # (the model's boards lose the flag)
+        return "Chess960 castling"  # CTG's castling is the king's two-file step from e1/e8
+    if not board.is_legal(move):
+        return "illegal move"
+    if move.promotion not in (None, chess.QUEEN):
+        return "underpromotion"
+    return "third piece of a kind"  # CTG numbers the first two knights, bishops, rooks and queens of a side
 
 
 def _code_move(own: tuple[int, ...], flipped: bool, mirrored: bool, code: int) -> chess.Move:

@@ -54,6 +54,21 @@ def test_castling_conversion_only_with_a_king_on_e1_e8() -> None:
     assert encode_move(None, chess.Move.null()) == 0
 
 
+@pytest.mark.parametrize("number", [959, 0, 300, 100])  # kings on b1, g1, e1 (rooks d1, f1), g1
+def test_chess960_castling_without_the_flag(number: int) -> None:
+    """A board with Chess960 castling rights but without python-chess's flag (as the model's boards come, and as
+    ``chess.Board(fen)`` reads an X-FEN): castling king-takes-rook is stored as given, as on the flagged board."""
+    board = chess.Board.from_chess960_pos(number)
+    for square in chess.SquareSet(board.occupied & ~(board.kings | board.rooks | board.pawns)):
+        board.remove_piece_at(square)
+    unflagged = chess.Board(board.fen())
+    assert not unflagged.chess960
+    castling = [move for move in board.legal_moves if board.is_castling(move)]
+    assert castling
+    for move in castling:  # king takes rook: to | from << 6
+        assert encode_move(unflagged, move) == encode_move(board, move) == move.to_square | move.from_square << 6
+
+
 def test_encode_rejects_unstorable_moves() -> None:
     with pytest.raises(ValueError):
         encode_move(None, chess.Move(chess.E4, chess.E4, drop=chess.KNIGHT))

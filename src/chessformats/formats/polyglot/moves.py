@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import chess
 
+from ...kernel.newboard import chess960_if_needed
 from .packing import (
     FROM_BITS,
     PIECE_OF_PROMOTION,
@@ -20,7 +21,8 @@ from .packing import (
     pack_moves,
 )
 
-__all__ = ["KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problem", "move_problems", "pack_moves"]
+__all__ = ["KING_STEPS", "KING_TAKES_ROOK", "MOVES", "decode_move", "encode_move", "move_problem", "move_problems",
+           "pack_moves"]
 
 
 def _square(raw: int, end: str) -> chess.Square:
@@ -44,8 +46,12 @@ class _MoveTable(dict[int, chess.Move]):
 MOVES = _MoveTable()
 """Raw move -> :class:`chess.Move` exactly as stored; the decoding of every raw move outside
 :data:`KING_TAKES_ROOK` (the probe's hot path reads it directly)."""
-KING_TAKES_ROOK = frozenset(FROM_BITS[origin] | TO_BITS[target] for origin, target in (
-    (chess.E1, chess.H1), (chess.E1, chess.A1), (chess.E8, chess.H8), (chess.E8, chess.A8)))
+KING_STEPS = {FROM_BITS[origin] | TO_BITS[step]: FROM_BITS[origin] | TO_BITS[rook] for origin, step, rook in (
+    (chess.E1, chess.G1, chess.H1), (chess.E1, chess.C1, chess.A1), (chess.E8, chess.G8, chess.H8),
+    (chess.E8, chess.C8, chess.A8))}
+"""Standard castling as the king's two-file step (raw e1g1, e1c1, e8g8, e8c8) -> as Polyglot stores it, king takes
+rook (e1h1, e1a1, e8h8, e8a8): the writer's reading of these moves where it has a position's key and no board."""
+KING_TAKES_ROOK = frozenset(KING_STEPS.values())
 """The raw moves that mean castling when a king stands on their origin: e1h1, e1a1, e8h8, e8a8."""
 
 
@@ -67,11 +73,13 @@ def decode_move(board: chess.Board | None, raw: int) -> chess.Move:
 
 def encode_move(board: chess.Board | None, move: chess.Move) -> int:
     """The raw 16-bit move of ``move`` played from ``board``; with a board (not ``None``), castling is stored
-    as king-takes-rook."""
+    as king-takes-rook. A board whose castling rights are possible only in Chess960 is read as a Chess960 board
+    (:func:`~chessformats.kernel.newboard.chess960_if_needed`: its castling is king-takes-rook already), flag or not
+    (the model's boards, :meth:`chessformats.books.stats.PositionStats.board`, come without it)."""
     if not move:
         return 0
     from_square, to_square = move.from_square, move.to_square
-    if board is not None and board.is_castling(move) and not board.chess960:
+    if board is not None and board.is_castling(move) and not chess960_if_needed(board).chess960:
         rook_file = 7 if chess.square_file(to_square) > chess.square_file(from_square) else 0
         to_square = chess.square(rook_file, chess.square_rank(from_square))
     if move.drop is not None or from_square == to_square:
