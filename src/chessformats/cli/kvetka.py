@@ -23,6 +23,7 @@ from chessformats.formats.kvetka import (
 from chessformats.formats.kvetka.model import element_notes
 from chessformats.schemas import kvetka as schema
 
+from .positions import fen_board
 from .registry import FormatHandler
 
 
@@ -110,16 +111,17 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             return at - file_start
 
         if fen is not None:
-            found = book.located(chess.Board(fen))
+            board = fen_board(fen)
+            found = book.located(board)
             if found is None:
                 raise KeyError(f"position not in book: {fen}")
             number_block, number, element = found
             prefix = f"blocks[{number_block}].elements[{number}]"
             data = element.to_bytes(book.keeps_games)
             notes = element_notes(prefix, element)
-            probed = book.probe(chess.Board(fen), legal_only=False)
+            probed = book.probe(board, legal_only=False)
             if probed is not None:
-                notes[f"{prefix}.body.key"] += (" for " + chess.Board(fen).fen()
+                notes[f"{prefix}.body.key"] += (" for " + board.fen()
                                                 + (", colours flipped" if probed.flipped else "")
                                                 + (", files mirrored" if probed.mirrored else ""))
             return [InspectTarget(schema.ELEMENT, local(element.offset or 0, "the element"), len(data), prefix,

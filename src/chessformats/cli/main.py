@@ -43,22 +43,9 @@ if TYPE_CHECKING:
 
 
 def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
-    import chess  # (not imported by commands that need no board: a build's start-up)
+    from .positions import board_of  # (python-chess is not imported by commands that need no board)
 
-    board = chess.Board() if not fen or fen == "startpos" else chess.Board(fen)
-    for move in moves or ():
-        board.push(board.parse_san(move) if not _is_uci(move) else chess.Move.from_uci(move))
-    return board
-
-
-def _is_uci(text: str) -> bool:
-    import chess
-
-    try:
-        chess.Move.from_uci(text)
-    except ValueError:
-        return False
-    return True
+    return board_of(fen, moves)
 
 
 def cmd_formats(args: argparse.Namespace) -> int:

@@ -63,18 +63,17 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, record: int | None = None, offset: int | None = None, length: int | None = None,
              fen: str | None = None, count: int | None = None) -> list[Any]:
-    import chess
-
     from chessformats.formats.polyglot.moves import decode_move
     from chessformats.formats.polyglot.read import open_book
     from chessformats.schemas import polyglot as schema
 
+    from .positions import fen_board
     from .registry import InspectTarget
 
     size = _ENTRY.size
     with open_book(path, strict=False) as book:
         total = len(book)
-        board = chess.Board(fen) if fen else None
+        board = fen_board(fen) if fen else None
         if board is not None:
             indices = book.entry_numbers(board)
             if not indices:

@@ -1,0 +1,96 @@
+"""What the reading commands open, and the position they are given (the new-user trial's defects): UCI moves
+checked, Chess960 FENs, unsorted and damaged Polyglot books, empty books, pipes, Kvetka book names, misnamed files.
+
+Inputs are made here: Polyglot books packed with ``struct`` from python-chess's keys (python-chess's reader is the
+oracle of what a book holds), PGN text written by python-chess.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import chess
+import chess.polyglot
+import pytest
+
+from chessformats.cli import main
+
+LINE = ["e4", "e5", "Nf3", "Nc6"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def raw_move(move: chess.Move, promotion: int = 0) -> int:
+    """A move as Polyglot stores it (castling as the king taking its rook, as python-chess's reader expects)."""
+    to, start = move.to_square, move.from_square
+    return (to & 7) | (to >> 3) << 3 | (start & 7) << 6 | (start >> 3) << 9 | promotion << 12
+
+
+def rows_of(line: list[str], board: chess.Board | None = None) -> list[tuple[int, int, int, int]]:
+    board = board or chess.Board()
+    rows = []
+    for san in line:
+        move = board.parse_san(san)
+        rows.append((chess.polyglot.zobrist_hash(board), raw_move(move), 10, 0))
+        board.push(move)
+    return rows
+
+
+def write_book(path: Path, rows: list[tuple[int, int, int, int]]) -> Path:
+    path.write_bytes(b"".join(struct.pack(">QHHI", *row) for row in rows))
+    return path
+
+
+def oracle(path: Path, board: chess.Board) -> list[str]:
+    """The moves python-chess's reader finds for ``board``."""
+    with chess.polyglot.open_reader(path) as reader:
+        return [board.san(entry.move) for entry in reader.find_all(board)]
+
+
+# --- the position: UCI moves, Chess960 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("moves", "refused"), [(["e7e5"], "e7e5"), (["a1a8", "h8h1"], "a1a8"),
+                                               (["e4", "e2e4"], "e2e4")])
+def test_an_illegal_uci_move_is_refused_as_an_illegal_san_move_is(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  moves: list[str], refused: str) -> None:
+    book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
+    code, out, err = run(capsys, "probe", book, "--moves", *moves)
+    assert code == 2 and out == ""
+    assert err.startswith(f"chessformats: error: illegal uci: {refused!r} in ") and err.count("\n") == 1
+
+
+def test_legal_uci_and_san_moves_reach_the_same_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
+    assert run(capsys, "probe", book, "--moves", "e2e4", "e5", "--json")[:2] == \
+        run(capsys, "probe", book, "--moves", "e4", "e7e5", "--json")[:2]
+    assert '"san": "Nf3"' in run(capsys, "probe", book, "--moves", "e2e4", "e7e5", "--json")[1]
+
+
+CHESS960 = "n1qrbkrn/pp1ppppp/8/2p5/4N3/2P5/PP1PPPPb/NBQRBKR1 b GDgd - 0 3"
+
+
+@pytest.mark.parametrize("fen", [CHESS960, CHESS960.replace("GDgd", "KQkq")])
+def test_a_chess960_fen_keeps_its_castling_rights(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  fen: str) -> None:
+    """Shredder-FEN letters (and KQkq of a king off e8) are Chess960 castling rights: the probe finds the book's
+    castling move under the Chess960 key, as python-chess's reader does."""
+    board = chess.Board(CHESS960, chess960=True)
+    castle = board.parse_san("O-O")
+    book = write_book(tmp_path / "960.bin", [(chess.polyglot.zobrist_hash(board), raw_move(castle), 7, 0)])
+    assert oracle(book, board) == ["O-O"]
+    code, out, err = run(capsys, "probe", book, "--fen", fen, "--json")
+    assert code == 0 and '"san": "O-O"' in out and err == ""
+
+
+def test_castling_rights_no_variant_allows_are_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """KQkq of a rook that left h1 is not Chess960: the right is dropped, and the warning says so."""
+    book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
+    code, _, err = run(capsys, "probe", book, "--fen", "r3k2r/8/8/8/8/8/8/R3K1R1 w KQkq - 0 1")
+    assert code == 1
+    assert "warning: the FEN's castling rights 'KQkq' name castlings the position cannot have" in err
+    assert "kept 'Qkq'" in err
