@@ -94,3 +94,47 @@ def test_castling_rights_no_variant_allows_are_said(tmp_path: Path, capsys: pyte
     assert code == 1
     assert "warning: the FEN's castling rights 'KQkq' name castlings the position cannot have" in err
     assert "kept 'Qkq'" in err
+
+
+# --- Polyglot books: unsorted, damaged --------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("always")
+def test_a_probe_of_an_unsorted_book_finds_every_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Entries in descending key order: the quick probe (a bisection) misses; the whole book is then searched and
+    the warning says the book is not sorted."""
+    rows = rows_of(LINE)
+    book = write_book(tmp_path / "unsorted.bin", sorted(rows, reverse=True))
+    board, warned = chess.Board(), 0
+    for san in LINE:
+        code, out, err = run(capsys, "probe", book, "--fen", board.fen(), "--json")
+        assert code == 0 and f'"san": "{san}"' in out, (san, err)
+        warned += "unsorted.bin: entries are not sorted by key" in err
+        board.push_san(san)
+    assert warned  # at least one position was missed by the quick probe, and said
+    code, out, _ = run(capsys, "probe", book, "--moves", *LINE)  # a position the book does not have
+    assert code == 1 and "not in book" in out
+
+
+@pytest.mark.filterwarnings("always")  # (each command's warning, as a new process would show it)
+def test_a_book_with_a_damaged_entry_is_read_saying_which(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One entry whose move has promotion code 5 (no piece): python-chess reads the rest of the book; so do info
+    and probe, naming the entry in a warning."""
+    start = chess.polyglot.zobrist_hash(chess.Board())
+    book = write_book(tmp_path / "damaged.bin", [(start, raw_move(chess.Move.from_uci("e2e4")), 3, 0),
+                                                 (start, raw_move(chess.Move.from_uci("a7a8")) | 5 << 12, 1, 0)])
+    assert oracle(book, chess.Board()) == ["e4"]
+    said = "damaged.bin: a damaged book: no Polyglot move in entry 1 (offset 16: entries[1].move.promotion: expected"
+    code, out, err = run(capsys, "info", book)
+    assert code == 0 and "Polyglot" in out and "entries: 2" in out and said in err
+    for forced in ((), ("--format", "polyglot")):
+        code, out, err = run(capsys, "probe", book, *forced, "--json")
+        assert code == 0 and '"san": "e4"' in out and out.count('"san"') == 1 and said in err
+
+
+def test_random_bytes_are_not_a_damaged_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The sniffer takes a few bad entries among sorted ones, not bytes whose moves are mostly not moves."""
+    rows = sorted(rows_of(LINE))
+    bad = [(key, move | 5 << 12, weight, learn) for key, move, weight, learn in rows]
+    book = write_book(tmp_path / "bad.bin", [rows[0], *bad[1:]])
+    code, _, err = run(capsys, "info", book)
+    assert code == 2 and "not a file of any known format (binary data" in err
