@@ -138,3 +138,22 @@ def test_random_bytes_are_not_a_damaged_book(tmp_path: Path, capsys: pytest.Capt
     book = write_book(tmp_path / "bad.bin", [rows[0], *bad[1:]])
     code, _, err = run(capsys, "info", book)
     assert code == 2 and "not a file of any known format (binary data" in err
+
+
+# --- an empty book ----------------------------------------------------------------------------------------------
+
+def test_an_empty_bin_is_an_empty_polyglot_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """build (as ``polyglot make-book``) writes a book of no entries as an empty file, which python-chess reads as
+    an empty book: so do info and probe. An empty file of another name is still said to be one."""
+    book = tmp_path / "empty.bin"
+    book.write_bytes(b"")
+    with chess.polyglot.open_reader(book) as reader:
+        assert len(reader) == 0
+    code, out, err = run(capsys, "info", book)
+    assert code == 0 and "Polyglot" in out and "entries: 0" in out and err == ""
+    code, out, err = run(capsys, "probe", book)
+    assert code == 1 and "not in book" in out and err == ""
+    for name in ("empty.ctg", "empty.dat"):
+        (tmp_path / name).write_bytes(b"")
+        code, _, err = run(capsys, "info", tmp_path / name)
+        assert code == 2 and "not a file of any known format (an empty file;" in err

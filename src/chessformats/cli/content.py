@@ -10,7 +10,7 @@ import os
 
 from ..engine.streams import COMPRESSED_SUFFIXES
 
-__all__ = ["BINARY", "COMPRESSED", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
+__all__ = ["BINARY", "COMPRESSED", "EMPTY", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
 
 COMPRESSED = {
     b"\x1f\x8b": "gzip",
@@ -58,6 +58,8 @@ def looks_like_pgn(head: bytes) -> bool:
     return text.startswith((b"[", b"{", b";", b"%")) or text[:1].isdigit() or not text
 
 
+EMPTY = "an empty file"
+"""What :func:`describe` says of a file of no bytes."""
 BINARY = "binary data of no known format"
 """What :func:`describe` says of bytes that are not text, compressed data or a known archive."""
 
@@ -67,7 +69,7 @@ def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
     if os.path.isdir(path):
         return "a folder"
     if size == 0:
-        return "an empty file"
+        return EMPTY
     packed = compression(head)
     if packed is not None:
         return f"{packed}-compressed data"

@@ -224,9 +224,20 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
         return get(override)
     found = recognise(path)
     if found.handler is None:
+        from .content import EMPTY
+
+        empty = next((key for key in _EMPTY_BOOKS if found.what == EMPTY and found.path.lower().endswith(
+            FORMATS[key].names)), None)
+        if empty is not None:  # (as `polyglot make-book`, and build, write a book of no entries)
+            return get(empty)
         raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
                           file=os.fspath(path))
     return found.handler
+
+
+_EMPTY_BOOKS = ("polyglot",)
+"""The formats an empty file is a valid book of (no entries): read as one when named like one, by the commands
+that read a book (info, probe, inspect; merge and convert refuse it: an empty input is more often a mistake)."""
 
 
 def require(path: str | os.PathLike[str], keys: tuple[str, ...], command: str,
