@@ -15,6 +15,7 @@ import chess.polyglot
 import pytest
 
 from chessformats.cli import main
+from chessformats.engine.errors import FormatError
 
 LINE = ["e4", "e5", "Nf3", "Nc6"]
 
@@ -157,3 +158,32 @@ def test_an_empty_bin_is_an_empty_polyglot_book(tmp_path: Path, capsys: pytest.C
         (tmp_path / name).write_bytes(b"")
         code, _, err = run(capsys, "info", tmp_path / name)
         assert code == 2 and "not a file of any known format (an empty file;" in err
+
+
+# --- a book's name ----------------------------------------------------------------------------------------------
+
+def test_a_kvetka_book_is_read_by_its_name_as_the_library_reads_it(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from chessformats import kvetka
+
+    polyglot = write_book(tmp_path / "line.bin", sorted(rows_of(LINE)))
+    kvetka.convert_book(polyglot, tmp_path / "k book.kob")
+    with kvetka.open_book(tmp_path / "k book") as book:
+        expected = book.probe(chess.Board())
+        assert expected is not None
+    for name in ("k book", "k book.kob", "k book_0.kob"):
+        code, out, err = run(capsys, "probe", tmp_path / name, "--json")
+        assert code == 0 and f'"games": {expected.games}' in out and '"san": "e4"' in out, (name, err)
+        code, out, _ = run(capsys, "info", tmp_path / name)
+        assert code == 0 and "Kvetka" in out
+    code, out, err = run(capsys, "probe", tmp_path / "k boo")
+    assert code == 2 and out == ""
+    assert err == "chessformats: error: k boo: no such file (nor k boo_0.kob or k boo.ctg)\n"
+    # the first file under another name: the library does not read it (it finds a book by NAME_0.kob): nor does the
+    # command line, which says what to rename it to
+    (tmp_path / "single.kob").write_bytes((tmp_path / "k book_0.kob").read_bytes())
+    with pytest.raises(FormatError, match=r"no single_0\.kob"):
+        kvetka.open_book(tmp_path / "single.kob")
+    code, _, err = run(capsys, "info", tmp_path / "single.kob")
+    assert code == 2 and "single.kob: a Kvetka book's first file, not named NAME_0.kob" in err
+    assert "rename it single_0.kob" in err and err.count("\n") == 1

@@ -9,7 +9,7 @@ from typing import Any
 import chess.pgn
 
 from chessformats.books.kvetka import make_book
-from chessformats.engine.errors import InvalidValueError
+from chessformats.engine.errors import FormatError, InvalidValueError
 from chessformats.formats.kvetka import (
     BLOCK_SIZE,
     KEY_SIZE,
@@ -43,8 +43,27 @@ def _sniff(path: str, head: bytes, size: int) -> int:
     return 0
 
 
+def _open(path: str) -> KvetkaBook:
+    """The book of ``path`` (as :func:`open_book` finds it); the first file of a book under another name than
+    ``NAME_0.kob`` (which the reader finds a book by) is refused saying what to rename it to."""
+    stem, extension = os.path.splitext(path)
+    if extension.lower() == ".kob" and not re.search(r"_[0-9]+$", stem) and not os.path.exists(
+            f"{stem}_0{extension}"):
+        with open(path, "rb") as handle:
+            first = header_size(handle.read(_HEADER_BYTES)) is not None
+        if first:
+            name = os.path.basename(stem)
+            raise FormatError(f"a Kvetka book's first file, not named NAME_0.kob (the name a book is read by): rename "
+                              f"it {name}_0{extension} (and its .kin, if any, {name}.kin)", file=path)
+    return open_book(path)
+
+
+_HEADER_BYTES = 4096
+"""Bytes enough for a book's header (its caption's length decides its size)."""
+
+
 def _info(path: str) -> dict[str, Any]:
-    with open_book(path) as book:
+    with _open(path) as book:
         elements = 0
         for element in book.elements():  # reads and checks every element, key and move
             board = book.element_board(element)
@@ -97,7 +116,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             start = reader.addresses[record]
             end = min([a for a in reader.addresses if a > start] + [size])
         return [InspectTarget(schema.SOURCE, start, end - start, f"sources[{record}]", {})]
-    with open_book(path) as book:
+    with _open(path) as book:
         here = os.path.abspath(path)
         index = [os.path.abspath(p) for p in book.kob_paths].index(here) if here in map(os.path.abspath,
                                                                                         book.kob_paths) else 0
@@ -165,7 +184,7 @@ def _move_row(board: chess.Board, book: KvetkaBook, move: chess.Move) -> dict[st
 
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
-    with open_book(path) as book:
+    with _open(path) as book:
         result = book.probe(board)
         if result is None:
             return []
@@ -175,7 +194,7 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
-    with open_book(path) as book:
+    with _open(path) as book:
         result = book.probe(board)
         if result is None:
             return None

@@ -86,8 +86,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if handler.probe is None:
         raise FormatError(f"{handler.doc.title} files cannot be probed", file=args.book)
     board = _board(args.fen, args.moves)
-    moves = handler.probe(args.book, board)
-    position = handler.position(args.book, board) if handler.position is not None else None
+    book = registry.existing(args.book)  # (a book's name: its first file)
+    moves = handler.probe(book, board)
+    position = handler.position(book, board) if handler.position is not None else None
     if args.json:
         shown: Any = moves if handler.position is None else {"fen": board.fen(), "position": position, "moves": moves}
         import json

@@ -176,13 +176,20 @@ class Found(NamedTuple):
 
 
 def existing(path: str | os.PathLike[str]) -> str:
-    """``path``, or the file a format's own naming gives it (``NAME.kob`` -> ``NAME_0.kob``, as Kvetka writes)."""
+    """``path``, or the file a format's own naming gives it, as the readers take a book's name: ``NAME`` or
+    ``NAME.kob`` -> ``NAME_0.kob`` (a Kvetka book's first file), ``NAME`` -> ``NAME.ctg``. A path that names no file
+    either way is a :class:`FormatError` naming what was looked for."""
     name = os.fspath(path)
-    if not os.path.exists(name):
-        stem, extension = os.path.splitext(name)
-        if extension.lower() == ".kob" and os.path.exists(f"{stem}_0{extension}"):
-            return f"{stem}_0{extension}"
-    return name
+    if os.path.lexists(name):
+        return name
+    stem, extension = os.path.splitext(name)
+    kob = f"{stem}_0{extension}" if extension.lower() == ".kob" else f"{name}_0.kob"
+    tried = [kob] if extension.lower() == ".kob" else [kob, f"{name}.ctg"]
+    for candidate in tried:
+        for spelling in (candidate, candidate[:-4] + candidate[-4:].upper()):  # (NAME_0.KOB, as DOS wrote them)
+            if os.path.exists(spelling):
+                return spelling
+    raise FormatError(f"no such file (nor {' or '.join(os.path.basename(t) for t in tried)})", file=name)
 
 
 _GENERIC = (".bin",)
