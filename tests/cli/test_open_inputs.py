@@ -7,10 +7,12 @@ oracle of what a book holds), PGN text written by python-chess.
 
 from __future__ import annotations
 
+import gzip
 import struct
 from pathlib import Path
 
 import chess
+import chess.pgn
 import chess.polyglot
 import pytest
 
@@ -51,6 +53,18 @@ def oracle(path: Path, board: chess.Board) -> list[str]:
     """The moves python-chess's reader finds for ``board``."""
     with chess.polyglot.open_reader(path) as reader:
         return [board.san(entry.move) for entry in reader.find_all(board)]
+
+
+def pgn_games(count: int = 4) -> str:
+    games = []
+    for number in range(count):
+        game = chess.pgn.Game()
+        game.headers["Result"] = "1-0"
+        node = game
+        for san in LINE[:2 + number % 3]:
+            node = node.add_variation(node.board().parse_san(san))
+        games.append(str(game))
+    return "\n\n".join(games) + "\n"
 
 
 # --- the position: UCI moves, Chess960 ------------------------------------------------------------------------
@@ -187,3 +201,33 @@ def test_a_kvetka_book_is_read_by_its_name_as_the_library_reads_it(tmp_path: Pat
     code, _, err = run(capsys, "info", tmp_path / "single.kob")
     assert code == 2 and "single.kob: a Kvetka book's first file, not named NAME_0.kob" in err
     assert "rename it single_0.kob" in err and err.count("\n") == 1
+
+
+# --- a file of a known kind under a name its reader cannot take ----------------------------------------------------
+
+def test_compressed_pgn_without_its_name_is_refused_saying_what_to_rename_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    packed = tmp_path / "noext"
+    packed.write_bytes(gzip.compress(pgn_games().encode()))
+    code, _, err = run(capsys, "build", packed, "-o", tmp_path / "x.bin")
+    assert code == 2 and "noext: gzip-compressed PGN named without .pgn.gz" in err
+    assert "rename it noext.pgn.gz" in err and not (tmp_path / "x.bin").exists()
+    packed.rename(tmp_path / "noext.pgn.gz")
+    assert run(capsys, "build", tmp_path / "noext.pgn.gz", "-o", tmp_path / "x.bin", "--min-games", "1")[0] == 0
+
+
+def test_a_renamed_archive_is_refused_saying_what_to_rename_it(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from chessformats import chessbase
+    from chessformats.formats.chessbase import base_files, write_archive
+
+    (tmp_path / "games.pgn").write_text(pgn_games())
+    chessbase.write_database_from_pgn(tmp_path / "base.cbh", tmp_path / "games.pgn")
+    write_archive(tmp_path / "base.dat", base_files(tmp_path / "base.cbh"))
+    code, out, err = run(capsys, "info", tmp_path / "base.dat")
+    assert code == 2 and out == ""
+    assert err == ("chessformats: error: base.dat: a ChessBase archive named otherwise than .cbv (an archive is "
+                   "known by the name): rename it base.cbv\n")
+    (tmp_path / "base.dat").rename(tmp_path / "base.cbv")
+    code, out, _ = run(capsys, "info", tmp_path / "base.cbv")
+    assert code == 0 and "ChessBase" in out

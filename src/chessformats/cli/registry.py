@@ -173,6 +173,8 @@ class Found(NamedTuple):
     what: str
     path: str
     """The file read (a Kvetka book named ``NAME.kob`` is ``NAME_0.kob``)."""
+    misnamed: bool = False
+    """Whether ``what`` says the file is of a known kind under a name its reader cannot take (and its new name)."""
 
 
 def existing(path: str | os.PathLike[str]) -> str:
@@ -199,7 +201,7 @@ _GENERIC = (".bin",)
 def recognise(path: str | os.PathLike[str]) -> Found:
     """Recognise a file by its content (each format's sniff), its extension breaking ties; a file no format
     recognises gets ``handler=None`` and a description (:func:`.content.describe`)."""
-    from .content import BINARY, describe
+    from .content import BINARY, describe, misnamed
 
     name = existing(path)
     if os.path.isdir(name):
@@ -214,6 +216,9 @@ def recognise(path: str | os.PathLike[str]) -> Found:
     if not scored or scored[0][0] < 2:
         scored = sorted(((h.sniff(name, head, size), h.key in named, h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
+        advice = misnamed(name, head)
+        if advice is not None:
+            return Found(None, advice, name, misnamed=True)
         what = describe(name, head, size)
         if len(named) == 1 and what == BINARY and not name.lower().endswith(_GENERIC):
             # binary data that only a name of one format claims (a damaged Monty file, say): its reader says what is
@@ -237,6 +242,8 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
             FORMATS[key].names)), None)
         if empty is not None:  # (as `polyglot make-book`, and build, write a book of no entries)
             return get(empty)
+        if found.misnamed:
+            raise FormatError(found.what, file=os.fspath(path))
         raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
                           file=os.fspath(path))
     return found.handler
