@@ -8,7 +8,10 @@ oracle of what a book holds), PGN text written by python-chess.
 from __future__ import annotations
 
 import gzip
+import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -18,6 +21,7 @@ import pytest
 
 from chessformats.cli import main
 from chessformats.engine.errors import FormatError
+from conftest import REPO_ROOT
 
 LINE = ["e4", "e5", "Nf3", "Nc6"]
 
@@ -201,6 +205,48 @@ def test_a_kvetka_book_is_read_by_its_name_as_the_library_reads_it(tmp_path: Pat
     code, _, err = run(capsys, "info", tmp_path / "single.kob")
     assert code == 2 and "single.kob: a Kvetka book's first file, not named NAME_0.kob" in err
     assert "rename it single_0.kob" in err and err.count("\n") == 1
+
+
+# --- standard input, a pipe ---------------------------------------------------------------------------------------
+
+def _command(tmp_path: Path, *argv: str | Path, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    """The command in a process of its own, ``stdin`` piped in, temporary files made under ``tmp_path/tmp``."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir(exist_ok=True)
+    environment = {**os.environ, "TMPDIR": str(temporary),
+                   "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "chessformats.cli", *map(str, argv)], input=stdin,
+                          capture_output=True, env=environment, timeout=120, check=False)
+
+
+
+def test_standard_input_is_read_through_a_temporary_copy(tmp_path: Path) -> None:
+    """A book piped into probe (as /dev/stdin) and gzip-compressed PGN piped into build (as -) are read as the
+    files would be; the temporary copies are gone when the command ends."""
+    book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
+    done = _command(tmp_path, "probe", "/dev/stdin", "--json", stdin=book.read_bytes())
+    assert done.returncode == 0 and b'"san": "e4"' in done.stdout, done.stderr
+    games = pgn_games()
+    done = _command(tmp_path, "build", "-", "-o", tmp_path / "built.bin", "--min-games", "1",
+                    stdin=gzip.compress(games.encode()))
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "games.pgn").write_text(games)
+    assert main(["build", str(tmp_path / "games.pgn"), "-o", str(tmp_path / "direct.bin"), "--min-games", "1"]) == 0
+    assert (tmp_path / "built.bin").read_bytes() == (tmp_path / "direct.bin").read_bytes() != b""
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_a_base_of_several_files_cannot_come_through_a_pipe(tmp_path: Path) -> None:
+    from chessformats import chessbase
+
+    (tmp_path / "games.pgn").write_text(pgn_games())
+    chessbase.write_database_from_pgn(tmp_path / "base.cbh", tmp_path / "games.pgn")
+    done = _command(tmp_path, "info", "-", stdin=(tmp_path / "base.cbh").read_bytes())
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == ("chessformats: error: standard input: a ChessBase base's .cbh, whose games are "
+                                    "in the files beside it (.cbg, ...), which a pipe cannot bring: give the .cbh's "
+                                    "path (or pipe a .cbv archive)\n")
+    assert list((tmp_path / "tmp").iterdir()) == []
 
 
 # --- a file of a known kind under a name its reader cannot take ----------------------------------------------------

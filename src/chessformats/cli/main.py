@@ -21,13 +21,15 @@ from .consoles import console as _console  # (the tests replace it to draw on a 
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
+from .pipes import STDIN_HELP, local_inputs
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
 DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the chess world: Polyglot, CTG and "
                "Kvetka opening books, ChessBase bases, Monty training data. Each input's format is recognised "
                "from its content (the extension is a hint; --format/--from force one); an output's format "
-               "follows its extension (or --to). An existing output is replaced only with --force.")
+               "follows its extension (or --to). An existing output is replaced only with --force. An input "
+               f"{STDIN_HELP}.")
 EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
@@ -563,6 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     set_password(getattr(args, "password", None))  # every command that opens a .cbz takes --password
     try:
+        local_inputs(args)  # '-', /dev/stdin, a pipe: copied to a temporary file (cli/pipes.py)
         result: Any = args.func(args)
         if argv is None and _ends_process(args):
             _end_process(int(result or 0))
