@@ -9,15 +9,15 @@ know some things by the name), and the command reads that. A ChessBase base is s
 
 from __future__ import annotations
 
-import argparse
-import atexit
 import os
-import shutil
 import stat
 import sys
-import tempfile
+from typing import TYPE_CHECKING
 
 from ..engine.errors import FormatError
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["INPUTS", "STDIN_HELP", "local", "local_inputs"]
 
@@ -60,6 +60,10 @@ def local(path: str) -> str:
 
 
 def _copy(path: str) -> str:
+    import atexit
+    import shutil
+    import tempfile  # (only for a stream: the command line's start-up imports none of these)
+
     shown = "standard input" if path == "-" else path
     if path == "-" and sys.stdin.isatty():
         raise FormatError("standard input is a terminal: give a file, or pipe one in (cat FILE | chessformats ...)",
