@@ -209,22 +209,29 @@ def test_a_kvetka_book_is_read_by_its_name_as_the_library_reads_it(tmp_path: Pat
 
 # --- standard input, a pipe ---------------------------------------------------------------------------------------
 
-def _command(tmp_path: Path, *argv: str | Path, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    """The command in a process of its own, ``stdin`` piped in, temporary files made under ``tmp_path/tmp``."""
+def _command(tmp_path: Path, *argv: str | Path, stdin: bytes | Path) -> subprocess.CompletedProcess[bytes]:
+    """The command in a process of its own, ``stdin`` piped in (a file: redirected), temporary files made under
+    ``tmp_path/tmp``."""
     temporary = tmp_path / "tmp"
     temporary.mkdir(exist_ok=True)
     environment = {**os.environ, "TMPDIR": str(temporary),
                    "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "chessformats.cli", *map(str, argv)], input=stdin,
-                          capture_output=True, env=environment, timeout=120, check=False)
+    command = [sys.executable, "-m", "chessformats.cli", *map(str, argv)]
+    if isinstance(stdin, Path):
+        with stdin.open("rb") as handle:
+            return subprocess.run(command, stdin=handle, capture_output=True, env=environment, timeout=120,
+                                  check=False)
+    return subprocess.run(command, input=stdin, capture_output=True, env=environment, timeout=120, check=False)
 
 
 
 def test_standard_input_is_read_through_a_temporary_copy(tmp_path: Path) -> None:
-    """A book piped into probe (as /dev/stdin) and gzip-compressed PGN piped into build (as -) are read as the
-    files would be; the temporary copies are gone when the command ends."""
+    """A book piped into probe (as /dev/stdin) or redirected (as -), and gzip-compressed PGN piped into build (as
+    -) are read as the files would be; the temporary copies are gone when the command ends."""
     book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
     done = _command(tmp_path, "probe", "/dev/stdin", "--json", stdin=book.read_bytes())
+    assert done.returncode == 0 and b'"san": "e4"' in done.stdout, done.stderr
+    done = _command(tmp_path, "probe", "-", "--json", stdin=book)  # (a file redirected into '-')
     assert done.returncode == 0 and b'"san": "e4"' in done.stdout, done.stderr
     games = pgn_games()
     done = _command(tmp_path, "build", "-", "-o", tmp_path / "built.bin", "--min-games", "1",

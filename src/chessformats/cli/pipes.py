@@ -51,8 +51,8 @@ def local(path: str) -> str:
         status = os.fstat(sys.stdin.fileno()) if path == "-" else os.stat(path)
     except (OSError, ValueError):
         return path
-    if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
-        return path
+    if path != "-" and (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):
+        return path  # ('-' is copied even when a file is redirected into it: its name is not known)
     key = (status.st_dev, status.st_ino)
     if key not in _COPIES:
         _COPIES[key] = _copy(path)
