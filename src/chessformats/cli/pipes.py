@@ -29,13 +29,15 @@ STDIN_HELP = ("'-' (or /dev/stdin, a pipe) reads standard input: it is copied on
 """What the command line's help says of standard input."""
 
 _COPIES: dict[tuple[int, int], str] = {}
-"""The temporary copy of each stream already read, by its (device, inode): ``-`` and ``/dev/stdin`` are one."""
+"""The temporary copy of each stream the command has read, by its (device, inode): ``-`` and ``/dev/stdin`` are
+one (``merge - /dev/stdin`` reads standard input once)."""
 
 _COMPRESSED_NAMES = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}
 
 
 def local_inputs(args: argparse.Namespace) -> None:
     """Replace, in the parsed arguments, each input that is a stream (:func:`local`) by its temporary copy."""
+    _COPIES.clear()  # (one command's streams: a pipe's inode may be another pipe's in the next command)
     for name in INPUTS:
         value = getattr(args, name, None)
         if isinstance(value, list):
@@ -74,7 +76,11 @@ def _copy(path: str) -> str:
     with (open(path, "rb") if path != "-" else os.fdopen(os.dup(sys.stdin.fileno()), "rb")) as source, \
             open(copy, "wb") as target:
         shutil.copyfileobj(source, target, 1 << 20)
-    named = os.path.join(folder, "stdin" + _name(copy, shown))
+    try:
+        named = os.path.join(folder, "stdin" + _name(copy, shown))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # (refused: gone now, not at exit)
+        raise
     os.replace(copy, named)
     return named
 
