@@ -151,7 +151,7 @@ def test_convert_refuses_what_is_not_a_book_or_base(tmp_path: Path, capsys: pyte
 
 
 @pytest.mark.parametrize("command", ["info", "probe", "inspect"])
-@pytest.mark.parametrize(("name", "found"), [WRONG_BOOKS[0], *WRONG_BOOKS[2:4]])
+@pytest.mark.parametrize(("name", "found"), [WRONG_BOOKS[0], WRONG_BOOKS[3]])  # (an empty .bin: an empty book)
 def test_reading_commands_say_what_a_file_is(capsys: pytest.CaptureFixture[str], inputs: dict[str, Path],
                                              command: str, name: str, found: str) -> None:
     code, out, err = run(capsys, command, inputs[name])

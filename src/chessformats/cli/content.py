@@ -10,7 +10,8 @@ import os
 
 from ..engine.streams import COMPRESSED_SUFFIXES
 
-__all__ = ["BINARY", "COMPRESSED", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text"]
+__all__ = ["BINARY", "COMPRESSED", "EMPTY", "compression", "describe", "is_pgn", "looks_like_pgn", "looks_like_text",
+           "misnamed", "misnamed_archive"]
 
 COMPRESSED = {
     b"\x1f\x8b": "gzip",
@@ -58,6 +59,48 @@ def looks_like_pgn(head: bytes) -> bool:
     return text.startswith((b"[", b"{", b";", b"%")) or text[:1].isdigit() or not text
 
 
+EMPTY = "an empty file"
+"""What :func:`describe` says of a file of no bytes."""
+def misnamed_archive(head: bytes) -> bool:
+    """Whether ``head`` starts a ChessBase archive (``.cbv``): the header's word 8 and entry size of at least 173
+    (:mod:`chessformats.schemas.chessbase.cbv`), then a first member named like a base's file (``NAME.cbh``, ...)."""
+    if len(head) < 8 + 6 or head[:2] != b"\x08\x00" or int.from_bytes(head[4:6], "little") < 173:
+        return False
+    name = head[8:8 + 132].split(b"\0", 1)[0]
+    return looks_like_text(name) and os.path.splitext(name.lower())[1][:3] == b".cb"
+
+
+def _decompressed(head: bytes, packed: str) -> bytes:
+    """The first bytes of gzip or xz data (``b""`` for the other compressions, or data that is not whole)."""
+    import lzma
+    import zlib
+
+    try:
+        if packed == "gzip":
+            return zlib.decompressobj(wbits=31).decompress(head, 4096)
+        if packed == "xz":
+            return lzma.LZMADecompressor().decompress(head, 4096)
+    except (zlib.error, lzma.LZMAError, EOFError):
+        pass
+    return b""
+
+
+def misnamed(path: str | os.PathLike[str], head: bytes) -> str | None:
+    """What the file is when it is one the readers would read under another name (they know a compression, a
+    ChessBase archive, by the name): a sentence saying what to rename it to; ``None`` otherwise."""
+    name = os.path.basename(os.fspath(path))
+    stem = os.path.splitext(name)[0] if "." in name.lstrip(".") else name
+    packed = compression(head)
+    if packed is not None and not is_pgn(name):
+        suffix = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}[packed]
+        pgn = looks_like_pgn(_decompressed(head, packed))
+        return (f"{packed}-compressed {'PGN' if pgn else 'data'} named without .pgn{suffix} (a compression is known "
+                f"by the name): {'rename' if pgn else 'if it holds PGN games, rename'} it {stem}.pgn{suffix}")
+    if misnamed_archive(head) and not name.lower().endswith((".cbv", ".cbz")):
+        return f"a ChessBase archive named otherwise than .cbv (an archive is known by the name): rename it {stem}.cbv"
+    return None
+
+
 BINARY = "binary data of no known format"
 """What :func:`describe` says of bytes that are not text, compressed data or a known archive."""
 
@@ -67,10 +110,10 @@ def describe(path: str | os.PathLike[str], head: bytes, size: int) -> str:
     if os.path.isdir(path):
         return "a folder"
     if size == 0:
-        return "an empty file"
+        return EMPTY
     packed = compression(head)
     if packed is not None:
-        return f"{packed}-compressed data"
+        return f"{packed}-compressed {'PGN (games)' if looks_like_pgn(_decompressed(head, packed)) else 'data'}"
     for magic, name in _ARCHIVES.items():
         if head.startswith(magic):
             return name

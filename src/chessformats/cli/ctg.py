@@ -22,6 +22,7 @@ from chessformats.formats.ctg import (
 from chessformats.formats.ctg.model import record_notes
 from chessformats.schemas import ctg as schema
 
+from .positions import fen_board
 from .registry import FormatHandler
 
 
@@ -85,7 +86,7 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
                           for n in range(first, last)]
     with _open(path) as book:
         if fen is not None:
-            board = chess.Board(fen)
+            board = fen_board(fen)
             where = book.located(board)
             if where is None:
                 raise KeyError(f"position not in book: {board.fen()}")

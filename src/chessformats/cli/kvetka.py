@@ -9,7 +9,7 @@ from typing import Any
 import chess.pgn
 
 from chessformats.books.kvetka import make_book
-from chessformats.engine.errors import InvalidValueError
+from chessformats.engine.errors import FormatError, InvalidValueError
 from chessformats.formats.kvetka import (
     BLOCK_SIZE,
     KEY_SIZE,
@@ -23,6 +23,7 @@ from chessformats.formats.kvetka import (
 from chessformats.formats.kvetka.model import element_notes
 from chessformats.schemas import kvetka as schema
 
+from .positions import fen_board
 from .registry import FormatHandler
 
 
@@ -42,8 +43,27 @@ def _sniff(path: str, head: bytes, size: int) -> int:
     return 0
 
 
+def _open(path: str) -> KvetkaBook:
+    """The book of ``path`` (as :func:`open_book` finds it); the first file of a book under another name than
+    ``NAME_0.kob`` (which the reader finds a book by) is refused saying what to rename it to."""
+    stem, extension = os.path.splitext(path)
+    if extension.lower() == ".kob" and not re.search(r"_[0-9]+$", stem) and not os.path.exists(
+            f"{stem}_0{extension}"):
+        with open(path, "rb") as handle:
+            first = header_size(handle.read(_HEADER_BYTES)) is not None
+        if first:
+            name = os.path.basename(stem)
+            raise FormatError(f"a Kvetka book's first file, not named NAME_0.kob (the name a book is read by): rename "
+                              f"it {name}_0{extension} (and its .kin, if any, {name}.kin)", file=path)
+    return open_book(path)
+
+
+_HEADER_BYTES = 4096
+"""Bytes enough for a book's header (its caption's length decides its size)."""
+
+
 def _info(path: str) -> dict[str, Any]:
-    with open_book(path) as book:
+    with _open(path) as book:
         elements = 0
         for element in book.elements():  # reads and checks every element, key and move
             board = book.element_board(element)
@@ -96,7 +116,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             start = reader.addresses[record]
             end = min([a for a in reader.addresses if a > start] + [size])
         return [InspectTarget(schema.SOURCE, start, end - start, f"sources[{record}]", {})]
-    with open_book(path) as book:
+    with _open(path) as book:
         here = os.path.abspath(path)
         index = [os.path.abspath(p) for p in book.kob_paths].index(here) if here in map(os.path.abspath,
                                                                                         book.kob_paths) else 0
@@ -110,16 +130,17 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             return at - file_start
 
         if fen is not None:
-            found = book.located(chess.Board(fen))
+            board = fen_board(fen)
+            found = book.located(board)
             if found is None:
                 raise KeyError(f"position not in book: {fen}")
             number_block, number, element = found
             prefix = f"blocks[{number_block}].elements[{number}]"
             data = element.to_bytes(book.keeps_games)
             notes = element_notes(prefix, element)
-            probed = book.probe(chess.Board(fen), legal_only=False)
+            probed = book.probe(board, legal_only=False)
             if probed is not None:
-                notes[f"{prefix}.body.key"] += (" for " + chess.Board(fen).fen()
+                notes[f"{prefix}.body.key"] += (" for " + board.fen()
                                                 + (", colours flipped" if probed.flipped else "")
                                                 + (", files mirrored" if probed.mirrored else ""))
             return [InspectTarget(schema.ELEMENT, local(element.offset or 0, "the element"), len(data), prefix,
@@ -163,7 +184,7 @@ def _move_row(board: chess.Board, book: KvetkaBook, move: chess.Move) -> dict[st
 
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
-    with open_book(path) as book:
+    with _open(path) as book:
         result = book.probe(board)
         if result is None:
             return []
@@ -173,7 +194,7 @@ def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
 
 
 def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
-    with open_book(path) as book:
+    with _open(path) as book:
         result = book.probe(board)
         if result is None:
             return None

@@ -21,13 +21,15 @@ from .consoles import console as _console  # (the tests replace it to draw on a 
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
+from .pipes import STDIN_HELP, local_inputs
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
 DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the chess world: Polyglot, CTG and "
                "Kvetka opening books, ChessBase bases, Monty training data. Each input's format is recognised "
                "from its content (the extension is a hint; --format/--from force one); an output's format "
-               "follows its extension (or --to). An existing output is replaced only with --force.")
+               "follows its extension (or --to). An existing output is replaced only with --force. An input "
+               f"{STDIN_HELP}.")
 EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
@@ -43,22 +45,9 @@ if TYPE_CHECKING:
 
 
 def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
-    import chess  # (not imported by commands that need no board: a build's start-up)
+    from .positions import board_of  # (python-chess is not imported by commands that need no board)
 
-    board = chess.Board() if not fen or fen == "startpos" else chess.Board(fen)
-    for move in moves or ():
-        board.push(board.parse_san(move) if not _is_uci(move) else chess.Move.from_uci(move))
-    return board
-
-
-def _is_uci(text: str) -> bool:
-    import chess
-
-    try:
-        chess.Move.from_uci(text)
-    except ValueError:
-        return False
-    return True
+    return board_of(fen, moves)
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -99,8 +88,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if handler.probe is None:
         raise FormatError(f"{handler.doc.title} files cannot be probed", file=args.book)
     board = _board(args.fen, args.moves)
-    moves = handler.probe(args.book, board)
-    position = handler.position(args.book, board) if handler.position is not None else None
+    book = registry.existing(args.book)  # (a book's name: its first file)
+    moves = handler.probe(book, board)
+    position = handler.position(book, board) if handler.position is not None else None
     if args.json:
         shown: Any = moves if handler.position is None else {"fen": board.fen(), "position": position, "moves": moves}
         import json
@@ -575,6 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     set_password(getattr(args, "password", None))  # every command that opens a .cbz takes --password
     try:
+        local_inputs(args)  # '-', /dev/stdin, a pipe: copied to a temporary file (cli/pipes.py)
         result: Any = args.func(args)
         if argv is None and _ends_process(args):
             _end_process(int(result or 0))

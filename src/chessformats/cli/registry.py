@@ -173,16 +173,25 @@ class Found(NamedTuple):
     what: str
     path: str
     """The file read (a Kvetka book named ``NAME.kob`` is ``NAME_0.kob``)."""
+    misnamed: bool = False
+    """Whether ``what`` says the file is of a known kind under a name its reader cannot take (and its new name)."""
 
 
 def existing(path: str | os.PathLike[str]) -> str:
-    """``path``, or the file a format's own naming gives it (``NAME.kob`` -> ``NAME_0.kob``, as Kvetka writes)."""
+    """``path``, or the file a format's own naming gives it, as the readers take a book's name: ``NAME`` or
+    ``NAME.kob`` -> ``NAME_0.kob`` (a Kvetka book's first file), ``NAME`` -> ``NAME.ctg``. A path that names no file
+    either way is a :class:`FormatError` naming what was looked for."""
     name = os.fspath(path)
-    if not os.path.exists(name):
-        stem, extension = os.path.splitext(name)
-        if extension.lower() == ".kob" and os.path.exists(f"{stem}_0{extension}"):
-            return f"{stem}_0{extension}"
-    return name
+    if os.path.lexists(name):
+        return name
+    stem, extension = os.path.splitext(name)
+    kob = f"{stem}_0{extension}" if extension.lower() == ".kob" else f"{name}_0.kob"
+    tried = [kob] if extension.lower() == ".kob" else [kob, f"{name}.ctg"]
+    for candidate in tried:
+        for spelling in (candidate, candidate[:-4] + candidate[-4:].upper()):  # (NAME_0.KOB, as DOS wrote them)
+            if os.path.exists(spelling):
+                return spelling
+    raise FormatError(f"no such file (nor {' or '.join(os.path.basename(t) for t in tried)})", file=name)
 
 
 _GENERIC = (".bin",)
@@ -192,7 +201,7 @@ _GENERIC = (".bin",)
 def recognise(path: str | os.PathLike[str]) -> Found:
     """Recognise a file by its content (each format's sniff), its extension breaking ties; a file no format
     recognises gets ``handler=None`` and a description (:func:`.content.describe`)."""
-    from .content import BINARY, describe
+    from .content import BINARY, describe, misnamed
 
     name = existing(path)
     if os.path.isdir(name):
@@ -207,6 +216,9 @@ def recognise(path: str | os.PathLike[str]) -> Found:
     if not scored or scored[0][0] < 2:
         scored = sorted(((h.sniff(name, head, size), h.key in named, h.key) for h in all_formats()), reverse=True)
     if not scored or scored[0][0] <= 0:
+        advice = misnamed(name, head)
+        if advice is not None:
+            return Found(None, advice, name, misnamed=True)
         what = describe(name, head, size)
         if len(named) == 1 and what == BINARY and not name.lower().endswith(_GENERIC):
             # binary data that only a name of one format claims (a damaged Monty file, say): its reader says what is
@@ -224,9 +236,22 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
         return get(override)
     found = recognise(path)
     if found.handler is None:
+        from .content import EMPTY
+
+        empty = next((key for key in _EMPTY_BOOKS if found.what == EMPTY and found.path.lower().endswith(
+            FORMATS[key].names)), None)
+        if empty is not None:  # (as `polyglot make-book`, and build, write a book of no entries)
+            return get(empty)
+        if found.misnamed:
+            raise FormatError(found.what, file=os.fspath(path))
         raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
                           file=os.fspath(path))
     return found.handler
+
+
+_EMPTY_BOOKS = ("polyglot",)
+"""The formats an empty file is a valid book of (no entries): read as one when named like one, by the commands
+that read a book (info, probe, inspect; merge and convert refuse it: an empty input is more often a mistake)."""
 
 
 def require(path: str | os.PathLike[str], keys: tuple[str, ...], command: str,
