@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -53,7 +54,8 @@ def _info(path: str) -> dict[str, Any]:
         findings: list[str] = []
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             findings += entities.check()
-        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(path)]
+        # an archive's companions are beside the .cbh it was extracted to (the base opened once, not again)
+        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(db.cbh_path, db)]
         modes = db.encoding_modes()
         unknown = sorted(mode for mode in modes if mode > 11)
         if unknown:
@@ -225,9 +227,10 @@ _LOST = {
 """What a base loses without each of its companion files (teams, ``.cbe``, are optional: old bases have none)."""
 
 
-def missing_companions(path: str) -> list[tuple[str, str]]:
+def missing_companions(path: str, db: Database | None = None) -> list[tuple[str, str]]:
     """The companion files missing beside a base's ``.cbh``: (extension, what is lost without it). A ``.cba`` is
-    missing only when a game has annotations (a base without any has none)."""
+    missing only when a game has annotations (a base without any has none): ``db``, the base already open, is
+    asked (else the base is opened from ``path``)."""
     stem = os.path.splitext(path)[0] if os.path.splitext(path)[1].lower() in COMPANIONS else path
 
     def there(extension: str) -> bool:
@@ -235,7 +238,7 @@ def missing_companions(path: str) -> list[tuple[str, str]]:
 
     missing = [(extension, lost) for extension, lost in _LOST.items() if extension != ".cba" and not there(extension)]
     if not there(".cba"):
-        with open_database(path) as db:
-            if bool(np.any(db.records["cba_offset"] != 0)):
+        with open_database(path) if db is None else contextlib.nullcontext(db) as opened:
+            if bool(np.any(opened.records["cba_offset"] != 0)):
                 missing.insert(1, (".cba", _LOST[".cba"]))
     return missing
