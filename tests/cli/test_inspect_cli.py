@@ -74,3 +74,78 @@ def test_info_of_an_enciphered_archive_with_its_password(capsys: pytest.CaptureF
         assert code == 0, err
         assert '"games": 5' in out and '"findings": []' in out
         assert len(extracted) == 1, f"{name}: the archive extracted {len(extracted)} times"
+
+
+@pytest.mark.parametrize("archive", ["base.cbv", "base.cbz"])
+def test_inspect_an_archive_by_game_and_player(capsys: pytest.CaptureFixture[str], base: Path, archive: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--game``/``--player`` show the base inside the archive, as for the base itself (never the archive's
+    header, the option dropped); the temporary folder it is extracted to is removed."""
+    from chessformats.formats.chessbase import archive as archives
+
+    folders = []
+    real = archives.extract_to_temporary
+
+    def noted(*args: object, **kwargs: object) -> tuple[str, str]:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        folders.append(found[0])
+        return found
+
+    monkeypatch.setattr(archives, "extract_to_temporary", noted)
+    path = base.with_name(archive)
+    code, out, err = run(capsys, "inspect", path, "--game", "3", "--password", PASSWORD)
+    _, direct, _ = run(capsys, "inspect", base, "--game", "3")
+    assert code == 0, err
+    assert out == direct and "games[3].kind" in out and "White2, A - Black2, B" in out
+    code, _, err = run(capsys, "inspect", path, "--game", "99", "--password", PASSWORD)
+    assert code == 2 and "no game 99 in base.cbh (games are 1..5)" in err
+    code, out, err = run(capsys, "inspect", path, "--player", "White4, A", "--password", PASSWORD)
+    assert code == 0 and re.search(r"players\[\d+\]\.last_name .*=> White4, A", out), err
+    code, _, err = run(capsys, "inspect", path, "--game", "1", "--record", "2", "--password", PASSWORD)
+    assert code == 2 and "give one or the other" in err
+    assert folders and not any(Path(folder).exists() for folder in folders)
+
+
+def test_chessbase_records_count_from_0(capsys: pytest.CaptureFixture[str], base: Path) -> None:
+    """``--record N`` is the .cbh's record N from 0, as offsets count (46 x N): 0 the header, N game N."""
+    code, out, err = run(capsys, "inspect", base, "--record", "0")
+    assert code == 0, err
+    assert out.startswith("00000000  header  46 bytes") and "header.record_size    = 46" in out
+    _, by_record, _ = run(capsys, "inspect", base, "--record", "2")
+    _, by_game, _ = run(capsys, "inspect", base, "--game", "2")
+    assert by_record == by_game and by_record.startswith(f"{2 * 46:08x}  games[2]")
+    code, _, err = run(capsys, "inspect", base, "--record", "6")
+    assert code == 2 and "no record 6 in base.cbh (records are 0..5: 0 is the header, N is game N)" in err
+    code, out, _ = run(capsys, "inspect", base, "--record", "0", "--count", "2")
+    assert code == 0 and "games[1].kind" in out and "games[2]" not in out
+
+
+def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixture[str], base: Path,
+                                                      tmp_path: Path) -> None:
+    """As for Polyglot entries: the games there are, and a warning saying how many."""
+    code, out, err = run(capsys, "inspect", base, "--game", "4", "--count", "3")
+    assert code == 0 and "games[4].kind" in out and "games[5].kind" in out and "games[6]" not in out
+    assert "warning: --count 3 from game 4: the last is 5 (2 shown)" in err
+    book = tmp_path / "book.bin"
+    board, rows = chess.Board(), []
+    for san in ("e4", "e5", "Nf3"):
+        move = board.parse_san(san)
+        raw = move.to_square | move.from_square << 6
+        rows.append((chess.polyglot.zobrist_hash(board), raw, 1, 0))
+        board.push(move)
+    book.write_bytes(b"".join(struct.pack(">QHHI", *row) for row in sorted(rows)))
+    code, out, _ = run(capsys, "inspect", book, "--record", "1", "--count", "5")
+    assert code == 0 and "entries[2]" in out and "entries[3]" not in out
+
+
+def test_an_entity_file_shows_its_own_records(capsys: pytest.CaptureFixture[str], base: Path) -> None:
+    with chessbase.open_database(base) as db:
+        players = [db.players[n].name for n in range(len(db.players))]
+    code, out, err = run(capsys, "inspect", base.with_suffix(".cbp"), "--record", "2")
+    assert code == 0, err
+    assert re.match(r"[0-9a-f]{8}  players\[2\]  \d+ bytes  => " + re.escape(players[2]), out)
+    assert "games[" not in out
+    code, _, err = run(capsys, "inspect", base.with_suffix(".cbp"), "--record", str(len(players)))
+    assert code == 2 and f"no record {len(players)} in base.cbp (records are 0..{len(players) - 1})" in err
+    code, _, err = run(capsys, "inspect", base.with_suffix(".cbg"), "--record", "0")
+    assert code == 2 and "--game N shows game N's bytes" in err

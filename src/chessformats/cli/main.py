@@ -439,7 +439,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("inspect", help="annotated hex dump: every field with its path, value and meaning")
     p.add_argument("file", help="the file (any format: see `chessformats formats`)")
-    p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number)")
+    p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number; a "
+                   "ChessBase .cbh: record 0 is its header, record N game N; .cbp, .cbt, ...: their own records; "
+                   ".cbv: its file table)")
     p.add_argument("--count", type=int, help="how many records from --record (default 1)")
     p.add_argument("--offset", type=lambda s: int(s, 0), help="byte offset (records overlapping it)")
     p.add_argument("--length", type=lambda s: int(s, 0), help="bytes from --offset")
@@ -452,6 +454,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="OUT.html", help="write one self-contained HTML page (hex coloured by field, "
                    "the tree of fields, boards) instead of printing")
     p.add_argument("--force", action="store_true", help="replace the --html page if it exists")
+    p.add_argument("--password", help=PASSWORD_HELP)
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
