@@ -120,13 +120,9 @@ def test_chessbase_records_count_from_0(capsys: pytest.CaptureFixture[str], base
     assert code == 0 and "games[1].kind" in out and "games[2]" not in out
 
 
-def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixture[str], base: Path,
-                                                      tmp_path: Path) -> None:
-    """As for Polyglot entries: the games there are, and a warning saying how many."""
-    code, out, err = run(capsys, "inspect", base, "--game", "4", "--count", "3")
-    assert code == 0 and "games[4].kind" in out and "games[5].kind" in out and "games[6]" not in out
-    assert "warning: --count 3 from game 4: the last is 5 (2 shown)" in err
-    book = tmp_path / "book.bin"
+def _book(folder: Path) -> Path:
+    """A Polyglot book of 1. e4 e5 2. Nf3, packed by hand with python-chess's keys."""
+    book = folder / "book.bin"
     board, rows = chess.Board(), []
     for san in ("e4", "e5", "Nf3"):
         move = board.parse_san(san)
@@ -134,7 +130,16 @@ def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixt
         rows.append((chess.polyglot.zobrist_hash(board), raw, 1, 0))
         board.push(move)
     book.write_bytes(b"".join(struct.pack(">QHHI", *row) for row in sorted(rows)))
-    code, out, _ = run(capsys, "inspect", book, "--record", "1", "--count", "5")
+    return book
+
+
+def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixture[str], base: Path,
+                                                      tmp_path: Path) -> None:
+    """As for Polyglot entries: the games there are, and a warning saying how many."""
+    code, out, err = run(capsys, "inspect", base, "--game", "4", "--count", "3")
+    assert code == 0 and "games[4].kind" in out and "games[5].kind" in out and "games[6]" not in out
+    assert "warning: --count 3 from game 4: the last is 5 (2 shown)" in err
+    code, out, _ = run(capsys, "inspect", _book(tmp_path), "--record", "1", "--count", "5")
     assert code == 0 and "entries[2]" in out and "entries[3]" not in out
 
 
@@ -149,3 +154,17 @@ def test_an_entity_file_shows_its_own_records(capsys: pytest.CaptureFixture[str]
     assert code == 2 and f"no record {len(players)} in base.cbp (records are 0..{len(players) - 1})" in err
     code, _, err = run(capsys, "inspect", base.with_suffix(".cbg"), "--record", "0")
     assert code == 2 and "--game N shows game N's bytes" in err
+
+
+def test_nothing_found_is_exit_status_1_in_every_form(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """docs/cli.md: 1 when the position is not in the book, whatever the output's form; inspect --fen too."""
+    book = _book(tmp_path)
+    for form in ((), ("--json",)):
+        code, out, _ = run(capsys, "probe", book, "--moves", "h3", *form)
+        assert code == 1, form
+        code, out, _ = run(capsys, "probe", book, "--moves", "e4", *form)
+        assert code == 0 and "e5" in out, form
+    code, out, err = run(capsys, "inspect", book, "--moves", "h3")
+    assert code == 1 and not out and "position not in book" in err
+    code, out, _ = run(capsys, "inspect", book, "--moves", "e4")
+    assert code == 0 and "entries[" in out

@@ -33,6 +33,9 @@ EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
 
 EXAMPLE_GAMES = "example_games.pgn"
 
+NOT_IN_BOOK = "position not in book"
+"""How the handlers' ``inspect`` begins the :class:`KeyError` of a ``--fen`` the book does not hold."""
+
 
 if TYPE_CHECKING:
     import chess
@@ -106,7 +109,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         import json
 
         print(json.dumps(shown, indent=2))
-        return 0
+        return 0 if moves else 1  # the exit status does not depend on the output's form
     from .probeview import show_probe
 
     show_probe(_console(), board.fen(), position, moves, verbose=args.verbose)
@@ -125,7 +128,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if unsupported:
         raise FormatError(f"{handler.doc.title}: inspect does not take {', '.join('--' + o for o in unsupported)}"
                           f" (it takes {', '.join('--' + o for o in handler.inspect_options)})", file=args.file)
-    targets = handler.inspect(args.file, **options)
+    try:
+        targets = handler.inspect(args.file, **options)
+    except KeyError as missing:  # --fen/--moves of a position the book does not hold: nothing found, as probe
+        if "fen" not in options or not str(missing.args[0] if missing.args else "").startswith(NOT_IN_BOOK):
+            raise
+        print(f"chessformats: {missing.args[0]}", file=sys.stderr)
+        return 1
     if args.html:
         from ..codegen.html import read_targets, write_page
 
