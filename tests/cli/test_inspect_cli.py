@@ -168,3 +168,19 @@ def test_nothing_found_is_exit_status_1_in_every_form(capsys: pytest.CaptureFixt
     assert code == 1 and not out and "position not in book" in err
     code, out, _ = run(capsys, "inspect", book, "--moves", "e4")
     assert code == 0 and "entries[" in out
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (("--offset", "-5"), "--offset -5: not in book.bin (its 48 bytes are at offsets 0..47)"),
+    (("--offset", "48"), "--offset 48: not in book.bin (its 48 bytes are at offsets 0..47)"),
+    (("--offset", "5", "--length", "0"), "--length 0: give 1 or more bytes"),
+    (("--record", "-1"), "no such record: -1 (records count from 0)"),
+    (("--record", "0", "--count", "0"), "--count 0: give 1 or more records"),
+])
+def test_numbers_outside_the_numbering_are_refused_with_the_range(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path, option: tuple[str, ...],
+                                                                  message: str) -> None:
+    code, out, err = run(capsys, "inspect", _book(tmp_path), *option)
+    assert code == 2 and not out and message in err
+    code, out, _ = run(capsys, "inspect", _book(tmp_path), "--offset", "47", "--length", "1")
+    assert code == 0 and out.startswith("00000020  entries[2]")

@@ -92,8 +92,6 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
     records of an entity file given (``.cbp``, ...: ``--record`` from 0). An archive (``.cbv``, ``.cbz``):
     its header and file table (``--record``: entries from 0), or with ``--game``/``--player`` the base inside it,
     extracted to a temporary folder that goes when the targets do."""
-    if count is not None and count < 1:
-        raise IndexError(f"--count {count}: give 1 or more")
     if not path.lower().endswith((".cbv", ".cbz")):
         return _base_targets(path, game=game, record=record, count=count, player=player)
     if game is None and player is None:

@@ -20,6 +20,7 @@ from .arguments import Deprecated, end_moves
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
+from .inspecting import show as _show
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
@@ -32,9 +33,6 @@ EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
 EXAMPLE_GAMES = "example_games.pgn"
-
-NOT_IN_BOOK = "position not in book"
-"""How the handlers' ``inspect`` begins the :class:`KeyError` of a ``--fen`` the book does not hold."""
 
 
 if TYPE_CHECKING:
@@ -120,46 +118,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    handler = registry.detect(args.file, args.format)
-    options = {name: getattr(args, name) for name in registry.INSPECT_OPTIONS if getattr(args, name) is not None}
-    if args.fen or args.moves:
-        options["fen"] = _board(args.fen, args.moves).fen()
-    unsupported = sorted(set(options) - set(handler.inspect_options))
-    if unsupported:
-        raise FormatError(f"{handler.doc.title}: inspect does not take {', '.join('--' + o for o in unsupported)}"
-                          f" (it takes {', '.join('--' + o for o in handler.inspect_options)})", file=args.file)
-    try:
-        targets = handler.inspect(args.file, **options)
-    except KeyError as missing:  # --fen/--moves of a position the book does not hold: nothing found, as probe
-        if "fen" not in options or not str(missing.args[0] if missing.args else "").startswith(NOT_IN_BOOK):
-            raise
-        print(f"chessformats: {missing.args[0]}", file=sys.stderr)
-        return 1
-    if args.html:
-        from ..codegen.html import read_targets, write_page
+    from .inspecting import inspect_command
 
-        planned(args.html, force=args.force)
-
-        print(write_page(args.html, f"{os.path.basename(args.file)}: {handler.doc.title}",
-                         read_targets(args.file, targets)))
-        return 0
-    _show(_console(), args.file, targets)
-    return 0
-
-
-def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]) -> None:
-    """Trace each target's bytes with its declaration and print the annotated hex."""
-    from ..engine.trace import trace  # construct's tracing: only for the hex view
-
-    for target in targets:
-        with open(target.file or path, "rb") as handle:
-            handle.seek(target.offset)
-            data = handle.read(target.size)
-        _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=target.file or path)
-        from ..codegen.hexview import render
-
-        for line in render(fields, data, base=target.offset, annotations=target.annotations):
-            console.print(line)
+    return inspect_command(args, _board(args.fen, args.moves).fen() if args.fen or args.moves else None, _console())
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
