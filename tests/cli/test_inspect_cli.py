@@ -184,3 +184,38 @@ def test_numbers_outside_the_numbering_are_refused_with_the_range(capsys: pytest
     assert code == 2 and not out and message in err
     code, out, _ = run(capsys, "inspect", _book(tmp_path), "--offset", "47", "--length", "1")
     assert code == 0 and out.startswith("00000020  entries[2]")
+
+
+def test_monty_labels_say_the_cli_number_beside_the_file_path(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    """--game counts from 1 (docs/cli.md), the paths and the API from 0: the first target says both."""
+    from chessformats import monty
+
+    rng = random.Random(5)
+    games = []
+    for _ in range(3):
+        board, plies = chess.Board(), []
+        for _ in range(4):
+            move = rng.choice(list(board.legal_moves))
+            plies.append(monty.Ply(move, 0.5))
+            board.push(move)
+        games.append(monty.Game(chess.Board(), plies, "1/2-1/2"))
+    path = tmp_path / "games.montyvalue"
+    monty.write_games(path, games, format="value")
+    code, out, err = run(capsys, "inspect", path, "--game", "2")
+    assert code == 0, err
+    assert out.splitlines()[0].endswith("games[1].header  43 bytes  => game 2 (--game 2; games[1]: the file's games "
+                                        "count from 0)")
+    second = games[1].plies[0].move.uci()
+    assert "games[1].plies[0].move" in out and f"=> {second}" in out  # games[1] is game 2: the API's [1]
+    code, out, _ = run(capsys, "inspect", path, "--game", "3", "--ply", "2")
+    assert code == 0 and out.splitlines()[0].endswith("=> game 3 (--game 3; games[2]: the file's games count from 0)")
+    with pytest.raises(SystemExit):
+        main(["inspect", "--help"])
+    assert "Monty's\n  games[0] is --game 1" in capsys.readouterr().out
+    pq = pytest.importorskip("pyarrow.parquet")
+    code, _, err = run(capsys, "convert", path, "-o", tmp_path / "plies.parquet")
+    assert code == 0 and "the table's game column counts from 0, as the file and the library do: game 0 is " \
+        "inspect --game 1" in err
+    table = pq.read_table(tmp_path / "plies.parquet").to_pydict()
+    assert table["move"][table["game"].index(1)] == second  # row game 1 is --game 2

@@ -16,7 +16,12 @@ from .outputs import planned
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["NOT_IN_BOOK", "inspect_command", "show"]
+__all__ = ["NOT_IN_BOOK", "PATHS", "inspect_command", "show"]
+
+PATHS = """paths: the hex view's field paths name the file's own structure, as the library's API does: Monty's
+  games[0] is --game 1 (the API's GameFile[0], row game 0 of a Parquet table of Monty data); ChessBase's
+  games[N] is game N, its .cbh record N (the table's number column)."""
+"""Which numbering each surface uses, where it is not the options' (the ``--help`` epilogue's last part)."""
 
 NOT_IN_BOOK = "position not in book"
 """How the handlers' ``inspect`` begins the :class:`KeyError` of a ``--fen`` the book does not hold."""

@@ -20,6 +20,7 @@ from .arguments import Deprecated, end_moves
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
+from .inspecting import PATHS
 from .inspecting import show as _show
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 
@@ -29,7 +30,7 @@ DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the 
                "Kvetka opening books, ChessBase bases, Monty training data. Each input's format is recognised "
                "from its content (the extension is a hint; --format/--from force one); an output's format "
                "follows its extension (or --to). An existing output is replaced only with --force.")
-EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
+EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}\n{PATHS}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
 EXAMPLE_GAMES = "example_games.pgn"
@@ -417,7 +418,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--length", type=lambda s: int(s, 0), help="bytes from --offset")
     p.add_argument("--page", type=int, help="page number, from 0, for formats made of pages (CTG)")
     p.add_argument("--game", type=int, help="game number, from 1, for formats made of games (ChessBase: the "
-                   "base's own numbers; Monty)")
+                   "base's own numbers; Monty: the file's games[N-1], as its API and table count from 0)")
     p.add_argument("--ply", type=int, help="ply of --game, from 0")
     p.add_argument("--player", help="a player's name (Last, First), for databases with a player index")
     p.add_argument("--block", type=int, help="block number, from 0, for formats made of blocks (Kvetka)")
