@@ -219,3 +219,39 @@ def test_monty_labels_say_the_cli_number_beside_the_file_path(capsys: pytest.Cap
         "inspect --game 1" in err
     table = pq.read_table(tmp_path / "plies.parquet").to_pydict()
     assert table["move"][table["game"].index(1)] == second  # row game 1 is --game 2
+
+
+def test_pgn_is_said_to_be_read_by_convert_and_build(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    games = tmp_path / "games.pgn"
+    games.write_text(_pgn(2))
+    for command in ("info", "inspect"):
+        code, out, err = run(capsys, command, games)
+        assert code == 2 and not out
+        assert f"games.pgn: PGN games: {command} reads books, bases and Monty data; the games convert to a ChessBase " \
+            "base (chessformats convert games.pgn -o games.cbh)" in err and "build games.pgn -o book.bin" in err
+        assert "not a file of any known format" not in err
+
+
+def test_formats_lists_the_commands_each_format_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``formats`` says a format's commands are is what the commands do (convert's and build's own tables)."""
+    from chessformats.cli.convert import BOOKS
+    from chessformats.cli.main import BUILT
+
+    code, out, _ = run(capsys, "formats")
+    assert code == 0
+    said = dict(re.findall(r"^(\w+) .*\n\s+commands: (.*)$", out, flags=re.MULTILINE))
+    assert set(said) == {"chessbase", "ctg", "kvetka", "monty", "polyglot"}
+    for book in BOOKS:  # every book converts to every other book and to a table, and build writes it
+        others = ", ".join([other for other in BOOKS if other != book] + ["parquet"])
+        assert f"convert (to {others})" in said[book] and "probe" in said[book] and "build (writes it)" in said[book]
+        assert book in BUILT
+    assert "convert (to parquet)" in said["monty"] and "probe" not in said["monty"]
+    assert "build (reads its games)" in said["chessbase"] and "convert (to pgn, chessbase" in said["chessbase"]
+
+
+def test_members_of_extract_are_not_said_to_be_required() -> None:
+    from chessformats.cli.reference import cli_reference
+
+    page = cli_reference()
+    assert "| `MEMBERS ...` | only these members (default: all) |" in page
+    assert "| `GAMES ...` |" in page and "(required)" in page.split("| `GAMES ...` |")[1].split("\n")[0]

@@ -16,7 +16,7 @@ from .outputs import planned
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["NOT_IN_BOOK", "PATHS", "inspect_command", "show"]
+__all__ = ["NOT_IN_BOOK", "PATHS", "detect", "inspect_command", "show"]
 
 PATHS = """paths: the hex view's field paths name the file's own structure, as the library's API does: Monty's
   games[0] is --game 1 (the API's GameFile[0], row game 0 of a Parquet table of Monty data); ChessBase's
@@ -29,7 +29,7 @@ NOT_IN_BOOK = "position not in book"
 
 def inspect_command(args: argparse.Namespace, fen: str | None, console: Console) -> int:
     """``inspect FILE``: ``fen``, the position of ``--fen``/``--moves`` (``None``: neither given)."""
-    handler = registry.detect(args.file, args.format)
+    handler = detect(args.file, args.format, "inspect")
     options = {name: getattr(args, name) for name in registry.INSPECT_OPTIONS if getattr(args, name) is not None}
     if fen is not None:
         options["fen"] = fen
@@ -55,6 +55,20 @@ def inspect_command(args: argparse.Namespace, fen: str | None, console: Console)
         return 0
     show(console, args.file, targets)
     return 0
+
+
+def detect(path: str, override: str | None, command: str) -> registry.FormatHandler:
+    """:func:`.registry.detect`, PGN games (which only ``convert`` and ``build`` read) refused saying what a user can
+    do with them."""
+    from .content import is_pgn
+
+    found = registry.recognise(path) if not override else None
+    if found is not None and found.handler is None and (found.what == "PGN text (games)" or is_pgn(path)):
+        name = os.path.basename(path)
+        raise FormatError(f"PGN games: {command} reads books, bases and Monty data; the games convert to a ChessBase "
+                          f"base (chessformats convert {name} -o games.cbh) or a table (-o games.parquet), or build a "
+                          f"book (chessformats build {name} -o book.bin)", file=path)
+    return registry.detect(path, override)
 
 
 def check_numbers(path: str, options: dict[str, object]) -> None:

@@ -64,14 +64,35 @@ def _is_uci(text: str) -> bool:
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
+    """Each format: its files, what the library does with it, and the commands that read it (from what each command
+    takes, not from the handler's words)."""
     console = _console()
     for handler in registry.all_formats():
         console.print(f"{handler.key:10} {handler.doc.title:32} {', '.join(handler.extensions):12} {handler.status}")
+        console.print(f"{'':10} commands: {_commands_of(handler)}")
     return 0
 
 
+def _commands_of(handler: registry.FormatHandler) -> str:
+    from .convert import BOOKS
+    from .tables import TABLE_SOURCES
+
+    key = handler.key
+    targets = [book for book in BOOKS if book != key] if key in BOOKS else \
+        ["pgn", "chessbase", ".cbv/.cbz"] if key == "chessbase" else []
+    targets += ["parquet"] if key in TABLE_SOURCES else []
+    commands = ["info", "inspect", *(["probe"] if handler.probe is not None else [])]
+    commands += ["build (writes it)" if key in BUILT else "build (reads its games)" if key == "chessbase" else ""]
+    commands += [f"convert (to {', '.join(targets)})"] if targets else []
+    commands += ["merge"] if key == "polyglot" else []
+    commands += ["list, extract (.cbv, .cbz)"] if key == "chessbase" else []
+    return ", ".join(command for command in commands if command)
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    handler = registry.detect(args.file, args.format)
+    from .inspecting import detect
+
+    handler = detect(args.file, args.format, "info")
     waiting = terminal(_console(stderr=True))
     if waiting is not None:  # info reads every record (a big CTG: seconds): a spinner says it is working
         with waiting.status(f"reading {os.path.basename(args.file)}"):

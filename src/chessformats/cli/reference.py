@@ -50,7 +50,7 @@ def _name(action: argparse.Action) -> str:
 def _meaning(action: argparse.Action) -> str:
     text = (action.help or "").replace("|", "\\|")
     extras = []
-    if action.required:
+    if action.required and action.nargs not in ("*", "?"):  # (argparse marks a positional of nargs='*' required)
         extras.append("required")
     default: Any = action.default
     if action.option_strings and action.nargs != 0 and default not in (None, argparse.SUPPRESS) \
