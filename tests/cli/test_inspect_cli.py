@@ -255,3 +255,35 @@ def test_members_of_extract_are_not_said_to_be_required() -> None:
     page = cli_reference()
     assert "| `MEMBERS ...` | only these members (default: all) |" in page
     assert "| `GAMES ...` |" in page and "(required)" in page.split("| `GAMES ...` |")[1].split("\n")[0]
+
+
+def test_a_bug_shows_its_traceback_and_exit_status_3(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KeyError/IndexError the command line did not raise itself is a bug: not one line that hides it."""
+    from chessformats.formats.polyglot import read
+
+    book = _book(tmp_path)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        return {}["entries"]  # a lookup that fails, as a bug deep in a reader would
+
+    monkeypatch.setattr(read, "open_book", broken)
+    code, out, err = run(capsys, "inspect", book, "--record", "0")
+    assert code == 3 and not out
+    assert "Traceback (most recent call last)" in err and "KeyError: 'entries'" in err
+    assert "chessformats: internal error: KeyError: 'entries'\nThis is a bug of chessformats" in err
+    monkeypatch.undo()
+    # a user's errors stay one line, exit status 2: the command line's own refusal, python-chess refusing a FEN
+    for argv, said in ((("inspect", book, "--record", "7"), "no such entry"),
+                       (("probe", book, "--fen", "not a fen"), "not a fen"),
+                       (("info", tmp_path / "missing.bin"), "missing.bin")):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.startswith("chessformats: error: ") and said in err, argv
+        assert "Traceback" not in err and len(err.splitlines()) == 1, argv
+
+
+def test_exit_status_3_is_documented() -> None:
+    from chessformats.cli.main import EPILOG
+
+    assert "\n  3  an internal error (a bug)" in EPILOG
+    assert "3  an internal error (a bug)" in (Path(__file__).parents[2] / "docs" / "cli.md").read_text()

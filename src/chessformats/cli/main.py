@@ -20,6 +20,7 @@ from .arguments import Deprecated, end_moves
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
+from .failures import INTERNAL_ERROR
 from .inspecting import PATHS
 from .inspecting import show as _show
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
@@ -30,7 +31,7 @@ DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the 
                "Kvetka opening books, ChessBase bases, Monty training data. Each input's format is recognised "
                "from its content (the extension is a hint; --format/--from force one); an output's format "
                "follows its extension (or --to). An existing output is replaced only with --force.")
-EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}\n{PATHS}"
+EPILOG = f"{EXIT_CODES}\n{INTERNAL_ERROR}\n\n{NUMBERING}\n{PATHS}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
 EXAMPLE_GAMES = "example_games.pgn"
@@ -577,13 +578,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except FormatError as exc:
-        print(f"chessformats: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, KeyError, IndexError, ValueError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"chessformats: error: {message}", file=sys.stderr)
-        return 2
+    except Exception as exc:  # one line for a user's error (2), a traceback for a bug (3): see .failures
+        from .failures import report
+
+        return report(exc)
 
 
 if __name__ == "__main__":
