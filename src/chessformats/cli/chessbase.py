@@ -206,8 +206,8 @@ def _archive_targets(path: str, record: int | None, count: int | None) -> list[A
     from .registry import InspectTarget
 
     if path.lower().endswith(".cbz"):
-        raise FormatError("inspect shows the bytes on disk, and a .cbz is enciphered: convert it to a .cbv first",
-                          file=path)
+        raise FormatError("inspect shows the bytes on disk, and a .cbz is enciphered: --game N or --player NAME "
+                          "show the base inside it; convert it to a .cbv for its file table", file=path)
     with open_archive(path) as archive:
         size = archive.header.entry_size
         targets = [InspectTarget(cbv.ARCHIVE_HEADER, 0, cbv.ARCHIVE_HEADER_SIZE, "header",
