@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import warnings
+import weakref
 from typing import Any
 
 import chess.pgn
@@ -53,7 +57,8 @@ def _info(path: str) -> dict[str, Any]:
         findings: list[str] = []
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             findings += entities.check()
-        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(path)]
+        # an archive's companions are beside the .cbh it was extracted to (the base opened once, not again)
+        findings += [f"no {extension}: {lost}" for extension, lost in missing_companions(db.cbh_path, db)]
         modes = db.encoding_modes()
         unknown = sorted(mode for mode in modes if mode > 11)
         if unknown:
@@ -76,12 +81,45 @@ def _info(path: str) -> dict[str, Any]:
         }
 
 
+_ENTITY_LABELS = {".cbp": "players", ".cbt": "tournaments", ".cbc": "annotators", ".cbs": "sources", ".cbe": "teams"}
+"""The entity files, named as their records' paths name them."""
+
+
 def _inspect(path: str, *, game: int | None = None, record: int | None = None, count: int | None = None,
              player: str | None = None) -> list[Any]:
+    """The annotated bytes of a base: ``--game N`` (from 1, ChessBase's numbers) or ``--record N`` of the
+    ``.cbh`` (from 0: record 0 is the file's header, record N game N), with ``--count``; ``--player``; the
+    records of an entity file given (``.cbp``, ...: ``--record`` from 0). An archive (``.cbv``, ``.cbz``):
+    its header and file table (``--record``: entries from 0), or with ``--game``/``--player`` the base inside it,
+    extracted to a temporary folder that goes when the targets do."""
+    if not path.lower().endswith((".cbv", ".cbz")):
+        return _base_targets(path, game=game, record=record, count=count, player=player)
+    if game is None and player is None:
+        return _archive_targets(path, record, count)
+    if record is not None:
+        raise IndexError("an archive's --record numbers its file table; --game and --player show the base inside "
+                         "it: give one or the other")
+    from chessformats.formats.chessbase.archive import extract_to_temporary
+
+    folder, cbh = extract_to_temporary(path, password=password_for(path))
+    try:
+        targets = _Targets(_base_targets(cbh, game=game, record=None, count=count, player=player))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    weakref.finalize(targets, shutil.rmtree, folder, True)  # the hex view reads the extracted files first
+    return targets
+
+
+class _Targets(list):  # type: ignore[type-arg]
+    """The targets of a base extracted from an archive: its temporary folder is removed when they go."""
+
+
+def _base_targets(path: str, *, game: int | None, record: int | None, count: int | None,
+                  player: str | None) -> list[Any]:
     from .registry import InspectTarget
 
-    if path.lower().endswith((".cbv", ".cbz")):
-        return _archive_targets(path, record, count)
+    extension = os.path.splitext(path)[1].lower()
     with open_database(path) as db:
         if player is not None:
             found = db.players.find(player)
@@ -90,23 +128,73 @@ def _inspect(path: str, *, game: int | None = None, record: int | None = None, c
             offset = db.players.header_size + found.number * db.players.record_size
             return [InspectTarget(schema.PLAYER, offset, db.players.record_size, f"players[{found.number}]",
                                   {f"players[{found.number}].last_name": found.name}, db.players.path)]
+        if record is not None and game is None and extension in _ENTITY_LABELS:
+            return _entity_targets(db, extension, record, count)
+        if record is not None and game is None and extension in (".cbg", ".cba", ".cbj"):
+            raise IndexError(f"a {extension} file's records follow the games: --game N shows game N's bytes in it")
+        if game is not None and record is not None:
+            raise IndexError("--game N is .cbh record N: give one of --game and --record")
+        total = db.record_count
+        if record == 0:
+            return [InspectTarget(schema.CBH_HEADER, 0, schema.CBH_HEADER_SIZE, "header",
+                                  {"header": f"the .cbh's header (record 0): {total} records follow"}, db.cbh_path),
+                    *(_game_targets(db, 1, count - 1) if count is not None and count > 1 and total else [])]
+        if record is not None and not 0 <= record <= total:
+            raise IndexError(f"no record {record} in {os.path.basename(db.cbh_path)} (records are 0..{total}: 0 is "
+                             "the header, N is game N)")
         first = game if game is not None else (record if record is not None else 1)
-        numbers = range(first, first + (count or 1))
-        targets = []
-        for number in numbers:
-            header = db.record(number)
-            at = schema.CBH_HEADER_SIZE * number
-            label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
-                if isinstance(header, GameHeader) else "guiding text"
-            declaration = schema.GAME_RECORD if isinstance(header, GameHeader) else schema.TEXT_RECORD
-            targets.append(InspectTarget(declaration, at, schema.CBH_RECORD_SIZE, f"games[{number}]",
-                                         {f"games[{number}].kind": label}, db.cbh_path))
-            if isinstance(header, GuidingText):
-                continue
-            targets += _move_targets(db, number)
-            targets += _annotation_targets(db, number)
-            targets += _cbj_targets(db, header)
-        return targets
+        if not 1 <= first <= total:
+            raise IndexError(f"no game {first} in {os.path.basename(db.cbh_path)} (games are 1..{total})")
+        return _game_targets(db, first, count or 1)
+
+
+def _clamped(first: int, count: int, total: int, what: str) -> range:
+    """``count`` numbers from ``first``, the last ``total``: fewer past the end, with a warning saying so."""
+    if first + count - 1 > total:
+        warnings.warn(f"--count {count} from {what} {first}: the last is {total} ({total - first + 1} shown)",
+                      stacklevel=3)
+    return range(first, min(first + count, total + 1))
+
+
+def _entity_targets(db: Database, extension: str, record: int, count: int | None) -> list[Any]:
+    """Records of an entity file (from 0, as the games' records number them)."""
+    from .registry import InspectTarget
+
+    entities = next(part for part in (db.players, db.tournaments, db.annotators, db.sources, db.teams)
+                    if part.extension == extension)
+    label = _ENTITY_LABELS[extension]
+    if not 0 <= record < len(entities):
+        raise IndexError(f"no record {record} in {os.path.basename(entities.path)} (records are 0.."
+                         f"{len(entities) - 1})" if len(entities) else f"{os.path.basename(entities.path)} is empty")
+    targets = []
+    for number in _clamped(record, count or 1, len(entities) - 1, "record"):
+        offset = entities.header_size + number * entities.record_size
+        targets.append(InspectTarget(entities.declaration, offset, entities.record_size, f"{label}[{number}]",
+                                     {f"{label}[{number}]": entities[number].name} if entities[number].name else {},
+                                     entities.path))
+    return targets
+
+
+def _game_targets(db: Database, first: int, count: int) -> list[Any]:
+    """Games ``first`` .. (``count`` of them, fewer past the end): each one's .cbh record, moves, annotations and
+    .cbj record."""
+    from .registry import InspectTarget
+
+    targets = []
+    for number in _clamped(first, count, db.record_count, "game"):
+        header = db.record(number)
+        at = schema.CBH_HEADER_SIZE * number
+        label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
+            if isinstance(header, GameHeader) else "guiding text"
+        declaration = schema.GAME_RECORD if isinstance(header, GameHeader) else schema.TEXT_RECORD
+        targets.append(InspectTarget(declaration, at, schema.CBH_RECORD_SIZE, f"games[{number}]",
+                                     {f"games[{number}].kind": label}, db.cbh_path))
+        if isinstance(header, GuidingText):
+            continue
+        targets += _move_targets(db, number)
+        targets += _annotation_targets(db, number)
+        targets += _cbj_targets(db, header)
+    return targets
 
 
 def _archive_targets(path: str, record: int | None, count: int | None) -> list[Any]:
@@ -118,14 +206,18 @@ def _archive_targets(path: str, record: int | None, count: int | None) -> list[A
     from .registry import InspectTarget
 
     if path.lower().endswith(".cbz"):
-        raise FormatError("inspect shows the bytes on disk, and a .cbz is enciphered: convert it to a .cbv first",
-                          file=path)
+        raise FormatError("inspect shows the bytes on disk, and a .cbz is enciphered: --game N or --player NAME "
+                          "show the base inside it; convert it to a .cbv for its file table", file=path)
     with open_archive(path) as archive:
         size = archive.header.entry_size
         targets = [InspectTarget(cbv.ARCHIVE_HEADER, 0, cbv.ARCHIVE_HEADER_SIZE, "header",
                                  {"header.files": f"{len(archive.members)} files"})]
-        first = record or 0
-        for member in archive.members[first:first + (count or len(archive.members))]:
+        first, total = record or 0, len(archive.members)
+        if not 0 <= first < max(total, 1):
+            raise IndexError(f"no entry {first} in the file table of {os.path.basename(path)} (entries are "
+                             f"0..{total - 1})")
+        for member in archive.members[first:first + len(_clamped(first, count or total - first, total - 1,
+                                                                   "entry"))]:
             at = cbv.ARCHIVE_HEADER_SIZE + member.entry * size
             targets.append(InspectTarget(cbv.ARCHIVE_ENTRY, at, cbv.ARCHIVE_ENTRY_SIZE, f"files[{member.entry}]",
                                          {f"files[{member.entry}].name": member.path}))
@@ -225,9 +317,10 @@ _LOST = {
 """What a base loses without each of its companion files (teams, ``.cbe``, are optional: old bases have none)."""
 
 
-def missing_companions(path: str) -> list[tuple[str, str]]:
+def missing_companions(path: str, db: Database | None = None) -> list[tuple[str, str]]:
     """The companion files missing beside a base's ``.cbh``: (extension, what is lost without it). A ``.cba`` is
-    missing only when a game has annotations (a base without any has none)."""
+    missing only when a game has annotations (a base without any has none): ``db``, the base already open, is
+    asked (else the base is opened from ``path``)."""
     stem = os.path.splitext(path)[0] if os.path.splitext(path)[1].lower() in COMPANIONS else path
 
     def there(extension: str) -> bool:
@@ -235,7 +328,7 @@ def missing_companions(path: str) -> list[tuple[str, str]]:
 
     missing = [(extension, lost) for extension, lost in _LOST.items() if extension != ".cba" and not there(extension)]
     if not there(".cba"):
-        with open_database(path) as db:
-            if bool(np.any(db.records["cba_offset"] != 0)):
+        with open_database(path) if db is None else contextlib.nullcontext(db) as opened:
+            if bool(np.any(opened.records["cba_offset"] != 0)):
                 missing.insert(1, (".cba", _LOST[".cba"]))
     return missing

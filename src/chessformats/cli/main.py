@@ -20,6 +20,9 @@ from .arguments import Deprecated, end_moves
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
+from .failures import INTERNAL_ERROR
+from .inspecting import PATHS
+from .inspecting import show as _show
 from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
 from .pipes import STDIN_HELP, local_inputs
 
@@ -30,7 +33,7 @@ DESCRIPTION = ("Read, write, probe, inspect and convert the binary files of the 
                "from its content (the extension is a hint; --format/--from force one); an output's format "
                "follows its extension (or --to). An existing output is replaced only with --force. An input "
                f"{STDIN_HELP}.")
-EPILOG = f"{EXIT_CODES}\n\n{NUMBERING}"
+EPILOG = f"{EXIT_CODES}\n{INTERNAL_ERROR}\n\n{NUMBERING}\n{PATHS}"
 """The ``--help`` epilogue of every command: exit statuses and the numbering convention."""
 
 EXAMPLE_GAMES = "example_games.pgn"
@@ -51,14 +54,35 @@ def _board(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
+    """Each format: its files, what the library does with it, and the commands that read it (from what each command
+    takes, not from the handler's words)."""
     console = _console()
     for handler in registry.all_formats():
         console.print(f"{handler.key:10} {handler.doc.title:32} {', '.join(handler.extensions):12} {handler.status}")
+        console.print(f"{'':10} commands: {_commands_of(handler)}")
     return 0
 
 
+def _commands_of(handler: registry.FormatHandler) -> str:
+    from .convert import BOOKS
+    from .tables import TABLE_SOURCES
+
+    key = handler.key
+    targets = [book for book in BOOKS if book != key] if key in BOOKS else \
+        ["pgn", "chessbase", ".cbv/.cbz"] if key == "chessbase" else []
+    targets += ["parquet"] if key in TABLE_SOURCES else []
+    commands = ["info", "inspect", *(["probe"] if handler.probe is not None else [])]
+    commands += ["build (writes it)" if key in BUILT else "build (reads its games)" if key == "chessbase" else ""]
+    commands += [f"convert (to {', '.join(targets)})"] if targets else []
+    commands += ["merge"] if key == "polyglot" else []
+    commands += ["list, extract (.cbv, .cbz)"] if key == "chessbase" else []
+    return ", ".join(command for command in commands if command)
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    handler = registry.detect(args.file, args.format)
+    from .inspecting import detect
+
+    handler = detect(args.file, args.format, "info")
     waiting = terminal(_console(stderr=True))
     if waiting is not None:  # info reads every record (a big CTG: seconds): a spinner says it is working
         with waiting.status(f"reading {os.path.basename(args.file)}"):
@@ -96,7 +120,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         import json
 
         print(json.dumps(shown, indent=2))
-        return 0
+        return 0 if moves else 1  # the exit status does not depend on the output's form
     from .probeview import show_probe
 
     show_probe(_console(), board.fen(), position, moves, verbose=args.verbose)
@@ -107,40 +131,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    handler = registry.detect(args.file, args.format)
-    options = {name: getattr(args, name) for name in registry.INSPECT_OPTIONS if getattr(args, name) is not None}
-    if args.fen or args.moves:
-        options["fen"] = _board(args.fen, args.moves).fen()
-    unsupported = sorted(set(options) - set(handler.inspect_options))
-    if unsupported:
-        raise FormatError(f"{handler.doc.title}: inspect does not take {', '.join('--' + o for o in unsupported)}"
-                          f" (it takes {', '.join('--' + o for o in handler.inspect_options)})", file=args.file)
-    targets = handler.inspect(args.file, **options)
-    if args.html:
-        from ..codegen.html import read_targets, write_page
+    from .inspecting import inspect_command
 
-        planned(args.html, force=args.force)
-
-        print(write_page(args.html, f"{os.path.basename(args.file)}: {handler.doc.title}",
-                         read_targets(args.file, targets)))
-        return 0
-    _show(_console(), args.file, targets)
-    return 0
-
-
-def _show(console: Console, path: str, targets: Sequence[registry.InspectTarget]) -> None:
-    """Trace each target's bytes with its declaration and print the annotated hex."""
-    from ..engine.trace import trace  # construct's tracing: only for the hex view
-
-    for target in targets:
-        with open(target.file or path, "rb") as handle:
-            handle.seek(target.offset)
-            data = handle.read(target.size)
-        _, fields = trace(target.declaration, data, offset=target.offset, path=target.path, file=target.file or path)
-        from ..codegen.hexview import render
-
-        for line in render(fields, data, base=target.offset, annotations=target.annotations):
-            console.print(line)
+    return inspect_command(args, _board(args.fen, args.moves).fen() if args.fen or args.moves else None, _console())
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -429,19 +422,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("inspect", help="annotated hex dump: every field with its path, value and meaning")
     p.add_argument("file", help="the file (any format: see `chessformats formats`)")
-    p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number)")
+    p.add_argument("--record", type=int, help="record or entry number, from 0 (.cto: page entry number; a "
+                   "ChessBase .cbh: record 0 is its header, record N game N; .cbp, .cbt, ...: their own records; "
+                   ".cbv: its file table)")
     p.add_argument("--count", type=int, help="how many records from --record (default 1)")
     p.add_argument("--offset", type=lambda s: int(s, 0), help="byte offset (records overlapping it)")
     p.add_argument("--length", type=lambda s: int(s, 0), help="bytes from --offset")
     p.add_argument("--page", type=int, help="page number, from 0, for formats made of pages (CTG)")
     p.add_argument("--game", type=int, help="game number, from 1, for formats made of games (ChessBase: the "
-                   "base's own numbers; Monty)")
+                   "base's own numbers; Monty: the file's games[N-1], as its API and table count from 0)")
     p.add_argument("--ply", type=int, help="ply of --game, from 0")
     p.add_argument("--player", help="a player's name (Last, First), for databases with a player index")
     p.add_argument("--block", type=int, help="block number, from 0, for formats made of blocks (Kvetka)")
     p.add_argument("--html", metavar="OUT.html", help="write one self-contained HTML page (hex coloured by field, "
                    "the tree of fields, boards) instead of printing")
     p.add_argument("--force", action="store_true", help="replace the --html page if it exists")
+    p.add_argument("--password", help=PASSWORD_HELP)
     add_position(p)
     add_format(p)
     p.set_defaults(func=cmd_inspect)
@@ -573,13 +569,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except FormatError as exc:
-        print(f"chessformats: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, KeyError, IndexError, ValueError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"chessformats: error: {message}", file=sys.stderr)
-        return 2
+    except Exception as exc:  # one line for a user's error (2), a traceback for a bug (3): see .failures
+        from .failures import report
+
+        return report(exc)
 
 
 if __name__ == "__main__":

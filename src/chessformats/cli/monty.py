@@ -77,7 +77,8 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> list[Any]:
     """Annotated hex of one game (``--game``, from 1 as every command counts games; default 1), or of one of its
-    plies (``--ply``, from 0). The paths are the file's structure (``games[0]`` is game 1)."""
+    plies (``--ply``, from 0). The paths are the file's structure (``games[0]`` is game 1), and the first target
+    says so."""
     from .registry import InspectTarget
 
     format = detect_format(path)
@@ -98,6 +99,9 @@ def _inspect(path: str, *, game: int | None = None, ply: int | None = None) -> l
         raise IndexError(f"no such ply: {ply} (game {number + 1} has {len(raw.plies)})")
     annotations = _annotations(raw, path, format)
     prefix = f"games[{number}]"
+    # the paths are the file's structure, from 0 (the API's GameFile[i], the table's game column): say which game
+    shown = f"{prefix}.header" if ply is None else f"{prefix}.plies[{ply}]"
+    annotations.setdefault(shown, f"game {number + 1} (--game {number + 1}; {prefix}: the file's games count from 0)")
     value = format == "value"
     targets = []
     if ply is None:

@@ -13,8 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from .main import DESCRIPTION, build_parser
-from .outputs import EXIT_CODES, NUMBERING
+from .main import DESCRIPTION, EPILOG, build_parser
 
 __all__ = ["cli_reference"]
 
@@ -51,7 +50,7 @@ def _name(action: argparse.Action) -> str:
 def _meaning(action: argparse.Action) -> str:
     text = (action.help or "").replace("|", "\\|")
     extras = []
-    if action.required:
+    if action.required and action.nargs not in ("*", "?"):  # (argparse marks a positional of nargs='*' required)
         extras.append("required")
     default: Any = action.default
     if action.option_strings and action.nargs != 0 and default not in (None, argparse.SUPPRESS) \
@@ -63,7 +62,7 @@ def _meaning(action: argparse.Action) -> str:
 def cli_reference() -> str:
     """The Markdown page of the command line, from its parser."""
     parser = build_parser()
-    lines = [_HEAD + DESCRIPTION, "", "```text", EXIT_CODES, "", NUMBERING, "```", ""]
+    lines = [_HEAD + DESCRIPTION, "", "```text", EPILOG, "```", ""]
     commands = _commands(parser)
     lines += ["| command | what it does |", "|---|---|"]
     lines += [f"| [`{name}`](#chessformats-{name}) | {text} |" for name, (_, text) in commands.items()]

@@ -132,6 +132,9 @@ def cmd_parquet(source: str, target: str, kind: str, args: Any, console: Any) ->
                                 console=console)
     elapsed = time.perf_counter() - started
     console.print(f"{report.summary()} in {elapsed:.2f} s")
+    if kind == "monty" and report.written:  # the command line's games count from 1, the table's as the file's
+        console.print("  the table's game column counts from 0, as the file and the library do: game 0 is "
+                      "inspect --game 1")
     problems = [f"game {left.item}" + (f" (from line {left.line})" if left.line is not None else "") +
                 f": {left.reason}" for left in report.skipped] + [warning.message for warning in report.warnings]
     for problem in problems[:20]:
