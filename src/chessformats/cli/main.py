@@ -20,7 +20,7 @@ from .arguments import Deprecated, end_moves
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
-from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
+from .outputs import EXIT_CODES, NUMBERING, planned, planned_in, say_built, writing
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
 
@@ -157,6 +157,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     docs = [h.doc for h in registry.all_formats()]
     from ..codegen.markdown import write_docs
 
+    planned_in(args.output, [f"{doc.key}.md" for doc in docs], force=args.force)
     written = write_docs(args.output, docs)
     for path in written:
         print(path)
@@ -171,6 +172,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise FormatError(f"unknown format {unknown[0]!r} (known: {', '.join(FORMATS)}, all)")
+    from ..codegen.filetypes import file_types
+
+    suffix = ".hexpat" if args.tool == "imhex" else ".ksy"
+    planned_in(args.output, [kind.id + suffix for key in formats for kind in file_types(key)], force=args.force)
     if args.tool == "imhex":
         from ..codegen.imhex import write_imhex as write
     else:
@@ -193,6 +198,9 @@ def cmd_tour(args: argparse.Namespace) -> int:
     from ..formats import polyglot
 
     console = _console()
+    if args.output:  # the book and the docs
+        planned_in(args.output, ["example.bin", *(os.path.join("docs", f"{handler.key}.md")
+                                                   for handler in registry.all_formats())], force=args.force)
     out = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
     builder = BookBuilder(max_ply=args.max_ply)
@@ -404,19 +412,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                        help="moves (SAN or UCI) played from --fen; they end at the first word that is not a move "
                             "(a file name after them is the input)")
 
-    def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None,
-                   force: bool = True) -> None:
+    def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None) -> None:
         # with an old spelling, argparse cannot require one of the two: main() says it is missing
         p.add_argument("-o", "--output", required=required and old is None, help=what)
         if old is not None:  # the spelling before -o/--output: kept working, not shown
             p.add_argument(old, dest="output", action=Deprecated, help=argparse.SUPPRESS)
             p.set_defaults(output_required=required)
-        if force:
-            p.add_argument("--force", action="store_true", help="replace the output if it exists")
+        p.add_argument("--force", action="store_true", help="replace the output if it exists")
 
     p = sub.add_parser("tour", help="build, probe, inspect and document a small book from bundled games")
-    add_output(p, "folder for what the tour writes (default: a new temporary folder)", required=False, old="--out",
-               force=False)
+    add_output(p, "folder for what the tour writes (default: a new temporary folder)", required=False, old="--out")
     p.add_argument("--max-ply", type=int, default=12, help="plies of each game to put in the book (default 12)")
     p.set_defaults(func=cmd_tour)
 
@@ -524,14 +529,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_archive_parsers(sub)
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
-    add_output(p, "folder to write one page per format into", old="--out", force=False)
+    add_output(p, "folder to write one page per format into", old="--out")
     p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy, ImHex "
                        ".hexpat)")
     p.add_argument("format_key", metavar="FORMAT", help="a format (see `chessformats formats`) or 'all'")
     p.add_argument("--to", dest="tool", choices=("kaitai", "imhex"), required=True, help="the tool to write for")
-    add_output(p, "folder to write the files into", old="--out", force=False)
+    add_output(p, "folder to write the files into", old="--out")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("formats", help="list the supported formats and their status")

@@ -1,0 +1,63 @@
+"""The writing commands check what they will write before they read or write anything: existing files (every file
+the writer makes or removes), options the output's format cannot honour, the member names of an archive; and they
+exit as docs/cli.md's table says (1: nothing written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import pytest
+
+from chessformats.cli import main
+from chessformats.formats import polyglot
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _polyglot_book(path: Path) -> Path:
+    polyglot.write_book(path, {chess.STARTING_FEN: {chess.Move.from_uci("e2e4"): 3}})
+    return path
+
+
+def test_kvetka_write_refuses_a_volume_it_would_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a one-volume book removes NAME_1.kob, NAME_2.kob of an earlier, longer book: they are existing outputs
+    source = _polyglot_book(tmp_path / "src.bin")
+    for number in (1, 2):
+        (tmp_path / f"k_{number}.kob").write_bytes(b"precious")
+    code, _, err = run(capsys, "convert", source, "-o", tmp_path / "k.kob")
+    assert code == 2 and "k_1.kob, k_2.kob" in err and "--force" in err
+    assert (tmp_path / "k_1.kob").read_bytes() == b"precious" and not (tmp_path / "k_0.kob").exists()
+    code, _, _ = run(capsys, "convert", source, "-o", tmp_path / "k.kob", "--force")
+    assert code == 0 and not (tmp_path / "k_1.kob").exists() and not (tmp_path / "k_2.kob").exists()
+
+
+@pytest.mark.parametrize(("command", "existing"), [
+    (("docs",), "polyglot.md"),
+    (("export", "polyglot", "--to", "kaitai"), "polyglot_book.ksy"),
+    (("export", "ctg", "--to", "imhex"), "ctg_cto.hexpat"),
+    (("tour", "--max-ply", "2"), "example.bin"),
+    (("tour", "--max-ply", "2"), "docs/ctg.md"),
+])
+def test_folder_outputs_are_replaced_only_with_force(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    command: tuple[str, ...], existing: str) -> None:
+    kept = tmp_path / "out" / existing
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"precious")
+    code, out, err = run(capsys, *command, "-o", tmp_path / "out")
+    assert code == 2 and err.count("\n") == 1 and existing.split("/")[-1] in err and "--force" in err
+    assert kept.read_bytes() == b"precious" and out == ""
+    code, _, _ = run(capsys, *command, "-o", tmp_path / "out", "--force")
+    assert code == 0 and kept.read_bytes() != b"precious"
+
+
+@pytest.mark.parametrize("command", [("docs",), ("export", "monty", "--to", "kaitai"), ("tour",)])
+def test_folder_output_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      command: tuple[str, ...]) -> None:
+    (tmp_path / "pg.bin").write_bytes(b"precious")
+    code, _, err = run(capsys, *command, "-o", tmp_path / "pg.bin")
+    assert code == 2 and "is a file: give the name of a folder" in err and "Errno" not in err
