@@ -61,3 +61,32 @@ def test_folder_output_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (tmp_path / "pg.bin").write_bytes(b"precious")
     code, _, err = run(capsys, *command, "-o", tmp_path / "pg.bin")
     assert code == 2 and "is a file: give the name of a folder" in err and "Errno" not in err
+
+
+GAMES = '[Event "A"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n'
+
+
+@pytest.mark.parametrize(("book", "options", "said"), [
+    ("b.bin", ("--sources",), "--sources: a Polyglot book stores no sources"),
+    ("b.ctg", ("--sources",), "--sources: a CTG book stores no sources"),
+    ("b.ctg", ("--uniform",), "--uniform: sets Polyglot weights; a CTG book"),
+    ("b.kob", ("--uniform",), "--uniform: sets Polyglot weights; a Kvetka book"),
+    ("b.kob", ("--shuffle-dir", "x"), "--shuffle-dir needs --dask, a .bin book"),
+    ("b.bin", ("--reducers", "2"), "--reducers needs --dask"),
+])
+def test_build_refuses_an_option_its_format_cannot_honour_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], book: str, options: tuple[str, ...], said: str) -> None:
+    # refused before any input is looked at: the missing input is not what is said
+    code, _, err = run(capsys, "build", tmp_path / "missing.pgn", "-o", tmp_path / book, *options)
+    assert code == 2 and said in err and err.count("\n") == 1 and "missing.pgn" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_sources_of_a_kvetka_book_are_pgn_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = tmp_path / "g.pgn"
+    games.write_text(GAMES * 2)
+    code, _, _ = run(capsys, "build", games, "-o", tmp_path / "k.kob", "--sources", "--min-games", "1")
+    assert code == 0 and (tmp_path / "k.ksf").exists()
+    assert run(capsys, "convert", games, "-o", tmp_path / "base.cbh")[0] == 0
+    code, _, err = run(capsys, "build", tmp_path / "base.cbh", "-o", tmp_path / "c.kob", "--sources")
+    assert code == 2 and "--sources records PGN files" in err and not (tmp_path / "c_0.kob").exists()

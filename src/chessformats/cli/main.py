@@ -17,6 +17,7 @@ from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
+from .building import BUILT, check_build, reduced
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
@@ -242,24 +243,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o, or --to)."""
     handler = registry.for_output(args.output, args.to, writers=BUILT, command="build")
     assert handler.build is not None
-    from .convert import games_source
-
-    for source in args.games:
-        if not os.path.exists(source):
-            raise FileNotFoundError(f"{source}: no such file")
-        if games_source(source, "build") == "chessbase":
-            from .convert import check_companions
-
-            check_companions(source)
-    if args.dask is not None:
-        _need_dask()
-        if any(source.lower().endswith(".cbz") for source in args.games):
-            raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
+    check_build(args, handler.key)
     planned(args.output, handler.key, force=args.force)
     console = _console(stderr=True)
     say: Any = console.print
-    if args.memory < 0:
-        raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book).
     # It is switched on again afterwards: `main` also runs inside other programs (and the tests), where a
@@ -274,25 +261,10 @@ def cmd_build(args: argparse.Namespace) -> int:
             gc.enable()
 
 
-BUILT = ("polyglot", "ctg", "kvetka")
-"""The formats ``build`` writes."""
-
-
-def _need_dask() -> None:
-    """``build --dask`` without the extra installed: one line saying how to get it, before anything is read."""
-    import importlib
-
-    try:
-        importlib.import_module("dask.distributed")
-    except ImportError:
-        raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
-
-
 def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | PlainConsole,
            say: Any) -> int:
     """The build of ``cmd_build``, with the cyclic garbage collector off."""
     from ..books.build import BookBuilder, table_rows
-    from ..books.pieces import DATABASE_NAMES
 
     assert handler.build is not None
 
@@ -307,11 +279,8 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
         from .buildbar import BuildBar
 
         bar = BuildBar(screen, args.games)
-    if args.dask is not None and handler.key == "polyglot" and not any(
-            source.lower().endswith(DATABASE_NAMES) for source in args.games):
+    if reduced(args, handler.key):
         return build_reduced(args, say, started, bar, _game_filter(args))
-    if args.reducers is not None:
-        raise ValueError("--reducers needs --dask, a .bin book and no ChessBase database among the inputs")
     with bar.shown() if bar is not None else contextlib.nullcontext():
         if args.dask is not None:
             from ..books.distributed import build_book
@@ -475,9 +444,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     side = p.add_mutually_exclusive_group()
     side.add_argument("--only-white", action="store_true", help="only moves of white")
     side.add_argument("--only-black", action="store_true", help="only moves of black")
-    p.add_argument("--uniform", action="store_true", help="every move weight 1")
+    p.add_argument("--uniform", action="store_true", help="every move weight 1 (a .bin book only)")
     p.add_argument("--sources", action="store_true",
-                   help="record the PGN files as the book's sources (Kvetka: writes NAME.ksf)")
+                   help="record the PGN files as the book's sources (a .kob book only: writes NAME.ksf)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_dask_options(p)
