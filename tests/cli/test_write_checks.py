@@ -90,3 +90,21 @@ def test_build_sources_of_a_kvetka_book_are_pgn_files(tmp_path: Path, capsys: py
     assert run(capsys, "convert", games, "-o", tmp_path / "base.cbh")[0] == 0
     code, _, err = run(capsys, "build", tmp_path / "base.cbh", "-o", tmp_path / "c.kob", "--sources")
     assert code == 2 and "--sources records PGN files" in err and not (tmp_path / "c_0.kob").exists()
+
+
+UNDERPROMOTION = '[Event "x"]\n[Result "1-0"]\n[FEN "8/P6k/8/8/8/8/8/K7 w - - 0 1"]\n[SetUp "1"]\n\n1. a8=N 1-0\n\n'
+
+
+@pytest.mark.parametrize(("book", "said"), [("b.kob", "a Kvetka book cannot store them"),
+                                            ("b.ctg", "CTG cannot store them"), ("b.bin", None)])
+def test_build_says_the_moves_its_format_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str], book: str,
+                                                 said: str | None) -> None:
+    # Kvetka and CTG code no underpromotion (Polyglot does): the move is left out, and said once
+    games = tmp_path / "g.pgn"
+    games.write_text(UNDERPROMOTION * 2)
+    code, _, err = run(capsys, "build", games, "-o", tmp_path / book, "--min-games", "1")
+    assert code == 0
+    if said is None:
+        assert "left out" not in err
+    else:
+        assert err.count("left out") == 1 and "1 moves left out" in err and said in err

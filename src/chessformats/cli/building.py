@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, Any
 
 from ..engine.errors import FormatError
 
-__all__ = ["BUILT", "check_build", "reduced"]
+if TYPE_CHECKING:
+    from ..engine.contract import WriteReport
+
+__all__ = ["BUILT", "check_build", "reduced", "say_left_out"]
 
 BUILT = ("polyglot", "ctg", "kvetka")
 """The formats ``build`` writes."""
@@ -68,3 +72,10 @@ def _need_dask() -> None:
     except ImportError:
         raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
 
+
+def say_left_out(say: Any, key: str, report: WriteReport) -> None:
+    """Say the moves the book's format cannot store, which the writer left out (unless a warning of the writer
+    said so already)."""
+    left = report.counts.get("moves left out", 0)
+    if left and not any("left out" in warning.message for warning in report.warnings):
+        say(f"warning: {left:,} moves left out: {_BOOKS.get(key, key)} cannot store them")
