@@ -108,3 +108,17 @@ def test_build_says_the_moves_its_format_left_out(tmp_path: Path, capsys: pytest
         assert "left out" not in err
     else:
         assert err.count("left out") == 1 and "1 moves left out" in err and said in err
+
+
+def test_convert_to_a_base_writing_no_game_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/cli.md's exit statuses: 1 when no game is written (the only game has an illegal move)
+    games = tmp_path / "g.pgn"
+    games.write_text('[Event "A"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n')
+    code, _, err = run(capsys, "convert", games, "-o", tmp_path / "a.cbh")
+    assert code == 1 and "nothing written" in err and "illegal san" in err
+    code, _, err = run(capsys, "convert", games, "-o", tmp_path / "a.cbh", "--append")
+    assert code == 1 and "0 games added" in err and "nothing written" in err
+    code, _, err = run(capsys, "convert", tmp_path / "a.cbh", "-o", tmp_path / "b.cbh")  # a base of no game
+    assert code == 1 and "0 records copied" in err and "nothing written" in err
+    (tmp_path / "h.pgn").write_text(GAMES)
+    assert run(capsys, "convert", tmp_path / "h.pgn", "-o", tmp_path / "a.cbh", "--append")[0] == 0
