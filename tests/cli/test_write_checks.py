@@ -122,3 +122,12 @@ def test_convert_to_a_base_writing_no_game_exits_1(tmp_path: Path, capsys: pytes
     assert code == 1 and "0 records copied" in err and "nothing written" in err
     (tmp_path / "h.pgn").write_text(GAMES)
     assert run(capsys, "convert", tmp_path / "h.pgn", "-o", tmp_path / "a.cbh", "--append")[0] == 0
+
+
+def test_convert_refuses_a_target_and_another_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _polyglot_book(tmp_path / "src.bin")
+    code, _, err = run(capsys, "convert", source, tmp_path / "a.ctg", "-o", tmp_path / "b.kob")
+    assert code == 2 and "two files to write" in err and "a.ctg" in err and "b.kob" in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["src.bin"]
+    code, _, _ = run(capsys, "convert", source, tmp_path / "a.ctg", "-o", tmp_path / "a.ctg")  # the same: one
+    assert code == 0 and (tmp_path / "a.ctg").exists()

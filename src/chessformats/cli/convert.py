@@ -58,6 +58,10 @@ def writes_base(args: argparse.Namespace) -> bool:
 def cmd_convert(args: argparse.Namespace, console: Any) -> int:
     """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN; PGN or a base to a
     ChessBase base); the source's format from its content, the target's from its extension."""
+    if args.target is not None and args.output is not None and \
+            os.path.abspath(args.target) != os.path.abspath(args.output):
+        raise FormatError(f"two files to write: TARGET {args.target} and -o {args.output} (give one)",
+                          file=args.source)
     if args.target is None:
         args.target = args.output
     if args.target is None:

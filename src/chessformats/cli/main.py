@@ -480,7 +480,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                        "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base; "
                        "a base, PGN, a book or Monty data to a Parquet table")
     p.add_argument("source", help="the book or database to read (its format recognised from its content)")
-    p.add_argument("target", nargs="?", help="the file to write (same as -o)")
+    p.add_argument("target", nargs="?", help="the file to write (or -o; not both)")
     add_output(p, "the file to write, its format from its extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka) "
                "from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) from PGN or a base; .parquet (a "
                "table: one row per game, position and move, or ply; needs chessformats[arrow]) from a base, PGN, a "
