@@ -131,3 +131,34 @@ def test_convert_refuses_a_target_and_another_output(tmp_path: Path, capsys: pyt
     assert sorted(path.name for path in tmp_path.iterdir()) == ["src.bin"]
     code, _, _ = run(capsys, "convert", source, tmp_path / "a.ctg", "-o", tmp_path / "a.ctg")  # the same: one
     assert code == 0 and (tmp_path / "a.ctg").exists()
+
+
+@pytest.mark.parametrize(("name", "target", "said"), [
+    ("g.pgn", "x.bin", "g.pgn: PGN text (games): convert writes it to .cbh (a ChessBase base), .cbv/.cbz (a "
+                       "ChessBase archive) or .parquet (a table), not to .bin (Polyglot); to build a book of its "
+                       "games: chessformats build "),
+    ("m.montyformat", "x.pgn", "m.montyformat: Monty training data: convert writes it to .parquet (a table), not "
+                               "to .pgn"),
+    ("src.bin", "x.cbh", "src.bin: a Polyglot book: convert writes it to .ctg (CTG), .kob (Kvetka), .bin "
+                         "(Polyglot) or .parquet (a table), not to .cbh (a ChessBase base): a book holds"),
+])
+def test_convert_says_what_it_writes_from_its_source(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+                                                     target: str, said: str) -> None:
+    (tmp_path / "g.pgn").write_text(GAMES)
+    _polyglot_book(tmp_path / "src.bin")
+    from chessformats.formats import monty
+
+    ply = monty.Ply(chess.Move.from_uci("e2e4"), 0.5, {chess.Move.from_uci("e2e4"): 1})
+    monty.write_games(tmp_path / "m.montyformat", [monty.Game(chess.Board(), [ply], "1-0")])
+    code, _, err = run(capsys, "convert", tmp_path / name, "-o", tmp_path / target)
+    assert code == 2 and said in err and err.count("\n") == 1 and not (tmp_path / target).exists()
+
+
+@pytest.mark.parametrize("command", ["convert", "build"])
+@pytest.mark.parametrize("target", ["x.bin", "x.cbh", "x.pgn", "x.parquet"])
+def test_a_missing_source_is_said_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+                                        target: str) -> None:
+    if command == "build" and target != "x.bin":
+        return
+    code, _, err = run(capsys, command, tmp_path / "gone.pgn", "-o", tmp_path / target)
+    assert code == 2 and err == f"chessformats: error: {tmp_path / 'gone.pgn'}: no such file\n"
