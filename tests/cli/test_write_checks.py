@@ -162,3 +162,14 @@ def test_a_missing_source_is_said_alike(tmp_path: Path, capsys: pytest.CaptureFi
         return
     code, _, err = run(capsys, command, tmp_path / "gone.pgn", "-o", tmp_path / target)
     assert code == 2 and err == f"chessformats: error: {tmp_path / 'gone.pgn'}: no such file\n"
+
+
+@pytest.mark.parametrize(("archive", "said"), [("Иван.cbv", "the character 'И' (U+0418) has no byte in cp1252"),
+                                               ("con.cbz", "a Windows device name")])
+def test_convert_refuses_an_archive_name_before_making_its_base(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               archive: str, said: str) -> None:
+    # the base made from PGN is stored under the archive's name: refused before a game is read (was: after)
+    (tmp_path / "g.pgn").write_text(GAMES)
+    code, out, err = run(capsys, "convert", tmp_path / "g.pgn", "-o", tmp_path / archive, "--password", "x")
+    assert code == 2 and said in err and err.count("\n") == 1 and out == ""
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["g.pgn"]
