@@ -91,5 +91,5 @@ def test_not_a_source_of_tables(tmp_path: Path, capsys: pytest.CaptureFixture[st
     source = tmp_path / "notes.txt"
     source.write_text("hello\n")
     code, err = _convert(capsys, str(source), "-o", str(tmp_path / "t.parquet"))
-    assert code == 2 and "Parquet table of a ChessBase base" in err
+    assert code == 2 and "notes.txt: text: convert reads PGN files, ChessBase bases" in err and "Monty data" in err
     assert not (tmp_path / "t.parquet").exists()

@@ -56,7 +56,7 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         console.print(f"{copied.written:,} records copied to {target} in {time.perf_counter() - started:.2f} s")
         for left in copied.skipped[:20]:
             console.print(f"  record {left.item} left out: {left.reason}")
-        return 0
+        return _nothing(console, copied.written)
     size = os.path.getsize(source)
 
     def run(progress: Callable[[int], None] | None) -> WriteReport:
@@ -85,7 +85,15 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         console.print(f"  {problem}")
     if len(problems) > 20:
         console.print(f"  ... and {len(problems) - 20} more")
-    return 0
+    return _nothing(console, report.written)
+
+
+def _nothing(console: Any, written: int) -> int:
+    """The exit status of a conversion that wrote ``written`` games or records: 1, said, when it wrote none."""
+    if written:
+        return 0
+    console.print("nothing written: no game of the source could be read")
+    return 1
 
 
 def _counted(games: Iterator[chess.pgn.Game], progress: Callable[[int], None]) -> Iterator[chess.pgn.Game]:

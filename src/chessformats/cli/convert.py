@@ -16,7 +16,7 @@ from . import registry
 from .consoles import progress_bar, terminal
 from .outputs import files_of, planned, writing
 
-__all__ = ["BOOKS", "TARGETS", "cmd_convert", "writes_base"]
+__all__ = ["BOOKS", "TARGETS", "cmd_convert", "source_kind", "writes_base"]
 
 BOOKS = ("ctg", "kvetka", "polyglot")
 """The book formats ``convert`` reads and writes."""
@@ -55,67 +55,96 @@ def writes_base(args: argparse.Namespace) -> bool:
         return False
 
 
+_WRITES = {"pgn": ("chessbase", "archive", "parquet"), "chessbase": ("pgn", "chessbase", "archive", "parquet"),
+           **{book: (*BOOKS, "parquet") for book in BOOKS}, "monty": ("parquet",)}
+"""What ``convert`` writes from each source it reads."""
+_WRITTEN = {"polyglot": ".bin (Polyglot)", "ctg": ".ctg (CTG)", "kvetka": ".kob (Kvetka)",
+          "chessbase": ".cbh (a ChessBase base)", "pgn": ".pgn", "archive": ".cbv/.cbz (a ChessBase archive)",
+          "parquet": ".parquet (a table)"}
+"""How a message names what ``convert`` writes."""
+
+
+def source_kind(path: str, given: str | None, target: str) -> str:
+    """What the source of ``convert`` is (``given``: ``--from``; else from its content: ``pgn``, ``chessbase``, a
+    book's format, ``monty``); refused, saying what the command does with it, when it cannot become ``target``."""
+    if given is not None:
+        if given not in _WRITES:
+            raise UnsupportedError(f"convert reads no {given} (--from takes {', '.join(_WRITES)})", file=path)
+        kind, what = given, "PGN text (games)" if given == "pgn" else registry.FORMATS_TITLES[given]
+    else:
+        if not os.path.exists(registry.existing(path)):
+            raise FileNotFoundError(f"{path}: no such file")
+        try:
+            kind = games_source(path, "convert")
+        except FormatError:
+            found = registry.recognise(path)
+            if found.handler is None or found.handler.key not in _WRITES:
+                raise FormatError(f"{found.what}: convert reads PGN files, ChessBase bases, Polyglot, CTG and Kvetka "
+                                  "books, and Monty data (to a table)", file=path) from None
+            kind = found.handler.key
+        what = "PGN text (games)" if kind == "pgn" else registry.FORMATS_TITLES[kind]
+    if target in _WRITES[kind]:
+        return kind
+    writes = [_WRITTEN[key] for key in _WRITES[kind]]
+    text = f"{what}: convert writes it to {', '.join(writes[:-1]) + ' or ' if len(writes) > 1 else ''}{writes[-1]}"
+    text += f", not to {_WRITTEN[target]}"
+    if kind in ("pgn", "chessbase") and target in BOOKS:
+        text += f"; to build a book of its games: chessformats build {path} -o BOOK"
+    elif kind in BOOKS and target in ("pgn", "chessbase", "archive"):
+        text += ": a book holds positions and moves, no games"
+    raise UnsupportedError(text, file=path)
+
+
 def cmd_convert(args: argparse.Namespace, console: Any) -> int:
     """Convert a book to another format (CTG, Kvetka, Polyglot; a ChessBase database to PGN; PGN or a base to a
     ChessBase base); the source's format from its content, the target's from its extension."""
+    if args.target is not None and args.output is not None and \
+            os.path.abspath(args.target) != os.path.abspath(args.output):
+        raise FormatError(f"two files to write: TARGET {args.target} and -o {args.output} (give one)",
+                          file=args.source)
     if args.target is None:
         args.target = args.output
     if args.target is None:
         raise FormatError("convert needs a file to write (TARGET or -o)", file=args.source)
     target_key = _target_format(args.target, args.target_format)
+    kind = source_kind(args.source, args.source_format, target_key)
+    if args.append and target_key != "chessbase":
+        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
     if target_key == "parquet":
-        return _convert_to_table(args, console)
+        return _convert_to_table(args, console, kind)
+    if kind == "chessbase":
+        check_companions(args.source)
+        _measure_encoding(args, console)
     if target_key == "archive":
         from .archive import convert_to_archive
 
-        kind = args.source_format or games_source(args.source, "convert to a ChessBase archive")
-        if kind not in ("pgn", "chessbase"):
-            raise FormatError(f"an archive is written from a ChessBase base or from PGN, not from {kind}",
-                              file=args.source)
+        if kind == "pgn":  # the base made first takes the archive's name
+            _member_name(os.path.splitext(os.path.basename(args.target))[0] + ".cbh", args.target)
         planned(args.target, None, force=args.force)
         with writing(args.target):
             return convert_to_archive(args.source, args.target, encoding=args.encoding, console=console,
                                       source_is_pgn=kind == "pgn")
-    if args.append and target_key != "chessbase":
-        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
     if target_key == "chessbase":
         from .chessbase_write import convert_to_chessbase
 
-        kind = args.source_format or games_source(args.source, "convert to a ChessBase base")
-        if kind not in ("pgn", "chessbase"):
-            raise FormatError(f"a ChessBase base is written from PGN or from another base, not from {kind}",
-                              file=args.source)
-        pgn = kind == "pgn"
-        if not pgn:
-            check_companions(args.source)
-            _measure_encoding(args, console)
         planned(args.target, "chessbase", force=args.force, append=args.append)
         with writing(args.target):
             return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
-                                        console=console, from_base=not pgn)
-    source = registry.require(args.source, (*BOOKS, "chessbase"), "convert", args.source_format)
-    if source.key == "chessbase":
-        if target_key != "pgn":
-            raise UnsupportedError(f"a ChessBase base converts to .pgn or .cbh, not to {target_key}",
-                                   file=args.target)
-        check_companions(args.source)
-        _measure_encoding(args, console)
+                                        console=console, from_base=kind == "chessbase")
+    if target_key == "pgn":
         planned(args.target, None, force=args.force)
         with writing(args.target):
             return _convert_chessbase(args, console)
-    if target_key == "pgn":
-        raise UnsupportedError(f"a {source.key} book has no games to write as PGN (.pgn is written from a ChessBase "
-                               "base)", file=args.target)
     from ..books.convert import convert_book
 
     planned(args.target, target_key, force=args.force)
     with writing(args.target), _book_progress(console, args.source) as progress:
-        report = convert_book(registry.existing(args.source), args.target, source_format=source.key,
+        report = convert_book(registry.existing(args.source), args.target, source_format=kind,
                               target_format=target_key, progress=progress)
     print(report.summary())
     unreached = report.counts.get("not reached", 0)
     if unreached:
-        stored = {"polyglot": "entries", "ctg": "records", "kvetka": "elements"}[source.key]
+        stored = {"polyglot": "entries", "ctg": "records", "kvetka": "elements"}[kind]
         console.print(f"warning: {unreached:,} {stored} of {args.source} are not reached from the start position, "
                       "even through a move outside the book between book moves: they are left out")
     if not report.written:
@@ -124,14 +153,29 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
     return 0
 
 
-def _convert_to_table(args: argparse.Namespace, console: Any) -> int:
-    """``convert SOURCE -o TABLE.parquet`` (:mod:`.tables`)."""
-    if args.append:
-        raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
+def _member_name(name: str, target: str) -> None:
+    """Refuse, before any game is read, a member ``name`` the archive ``target`` cannot store (its writer would
+    refuse it once the base is made): one the reader refuses, or with a character cp1252, the code page of
+    archive names, lacks."""
+    from ..formats.chessbase.archive import NAME_CODE_PAGE, name_problem
+
+    problem = name_problem(name)
+    if problem is None:
+        try:
+            name.encode(NAME_CODE_PAGE)
+        except UnicodeEncodeError as error:
+            char = name[error.start]
+            problem = f"the character {char!r} (U+{ord(char):04X}) has no byte in {NAME_CODE_PAGE}, the code page " \
+                      "of archive names: name the archive in Western European letters, e.g. ASCII ones"
+    if problem is not None:
+        raise FormatError(f"{name!r} cannot be the name of its base: {problem}", file=target)
+
+
+def _convert_to_table(args: argparse.Namespace, console: Any, kind: str) -> int:
+    """``convert SOURCE -o TABLE.parquet`` (:mod:`.tables`) of a source of ``kind``."""
     from .tables import cmd_parquet, require_arrow
 
     require_arrow(args.target)
-    kind = _table_kind(args.source, args.source_format)
     if kind == "chessbase":
         check_companions(args.source)
         _measure_encoding(args, console)
@@ -245,26 +289,3 @@ def _convert_chessbase(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: the base has no game that could be read")
         return 1
     return 0
-
-
-def _table_kind(source: str, given: str | None) -> str:
-    """What a source of a table is: ``given`` (``--from``), else recognised (PGN from its first bytes)."""
-    if given is not None:
-        from .tables import TABLE_SOURCES
-
-        if given not in (*TABLE_SOURCES, "pgn"):
-            raise UnsupportedError(f"convert writes no table of {given} (it reads {', '.join(TABLE_SOURCES)}, pgn)",
-                                   file=source)
-        return given
-    from .tables import TABLE_SOURCES
-
-    try:
-        return games_source(source, "convert to a Parquet table")
-    except FormatError:
-        pass
-    found = registry.recognise(source)
-    if found.handler is not None and found.handler.key in TABLE_SOURCES:
-        return found.handler.key
-    raise FormatError(f"{found.what}: convert writes a Parquet table of a ChessBase base, PGN, a Polyglot, CTG "
-                      "or Kvetka book, or Monty data", file=source)
-

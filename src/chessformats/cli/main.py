@@ -17,13 +17,14 @@ from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
+from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import terminal
 from .distributed import add_dask_options, build_reduced
 from .failures import INTERNAL_ERROR
 from .inspecting import PATHS
 from .inspecting import show as _show
-from .outputs import EXIT_CODES, NUMBERING, planned, say_built, writing
+from .outputs import EXIT_CODES, NUMBERING, planned, planned_in, say_built, writing
 from .pipes import STDIN_HELP, local_inputs
 
 __all__ = ["DESCRIPTION", "EPILOG", "build_parser", "main"]
@@ -140,6 +141,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     docs = [h.doc for h in registry.all_formats()]
     from ..codegen.markdown import write_docs
 
+    planned_in(args.output, [f"{doc.key}.md" for doc in docs], force=args.force)
     written = write_docs(args.output, docs)
     for path in written:
         print(path)
@@ -154,6 +156,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown:
         raise FormatError(f"unknown format {unknown[0]!r} (known: {', '.join(FORMATS)}, all)")
+    from ..codegen.filetypes import file_types
+
+    suffix = ".hexpat" if args.tool == "imhex" else ".ksy"
+    planned_in(args.output, [kind.id + suffix for key in formats for kind in file_types(key)], force=args.force)
     if args.tool == "imhex":
         from ..codegen.imhex import write_imhex as write
     else:
@@ -176,6 +182,9 @@ def cmd_tour(args: argparse.Namespace) -> int:
     from ..formats import polyglot
 
     console = _console()
+    if args.output:  # the book and the docs
+        planned_in(args.output, ["example.bin", *(os.path.join("docs", f"{handler.key}.md")
+                                                   for handler in registry.all_formats())], force=args.force)
     out = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="chessformats-tour-"))
     out.mkdir(parents=True, exist_ok=True)
     builder = BookBuilder(max_ply=args.max_ply)
@@ -217,24 +226,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Build an opening book from PGN games (the output format follows the extension of -o, or --to)."""
     handler = registry.for_output(args.output, args.to, writers=BUILT, command="build")
     assert handler.build is not None
-    from .convert import games_source
-
-    for source in args.games:
-        if not os.path.exists(source):
-            raise FileNotFoundError(f"{source}: no such file")
-        if games_source(source, "build") == "chessbase":
-            from .convert import check_companions
-
-            check_companions(source)
-    if args.dask is not None:
-        _need_dask()
-        if any(source.lower().endswith(".cbz") for source in args.games):
-            raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
+    check_build(args, handler.key)
     planned(args.output, handler.key, force=args.force)
     console = _console(stderr=True)
     say: Any = console.print
-    if args.memory < 0:
-        raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     # the build keeps millions of small objects alive to the end and makes no reference cycles: the
     # cyclic garbage collector would only rescan them (a full pass costs more than writing the book).
     # It is switched on again afterwards: `main` also runs inside other programs (and the tests), where a
@@ -249,25 +244,10 @@ def cmd_build(args: argparse.Namespace) -> int:
             gc.enable()
 
 
-BUILT = ("polyglot", "ctg", "kvetka")
-"""The formats ``build`` writes."""
-
-
-def _need_dask() -> None:
-    """``build --dask`` without the extra installed: one line saying how to get it, before anything is read."""
-    import importlib
-
-    try:
-        importlib.import_module("dask.distributed")
-    except ImportError:
-        raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
-
-
 def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: Console | PlainConsole,
            say: Any) -> int:
     """The build of ``cmd_build``, with the cyclic garbage collector off."""
     from ..books.build import BookBuilder, table_rows
-    from ..books.pieces import DATABASE_NAMES
 
     assert handler.build is not None
 
@@ -282,11 +262,8 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
         from .buildbar import BuildBar
 
         bar = BuildBar(screen, args.games)
-    if args.dask is not None and handler.key == "polyglot" and not any(
-            source.lower().endswith(DATABASE_NAMES) for source in args.games):
+    if reduced(args, handler.key):
         return build_reduced(args, say, started, bar, _game_filter(args))
-    if args.reducers is not None:
-        raise ValueError("--reducers needs --dask, a .bin book and no ChessBase database among the inputs")
     with bar.shown() if bar is not None else contextlib.nullcontext():
         if args.dask is not None:
             from ..books.distributed import build_book
@@ -304,6 +281,7 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     report = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                            only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
+    say_left_out(say, handler.key, report)
     rows = len(builder)  # (counted while the book was written)
     builder.close()  # the spilled counts, if any
     games = builder.games - builder.not_games
@@ -387,19 +365,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                        help="moves (SAN or UCI) played from --fen; they end at the first word that is not a move "
                             "(a file name after them is the input)")
 
-    def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None,
-                   force: bool = True) -> None:
+    def add_output(p: argparse.ArgumentParser, what: str, *, required: bool = True, old: str | None = None) -> None:
         # with an old spelling, argparse cannot require one of the two: main() says it is missing
         p.add_argument("-o", "--output", required=required and old is None, help=what)
         if old is not None:  # the spelling before -o/--output: kept working, not shown
             p.add_argument(old, dest="output", action=Deprecated, help=argparse.SUPPRESS)
             p.set_defaults(output_required=required)
-        if force:
-            p.add_argument("--force", action="store_true", help="replace the output if it exists")
+        p.add_argument("--force", action="store_true", help="replace the output if it exists")
 
     p = sub.add_parser("tour", help="build, probe, inspect and document a small book from bundled games")
-    add_output(p, "folder for what the tour writes (default: a new temporary folder)", required=False, old="--out",
-               force=False)
+    add_output(p, "folder for what the tour writes (default: a new temporary folder)", required=False, old="--out")
     p.add_argument("--max-ply", type=int, default=12, help="plies of each game to put in the book (default 12)")
     p.set_defaults(func=cmd_tour)
 
@@ -456,9 +431,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     side = p.add_mutually_exclusive_group()
     side.add_argument("--only-white", action="store_true", help="only moves of white")
     side.add_argument("--only-black", action="store_true", help="only moves of black")
-    p.add_argument("--uniform", action="store_true", help="every move weight 1")
+    p.add_argument("--uniform", action="store_true", help="every move weight 1 (a .bin book only)")
     p.add_argument("--sources", action="store_true",
-                   help="record the PGN files as the book's sources (Kvetka: writes NAME.ksf)")
+                   help="record the PGN files as the book's sources (a .kob book only: writes NAME.ksf)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_dask_options(p)
@@ -491,7 +466,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                        "ChessBase base to PGN, PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or a base to a ChessBase base; "
                        "a base, PGN, a book or Monty data to a Parquet table")
     p.add_argument("source", help="the book or database to read (its format recognised from its content)")
-    p.add_argument("target", nargs="?", help="the file to write (same as -o)")
+    p.add_argument("target", nargs="?", help="the file to write (or -o; not both)")
     add_output(p, "the file to write, its format from its extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka) "
                "from a book; .pgn from a ChessBase base; .cbh (a ChessBase base) from PGN or a base; .parquet (a "
                "table: one row per game, position and move, or ply; needs chessformats[arrow]) from a base, PGN, a "
@@ -510,14 +485,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_archive_parsers(sub)
 
     p = sub.add_parser("docs", help="generate the Markdown format reference from the schemas")
-    add_output(p, "folder to write one page per format into", old="--out", force=False)
+    add_output(p, "folder to write one page per format into", old="--out")
     p.set_defaults(func=cmd_docs)
 
     p = sub.add_parser("export", help="write a format's declarations for other tools (Kaitai Struct .ksy, ImHex "
                        ".hexpat)")
     p.add_argument("format_key", metavar="FORMAT", help="a format (see `chessformats formats`) or 'all'")
     p.add_argument("--to", dest="tool", choices=("kaitai", "imhex"), required=True, help="the tool to write for")
-    add_output(p, "folder to write the files into", old="--out", force=False)
+    add_output(p, "folder to write the files into", old="--out")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("formats", help="list the supported formats and their status")

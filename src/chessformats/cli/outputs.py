@@ -16,7 +16,7 @@ from typing import Any
 from ..engine.errors import FormatError
 from ..engine.fileio import locked
 
-__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "say_built", "writing"]
+__all__ = ["EXIT_CODES", "NUMBERING", "OutputError", "files_of", "planned", "planned_in", "say_built", "writing"]
 
 EXIT_CODES = """exit status:
   0  done (probe: the position is in the book, with moves)
@@ -50,7 +50,12 @@ def files_of(path: str | os.PathLike[str], key: str | None) -> list[str]:
     if key == "kvetka":  # NAME, NAME.kob or NAME_0.kob: NAME_0.kob, NAME.kin, NAME.ksf
         if extension in (".kob", ".kin", ".ksf"):
             name = stem[:-2] if extension == ".kob" and stem.endswith("_0") else stem
-        return [name + "_0.kob", name + ".kin", name + ".ksf"]
+        # and the NAME_1.kob, NAME_2.kob, ... of an earlier book: the writer makes or removes them
+        more = 1
+        while os.path.exists(f"{name}_{more}.kob"):
+            more += 1
+        return [name + "_0.kob", *(f"{name}_{number}.kob" for number in range(1, more)), name + ".kin",
+                name + ".ksf"]
     if key == "chessbase":  # NAME, NAME.cbh (or another of its files): NAME.cbh and its companions
         base = stem if extension in _COMPANIONS["chessbase"] else name
         return [base + suffix for suffix in _COMPANIONS["chessbase"]]
@@ -80,6 +85,24 @@ def planned(path: str | os.PathLike[str], key: str | None = None, *, force: bool
         raise OutputError(f"exists ({shown}): --force replaces it" + (", --append adds to it" if key == "chessbase"
                                                                       else ""), file=name)
     return files
+
+
+def planned_in(folder: str | os.PathLike[str], names: Sequence[str], *, force: bool = False) -> list[str]:
+    """Check that the command may write the files ``names`` into ``folder`` (made if missing) and return their
+    paths. Refused, with :class:`OutputError`: ``folder`` a file, a file of ``names`` that exists without
+    ``force``."""
+    name = os.fspath(folder)
+    if os.path.exists(name) and not os.path.isdir(name):
+        raise OutputError("is a file: give the name of a folder to write into", file=name)
+    paths = [os.path.join(name, file) for file in names]
+    for path in paths:
+        if os.path.isdir(path):
+            raise OutputError(f"{os.path.relpath(path, name)} is a folder: give another folder", file=name)
+    there = [os.path.relpath(path, name) for path in paths if os.path.exists(path)]
+    if there and not force:
+        shown = ", ".join(there[:5]) + (f" and {len(there) - 5} more" if len(there) > 5 else "")
+        raise OutputError(f"holds files this writes ({shown}): --force replaces them", file=name)
+    return paths
 
 
 @contextlib.contextmanager

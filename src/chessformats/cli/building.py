@@ -1,0 +1,81 @@
+"""What ``chessformats build`` checks before it reads a game (its inputs, and every option against the format of
+the book it writes), and what it says about the book written beyond its summary line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..engine.errors import FormatError
+
+if TYPE_CHECKING:
+    from ..engine.contract import WriteReport
+
+__all__ = ["BUILT", "check_build", "reduced", "say_left_out"]
+
+BUILT = ("polyglot", "ctg", "kvetka")
+"""The formats ``build`` writes."""
+
+_BOOKS = {"polyglot": "a Polyglot book", "ctg": "a CTG book", "kvetka": "a Kvetka book"}
+
+_REFUSED = {
+    "sources": {"polyglot": "a Polyglot book stores no sources (a Kvetka book does: NAME.ksf)",
+                "ctg": "a CTG book stores no sources (a Kvetka book does: NAME.ksf)"},
+    "uniform": {"ctg": "sets Polyglot weights; a CTG book stores game counts",
+                "kvetka": "sets Polyglot weights; a Kvetka book stores results, not weights"},
+}
+"""The options a format cannot honour, and why (each format's ``build`` takes the options it honours)."""
+
+
+def check_build(args: argparse.Namespace, key: str) -> None:
+    """Refuse, in one line and before any game is read, a missing input, a file that holds no games, a base
+    without its moves, and an option the book's format ``key`` cannot honour."""
+    from .convert import check_companions, games_source
+
+    for option, refused in _REFUSED.items():
+        if getattr(args, option) and key in refused:
+            raise FormatError(f"--{option}: {refused[key]}", file=args.output)
+    if (args.reducers is not None or args.shuffle_dir is not None) and not reduced(args, key):
+        option = "--reducers" if args.reducers is not None else "--shuffle-dir"
+        raise ValueError(f"{option} needs --dask, a .bin book and no ChessBase database among the inputs")
+    for source in args.games:
+        if not os.path.exists(source):
+            raise FileNotFoundError(f"{source}: no such file")
+        if games_source(source, "build") == "chessbase":
+            check_companions(source)
+            if args.sources:
+                raise FormatError("--sources records PGN files as the book's sources, not a ChessBase base",
+                                  file=source)
+    if args.memory < 0:
+        raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
+    if args.dask is not None:
+        _need_dask()
+        if any(source.lower().endswith(".cbz") for source in args.games):
+            raise FormatError("--dask reads no enciphered archive (.cbz): extract it first (chessformats extract)")
+
+
+def reduced(args: argparse.Namespace, key: str) -> bool:
+    """Whether the build distributes the reduce by key range too (:func:`.distributed.build_reduced`)."""
+    from ..books.pieces import DATABASE_NAMES
+
+    return args.dask is not None and key == "polyglot" and not any(
+        source.lower().endswith(DATABASE_NAMES) for source in args.games)
+
+
+def _need_dask() -> None:
+    """``build --dask`` without the extra installed: one line saying how to get it, before anything is read."""
+    import importlib
+
+    try:
+        importlib.import_module("dask.distributed")
+    except ImportError:
+        raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
+
+
+def say_left_out(say: Any, key: str, report: WriteReport) -> None:
+    """Say the moves the book's format cannot store, which the writer left out (unless a warning of the writer
+    said so already)."""
+    left = report.counts.get("moves left out", 0)
+    if left and not any("left out" in warning.message for warning in report.warnings):
+        say(f"warning: {left:,} moves left out: {_BOOKS.get(key, key)} cannot store them")
