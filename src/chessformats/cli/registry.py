@@ -180,7 +180,7 @@ class Found(NamedTuple):
 def existing(path: str | os.PathLike[str]) -> str:
     """``path``, or the file a format's own naming gives it, as the readers take a book's name: ``NAME`` or
     ``NAME.kob`` -> ``NAME_0.kob`` (a Kvetka book's first file), ``NAME`` -> ``NAME.ctg``. A path that names no file
-    either way is a :class:`FormatError` naming what was looked for."""
+    either way is a :class:`FileNotFoundError` naming what was looked for."""
     name = os.fspath(path)
     if os.path.lexists(name):
         return name
@@ -191,7 +191,9 @@ def existing(path: str | os.PathLike[str]) -> str:
         for spelling in (candidate, candidate[:-4] + candidate[-4:].upper()):  # (NAME_0.KOB, as DOS wrote them)
             if os.path.exists(spelling):
                 return spelling
-    raise FormatError(f"no such file (nor {' or '.join(os.path.basename(t) for t in tried)})", file=name)
+    if extension and extension.lower() != ".kob":  # a file's name, not a book's: as every command says it
+        raise FileNotFoundError(f"{name}: no such file")
+    raise FileNotFoundError(f"{name}: no such file (nor {' or '.join(os.path.basename(t) for t in tried)})")
 
 
 _GENERIC = (".bin",)
