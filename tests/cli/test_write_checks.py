@@ -120,6 +120,8 @@ def test_convert_to_a_base_writing_no_game_exits_1(tmp_path: Path, capsys: pytes
     assert code == 1 and "0 games added" in err and "nothing written" in err
     code, _, err = run(capsys, "convert", tmp_path / "a.cbh", "-o", tmp_path / "b.cbh")  # a base of no game
     assert code == 1 and "0 records copied" in err and "nothing written" in err
+    code, _, err = run(capsys, "convert", games, "-o", tmp_path / "a.cbv")  # nor an archive of an empty base
+    assert code == 1 and "nothing written" in err and not (tmp_path / "a.cbv").exists()
     (tmp_path / "h.pgn").write_text(GAMES)
     assert run(capsys, "convert", tmp_path / "h.pgn", "-o", tmp_path / "a.cbh", "--append")[0] == 0
 

@@ -122,7 +122,10 @@ def convert_to_archive(source: str, target: str, *, encoding: str | None, consol
             stem = os.path.splitext(os.path.basename(target))[0]
             base = os.path.join(folder, stem + ".cbh")
             if source_is_pgn:
-                convert_to_chessbase(source, base, append=False, encoding=encoding, console=console, from_base=False)
+                code = convert_to_chessbase(source, base, append=False, encoding=encoding, console=console,
+                                            from_base=False)
+                if code:  # no game written ('nothing written' said): no archive of an empty base either
+                    return code
             else:
                 from chessformats.formats.chessbase.archive import open_archive
 
