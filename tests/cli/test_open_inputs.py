@@ -108,9 +108,10 @@ def test_a_chess960_fen_keeps_its_castling_rights(tmp_path: Path, capsys: pytest
 
 
 def test_castling_rights_no_variant_allows_are_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """KQkq of a rook that left h1 is not Chess960: the right is dropped, and the warning says so."""
+    """K with no rook on the king's side (in neither variant a castling): the right is dropped, and the warning
+    says so. (KQkq of a rook that left h1 for g1 is a Chess960 right, as the book builder reads it.)"""
     book = write_book(tmp_path / "book.bin", sorted(rows_of(LINE)))
-    code, _, err = run(capsys, "probe", book, "--fen", "r3k2r/8/8/8/8/8/8/R3K1R1 w KQkq - 0 1")
+    code, _, err = run(capsys, "probe", book, "--fen", "r3k2r/8/8/8/8/8/8/R3K3 w KQkq - 0 1")
     assert code == 1
     assert "warning: the FEN's castling rights 'KQkq' name castlings the position cannot have" in err
     assert "kept 'Qkq'" in err

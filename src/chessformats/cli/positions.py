@@ -25,23 +25,20 @@ def board_of(fen: str | None, moves: Sequence[str] | None) -> chess.Board:
 
 
 def fen_board(fen: str) -> chess.Board:
-    """The board of a FEN: a Chess960 board when its castling rights are valid only in Chess960 and say so
-    (Shredder-FEN letters, ``GDgd``; ``KQkq`` of a king off e1/e8); castling rights that are valid in neither
-    are said in a warning, not dropped silently (``KQkq`` of a rook that left h1 is not Chess960)."""
-    import chess
+    """The board of a FEN as the book builder reads one (:func:`chessformats.kernel.newboard.fen_board`: a Chess960
+    board when its castling rights are possible only in Chess960, Shredder-FEN ``GDgd`` or ``KQkq`` of a king off
+    e1/e8 or a rook off the corner), so that a probe finds what ``build`` wrote; castling rights valid in neither
+    are said in a warning, not dropped silently (``K`` with no rook on the king's side)."""
+    from ..kernel.newboard import fen_board as read_fen
 
-    board = chess.Board(fen)
-    field = fen.split()[2] if len(fen.split()) > 2 else "-"
-    chess960 = chess.Board(fen, chess960=True)
-    if board.clean_castling_rights() != chess960.clean_castling_rights() and (
-            any(letter not in "KQkq-" for letter in field)
-            or (any(letter.isupper() for letter in field) and board.king(chess.WHITE) != chess.E1)
-            or (any(letter.islower() for letter in field) and board.king(chess.BLACK) != chess.E8)):
-        board = chess960
+    try:
+        board = read_fen(fen)
+    except ValueError as error:  # python-chess's words (invalid fen, ...), said as the command line's
+        raise ValueError(str(error)) from None
     if board.clean_castling_rights() != board.castling_rights:
-        given, kept = field, board.castling_xfen()
+        given = fen.split()[2] if len(fen.split()) > 2 else "-"
         warnings.warn(f"the FEN's castling rights {given!r} name castlings the position cannot have (no king or rook "
-                      f"on its square): kept {kept!r}", stacklevel=3)
+                      f"on its square): kept {board.castling_xfen()!r}", stacklevel=3)
     return board
 
 
