@@ -192,8 +192,9 @@ _CODEC = "chessformats_pgn"
 def _find_codec(name: str) -> codecs.CodecInfo | None:
     if name != _CODEC:
         return None
-    return codecs.CodecInfo(codecs.utf_8_encode, lambda data, errors="strict": (decode_pgn(data), len(data)),
-                            incrementaldecoder=_Decoder, name=_CODEC)
+    utf8 = codecs.lookup("utf-8")  # (what it writes: UTF-8)
+    return codecs.CodecInfo(utf8.encode, lambda data, errors="strict": (decode_pgn(data), len(data)),
+                            incrementalencoder=utf8.incrementalencoder, incrementaldecoder=_Decoder, name=_CODEC)
 
 
 codecs.register(_find_codec)  # the text streams of :func:`open_text` decode by name
