@@ -145,7 +145,8 @@ line end as one game): a file of games not parted by blank lines is not held who
 
 class _Decoder(codecs.IncrementalDecoder):
     """:func:`decode_pgn` on a stream: the bytes up to the last game break of what has come, the rest held until
-    the next break (or the end), so each game is decided whole."""
+    the next break (or the end), so each game is decided whole; the rest is not held when it is ASCII (read the
+    same either way: the rest of its game is decided alone, as its whole would be)."""
 
     def __init__(self, errors: str = "strict") -> None:
         super().__init__(errors)
@@ -154,9 +155,14 @@ class _Decoder(codecs.IncrementalDecoder):
     def decode(self, input: Buffer, final: bool = False) -> str:
         held = len(self.pending)
         data = self.pending + input if held else bytes(input)
+        if final or data.isascii():
+            self.pending = b""
+            return decode_pgn(data)
         # (the bytes held have no break: one that ends in the new bytes starts near their end, if it is not long)
-        cut = len(data) if final else _last_break(data, max(0, held - _LONG_BREAK))
+        cut = _last_break(data, max(0, held - _LONG_BREAK))
         self.pending = data[cut:]
+        if self.pending.isascii():
+            self.pending, cut = b"", len(data)
         return decode_pgn(memoryview(data)[:cut]) if cut else ""
 
     def reset(self) -> None:
