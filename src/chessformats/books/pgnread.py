@@ -104,7 +104,10 @@ def decode_pgn(data: bytes | memoryview, encoding: str | None = None) -> str:
 
 
 def _mixed(data: memoryview, bad: int) -> str:
-    """:func:`decode_pgn` of ``data``, valid UTF-8 up to ``bad``."""
+    """:func:`decode_pgn` of ``data``, valid UTF-8 up to ``bad``: each game holding a byte that is not UTF-8 (from
+    the break before it to the break after it) as Windows-1252, the text between them as UTF-8, tried a part at a
+    time from :data:`_PART` bytes on, doubled while it decodes (a part that does not costs a copy of it, in the
+    error: a file of such games is not copied whole once a game)."""
     parts = []
     position = 0  # the text before it is decoded; a game starts there
     while True:
@@ -115,13 +118,21 @@ def _mixed(data: memoryview, bad: int) -> str:
         end = after.end() if after is not None else len(data)
         parts.append(str(data[position:start], "utf-8"))
         parts.append(codecs.charmap_decode(data[start:end], "strict", _WINDOWS_1252)[0])
-        try:
-            parts.append(str(data[end:], "utf-8"))
+        position, size = end, _PART
+        while position < len(data):
+            after = BYTE_BREAK.search(data, position + size)
+            stop = after.end() if after is not None else len(data)
+            try:
+                parts.append(str(data[position:stop], "utf-8"))
+            except UnicodeDecodeError as error:
+                bad = position + error.start
+                break
+            position, size = stop, 2 * size
+        else:
             return "".join(parts)
-        except UnicodeDecodeError as error:
-            position, bad = end, end + error.start
 
 
+_PART = 1 << 12
 def _windows_1252() -> str:
     """The 256 characters of Windows-1252's bytes (the undefined ones as ISO 8859-1's)."""
     characters = []
