@@ -77,6 +77,21 @@ def test_pgn_sources(tmp_path: Path) -> None:
             assert data[start:start + found.source.game.length].startswith(b"[Event")  # the address is the game
 
 
+def test_pgn_sources_of_windows_1252_games(tmp_path: Path) -> None:
+    # a Windows-1252 game between UTF-8 ones: its names as written (a game not UTF-8 is read as Windows-1252);
+    # a code page named by ``encoding``
+    utf8 = '[Event "A"]\n[White "Ding 丁"]\n[Black "Weiß"]\n[Result "*"]\n\n1. d4 *\n\n'.encode()
+    windows = '[Event "B"]\n[White "Müller, Jürgen"]\n[Black "Nuñez, José €"]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
+    pgn = tmp_path / "games.pgn"
+    pgn.write_bytes(utf8 + windows.encode("cp1252") + utf8)
+    sources, _ = kvetka.pgn_sources([pgn], max_ply=2)
+    assert [(game.white, game.black) for game in sources[0].games] == [
+        ("Ding 丁", "Weiß"), ("Müller, Jürgen", "Nuñez, José €"), ("Ding 丁", "Weiß")]
+    pgn.write_bytes(windows.replace("Müller, Jürgen", "Карпов").replace("Nuñez, José", "Таль").encode("cp1251"))
+    sources, _ = kvetka.pgn_sources([pgn], max_ply=2, encoding="cp1251")
+    assert sources[0].games[0].white == "Карпов"
+
+
 @pytest.mark.slow
 def test_twic_book_probes_like_polyglot_and_ctg(tmp_path: Path) -> None:
     builder = BookBuilder(max_ply=20)

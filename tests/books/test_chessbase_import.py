@@ -47,9 +47,10 @@ class _Lines:
         return text
 
 
-def _reference_items(path: Path) -> Iterator[chess.pgn.Game | UnreadableGame]:
-    """python-chess's games of ``path`` (read as the command line read them before the fast path)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+def _reference_items(path: Path, text: str | None = None) -> Iterator[chess.pgn.Game | UnreadableGame]:
+    """python-chess's games of ``path`` (read as the command line read them before the fast path), or of ``text``,
+    the text written to it (for a file that is not all UTF-8)."""
+    with open(path, encoding="utf-8-sig", errors="replace") if text is None else io.StringIO(text) as handle:
         lines = _Lines(handle)
         while True:
             start = lines.line + 1
@@ -67,11 +68,12 @@ def _report(report: WriteReport) -> tuple[Any, ...]:
     return report.written, report.skipped, report.warnings
 
 
-def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False,
-                 items: list[chess.pgn.Game | UnreadableGame] | None = None) -> tuple[WriteReport, dict[str, int]]:
+def _assert_same(pgn: Path, folder: Path, *, kinds: bool = False, items: list[chess.pgn.Game | UnreadableGame] | None
+                 = None, text: str | None = None) -> tuple[WriteReport, dict[str, int]]:
     """Both paths on ``pgn``: the same files and report; the fast path's items by kind (``kinds``; else {}).
-    ``items``: python-chess's games of ``pgn`` when the caller has read them (else read here)."""
-    slow = write_database(folder / "slow.cbh", _reference_items(pgn) if items is None else items)
+    ``items``: python-chess's games of ``pgn`` when the caller has read them (else read here, from ``text`` if
+    given: the text written to ``pgn``)."""
+    slow = write_database(folder / "slow.cbh", _reference_items(pgn, text) if items is None else items)
     fast = write_database_from_pgn(folder / "fast.cbh", pgn)
     assert _report(fast) == _report(slow)
     theirs, ours = _files(folder / "slow.cbh"), _files(folder / "fast.cbh")
@@ -180,13 +182,46 @@ _TRICKY = [
 ]
 
 
+# a game in Windows-1252, as files older than UTF-8 have them (not UTF-8: read as Windows-1252, the game whole):
+# "ß“" (0xDF 0x93) is a UTF-8 character on its own, "€" is 0x80
+_WINDOWS = ('[Event "Schloß“ Open"]\n[Site "Café"]\n[White "Müller, Jürgen"]\n[Black "Nuñez, José"]\n'
+            '[Result "0-1"]\n\n1. e4 {„Preis“ 100 €} e5 2. Nf3 Nc6 0-1\n')
+
+
 def test_tricky_texts_same_bytes_as_python_chess(tmp_path: Path) -> None:
     for number, text in enumerate(_TRICKY):
         folder = tmp_path / str(number)
         folder.mkdir()
         pgn = folder / "games.pgn"
-        pgn.write_bytes("\n".join((text, _PROMOTING, text, _PASSANT)).encode("utf-8"))
-        _assert_same(pgn, folder)
+        games = "\n".join((text, _PROMOTING, text, _PASSANT))
+        pgn.write_bytes(games.encode("utf-8") + b"\n" + _WINDOWS.encode("cp1252"))  # (then a game in Windows-1252)
+        _assert_same(pgn, folder, text=games.removeprefix("\ufeff") + "\n" + _WINDOWS)
+
+
+def test_windows_1252_names_reach_the_base(tmp_path: Path) -> None:
+    """A Windows-1252 game read by the fast path and one read by python-chess (a variation), between UTF-8 games:
+    the names, the comment; a file in a code page named by ``pgn_encoding``."""
+    pgn = tmp_path / "games.pgn"
+    # (not "ß“": the base's reader takes a name that is valid UTF-8 as UTF-8, and the writer stores it in cp1252)
+    windows = _WINDOWS.replace("Schloß“", "Schloß")
+    varied = windows.replace("e5 2.", "e5 (1... c5) 2.")
+    first = _PLAIN.replace("Adams", "Ding 丁立人")
+    text = "\n".join((first, windows, varied, _PLAIN))
+    pgn.write_bytes(first.encode() + b"\n" + windows.encode("cp1252") + b"\n" + varied.encode("cp1252") + b"\n"
+                    + _PLAIN.encode())
+    _, kinds = _assert_same(pgn, tmp_path, kinds=True, text=text)
+    assert kinds == {"PreparedGame": 3, "Game": 1}
+    with chessbase.open_database(tmp_path / "fast.cbh") as db:
+        games = [db.record(number).to_pgn() for number in (1, 2, 3)]  # type: ignore[union-attr]
+    assert [(game.headers["White"], game.headers["Black"]) for game in games] == [
+        ("Ding 丁立人, Michael", "Carlsen, Magnus"), *[("Müller, Jürgen", "Nuñez, José")] * 2]
+    assert [(game.headers["Event"], game.headers["Site"]) for game in games[1:]] == [("Schloß Open", "Café")] * 2
+    assert [game.next().comment for game in games[1:]] == ["„Preis“ 100 €"] * 2  # type: ignore[union-attr]
+    russian = tmp_path / "russian.pgn"
+    russian.write_bytes(_PLAIN.replace("Adams, Michael", "Карпов, Анатолий").encode("cp1251"))
+    write_database_from_pgn(tmp_path / "russian.cbh", russian, encoding="cp1251", pgn_encoding="cp1251")
+    with chessbase.open_database(tmp_path / "russian.cbh", encoding="cp1251") as db:
+        assert db.record(1).to_pgn().headers["White"] == "Карпов, Анатолий"  # type: ignore[union-attr]
 
 
 def test_the_fast_path_is_taken(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ batch scan of movetext reads what the tokenizer reads."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
 from pathlib import Path
@@ -197,3 +198,114 @@ def test_lichess_movetext_is_read_by_the_first_scan(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(batches, "parse_game", lambda *args: pytest.fail("tokenized"))
     batch = _compare([f'[Result "*"]\n\n{body} *\n\n'] * 3, 30)
     assert len(scans) == 1 and [len(batch.sans(index)) for index in range(3)] == [30] * 3
+
+
+# Windows-1252 text. No game of it is UTF-8 ("é" then '"' is not); the first tag holds "ß“" (0xDF 0x93, a UTF-8
+# character on its own, U+07D3) before the first byte that is not UTF-8: the game is decided whole, not from there
+# on. "€" is 0x80; "#" stands for 0x81, which Windows-1252 leaves undefined (read as U+0081, as in ISO 8859-1).
+_LATIN = ('[Event "Schloß“ Open"]\n[Site "Café"]\n[White "Müller, Jürgen"]\n[Black "Nuñez, José"]\n'
+          '[Result "1-0"]\n\n1. e4 {„Preis“ 100 € Ä– #} e5 1-0\n')
+_UTF8 = '[Event "Москва"]\n[White "Ding, Liren 丁立人"]\n[Black "Weiß"]\n[Result "*"]\n\n1. d4 {½ ß“ €} *\n'
+
+
+def _latin(text: str) -> bytes:
+    return text.encode("cp1252").replace(b"#", b"\x81")
+
+
+def _text(text: str) -> str:
+    return text.replace("#", "\x81")
+
+
+def test_windows_1252_games_are_read_as_windows_1252(tmp_path: Path) -> None:
+    # a file of UTF-8 (with a byte order mark) and Windows-1252 games: each game read in its own encoding, by the
+    # stream (in whole and in small chunks, read and readline), compressed, by the pieces of a parallel build and
+    # by the games reader of the statistics
+    import gzip
+
+    from chessformats.books.pieces import piece_text, plan_pieces
+    from chessformats.books.stats import read_pgn_games
+
+    data = b"\xef\xbb\xbf" + _UTF8.encode() + b"\n" + _latin(_LATIN) + b"\r\n" + _UTF8.encode() + b"\n" + _latin(_LATIN)
+    raw = "\ufeff" + _UTF8 + "\n" + _text(_LATIN) + "\r\n" + _UTF8 + "\n" + _text(_LATIN)
+    expected = raw.replace("\r\n", "\n")
+    assert pgnread.decode_pgn(data) == raw
+    path, packed = tmp_path / "games.pgn", tmp_path / "games.pgn.gz"
+    path.write_bytes(data)
+    packed.write_bytes(gzip.compress(data))
+    for name in (path, packed):
+        with pgnread.open_text(name) as handle:
+            assert handle.read() == expected
+    for size in (1, 5, 64):
+        with pgnread.open_text(path) as handle:
+            handle._CHUNK_SIZE = size  # type: ignore[attr-defined]
+            assert "".join(iter(handle.readline, "")) == expected
+    pieces = list(plan_pieces([path], piece_bytes=1))
+    assert len(pieces) == 4 and all(not isinstance(piece, str) for piece in pieces)
+    assert "".join(piece_text(piece) for piece in pieces if not isinstance(piece, str)) == expected
+    names = [(game.headers["Event"], game.headers["White"], game.headers["Black"])
+             for game in read_pgn_games(str(path))]
+    assert names == [("Москва", "Ding, Liren 丁立人", "Weiß"), ("Schloß“ Open", "Müller, Jürgen", "Nuñez, José")] * 2
+    # a named encoding is taken as it is
+    assert pgnread.decode_pgn(_latin(_LATIN), "utf-8") == _latin(_LATIN).decode("utf-8", "replace")
+    with pgnread.open_text(path, encoding="latin-1") as handle:
+        assert handle.read() == data.decode("latin-1").replace("\r\n", "\n")
+
+
+_LATIN_PARTS = ["ü", "ß“", "€", "Ä–", "é", "Ñ", "a", " ", "{", "}", "1. e4", "\n", "\r\n"]
+_UTF8_PARTS = [*_LATIN_PARTS, "丁", "\u2013", "Москва"]
+_BREAKS = ["\n\n", "\r\n\r\n", "\n \n", "\n\n\n", "\n\t\r\n"]
+"""Game breaks (a blank line between games; in a file of Mac OS 9's line ends, "\\r" alone, no game break is found
+in the bytes: its games are decided together)."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(_UTF8_PARTS), max_size=12).map("".join),
+                          st.sampled_from(_BREAKS)), max_size=6),
+       st.sampled_from([1, 2, 3, 7, 64, 8192]))
+def test_each_game_is_decided_whole(games: list[tuple[bool, str, str]], chunk: int) -> None:
+    # games in Windows-1252 (one byte of each not UTF-8: the "é" before '"', after the White tag, which may hold
+    # UTF-8 characters: "ß“", "Ä–") or UTF-8 after game breaks of any kind: each read in its encoding, whatever the
+    # stream's chunks, and as in the whole by pieces cut at breaks
+    texts, data = [], b""
+    for latin, words, gap in games:
+        if latin:
+            words = "".join(part for part in words if part.encode("cp1252", "ignore").decode("cp1252") == part)
+        text = f'[White "{words}"]\n[Event "é"]\n\n{words}{gap}'
+        texts.append(text)
+        data += text.encode("cp1252" if latin else "utf-8")
+    expected = "".join(texts)
+    assert pgnread.decode_pgn(data) == expected
+    cuts = [0, *(match.end() for match in pgnread.BYTE_BREAK.finditer(data)), len(data)]
+    assert "".join(pgnread.decode_pgn(data[start:end]) for start, end in itertools.pairwise(cuts)) == expected
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding=pgnread._CODEC, newline="")
+    stream._CHUNK_SIZE = chunk  # type: ignore[attr-defined]
+    assert "".join(iter(lambda: stream.read(5), "")) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=8), st.sampled_from([*_BREAKS, "\r\r", "["])), max_size=30).map("".join),
+       st.sampled_from([1, 3, 8192]), st.booleans())
+def test_utf8_text_reads_as_before(text: str, chunk: int, mark: bool) -> None:
+    # valid UTF-8 (with or without a byte order mark): what the UTF-8 text stream read before (its own codec)
+    data = ("\ufeff" if mark else "").encode() + text.encode("utf-8", "surrogatepass")
+    assert pgnread.decode_pgn(data) == data.decode("utf-8", "replace")
+    ours = io.TextIOWrapper(io.BytesIO(data), encoding=pgnread._CODEC, newline=None)
+    before = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline=None)
+    ours._CHUNK_SIZE = before._CHUNK_SIZE = chunk  # type: ignore[attr-defined]
+    assert "".join(iter(lambda: ours.read(5), "")) == before.read()
+
+
+def test_a_stream_holds_back_a_bounded_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    # games with no blank line between them (no game break): held back up to _HOLD bytes, then decided up to the
+    # last line end (or the last ASCII byte), a part at a time
+    monkeypatch.setattr(pgnread, "_HOLD", 100)
+    for line in ('[Event "Café"]\n1. e4 e5 *\n', '[Event "Café"]\r1. e4 e5 *\r', "é" * 30 + "a"):
+        text = line * 40
+        decoder = pgnread._Decoder()
+        parts, held = [], 0
+        data = text.encode("cp1252")
+        for start in range(0, len(data), 30):
+            parts.append(decoder.decode(data[start:start + 30]))
+            held = max(held, len(decoder.pending))
+        parts.append(decoder.decode(b"", final=True))
+        assert "".join(parts) == text and held <= 130 and decoder.pending == b""

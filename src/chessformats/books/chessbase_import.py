@@ -416,7 +416,7 @@ def _batch(pending: list[_Plain | _Read]) -> Iterator[GameItem]:
 
 def write_database_from_pgn(path: str | os.PathLike[str],
                             pgn: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-                            encoding: str | None = None, append: bool = False,
+                            encoding: str | None = None, pgn_encoding: str | None = None, append: bool = False,
                             progress: Callable[[int], None] | None = None) -> WriteReport:
     """Write the games of the PGN file(s) ``pgn`` (plain, ``.gz``, ``.bz2``, ``.xz``, ``.zst``) as the ChessBase
     base ``path`` (``append``: add them to it), streamed; the same base as
@@ -424,15 +424,17 @@ def write_database_from_pgn(path: str | os.PathLike[str],
 
     Returns the writer's :class:`~chessformats.engine.contract.WriteReport` (unit ``games``). Games are numbered
     across the files in order; a game python-chess cannot read is in the report's ``skipped`` with its number
-    (``item``) and the line of its file it starts on (``line``). ``encoding``: the names' code page
-    (see ``write_database``). ``progress(games)``: called with the games read so far, after each batch.
+    (``item``) and the line of its file it starts on (``line``). ``encoding``: the names' code page in the base
+    (see ``write_database``). ``pgn_encoding``: the PGN files' (``None``: UTF-8, a game that is not UTF-8 read as
+    Windows-1252, see :func:`~chessformats.books.pgnread.decode_pgn`). ``progress(games)``: called with the games
+    read so far, after each batch.
     """
     paths = [pgn] if isinstance(pgn, (str, os.PathLike)) else list(pgn)
 
     def items() -> Iterator[GameItem]:
         done = 0
         for source in paths:
-            with open_text(source) as handle:
+            with open_text(source, encoding=pgn_encoding) as handle:
                 counted = None if progress is None else _offset(progress, done)
                 for item in pgn_items(handle, progress=counted):
                     done += 1

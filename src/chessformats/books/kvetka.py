@@ -24,6 +24,7 @@ from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, key_occupied_squares, position_key
 from ..formats.pgngames import read_game
 from ..schemas.kvetka import GAME, GAME_RESULT
+from .pgnread import decode_pgn
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, fen_key, filter_stats, legal_key, occupancy_sieve, walk
 
@@ -185,15 +186,16 @@ def from_bookstats(path: str | os.PathLike[str], stats: BookStats, **options: An
     return write_book(path, stats, **options)
 
 
-def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetka.ALL_PLIES
-                ) -> tuple[list[kvetka.KvetkaSource], dict[str, tuple[int, int]]]:
+def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetka.ALL_PLIES,
+                encoding: str | None = None) -> tuple[list[kvetka.KvetkaSource], dict[str, tuple[int, int]]]:
     """``.ksf`` sources for PGN files, and for every position of their games' first ``max_ply`` plies the first
     game it occurs in (``references`` for :func:`write_book`, keyed by FEN without move counters).
 
     A game starts at its ``[Event`` tag: its address is that byte offset in the (uncompressed, plain) file and
     its length runs to the next game. Addresses are full paths, as the spec asks. Games python-chess cannot
     replay, or cannot even read (its parser fails on some damaged movetext), are described from their tags but
-    give no references.
+    give no references. ``encoding``: the files' (``None``: UTF-8, a game that is not UTF-8 read as Windows-1252;
+    see :func:`~chessformats.books.pgnread.decode_pgn`).
     """
     sources = []
     references: dict[str, tuple[int, int]] = {}
@@ -205,7 +207,7 @@ def pgn_sources(paths: Sequence[str | os.PathLike[str]], *, max_ply: int = kvetk
         games = []
         for index, start in enumerate(starts):
             end = starts[index + 1] if index + 1 < len(starts) else len(data)
-            text = data[start:end].decode("utf-8", errors="replace")
+            text = decode_pgn(data[start:end], encoding)
             try:
                 game = read_game(io.StringIO(text))
             except _PGN_FAILURES:  # python-chess itself fails on this movetext (a ')' with no variation open)

@@ -6,25 +6,40 @@ make-book``'s lexer does.
 The whole-batch fast path over plain movetext is :mod:`chessformats.books.pgnscan`; this module is the
 per-game reader it falls back to (``;`` comments, escapes, odd tokens; brace comments, NAGs and variations are
 blanked out for the scan by :mod:`~chessformats.books.heads`).
+
+Text encoding (:func:`decode_pgn`, :func:`open_text`): UTF-8, and a game whose bytes are not UTF-8 as Windows-1252.
+The PGN standard (section 4.1) says ISO 8859-1; older files are often Windows-1252, which is ISO 8859-1 with
+printable characters where ISO 8859-1 has C1 control codes (0x80-0x9F: "€", "„", "“" ...); lichess and most new
+files are UTF-8. A file may hold both (files joined together), so the choice is made per game: the text between
+two game breaks (:data:`GAME_BREAK`), read as UTF-8 when all of it is UTF-8. A Windows-1252 text is seldom valid
+UTF-8 (an accented capital or "ß" would have to be followed by one of 0x80-0xBF: "ß“" is), and a game holding
+such a pair almost always holds another non-ASCII byte that is not UTF-8, which decides for the whole game.
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import re
 from collections.abc import Iterator, Sequence
-from typing import IO, Any, cast, overload
+from typing import TYPE_CHECKING, Any, TextIO, cast, overload
 
 import numpy as np
 
 from ..engine.streams import open_binary
 from .pgnscan import FIRST_BYTES, every_lane
 
-__all__ = ["GAME_BREAK", "HEADER", "TAG", "HeaderTags", "game_spans", "open_text", "parse_game", "read_headers",
-           "split_games"]
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
+__all__ = ["BYTE_BREAK", "GAME_BREAK", "HEADER", "TAG", "HeaderTags", "decode_pgn", "game_spans", "open_text",
+           "parse_game", "read_headers", "split_games"]
 
 GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
+BYTE_BREAK = re.compile(GAME_BREAK.pattern.encode("ascii"))
+"""A game break in bytes: :data:`GAME_BREAK` on the undecoded file (it is ASCII, so no break cuts a character of
+an ASCII-compatible encoding in two)."""
 _NOT_BLANK = re.compile(r"\S")
 _VALUE = r'[^"\\]*(?:\\.[^"\\]*)*'  # a tag's value: any character but '"' and '\', or '\' and one (unrolled)
 TAG = re.compile(rf'\[\s*([A-Za-z0-9_]+)\s+"({_VALUE})"\s*\]')
@@ -57,14 +72,149 @@ _SIMPLE = re.compile(r"(?:\s|\d+\.+|[A-Za-z][A-Za-z0-9_=:/-]*(?![A-Za-z0-9_=:/-]
 _SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9_=:/-]*")
 
 
-def open_text(path: str | os.PathLike[str]) -> IO[str]:
+def open_text(path: str | os.PathLike[str], *, encoding: str | None = None) -> TextIO:
     """Open a PGN file for reading text, decompressing ``.gz``, ``.bz2``, ``.xz`` and ``.zst``.
+
+    ``encoding``: the file's encoding, what it cannot decode read as U+FFFD; ``None``: UTF-8, and a game that is
+    not UTF-8 as Windows-1252 (:func:`decode_pgn`). Newlines are read as ``open`` reads them (universal newlines);
+    a UTF-8 byte order mark is kept (as "\\ufeff").
 
     A damaged compressed stream (bad CRC, cut short, not the format its name says) raises a ``FormatError``
     (:class:`~chessformats.engine.errors.InvalidValueError`, or ``TruncatedError`` for a file cut short) with
     the file's name and the compressed offset (see :mod:`chessformats.engine.streams`).
     """
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace", newline=None)
+    if encoding is None:
+        return io.TextIOWrapper(open_binary(path), encoding=_CODEC, newline=None)
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, errors="replace", newline=None)
+
+
+def decode_pgn(data: bytes | memoryview, encoding: str | None = None) -> str:
+    """PGN bytes as text: in ``encoding``, what it cannot decode as U+FFFD; ``None``: UTF-8, each game that is not
+    UTF-8 (its bytes from one game break, :data:`BYTE_BREAK`, to the next) as Windows-1252 (the bytes it leaves
+    undefined, 0x81, 0x8D, 0x8F, 0x90 and 0x9D, as ISO 8859-1's C1 controls, as the WHATWG encoding standard has it).
+
+    Bytes cut at game breaks decode to the text of the whole cut at the same places: a game is decided on its own.
+    """
+    if encoding is not None:
+        return str(data, encoding, "replace")
+    try:
+        return str(data, "utf-8")
+    except UnicodeDecodeError as error:
+        return _mixed(memoryview(data), error.start)
+
+
+def _mixed(data: memoryview, bad: int) -> str:
+    """:func:`decode_pgn` of ``data``, valid UTF-8 up to ``bad``: each game holding a byte that is not UTF-8 (from
+    the break before it to the break after it) as Windows-1252, the text between them as UTF-8, tried a part at a
+    time from :data:`_PART` bytes on, doubled while it decodes (a part that does not costs a copy of it, in the
+    error: a file of such games is not copied whole once a game)."""
+    parts = []
+    position = 0  # the text before it is decoded; a game starts there
+    while True:
+        start = position  # the game holding ``bad`` starts at the last break before it (none is in a character)
+        for match in BYTE_BREAK.finditer(data, position, bad):
+            start = match.end()
+        after = BYTE_BREAK.search(data, bad)
+        end = after.end() if after is not None else len(data)
+        parts.append(str(data[position:start], "utf-8"))
+        parts.append(codecs.charmap_decode(data[start:end], "strict", _WINDOWS_1252)[0])
+        position, size = end, _PART
+        while position < len(data):
+            after = BYTE_BREAK.search(data, position + size)
+            stop = after.end() if after is not None else len(data)
+            try:
+                parts.append(str(data[position:stop], "utf-8"))
+            except UnicodeDecodeError as error:
+                bad = position + error.start
+                break
+            position, size = stop, 2 * size
+        else:
+            return "".join(parts)
+
+
+_PART = 1 << 12
+def _windows_1252() -> str:
+    """The 256 characters of Windows-1252's bytes (the undefined ones as ISO 8859-1's)."""
+    characters = []
+    for code in range(256):
+        try:
+            characters.append(bytes((code,)).decode("cp1252"))
+        except UnicodeDecodeError:
+            characters.append(chr(code))
+    return "".join(characters)
+
+
+_WINDOWS_1252 = _windows_1252()
+_NOT_ASCII = bytes(range(128, 256))
+_LONG_BREAK = 1 << 12
+"""Bytes a game break is searched for in at the end of a stream's bytes first (a longer break, all blanks, is
+still one, found later or not at all: then the game is decided with the next)."""
+_HOLD = 1 << 22
+"""Bytes a stream holds back at most waiting for a game break (then it decides on what it holds up to its last
+line end as one game): a file of games not parted by blank lines is not held whole."""
+
+
+class _Decoder(codecs.IncrementalDecoder):
+    """:func:`decode_pgn` on a stream: the bytes up to the last game break of what has come, the rest held until
+    the next break (or the end), so each game is decided whole; the rest is not held when it is ASCII (read the
+    same either way: the rest of its game is decided alone, as its whole would be)."""
+
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__(errors)
+        self.pending = b""
+
+    def decode(self, input: Buffer, final: bool = False) -> str:
+        held = len(self.pending)
+        data = self.pending + input if held else bytes(input)
+        if final or data.isascii():
+            self.pending = b""
+            return decode_pgn(data)
+        # (the bytes held have no break: one that ends in the new bytes starts near their end, if it is not long)
+        cut = _last_break(data, max(0, held - _LONG_BREAK))
+        self.pending = data[cut:]
+        if self.pending.isascii():
+            self.pending, cut = b"", len(data)
+        return decode_pgn(memoryview(data)[:cut]) if cut else ""
+
+    def reset(self) -> None:
+        self.pending = b""
+
+    def getstate(self) -> tuple[bytes, int]:
+        return self.pending, 0
+
+    def setstate(self, state: tuple[bytes, int]) -> None:
+        self.pending = state[0]
+
+
+def _last_break(data: bytes, floor: int) -> int:
+    """Where the last game break in ``data`` that starts after ``floor`` ends (0: none; after the last newline
+    when there is none and ``data`` is longer than :data:`_HOLD`), searched for from the end, a window at a time."""
+    window = _LONG_BREAK
+    while True:
+        low = max(floor, len(data) - window)
+        end = 0
+        for match in BYTE_BREAK.finditer(data, low):
+            end = match.end()
+        if end or low == floor:
+            break
+        window *= 4
+    if not end and len(data) > _HOLD:
+        end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1 or len(data.rstrip(_NOT_ASCII))
+    return end
+
+
+_CODEC = "chessformats_pgn"
+
+
+def _find_codec(name: str) -> codecs.CodecInfo | None:
+    if name != _CODEC:
+        return None
+    utf8 = codecs.lookup("utf-8")  # (what it writes: UTF-8)
+    return codecs.CodecInfo(utf8.encode, lambda data, errors="strict": (decode_pgn(data), len(data)),
+                            incrementalencoder=utf8.incrementalencoder, incrementaldecoder=_Decoder, name=_CODEC)
+
+
+codecs.register(_find_codec)  # the text streams of :func:`open_text` decode by name
 
 
 def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
@@ -22,14 +21,14 @@ import numpy as np
 from ..engine.streams import COMPRESSED_SUFFIXES
 from .batches import Chunk, event_stride, read_chunks
 from .filters import GameFilter
-from .pgnread import GAME_BREAK, game_spans, open_text
+from .pgnread import BYTE_BREAK, decode_pgn, game_spans, open_text
 from .runs import sort_order, union_order
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 __all__ = ["CHESSBASE_ARCHIVES", "CHESSBASE_FILES", "DATABASE_NAMES", "PIECE_BYTES", "LocalPool", "Piece", "combine",
-           "merge_pieces", "plan_pieces", "read_piece"]
+           "merge_pieces", "piece_text", "plan_pieces", "read_piece"]
 
 # a ChessBase database is opened by any of its files (chessbase.COMPANIONS: a test keeps the two equal; not
 # imported, for the start-up time of PGN builds); other names are read as PGN
@@ -49,8 +48,6 @@ a worker then holds about 60 MiB, and merging one piece's events into the counts
 cost the merging process 70 MiB more on inputs of distinct games, for no speed; a Dask worker's larger pieces
 cost fewer round trips)."""
 
-_BREAK = re.compile(GAME_BREAK.pattern.encode("ascii"))
-"""A game break in bytes: :data:`chessformats.books.pgnread.GAME_BREAK` on the undecoded file."""
 _PROBE = 1 << 16
 
 
@@ -78,7 +75,7 @@ def _cuts(path: str, size: int, piece_bytes: int) -> list[int]:
             while found is None and position < size:
                 handle.seek(position - 1)  # a break starts with the newline before the blank line
                 data = handle.read(_PROBE + 64)
-                match = _BREAK.search(data)
+                match = BYTE_BREAK.search(data)
                 if match is not None and match.end() < len(data):
                     found = position - 1 + match.end()
                 elif len(data) < _PROBE:
@@ -139,13 +136,7 @@ def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, board
     ``ordered=False``: the events as read, not sorted by (key, move)."""
     import gc
 
-    text = piece.text
-    if text is None:
-        with open(piece.path, "rb") as handle:
-            handle.seek(piece.start)
-            text = handle.read(piece.end - piece.start).decode("utf-8", errors="replace")
-        if "\r" in text:  # the universal newlines the one-process reader's text stream gives
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = piece_text(piece)
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -156,6 +147,19 @@ def read_piece(piece: Piece, max_ply: int, game_filter: GameFilter | None, board
     finally:
         if collecting:
             gc.enable()
+
+
+def piece_text(piece: Piece) -> str:
+    """The text of a piece, as :func:`~.pgnread.open_text` reads it from the file (the same decoding, game by game,
+    and universal newlines)."""
+    if piece.text is not None:
+        return piece.text
+    with open(piece.path, "rb") as handle:
+        handle.seek(piece.start)
+        text = decode_pgn(handle.read(piece.end - piece.start))  # (a piece is whole games: decided as in the file)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def _without_boards(chunk: Chunk) -> Chunk:

@@ -74,10 +74,12 @@ class BookStats:
         return len(self.positions)
 
 
-def read_pgn_games(path: str) -> Iterator[chess.pgn.Game]:
-    """The games of a PGN file, in order."""
+def read_pgn_games(path: str, *, encoding: str | None = None) -> Iterator[chess.pgn.Game]:
+    """The games of a PGN file (plain or compressed), in order. ``encoding``: the file's (``None``: UTF-8, a game
+    that is not UTF-8 read as Windows-1252; see :func:`~chessformats.books.pgnread.open_text`)."""
     from ..formats.pgngames import read_game
+    from .pgnread import open_text
 
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    with open_text(path, encoding=encoding) as handle:
         while (game := read_game(handle)) is not None:
             yield game
