@@ -459,3 +459,18 @@ def test_no_template_for_fixed_size_elements_whose_fields_vary(monkeypatch: pyte
     assert (value, fields) == _walked(monkeypatch, con, data)
     assert [field.path for field in fields if field.path.startswith("[1].items[")] == ["[1].items[0]", "[1].items[1]",
                                                                                      "[1].items[2]"]
+
+
+def test_a_wrong_constant_is_said_in_our_words_not_constructs() -> None:
+    # construct's ConstError reads "parsing expected X but parsed Y": said as "expected X, found Y", located
+    import construct as cs
+
+    from chessformats.engine.errors import FormatError
+    from chessformats.engine.trace import parse
+
+    declaration = cs.Struct("size" / cs.Int8ub, "magic" / cs.Const(1234567890, cs.Int32ul))
+    with pytest.raises(FormatError) as caught:
+        parse(declaration, b"\x07" + (1234567872).to_bytes(4, "little"), file="x.bin")
+    message = str(caught.value)
+    assert "expected 1234567890, found 1234567872" in message and "parsing" not in message
+    assert caught.value.offset == 1 and caught.value.path == "magic"

@@ -18,6 +18,7 @@ import dataclasses
 import gc
 import io
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -163,10 +164,15 @@ def _trace_spans(con: cs.Construct) -> Any:
     return getattr(unwrap(con, keep_enum=True), "trace_spans", None)
 
 
+_CONSTANT = re.compile(r"^(?:parsing|building) expected (.*) but (?:parsed|got) (.*)$", re.S)
+"""construct's words for a constant field's wrong value (``ConstError``), said as our messages say it."""
+
+
 def _construct_message(exc: BaseException) -> str:
     text = str(exc)
     # construct prefixes messages with its own path, e.g. "Error in path (parsing) -> key\n..."
-    return text.split("\n", 1)[-1].strip() or type(exc).__name__
+    text = text.split("\n", 1)[-1].strip() or type(exc).__name__
+    return _CONSTANT.sub(r"expected \1, found \2", text)
 
 
 class _Tracer:
