@@ -23,6 +23,7 @@ from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
+from .tags import unencodable
 
 if TYPE_CHECKING:
     import chess.pgn
@@ -75,6 +76,8 @@ SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
 _CACHED = 1 << 16
 """Commands (by their text and the mover) whose items are kept, for comments of :data:`SHAPE`."""
 _by_position = itemgetter(0, 1)
+_TEXT_NAMES = {"text_after": "comment", "text_before": "comment before a variation"}
+"""What a text item is, in a warning."""
 
 
 @dataclass
@@ -89,17 +92,21 @@ class EncodedAnnotations:
     """Bytes of the comments' texts (both kinds, every language): the record's ``many_comments`` bit."""
 
 
-def encode_text(text: str, encoding: str | None) -> bytes:
+def encode_text(text: str, encoding: str | None) -> tuple[bytes, str]:
     """A comment's bytes: in ``encoding``, else cp1252 when it holds the text (and the text has no 'ž', whose
-    cp1252 byte 0x9E is ChessBase's diagram mark), else UTF-8 -- as :func:`.annotations.decode_text` reads."""
+    cp1252 byte 0x9E is ChessBase's diagram mark), else UTF-8 -- as :func:`.annotations.decode_text` reads;
+    and the characters ``encoding`` cannot hold (written as "?": :func:`.tags.unencodable`)."""
     if encoding:
-        return text.encode(encoding, errors="replace")
+        try:
+            return text.encode(encoding), ""
+        except UnicodeEncodeError:
+            return text.encode(encoding, errors="replace"), unencodable(text, encoding)
     if "\u017e" not in text:
         try:
-            return text.encode("cp1252")
+            return text.encode("cp1252"), ""
         except UnicodeEncodeError:
             pass
-    return text.encode("utf-8")
+    return text.encode("utf-8"), ""
 
 
 def _cba_square(square: int) -> int:
@@ -148,7 +155,10 @@ class _Items:
     def text(self, position: int, kind: str, text: str) -> None:
         text = _COMMAND.sub("", text).strip()
         if text:
-            raw = encode_text(text, self.encoding)
+            raw, lost = encode_text(text, self.encoding)
+            if lost:
+                where = "the game's comment" if position < 0 else f"{_TEXT_NAMES[kind]} at position {position}"
+                self.problems.append(f"{where}: {lost!r} not in {self.encoding}, written as '?'")
             before = len(self.items)
             self.add(position, kind, {"reserved": 0, "language": "all", "text": raw})
             if len(self.items) > before:

@@ -12,7 +12,7 @@ from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 
-__all__ = ["RESULT_TAGS", "HeaderValues", "encode_name", "header_values", "split_player"]
+__all__ = ["RESULT_TAGS", "HeaderValues", "encode_name", "header_values", "split_player", "unencodable"]
 
 _PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
                 "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
@@ -116,20 +116,22 @@ def split_player(name: str) -> tuple[str, str]:
     return name, ""
 
 
-def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool]:
+def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool, str]:
     """``text`` as the bytes of a name field of ``size`` bytes (0-terminated, or filling the field, as ChessBase
-    stores a 45-byte team name of twic1134), and whether it had to be cut (on a character boundary, never inside
-    a multi-byte character).
+    stores a 45-byte team name of twic1134), whether it had to be cut (on a character boundary, never inside
+    a multi-byte character), and the characters ``encoding`` cannot hold (written as "?": :func:`unencodable`).
 
     ``encoding`` None: cp1252 when the text fits that code page (what ChessBase's Western bases hold), else
     UTF-8 (the reader decodes a name as UTF-8 when it is valid, else as cp1252)."""
     limit = size
     codec_name = encoding or "cp1252"
+    lost = ""
     try:
         raw = text.encode(codec_name)
     except UnicodeEncodeError:
         if encoding is not None:
             raw = text.encode(codec_name, errors="replace")
+            lost = unencodable(text, codec_name)
         else:
             codec_name = "utf-8"
             raw = text.encode(codec_name)
@@ -138,4 +140,18 @@ def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool
         while text and len(text.encode(codec_name, errors="replace")) > limit:
             text = text[:-1]
         raw = text.encode(codec_name, errors="replace")
-    return raw.ljust(size, b"\0"), cut
+    return raw.ljust(size, b"\0"), cut, lost
+
+
+def unencodable(text: str, encoding: str) -> str:
+    """The characters of ``text`` that ``encoding`` cannot hold, each once, in order ("": none)."""
+    lost = dict.fromkeys(char for char in text if not _encodes(char, encoding))
+    return "".join(lost)
+
+
+def _encodes(char: str, encoding: str) -> bool:
+    try:
+        char.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -156,9 +156,13 @@ class _Base:
         if known is not None:
             return known
         size = _NAME_SIZES[extension, field_name]
-        raw, cut = encode_name(text, size, self.encoding)
-        if not cut and len(self.names) < _NAMES_KEPT:
+        raw, cut, lost = encode_name(text, size, self.encoding)
+        if not cut and not lost and len(self.names) < _NAMES_KEPT:
             self.names[extension, field_name, text] = raw
+        if lost:
+            self.report.warnings.append(WriteWarning(
+                f"game {number}: {field_name} {text!r}: {lost!r} not in {self.encoding}, written as '?'",
+                item=self.position))
         if cut:
             self.report.warnings.append(WriteWarning(f"game {number}: {field_name} {text!r} cut to {size} bytes",
                                                      item=self.position))
@@ -306,8 +310,9 @@ def write_database(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     a base of that name atomically. Returns a :class:`~chessformats.engine.contract.WriteReport` (unit ``games``;
     ``skipped``: each game left out, by its position in ``games`` from 1, with the reason and, for an
     :class:`UnreadableGame`, the line of its text; ``warnings``: names cut to their field, tags the record cannot
-    hold, as :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in
-    ``games`` and whose message names its number in the base).
+    hold, characters ``encoding`` cannot hold (written as "?"), as
+    :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in ``games``
+    and whose message names its number in the base).
 
     A game python-chess could not read completely (``game.errors``), an :class:`UnreadableGame`, or a game the
     format cannot hold is skipped and reported; the others are written (a :class:`PreparedGame` as it is).

@@ -1,0 +1,60 @@
+"""The ChessBase writer keeps the game and reports what it has to change or leave out: characters a code page cannot
+hold, and the same on both import paths (python-chess's games and the batch PGN import)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import chess.pgn
+
+from chessformats.books.chessbase_import import write_database_from_pgn
+from chessformats.formats.chessbase import open_database
+from chessformats.formats.chessbase.write import write_database
+
+_EXTENSIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")
+
+
+def _games(text: str) -> list[chess.pgn.Game]:
+    handle = io.StringIO(text)
+    games = list(iter(lambda: chess.pgn.read_game(handle), None))
+    assert games and not any(game.errors for game in games)
+    return games
+
+
+def _both_paths(tmp_path: Path, text: str, **options: str) -> list[str]:
+    """``text`` written by both paths: the same files and report; the warnings' messages."""
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(text, encoding="utf-8")
+    slow = write_database(tmp_path / "slow.cbh", _games(text), **options)
+    fast = write_database_from_pgn(tmp_path / "fast.cbh", pgn, **options)
+    assert (fast.written, fast.skipped, fast.warnings) == (slow.written, slow.skipped, slow.warnings)
+    for extension in _EXTENSIONS:
+        assert (tmp_path / "fast").with_suffix(extension).read_bytes() == \
+            (tmp_path / "slow").with_suffix(extension).read_bytes(), extension
+    return [warning.message for warning in slow.warnings]
+
+
+_RUSSIAN = '[Event "E"]\n[White "Иванов, Пётр"]\n[Black "Müller"]\n[Result "1-0"]\n\n'
+
+
+def test_characters_the_code_page_cannot_hold_are_reported(tmp_path: Path) -> None:
+    text = _RUSSIAN + "{ Иван } 1. e4 { Müller Иван } e5 2. Nf3 { ok } 1-0\n\n" + \
+        '[White "Ivanov"]\n[Result "*"]\n\n1. d4 ( { Пётр } 1. c4 ) *\n'
+    messages = _both_paths(tmp_path, text, encoding="cp1252")
+    assert messages == [
+        "game 1: the game's comment: 'Иван' not in cp1252, written as '?'",
+        "game 1: comment at position 0: 'Иван' not in cp1252, written as '?'",
+        "game 1: last_name 'Иванов': 'Ивано' not in cp1252, written as '?'",
+        "game 1: first_name 'Пётр': 'Пётр' not in cp1252, written as '?'",
+        "game 2: comment before a variation at position 1: 'Пётр' not in cp1252, written as '?'"]
+    with open_database(tmp_path / "slow.cbh", encoding="cp1252") as db:
+        first, second = db[1].to_pgn(), db[2].to_pgn()
+        # a name the code page cannot hold is none of the base's (not the name its "?"s stand for)
+        assert db.players.find("Иванов, Пётр") is None and db.players.find("??????, ????") is not None
+    assert (first.headers["White"], first.headers["Black"]) == ("??????, ????", "Müller")  # the game is written
+    assert [first.comment, *(node.comment for node in first.mainline())] == ["????", "Müller ????", "", "ok"]
+    assert second.variations[1].starting_comment == "????"
+    # the code page that holds them: nothing to report
+    assert _both_paths(tmp_path, text.replace("Müller", "Muller"), encoding="cp1251") == []
+
