@@ -4,13 +4,15 @@ hold, and the same on both import paths (python-chess's games and the batch PGN 
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 
 import chess.pgn
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.formats.chessbase import open_database
-from chessformats.formats.chessbase.write import write_database
+from chessformats.formats.chessbase.codepage import base_code_page
+from chessformats.formats.chessbase.write import append_games, write_database
 
 _EXTENSIONS = (".cbh", ".cbg", ".cba", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe", ".cbj")
 
@@ -58,3 +60,36 @@ def test_characters_the_code_page_cannot_hold_are_reported(tmp_path: Path) -> No
     # the code page that holds them: nothing to report
     assert _both_paths(tmp_path, text.replace("Müller", "Muller"), encoding="cp1251") == []
 
+
+def test_appending_writes_in_the_code_page_of_the_base(tmp_path: Path) -> None:
+    """A Russian base (cp1251, as morphy_hedgehog): games added without an encoding are written in its code page,
+    on both paths alike (a character it cannot hold reported)."""
+    old = _games('[White "Петров, Иван"]\n[Result "*"]\n\n1. e4 { Хороший ход } *\n')
+    added = _RUSSIAN + "1. e4 { Тоже хорошо } e5 1-0\n"
+    pgn = tmp_path / "added.pgn"
+    pgn.write_text(added, encoding="utf-8")
+    for name in ("slow", "fast"):
+        (tmp_path / name).mkdir()
+        write_database(tmp_path / name / "base.cbh", old, encoding="cp1251")
+    slow = append_games(tmp_path / "slow" / "base.cbh", _games(added))
+    fast = write_database_from_pgn(tmp_path / "fast" / "base.cbh", pgn, append=True)
+    assert (fast.written, fast.skipped, fast.warnings) == (slow.written, slow.skipped, slow.warnings)
+    assert [warning.message for warning in slow.warnings] == ["game 2: last_name 'Müller': 'ü' not in cp1251, "
+                                                              "written as '?'"]
+    for extension in _EXTENSIONS:
+        assert (tmp_path / "fast" / "base").with_suffix(extension).read_bytes() == \
+            (tmp_path / "slow" / "base").with_suffix(extension).read_bytes(), extension
+    assert "Иванов".encode("cp1251") in (tmp_path / "slow" / "base.cbp").read_bytes()
+    with open_database(tmp_path / "slow" / "base.cbh") as db:
+        assert base_code_page(db) == "cp1251"
+    with open_database(tmp_path / "slow" / "base.cbh", encoding="cp1251") as db:
+        first, second = db[1].to_pgn(), db[2].to_pgn()
+    assert first.headers["White"] == "Петров, Иван" and first.variations[0].comment == "Хороший ход"
+    assert (second.headers["White"], second.headers["Black"]) == ("Иванов, Пётр", "M?ller")
+    assert second.variations[0].comment == "Тоже хорошо"
+    # the caller's code page is the one written
+    shutil.rmtree(tmp_path / "slow")
+    (tmp_path / "slow").mkdir()
+    write_database(tmp_path / "slow" / "base.cbh", old, encoding="cp1251")
+    assert append_games(tmp_path / "slow" / "base.cbh", _games(added), encoding="utf-8").warnings == []
+    assert "Иванов".encode() in (tmp_path / "slow" / "base.cbp").read_bytes()

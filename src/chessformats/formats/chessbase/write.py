@@ -330,7 +330,9 @@ def append_games(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created. Appends to one
     base hold its lock (``.NAME.cbh.lock`` beside it, :func:`~chessformats.engine.fileio.locked`) from their
     first read to their last rename, so concurrent appends (threads or processes) each add all their games. Returns the
-    :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added)."""
+    :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added).
+    ``encoding``: the code page of the names and comments added (``None``: the one the base's texts measure as,
+    :func:`~.codepage.base_code_page`, as a Russian base's cp1251; else :func:`write_database`'s default)."""
     return _write(_stem(path), games, encoding, append=True)  # (a new base when there is none, decided locked)
 
 
@@ -378,6 +380,16 @@ def _old_extended(old: Database, handle: IO[bytes]) -> int:
     return CBJ_RECORD_SIZE
 
 
+def _code_page(old: Database) -> str | None:
+    """The code page to add games to ``old`` in: the one its texts measure as (:func:`~.codepage.base_code_page`,
+    the measure by which the command line reads it), None when that is cp1252 or they need none (ASCII, UTF-8:
+    the default writes what the reader reads back either way)."""
+    from .codepage import base_code_page
+
+    measured = base_code_page(old)
+    return None if measured == "cp1252" else measured
+
+
 def _cbh_header(old: Database | None, count: int) -> bytes:
     if old is None:
         return bytes(_CBH_HEADER.encode({
@@ -417,6 +429,8 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
         if old is not None:
             stack.enter_context(old)
+            if encoding is None:
+                encoding = _code_page(old)
         files = {extension: open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba", ".cbj")}
         cbh, cbg, cba, cbj = files[".cbh"], files[".cbg"], files[".cba"], files[".cbj"]
         base = _Base(files, encoding, report)
