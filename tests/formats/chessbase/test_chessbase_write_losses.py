@@ -93,3 +93,39 @@ def test_appending_writes_in_the_code_page_of_the_base(tmp_path: Path) -> None:
     write_database(tmp_path / "slow" / "base.cbh", old, encoding="cp1251")
     assert append_games(tmp_path / "slow" / "base.cbh", _games(added), encoding="utf-8").warnings == []
     assert "Иванов".encode() in (tmp_path / "slow" / "base.cbp").read_bytes()
+
+
+_COMMANDS_BEFORE = (
+    '[Event "GC"]\n[Result "*"]\n\n{ [%clk 1:00:00] [%eval 0.50] [%csl Ra1] text } 1. e4 '
+    '( { [%clk 0:10:00] [%cal Ge2e4] var } 1. d4 d5 ) 1... e5 *\n\n'
+    '[Event "plain"]\n[Result "*"]\n\n{ [%cal Re2e4,Gd2d4] [%emt 0:00:07] [%eval #-3] before } 1. e4 e5 *\n\n'
+    '[Event "setup"]\n[Result "*"]\n[SetUp "1"]\n[FEN "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"]\n\n'
+    '{ [%eval -1.25,18] [%csl Ye8] } 1... Kd7 2. e4 *\n')
+
+
+def test_commands_before_the_first_move_are_kept_or_reported(tmp_path: Path) -> None:
+    """A game's leading comment keeps its squares, arrows, time spent and evaluation (items on the game, which the
+    reader puts back on it); a clock there (the game's final clock at that place) and the commands of a
+    variation's starting comment (an item there is the move's) are reported. Both paths alike."""
+    messages = _both_paths(tmp_path, _COMMANDS_BEFORE)
+    assert messages == [
+        "game 1: [%clk] in the game's comment: ChessBase has no place for a clock before the first move, left out",
+        "game 1: [%clk], [%cal] before a variation's first move at position 2: ChessBase has no place for them "
+        "there, left out"]
+    sources = _games(_COMMANDS_BEFORE)
+    with open_database(tmp_path / "fast.cbh") as db:
+        backs = [db[number].to_pgn() for number in (1, 2, 3)]
+    for source, back in zip(sources, backs, strict=True):
+        assert (_arrows(back), back.eval(), back.eval_depth(), back.emt()) == (
+            _arrows(source), source.eval(), source.eval_depth(), source.emt())
+        assert back.clock() is None
+    assert [back.eval() is not None for back in backs] == [True, True, True]
+    assert (len(_arrows(backs[0])), len(_arrows(backs[1])), backs[1].emt()) == (1, 2, 7)
+    assert backs[0].comment.endswith("text [%eval 0.50]") and "[%csl Ra1]" in backs[0].comment
+    variation = backs[0].variations[1]
+    assert (variation.starting_comment, variation.comment, variation.clock()) == ("var", "", None)
+
+
+def _arrows(node: chess.pgn.GameNode) -> list[tuple[int, int, str]]:
+    return sorted((arrow.tail, arrow.head, arrow.color) for arrow in node.arrows())
+
