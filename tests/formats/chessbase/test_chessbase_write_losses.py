@@ -129,3 +129,16 @@ def test_commands_before_the_first_move_are_kept_or_reported(tmp_path: Path) -> 
 def _arrows(node: chess.pgn.GameNode) -> list[tuple[int, int, str]]:
     return sorted((arrow.tail, arrow.head, arrow.color) for arrow in node.arrows())
 
+
+def test_a_move_number_the_setup_cannot_hold_is_clamped_not_the_game(tmp_path: Path) -> None:
+    """The setup position's move number is one byte: a FEN's 300 is written as 255 (the numbers shown), reported;
+    255 is kept as it is."""
+    fens = ["4k3/8/8/8/8/8/4P3/4K3 w - - 0 300", "4k3/8/8/8/8/8/4P3/4K3 b - - 3 255"]
+    text = "".join(f'[Event "F"]\n[Result "*"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n1. e4 *\n\n'.replace(
+        "1. e4", "1... Kd7 2. e4" if " b " in fen else "1. e4 Kd7") for fen in fens)
+    messages = _both_paths(tmp_path, text)
+    assert messages == ["game 1: move number 300 of the FEN: a setup position holds at most 255, written as 255"]
+    with open_database(tmp_path / "slow.cbh") as db:
+        backs = [db[1].to_pgn(), db[2].to_pgn()]
+    assert [back.headers["FEN"] for back in backs] == [fens[0].replace(" 300", " 255"), fens[1].replace(" 3 ", " 0 ")]
+    assert [[move.uci() for move in back.mainline_moves()] for back in backs] == [["e2e4", "e8d7"], ["e8d7", "e2e4"]]

@@ -225,7 +225,7 @@ class _Base:
              number: int) -> None:
         values = header_values(tags)
         self.report.warnings.extend(WriteWarning(f"game {number}: {problem}", item=self.position)
-                                    for problem in values.problems + annotations.problems)
+                                    for problem in values.problems + encoded.problems + annotations.problems)
         record = {
             "kind": {"deleted": False, "reserved": 0, "guiding_text": False, "present": True},
             "cbg_offset": self.cbg_size, "cba_offset": self.cba_size if annotations.data else 0,
