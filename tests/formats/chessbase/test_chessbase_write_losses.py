@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import chess.pgn
+import pytest
 
 from chessformats.books.chessbase_import import write_database_from_pgn
 from chessformats.formats.chessbase import open_database
@@ -142,3 +143,11 @@ def test_a_move_number_the_setup_cannot_hold_is_clamped_not_the_game(tmp_path: P
         backs = [db[1].to_pgn(), db[2].to_pgn()]
     assert [back.headers["FEN"] for back in backs] == [fens[0].replace(" 300", " 255"), fens[1].replace(" 3 ", " 0 ")]
     assert [[move.uci() for move in back.mainline_moves()] for back in backs] == [["e2e4", "e8d7"], ["e8d7", "e2e4"]]
+
+
+def test_an_item_that_is_no_game_is_a_type_error(tmp_path: Path) -> None:
+    game = _games('[Result "*"]\n\n1. e4 *\n')[0]
+    for bad in (None, "1. e4 *", game.variations[0]):
+        with pytest.raises(TypeError, match=r"games item 2 \(from 1\) is a (NoneType|str|ChildNode), not a"):
+            write_database(tmp_path / "base.cbh", [game, bad])
+        assert list(tmp_path.iterdir()) == []  # nothing written

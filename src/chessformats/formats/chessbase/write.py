@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Union
@@ -256,6 +257,12 @@ class _Base:
         self.count = number
 
 
+def _is_game(item: object) -> bool:
+    """Whether ``item`` is a python-chess game (there is none unless its PGN module has been imported)."""
+    pgn = sys.modules.get("chess.pgn")
+    return pgn is not None and isinstance(item, pgn.Game)
+
+
 def _known(text: str) -> str:
     """A tag value as the entity holds it: "?" (unknown) is the empty name, which the reader shows as "?"."""
     return "" if text == "?" else text
@@ -461,6 +468,9 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
                 except FormatError as error:
                     report.skipped.append(Skipped(position, str(error)))
                 continue
+            if not _is_game(game):
+                raise TypeError(f"games item {position} (from 1) is a {type(game).__name__}, not a chess.pgn.Game, "
+                                "PreparedGame or UnreadableGame")
             if game.errors:
                 report.skipped.append(Skipped(position, f"python-chess could not read it: {game.errors[0]}"))
                 continue
