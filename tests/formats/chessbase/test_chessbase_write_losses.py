@@ -151,3 +151,14 @@ def test_an_item_that_is_no_game_is_a_type_error(tmp_path: Path) -> None:
         with pytest.raises(TypeError, match=r"games item 2 \(from 1\) is a (NoneType|str|ChildNode), not a"):
             write_database(tmp_path / "base.cbh", [game, bad])
         assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_date_not_in_the_pgn_form_is_reported(tmp_path: Path) -> None:
+    # python-chess reads no date (its headers keep the text) and the PGN standard has one form, YYYY.MM.DD
+    text = '[Date "2023-02-03"]\n[EventDate "2023.??.??"]\n[Result "*"]\n\n1. e4 *\n\n' \
+        '[Date "2023.02.03"]\n[EventDate "3 Feb 2023"]\n[Result "*"]\n\n1. d4 *\n'
+    assert _both_paths(tmp_path, text) == ["game 1: Date '2023-02-03': not a PGN date (YYYY.MM.DD), left out",
+                                           "game 2: EventDate '3 Feb 2023': not a PGN date (YYYY.MM.DD), left out"]
+    with open_database(tmp_path / "slow.cbh") as db:
+        assert [(db[n].headers["Date"], db[n].headers.get("EventDate")) for n in (1, 2)] == [
+            ("????.??.??", "2023.??.??"), ("2023.02.03", None)]

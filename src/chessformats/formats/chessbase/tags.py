@@ -51,7 +51,12 @@ class HeaderValues:
 
 
 def _date(text: str, tag: str, problems: list[str]) -> tuple[int, int, int]:
+    """A PGN date ``YYYY.MM.DD`` (any part "?"s: unknown). Another form (``2023-02-03``: python-chess reads no
+    date, and the PGN standard has only this one) is reported and left out, as a part out of range is."""
     parts = [*text.strip().split("."), "?", "?", "?"][:3]
+    if any(part.strip("?") and not part.isdigit() for part in parts) or text.count(".") > 2:
+        problems.append(f"{tag} {text!r}: not a PGN date (YYYY.MM.DD), left out")
+        return 0, 0, 0
     values = []
     for name, part in zip(("year", "month", "day"), parts, strict=True):
         number = int(part) if part.isdigit() else 0
