@@ -162,3 +162,20 @@ def test_a_date_not_in_the_pgn_form_is_reported(tmp_path: Path) -> None:
     with open_database(tmp_path / "slow.cbh") as db:
         assert [(db[n].headers["Date"], db[n].headers.get("EventDate")) for n in (1, 2)] == [
             ("????.??.??", "2023.??.??"), ("2023.02.03", None)]
+
+
+def test_tags_the_base_cannot_hold_are_counted_once_by_name(tmp_path: Path) -> None:
+    lichess = '[Opening "Sicilian"]\n[Termination "Normal"]\n[UTCDate "2023.01.01"]\n[PlyCount "1"]\n'
+    text = f'[Event "a"]\n{lichess}[Result "*"]\n\n1. e4 *\n\n' \
+        f'[Event "b"]\n{lichess}[My_Tag "x"]\n[Date "x"]\n[Result "*"]\n\n1. d4 *\n\n' \
+        '[Event "c"]\n[Opening "?"]\n[Termination ""]\n[ECO "B20"]\n[WhiteElo "2000"]\n[TimeControl "60+1"]\n' \
+        '[Result "*"]\n\n1. c4 *\n'  # (a tag of no value is no loss; those of the record are held)
+    slow = write_database(tmp_path / "base.cbh", _games(text))
+    assert [(warning.message, warning.item) for warning in slow.warnings] == [
+        ("game 2: Date 'x': not a PGN date (YYYY.MM.DD), left out", 2),
+        ("tag My_Tag: a ChessBase base has no place for it, left out of 1 game", None),
+        ("tag Opening: a ChessBase base has no place for it, left out of 2 games", None),
+        ("tag PlyCount: a ChessBase base has no place for it, left out of 2 games", None),
+        ("tag Termination: a ChessBase base has no place for it, left out of 2 games", None),
+        ("tag UTCDate: a ChessBase base has no place for it, left out of 2 games", None)]
+    assert _both_paths(tmp_path, text) == [warning.message for warning in slow.warnings]

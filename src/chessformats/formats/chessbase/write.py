@@ -16,7 +16,8 @@ ratings, ECO, annotator, source, event date and type, teams in ``.cbe`` and ``.c
 Chess960 flags; annotations (:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``,
 ``[%emt]``, ``[%eval]``, the ``TimeControl`` tag). Not written yet: guiding texts, medals and the other items
 without a PGN form, entity details that PGN has no tag for (a tournament's nation, rounds, category; a source's
-publisher ...).
+publisher ...). Tags a base has no place for (``Opening``, ``PlyCount``, ``UTCDate`` ...) are left out, one
+warning per tag name with the number of games that had it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ _DATE_FIELDS = ("year", "month", "day")
 _NAMES_KEPT = 1 << 18
 """Coded names kept at most (a file of millions of players codes the others when met)."""
 _NO_LINE = LineAnnotations("", (), {})
+
+_HELD_TAGS = frozenset(("Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
+                       "Annotator", "Source", "EventDate", "EventType", "WhiteTeam", "BlackTeam", "TimeControl",
+                       "FEN", "SetUp", "Variant"))
+"""The PGN tags a base holds (:func:`.tags.header_values`, the entities, the setup position, the time control
+item); the others are left out, counted by name in the report."""
+_NO_VALUES = ("", "?")
+"""A tag of these values holds nothing: left out unreported."""
 
 _FILES = (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe")
 """The files a writer writes, the ``.cbh`` first."""
@@ -151,6 +160,8 @@ class _Base:
         back in game after game."""
         self.position: int | None = None
         """The position (from 1) in the writer's input of the game being added: the ``item`` of its warnings."""
+        self.left_out: dict[str, int] = {}
+        """Games by the name of a tag of theirs that the base has no place for (:data:`_HELD_TAGS`)."""
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
         known = self.names.get((extension, field_name, text))
@@ -225,6 +236,11 @@ class _Base:
     def _add(self, tags: Mapping[str, str], encoded: EncodedGame, annotations: EncodedAnnotations,
              number: int) -> None:
         values = header_values(tags)
+        if not _HELD_TAGS.issuperset(tags):
+            left_out = self.left_out
+            for name, value in tags.items():
+                if name not in _HELD_TAGS and value not in _NO_VALUES:
+                    left_out[name] = left_out.get(name, 0) + 1
         self.report.warnings.extend(WriteWarning(f"game {number}: {problem}", item=self.position)
                                     for problem in values.problems + encoded.problems + annotations.problems)
         record = {
@@ -317,7 +333,8 @@ def write_database(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     a base of that name atomically. Returns a :class:`~chessformats.engine.contract.WriteReport` (unit ``games``;
     ``skipped``: each game left out, by its position in ``games`` from 1, with the reason and, for an
     :class:`UnreadableGame`, the line of its text; ``warnings``: names cut to their field, tags the record cannot
-    hold, characters ``encoding`` cannot hold (written as "?"), as
+    hold, characters ``encoding`` cannot hold (written as "?"), and after them one per tag name the base has no
+    place for (with ``item`` None and the number of games that had it), as
     :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in ``games``
     and whose message names its number in the base).
 
@@ -478,6 +495,9 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
                 base.add(game)
             except FormatError as error:
                 report.skipped.append(Skipped(position, str(error)))
+        report.warnings += [WriteWarning(f"tag {name}: a ChessBase base has no place for it, left out of {count:,} "
+                                         f"game{'s' if count > 1 else ''}") for name, count in sorted(
+                                             base.left_out.items())]
         cbh.seek(0)
         cbh.write(_cbh_header(old, base.count))
         for extension, handle, size in ((".cbg", cbg, base.cbg_size), (".cba", cba, base.cba_size)):
