@@ -150,13 +150,6 @@ def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool
 
 def unencodable(text: str, encoding: str) -> str:
     """The characters of ``text`` that ``encoding`` cannot hold, each once, in order ("": none)."""
-    lost = dict.fromkeys(char for char in text if not _encodes(char, encoding))
-    return "".join(lost)
-
-
-def _encodes(char: str, encoding: str) -> bool:
-    try:
-        char.encode(encoding)
-    except UnicodeEncodeError:
-        return False
-    return True
+    mark = "?".encode(encoding)  # (what errors="replace" writes for one of them)
+    return "".join(dict.fromkeys(char for char in text if char != "?" and
+                                 char.encode(encoding, errors="replace") == mark))
