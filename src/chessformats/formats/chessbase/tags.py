@@ -52,16 +52,35 @@ class HeaderValues:
 
 def _date(text: str, tag: str, problems: list[str]) -> tuple[int, int, int]:
     """A PGN date ``YYYY.MM.DD`` (any part "?"s: unknown). Another form (``2023-02-03``: python-chess reads no
-    date, and the PGN standard has only this one) is reported and left out, as a part out of range is."""
+    date, and the PGN standard has only this one) is reported and left out, as a part out of range is. Kept by
+    text: a file has few dates."""
+    known = _DATES.get(text)
+    if known is None:
+        found: list[str] = []
+        known = _DATES[text] = _read_date(text, found), found
+        if len(_DATES) > _DATES_KEPT:
+            _DATES.clear()
+    if known[1]:
+        problems += [problem.format(tag=tag) for problem in known[1]]
+    return known[0]
+
+
+_DATES: dict[str, tuple[tuple[int, int, int], list[str]]] = {}
+"""A date text's values and problems (with ``{tag}`` for the tag's name)."""
+_DATES_KEPT = 1 << 14
+
+
+def _read_date(text: str, problems: list[str]) -> tuple[int, int, int]:
     parts = [*text.strip().split("."), "?", "?", "?"][:3]
+    shown = repr(text).replace("{", "{{").replace("}", "}}")
     if any(part.strip("?") and not part.isdigit() for part in parts) or text.count(".") > 2:
-        problems.append(f"{tag} {text!r}: not a PGN date (YYYY.MM.DD), left out")
+        problems.append(f"{{tag}} {shown}: not a PGN date (YYYY.MM.DD), left out")
         return 0, 0, 0
     values = []
     for name, part in zip(("year", "month", "day"), parts, strict=True):
         number = int(part) if part.isdigit() else 0
         if number > _DATE_LIMITS[name] or (name != "year" and number > (12 if name == "month" else 31)):
-            problems.append(f"{tag} {text!r}: {name} out of range")
+            problems.append(f"{{tag}} {shown}: {name} out of range")
             number = 0
         values.append(number)
     return values[0], values[1], values[2]
