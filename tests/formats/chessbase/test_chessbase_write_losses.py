@@ -1,5 +1,7 @@
-"""The ChessBase writer keeps the game and reports what it has to change or leave out: characters a code page cannot
-hold, and the same on both import paths (python-chess's games and the batch PGN import)."""
+"""The ChessBase writer keeps the game and reports what it has to change or leave out, the same on both import paths
+(python-chess's games and the batch PGN import): characters the code page cannot hold (an append's code page: the
+old base's), PGN commands before a first move, a setup's move number over 255, a date not in the PGN form, tags a
+base has no place for (counted by name); an item that is no game is a TypeError."""
 
 from __future__ import annotations
 
