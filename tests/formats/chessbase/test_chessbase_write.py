@@ -18,6 +18,7 @@ from chessformats.engine.codec import codec
 from chessformats.engine.errors import FormatError
 from chessformats.formats.chessbase import export_pgn, open_database
 from chessformats.formats.chessbase.annotation_writer import encode_annotations
+from chessformats.formats.chessbase.codepage import base_code_page
 from chessformats.formats.chessbase.compact import copy_database
 from chessformats.formats.chessbase.encoder import encode_game
 from chessformats.formats.chessbase.games import GuidingText
@@ -357,11 +358,16 @@ def test_appending_gives_the_bytes_of_one_write(tmp_path: Path) -> None:
                                   "libcbh_Annotation", "morphy_text", "libcbh_Chess960Biel"])
 def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
     """The old games (and guiding texts) read as before, byte for byte in .cbh/.cbg/.cba; the new ones as
-    written; every entity tree passes the reader's check."""
+    written, in the base's code page (morphy_hedgehog's cp1251: the characters it cannot hold reported, as "?");
+    every entity tree passes the reader's check."""
     target = copy_base(name, tmp_path)
     for path in tmp_path.iterdir():
         path.chmod(0o644)  # the corpus files are read-only
     with open_database(target) as db:
+        code_page = base_code_page(db)
+    code_page = None if code_page == "cp1252" else code_page
+    assert (code_page == "cp1251") == (name == "morphy_hedgehog")
+    with open_database(target, encoding=code_page) as db:
         count = db.record_count
         old = [db.record(number) for number in range(1, count + 1)]
         before = {number: (db._record(number), db.game_data(number)[1], db.annotation_data(number))
@@ -370,7 +376,10 @@ def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
     new = [*_twic(30), *_hand_made()]
     report = append_games(target, new)
     assert report.written == len(new) and not report.skipped
-    with open_database(target) as db:
+    written = [_in_code_page(game, code_page) for game in new]
+    assert {warning.item for warning in report.warnings} == {
+        position for position, (game, back) in enumerate(zip(new, written, strict=True), 1) if str(game) != str(back)}
+    with open_database(target, encoding=code_page) as db:
         assert db.record_count == count + len(new)
         for entities in (db.players, db.tournaments, db.annotators, db.sources, db.teams):
             assert entities.check() == []
@@ -378,8 +387,17 @@ def test_appending_to_a_chessbase_base(tmp_path: Path, name: str) -> None:
             assert (db._record(number), db.game_data(number)[1], db.annotation_data(number)) == (
                 record, data, annotations)
             same_game(old_games[number], db.record(number).to_pgn())  # type: ignore[union-attr]
-        for offset, game in enumerate(new, count + 1):
+        for offset, game in enumerate(written, count + 1):
             same_game(game, db.record(offset).to_pgn())  # type: ignore[union-attr]
+
+
+def _in_code_page(game: chess.pgn.Game, code_page: str | None) -> chess.pgn.Game:
+    """The game as a base in ``code_page`` holds it (its texts' characters that the code page cannot hold: "?")."""
+    if code_page is None:
+        return game
+    back = chess.pgn.read_game(io.StringIO(str(game).encode(code_page, errors="replace").decode(code_page)))
+    assert back is not None
+    return back
 
 
 def test_a_failed_append_leaves_the_base(tmp_path: Path) -> None:

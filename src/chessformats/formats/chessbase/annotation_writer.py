@@ -5,7 +5,9 @@ move, on the game), NAGs (a symbols item: the move's symbol, the position's eval
 commands ``[%csl]``/``[%cal]`` (coloured squares and arrows), ``[%clk]`` (a clock item of the side that moved),
 ``[%emt]`` (time spent), ``[%eval]`` (a computer evaluation). Each item's position is its node's place in the
 stored move stream (:class:`.encoder.EncodedGame` ``nodes``; -1 is the game). Items are ordered by position, as
-in every corpus record.
+in every corpus record. The commands of the game's comment are items on the game (the reader gives them back
+there), but a clock (a clock on the game is its final clock); a variation's starting comment holds only text.
+What cannot be kept is left out and reported (``problems``), never the game.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 from .encoder import EncodedGame
+from .tags import unencodable
 
 if TYPE_CHECKING:
     import chess.pgn
@@ -41,7 +44,7 @@ _SYMBOL_FIELDS = (("move_symbol", frozenset(enum_view(schema.MOVE_SYMBOL).names)
                   ("prefix", frozenset(enum_view(schema.PREFIX_SYMBOL).names)))
 """The symbols item's fields, each with the NAG numbers it holds (its values are NAG numbers)."""
 _COLOURS = {name: value for value, name in enum_view(schema.COLOUR).names.items()}
-_COMMAND = re.compile(r"\[%(?:csl|cal|clk|emt|eval)\s[^\]]*\]")
+_COMMAND = re.compile(r"\[%(csl|cal|clk|emt|eval)\s[^\]]*\]")
 _ORDER = {_TYPES[name]: rank for rank, name in enumerate(
     ("text_before", "symbols", "squares", "arrows", "text_after", "white_clock", "black_clock", "time_spent",
      "engine_evaluation", "time_control"))}
@@ -75,6 +78,8 @@ SHAPE = re.compile(r"(?:(\[%eval\s[^\]\[]*\])\s*)?(\[%clk\s[^\]\[]*\])?")
 _CACHED = 1 << 16
 """Commands (by their text and the mover) whose items are kept, for comments of :data:`SHAPE`."""
 _by_position = itemgetter(0, 1)
+_TEXT_NAMES = {"text_after": "comment", "text_before": "comment before a variation"}
+"""What a text item is, in a warning."""
 
 
 @dataclass
@@ -89,17 +94,21 @@ class EncodedAnnotations:
     """Bytes of the comments' texts (both kinds, every language): the record's ``many_comments`` bit."""
 
 
-def encode_text(text: str, encoding: str | None) -> bytes:
+def encode_text(text: str, encoding: str | None) -> tuple[bytes, str]:
     """A comment's bytes: in ``encoding``, else cp1252 when it holds the text (and the text has no 'ž', whose
-    cp1252 byte 0x9E is ChessBase's diagram mark), else UTF-8 -- as :func:`.annotations.decode_text` reads."""
+    cp1252 byte 0x9E is ChessBase's diagram mark), else UTF-8 -- as :func:`.annotations.decode_text` reads;
+    and the characters ``encoding`` cannot hold (written as "?": :func:`.tags.unencodable`)."""
     if encoding:
-        return text.encode(encoding, errors="replace")
+        try:
+            return text.encode(encoding), ""
+        except UnicodeEncodeError:
+            return text.encode(encoding, errors="replace"), unencodable(text, encoding)
     if "\u017e" not in text:
         try:
-            return text.encode("cp1252")
+            return text.encode("cp1252"), ""
         except UnicodeEncodeError:
             pass
-    return text.encode("utf-8")
+    return text.encode("utf-8"), ""
 
 
 def _cba_square(square: int) -> int:
@@ -145,10 +154,34 @@ class _Items:
         self.commands(position, comment, mover, clock=clock)
         self.text(position, "text_after", comment)
 
+    def game_comment(self, comment: str, mover: chess.Color) -> None:
+        """The game's comment (before the first move; ``mover``: the side that moved into the start position): its
+        text and its PGN commands on the game (position -1, where the reader gives them back), but a clock: one
+        there is the game's final clock (:func:`_finals`), so it is reported and left out."""
+        if "[%" in comment:
+            self.commands(-1, comment, mover, clock=False)
+            if _clock(comment) is not None:
+                self.problems.append("[%clk] in the game's comment: ChessBase has no place for a clock before the "
+                                     "first move, left out")
+        self.text(-1, "text_after", comment)
+
+    def starting_comment(self, position: int, comment: str) -> None:
+        """A variation's starting comment (before its first move, at ``position``): its text; its PGN commands
+        have no place there (an item at that position is the move's, after it), so they are reported."""
+        if "[%" in comment:
+            names = dict.fromkeys(match[1] for match in _COMMAND.finditer(comment))
+            if names:
+                self.problems.append(f"{', '.join(f'[%{name}]' for name in names)} before a variation's first move at "
+                                     f"position {position}: ChessBase has no place for them there, left out")
+        self.text(position, "text_before", comment)
+
     def text(self, position: int, kind: str, text: str) -> None:
         text = _COMMAND.sub("", text).strip()
         if text:
-            raw = encode_text(text, self.encoding)
+            raw, lost = encode_text(text, self.encoding)
+            if lost:
+                where = "the game's comment" if position < 0 else f"{_TEXT_NAMES[kind]} at position {position}"
+                self.problems.append(f"{where}: {lost!r} not in {self.encoding}, written as '?'")
             before = len(self.items)
             self.add(position, kind, {"reserved": 0, "language": "all", "text": raw})
             if len(self.items) > before:
@@ -384,9 +417,9 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
                        encoding: str | None = None) -> EncodedAnnotations:
     """Game ``number``'s ``.cba`` record from its comments, NAGs and PGN commands."""
     items = _Items(encoding)
-    items.text(-1, "text_after", game.comment)
-    items.time_control(game.headers.get("TimeControl", ""))
     movers = _movers(game, encoded.nodes)
+    items.game_comment(game.comment, movers[id(game)])
+    items.time_control(game.headers.get("TimeControl", ""))
     finals = _final_clocks(game, encoded.nodes, movers)
     for node in finals:
         seconds = _clock(node.comment)
@@ -394,7 +427,7 @@ def encode_annotations(game: chess.pgn.Game, encoded: EncodedGame, *, number: in
         items.clock(-1, movers[id(node)], seconds)
     for position, node in enumerate(encoded.nodes):
         if node.starting_comment:
-            items.text(position, "text_before", node.starting_comment)
+            items.starting_comment(position, node.starting_comment)
         if node.nags:
             items.nags(position, set(node.nags))
         if node.comment:
@@ -420,7 +453,7 @@ def encode_line_annotations(headers: Mapping[str, str], line: LineAnnotations, *
     :func:`encode_annotations` gives the python-chess game of the same tags, moves and annotations (the
     ``.cba`` position of ply ``i`` is ``i``; White makes the even plies)."""
     items = _Items(encoding)
-    items.text(-1, "text_after", line.comment)
+    items.game_comment(line.comment, chess.BLACK)  # (the standard start: White moves first)
     items.time_control(headers.get("TimeControl", ""))
     comments = line.comments
     plies = len(comments)

@@ -24,7 +24,7 @@ from ...engine.errors import InvalidValueError
 from ...schemas import chessbase as schema
 from . import numbering
 from .moves import _NAMES, _Decoder, _Position, encode_byte, encode_two_byte_move
-from .start import BLACK, EMPTY, StartPosition, encode_setup, standard_start
+from .start import BLACK, EMPTY, FIRST_MOVE_MAX, StartPosition, encode_setup, standard_start
 
 if TYPE_CHECKING:
     import chess.pgn  # (imported by the python-chess games themselves: games coded in batches do without it)
@@ -70,6 +70,8 @@ class EncodedGame:
     nodes: list[chess.pgn.ChildNode] = field(default_factory=list, repr=False)
     """The game's nodes in stream order (the ``.cba`` position of ``nodes[i]`` is ``i + 1``; 0: the start)."""
     start: StartPosition | None = field(default=None, repr=False)
+    problems: list[str] = field(default_factory=list)
+    """What had to change to be written (reported; the game is written)."""
 
 
 def start_of(board: chess.Board) -> StartPosition:
@@ -237,8 +239,13 @@ def encode_game(game: chess.pgn.Game, *, number: int = 0) -> EncodedGame:
             stack.append(("tail", children[-1], None))
             stack.extend(("branch", child, None) for child in reversed(children[:-1]))
     writer.byte(schema.CODE_POP)
+    problems = []
+    if setup and start.first_move > FIRST_MOVE_MAX:  # (only the numbers shown depend on it)
+        problems.append(f"move number {start.first_move} of the FEN: a setup position holds at most {FIRST_MOVE_MAX}, "
+                        f"written as {FIRST_MOVE_MAX}")
+        start.first_move = FIRST_MOVE_MAX
     head = encode_setup(start) if setup else b""
     size = _WORD_SIZE + len(head) + len(writer.out)
     word = _WORD.encode({"not_encoded": False, "setup": setup, "mode": mode, "size": size})
     return EncodedGame(bytes(word) + head + bytes(writer.out), mode, setup, main_plies, len(nodes) - main_plies,
-                       nodes, start)
+                       nodes, start, problems)

@@ -334,11 +334,14 @@ class EntityFile(MappedFile):
             return [name]
         keys = []
         for encoding in (self.encoding,) if self.encoding else ("utf-8", "cp1252"):
-            if self.extension == ".cbp":
-                last, _, first = name.partition(",")
-                key = last.strip().encode(encoding, "replace") + b"\0" + first.strip().encode(encoding, "replace")
-            else:
-                key = name.encode(encoding, errors="replace")
+            try:  # (a name the code page cannot hold is no name of the file: "?" for its characters could be one)
+                if self.extension == ".cbp":
+                    last, _, first = name.partition(",")
+                    key = last.strip().encode(encoding) + b"\0" + first.strip().encode(encoding)
+                else:
+                    key = name.encode(encoding)
+            except UnicodeEncodeError:
+                continue
             if key not in keys:
                 keys.append(key)
         return keys

@@ -12,8 +12,8 @@ from ...engine.errors import InvalidValueError, TruncatedError
 from ...engine.prefixcode import PrefixCodeError
 from ...schemas import chessbase as schema
 
-__all__ = ["BLACK", "EMPTY", "SETUP_SIZE", "StartPosition", "encode_setup", "file_major", "read_setup",
-           "standard_start"]
+__all__ = ["BLACK", "EMPTY", "FIRST_MOVE_MAX", "SETUP_SIZE", "StartPosition", "encode_setup", "file_major",
+           "read_setup", "standard_start"]
 
 EMPTY = 0
 """The piece code of an empty square; a piece's code is its python-chess piece type, plus ``BLACK`` for black."""
@@ -72,6 +72,8 @@ def standard_start() -> StartPosition:
 
 _HEAD = codec(schema.SETUP_HEAD)
 _HEAD_SIZE = int(_HEAD.size or 0)
+FIRST_MOVE_MAX: int = _HEAD.field("first_move").mask
+"""The largest move number a setup position holds (``SETUP_HEAD.first_move``)."""
 _CHESS960 = codec(schema.CHESS960_SETUP)
 _CHESS960_SIZE = int(_CHESS960.size or 0)
 _BOARD_BITS = 8 * schema.SETUP_BOARD_SIZE

@@ -12,7 +12,7 @@ from ...engine.codec import codec
 from ...engine.schema import enum_view
 from ...schemas import chessbase as schema
 
-__all__ = ["RESULT_TAGS", "HeaderValues", "encode_name", "header_values", "split_player"]
+__all__ = ["RESULT_TAGS", "HeaderValues", "encode_name", "header_values", "split_player", "unencodable"]
 
 _PGN_RESULTS = {"black_wins": "0-1", "draw": "1/2-1/2", "white_wins": "1-0", "line": "*", "black_wins_forfeit": "0-1",
                 "draw_forfeit": "1/2-1/2", "white_wins_forfeit": "1-0", "both_lose": "0-1"}
@@ -51,12 +51,36 @@ class HeaderValues:
 
 
 def _date(text: str, tag: str, problems: list[str]) -> tuple[int, int, int]:
+    """A PGN date ``YYYY.MM.DD`` (any part "?"s: unknown). Another form (``2023-02-03``: python-chess reads no
+    date, and the PGN standard has only this one) is reported and left out, as a part out of range is. Kept by
+    text: a file has few dates."""
+    known = _DATES.get(text)
+    if known is None:
+        found: list[str] = []
+        known = _DATES[text] = _read_date(text, found), found
+        if len(_DATES) > _DATES_KEPT:
+            _DATES.clear()
+    if known[1]:
+        problems += [problem.format(tag=tag) for problem in known[1]]
+    return known[0]
+
+
+_DATES: dict[str, tuple[tuple[int, int, int], list[str]]] = {}
+"""A date text's values and problems (with ``{tag}`` for the tag's name)."""
+_DATES_KEPT = 1 << 14
+
+
+def _read_date(text: str, problems: list[str]) -> tuple[int, int, int]:
     parts = [*text.strip().split("."), "?", "?", "?"][:3]
+    shown = repr(text).replace("{", "{{").replace("}", "}}")
+    if any(part.strip("?") and not part.isdigit() for part in parts) or text.count(".") > 2:
+        problems.append(f"{{tag}} {shown}: not a PGN date (YYYY.MM.DD), left out")
+        return 0, 0, 0
     values = []
     for name, part in zip(("year", "month", "day"), parts, strict=True):
         number = int(part) if part.isdigit() else 0
         if number > _DATE_LIMITS[name] or (name != "year" and number > (12 if name == "month" else 31)):
-            problems.append(f"{tag} {text!r}: {name} out of range")
+            problems.append(f"{{tag}} {shown}: {name} out of range")
             number = 0
         values.append(number)
     return values[0], values[1], values[2]
@@ -116,20 +140,22 @@ def split_player(name: str) -> tuple[str, str]:
     return name, ""
 
 
-def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool]:
+def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool, str]:
     """``text`` as the bytes of a name field of ``size`` bytes (0-terminated, or filling the field, as ChessBase
-    stores a 45-byte team name of twic1134), and whether it had to be cut (on a character boundary, never inside
-    a multi-byte character).
+    stores a 45-byte team name of twic1134), whether it had to be cut (on a character boundary, never inside
+    a multi-byte character), and the characters ``encoding`` cannot hold (written as "?": :func:`unencodable`).
 
     ``encoding`` None: cp1252 when the text fits that code page (what ChessBase's Western bases hold), else
     UTF-8 (the reader decodes a name as UTF-8 when it is valid, else as cp1252)."""
     limit = size
     codec_name = encoding or "cp1252"
+    lost = ""
     try:
         raw = text.encode(codec_name)
     except UnicodeEncodeError:
         if encoding is not None:
             raw = text.encode(codec_name, errors="replace")
+            lost = unencodable(text, codec_name)
         else:
             codec_name = "utf-8"
             raw = text.encode(codec_name)
@@ -138,4 +164,11 @@ def encode_name(text: str, size: int, encoding: str | None) -> tuple[bytes, bool
         while text and len(text.encode(codec_name, errors="replace")) > limit:
             text = text[:-1]
         raw = text.encode(codec_name, errors="replace")
-    return raw.ljust(size, b"\0"), cut
+    return raw.ljust(size, b"\0"), cut, lost
+
+
+def unencodable(text: str, encoding: str) -> str:
+    """The characters of ``text`` that ``encoding`` cannot hold, each once, in order ("": none)."""
+    mark = "?".encode(encoding)  # (what errors="replace" writes for one of them)
+    return "".join(dict.fromkeys(char for char in text if char != "?" and
+                                 char.encode(encoding, errors="replace") == mark))

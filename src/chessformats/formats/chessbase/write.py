@@ -16,7 +16,8 @@ ratings, ECO, annotator, source, event date and type, teams in ``.cbe`` and ``.c
 Chess960 flags; annotations (:mod:`.annotation_writer`: comments, NAGs, ``[%csl]``/``[%cal]``, ``[%clk]``,
 ``[%emt]``, ``[%eval]``, the ``TimeControl`` tag). Not written yet: guiding texts, medals and the other items
 without a PGN form, entity details that PGN has no tag for (a tournament's nation, rounds, category; a source's
-publisher ...).
+publisher ...). Tags a base has no place for (``Opening``, ``PlyCount``, ``UTCDate`` ...) are left out, one
+warning per tag name with the number of games that had it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Union
@@ -76,6 +78,14 @@ _DATE_FIELDS = ("year", "month", "day")
 _NAMES_KEPT = 1 << 18
 """Coded names kept at most (a file of millions of players codes the others when met)."""
 _NO_LINE = LineAnnotations("", (), {})
+
+_HELD_TAGS = frozenset(("Event", "Site", "Date", "Round", "White", "Black", "Result", "WhiteElo", "BlackElo", "ECO",
+                       "Annotator", "Source", "EventDate", "EventType", "WhiteTeam", "BlackTeam", "TimeControl",
+                       "FEN", "SetUp", "Variant"))
+"""The PGN tags a base holds (:func:`.tags.header_values`, the entities, the setup position, the time control
+item); the others are left out, counted by name in the report."""
+_NO_VALUES = ("", "?")
+"""A tag of these values holds nothing: left out unreported."""
 
 _FILES = (".cbh", ".cbg", ".cba", ".cbj", ".cbp", ".cbt", ".cbc", ".cbs", ".cbe")
 """The files a writer writes, the ``.cbh`` first."""
@@ -150,15 +160,21 @@ class _Base:
         back in game after game."""
         self.position: int | None = None
         """The position (from 1) in the writer's input of the game being added: the ``item`` of its warnings."""
+        self.left_out: dict[str, int] = {}
+        """Games by the name of a tag of theirs that the base has no place for (:data:`_HELD_TAGS`)."""
 
     def name(self, extension: str, field_name: str, text: str, number: int) -> bytes:
         known = self.names.get((extension, field_name, text))
         if known is not None:
             return known
         size = _NAME_SIZES[extension, field_name]
-        raw, cut = encode_name(text, size, self.encoding)
-        if not cut and len(self.names) < _NAMES_KEPT:
+        raw, cut, lost = encode_name(text, size, self.encoding)
+        if not cut and not lost and len(self.names) < _NAMES_KEPT:
             self.names[extension, field_name, text] = raw
+        if lost:
+            self.report.warnings.append(WriteWarning(
+                f"game {number}: {field_name} {text!r}: {lost!r} not in {self.encoding}, written as '?'",
+                item=self.position))
         if cut:
             self.report.warnings.append(WriteWarning(f"game {number}: {field_name} {text!r} cut to {size} bytes",
                                                      item=self.position))
@@ -220,8 +236,13 @@ class _Base:
     def _add(self, tags: Mapping[str, str], encoded: EncodedGame, annotations: EncodedAnnotations,
              number: int) -> None:
         values = header_values(tags)
+        if not _HELD_TAGS.issuperset(tags):
+            left_out = self.left_out
+            for name, value in tags.items():
+                if name not in _HELD_TAGS and value not in _NO_VALUES:
+                    left_out[name] = left_out.get(name, 0) + 1
         self.report.warnings.extend(WriteWarning(f"game {number}: {problem}", item=self.position)
-                                    for problem in values.problems + annotations.problems)
+                                    for problem in values.problems + encoded.problems + annotations.problems)
         record = {
             "kind": {"deleted": False, "reserved": 0, "guiding_text": False, "present": True},
             "cbg_offset": self.cbg_size, "cba_offset": self.cba_size if annotations.data else 0,
@@ -250,6 +271,12 @@ class _Base:
             self.cba.write(annotations.data)
             self.cba_size += len(annotations.data)
         self.count = number
+
+
+def _is_game(item: object) -> bool:
+    """Whether ``item`` is a python-chess game (there is none unless its PGN module has been imported)."""
+    pgn = sys.modules.get("chess.pgn")
+    return pgn is not None and isinstance(item, pgn.Game)
 
 
 def _known(text: str) -> str:
@@ -306,8 +333,10 @@ def write_database(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     a base of that name atomically. Returns a :class:`~chessformats.engine.contract.WriteReport` (unit ``games``;
     ``skipped``: each game left out, by its position in ``games`` from 1, with the reason and, for an
     :class:`UnreadableGame`, the line of its text; ``warnings``: names cut to their field, tags the record cannot
-    hold, as :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in
-    ``games`` and whose message names its number in the base).
+    hold, characters ``encoding`` cannot hold (written as "?"), and after them one per tag name the base has no
+    place for (with ``item`` None and the number of games that had it), as
+    :class:`~chessformats.engine.contract.WriteWarning`\\ s whose ``item`` is the game's position in ``games``
+    and whose message names its number in the base).
 
     A game python-chess could not read completely (``game.errors``), an :class:`UnreadableGame`, or a game the
     format cannot hold is skipped and reported; the others are written (a :class:`PreparedGame` as it is).
@@ -325,7 +354,9 @@ def append_games(path: str | os.PathLike[str], games: Iterable[GameItem], *,
     entity tree rebuilt balanced over all its records. A base without a ``.cbh`` file is created. Appends to one
     base hold its lock (``.NAME.cbh.lock`` beside it, :func:`~chessformats.engine.fileio.locked`) from their
     first read to their last rename, so concurrent appends (threads or processes) each add all their games. Returns the
-    :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added)."""
+    :class:`~chessformats.engine.contract.WriteReport` of :func:`write_database` (``written``: the games added).
+    ``encoding``: the code page of the names and comments added (``None``: the one the base's texts measure as,
+    :func:`~.codepage.base_code_page`, as a Russian base's cp1251; else :func:`write_database`'s default)."""
     return _write(_stem(path), games, encoding, append=True)  # (a new base when there is none, decided locked)
 
 
@@ -373,6 +404,16 @@ def _old_extended(old: Database, handle: IO[bytes]) -> int:
     return CBJ_RECORD_SIZE
 
 
+def _code_page(old: Database) -> str | None:
+    """The code page to add games to ``old`` in: the one its texts measure as (:func:`~.codepage.base_code_page`,
+    the measure by which the command line reads it), None when that is cp1252 or they need none (ASCII, UTF-8:
+    the default writes what the reader reads back either way)."""
+    from .codepage import base_code_page
+
+    measured = base_code_page(old)
+    return None if measured == "cp1252" else measured
+
+
 def _cbh_header(old: Database | None, count: int) -> bytes:
     if old is None:
         return bytes(_CBH_HEADER.encode({
@@ -412,6 +453,8 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
     with contextlib.ExitStack() as stack, atomic_write_set() as open_file:
         if old is not None:
             stack.enter_context(old)
+            if encoding is None:
+                encoding = _code_page(old)
         files = {extension: open_file(stem + extension) for extension in (".cbh", ".cbg", ".cba", ".cbj")}
         cbh, cbg, cba, cbj = files[".cbh"], files[".cbg"], files[".cba"], files[".cbj"]
         base = _Base(files, encoding, report)
@@ -442,6 +485,9 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
                 except FormatError as error:
                     report.skipped.append(Skipped(position, str(error)))
                 continue
+            if not _is_game(game):
+                raise TypeError(f"games item {position} (from 1) is a {type(game).__name__}, not a chess.pgn.Game, "
+                                "PreparedGame or UnreadableGame")
             if game.errors:
                 report.skipped.append(Skipped(position, f"python-chess could not read it: {game.errors[0]}"))
                 continue
@@ -449,6 +495,9 @@ def _write_locked(stem: str, games: Iterable[GameItem], encoding: str | None, *,
                 base.add(game)
             except FormatError as error:
                 report.skipped.append(Skipped(position, str(error)))
+        report.warnings += [WriteWarning(f"tag {name}: a ChessBase base has no place for it, left out of {count:,} "
+                                         f"game{'s' if count > 1 else ''}") for name, count in sorted(
+                                             base.left_out.items())]
         cbh.seek(0)
         cbh.write(_cbh_header(old, base.count))
         for extension, handle, size in ((".cbg", cbg, base.cbg_size), (".cba", cba, base.cba_size)):
