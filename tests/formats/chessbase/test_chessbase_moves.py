@@ -184,3 +184,41 @@ def test_missing_end_marker_still_reads() -> None:
             assert isinstance(game, chessbase.GameHeader)
             assert len(list(game.to_pgn(annotations=False).mainline_moves())) > 0
         assert not all(db.decode(number).ended for number in range(1, db.record_count + 1))
+
+
+def _without_end(data: bytes, cut: int, junk: int) -> bytes:
+    """``data`` with its last ``cut`` bytes (the end marker, moves) replaced by the byte ``junk``, sized anew."""
+    body = data[4:len(data) - cut] + bytes([junk])
+    return bytes([data[0]]) + (4 + len(body)).to_bytes(3, "big") + body
+
+
+def test_a_missing_end_marker_of_a_late_setup_game_is_told_from_damage() -> None:
+    # the .cbh record counts the main line's moves (offset 45: 6 for 10 plies from black's move 30, as ChessBase
+    # counts them in the corpus' setup games), not its last move number: leftover bytes after 10 plies end the
+    # game; a stream that goes wrong after 6 of them is damage, not a missing end marker
+    from chessformats.formats.chessbase.encoder import encode_game
+
+    game = chess.pgn.Game()
+    game.setup(chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 0 30"))
+    node: chess.pgn.GameNode = game
+    for san in ("Nf6", "Nc3", "Bc5", "Bc4", "d6", "d3", "Bg4", "h3", "Bh5", "Be3"):
+        node = node.add_main_variation(node.board().parse_san(san))
+    data = encode_game(game).data
+    moves = 10
+    assert len(data) == 4 + schema.SETUP.sizeof() + moves + 1  # one byte a move, then the end marker
+
+    def refused(cut: int) -> int:
+        for junk in range(256):  # a byte that is no move there
+            try:
+                decode_game(_without_end(data, cut, junk))
+            except InvalidValueError:
+                return junk
+        raise AssertionError("every byte decodes")
+
+    leftover = _without_end(data, 1, refused(1))
+    decoded = decode_game(leftover, main_moves=6)
+    assert [str(move.move()) for move in decoded.tokens if isinstance(move, DecodedMove)] == \
+        [str(move) for move in game.mainline_moves()]
+    damaged = _without_end(data, 5, refused(5))
+    with pytest.raises(InvalidValueError):
+        decode_game(damaged, main_moves=6)

@@ -196,9 +196,10 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
     A stream that cannot be a game (a piece that is not there, a move onto one's own piece, bytes that run
     out) is an :class:`InvalidValueError`/:class:`TruncatedError` naming the game and the byte's offset.
 
-    ``main_moves`` is the main line's move count from the ``.cbh`` record: some streams lack their end marker
-    and carry leftover bytes after the last move (corpus NormalNoPop); once the main line has that many moves
-    and no variation is open, bytes that are not a valid move end the game instead of raising.
+    ``main_moves`` is the main line's move count from the ``.cbh`` record (moves played, not the last move's
+    number: 6 for 10 plies from black's move 30, as the corpus' setup games count them): some streams lack their
+    end marker and carry leftover bytes after the last move (corpus NormalNoPop); once the main line has that many
+    moves and no variation is open, bytes that are not a valid move end the game instead of raising.
     """
     name = os.fspath(file) if file is not None else None
     if len(data) < _WORD_SIZE:
@@ -218,8 +219,8 @@ def decode_game(data: bytes, *, file: str | os.PathLike[str] | None = None, base
     else:
         start = standard_start()
     decoder = _Decoder(data, at, mode, start, name, base, game)
-    if main_moves is not None and 0 < main_moves < 255:
-        decoder.enough_plies = 2 * (main_moves - max(start.first_move, 1)) + (1 if start.white_to_move else 0)
+    if main_moves is not None and 0 < main_moves < 255:  # moves counted from the start's side: its fewest plies
+        decoder.enough_plies = 2 * main_moves - (1 if start.white_to_move else 2)
     tokens = decoder.run_simple() if schema.MODE_ENCODER[mode] == "simple" else decoder.run_compact()
     return DecodedGame(start, tokens, mode, decoder.ended)
 
