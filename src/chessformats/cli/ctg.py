@@ -9,6 +9,7 @@ from typing import Any
 import chess
 
 from chessformats.books.ctg import make_book
+from chessformats.engine.errors import FormatError
 from chessformats.formats.ctg import (
     PAGE_SIZE,
     BookMove,
@@ -102,6 +103,9 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
             size = len(stored.to_bytes())
             return [InspectTarget(schema.RECORD, offset, size, prefix, notes)]
         if page is None:
+            if record is not None or count is not None:  # (not silently the header page)
+                option, does = ("--record", "numbers") if record is not None else ("--count", "counts")
+                raise FormatError(f"{option} of a .ctg {does} a page's records: give --page P too", file=path)
             return [InspectTarget(schema.HEADER_PAGE, 0, PAGE_SIZE, "header", {})]
         stored_records = book.page_records(page)
         if record is None:
