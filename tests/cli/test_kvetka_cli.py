@@ -110,3 +110,17 @@ def test_formats_lists_kvetka(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "formats")
     assert code == 0 and "kvetka" in out and ".kob" in out
     assert registry.for_output("x.kob").key == "kvetka"
+
+
+def test_count_past_the_end_is_clamped_with_a_warning(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As ChessBase's games and Polyglot's entries: what there is, and a warning saying how many."""
+    kin = Path(str(built) + ".kin")
+    keys = kin.stat().st_size // 22  # (a .kin is 22-byte keys: docs/formats/kvetka.md)
+    code, out, err = run(capsys, "inspect", str(kin), "--record", "0", "--count", str(keys + 5))
+    assert code == 0 and f"[{keys - 1}].squares.a1" in out and f"[{keys}]" not in out
+    assert f"warning: --count {keys + 5} from key 0: the last is {keys - 1} ({keys} shown)" in err
+    with kvetka.open_book(str(built) + "_0.kob") as book:
+        elements = len(book.block_elements(0))
+    code, out, err = run(capsys, "inspect", str(built) + "_0.kob", "--block", "0", "--record", "2", "--count", "99")
+    assert code == 0 and f"blocks[0].elements[{elements - 1}]" in out and f"elements[{elements}]" not in out
+    assert f"warning: --count 99 from element 2: the last is {elements - 1} ({elements - 2} shown)" in err

@@ -93,14 +93,14 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, block: int | None = None, record: int | None = None, count: int | None = None,
              fen: str | None = None) -> list[Any]:
-    from .registry import InspectTarget
+    from .registry import InspectTarget, clamped
 
     lower = path.lower()
     size = os.path.getsize(path)
     if lower.endswith(".kin"):
         total = size // KEY_SIZE
         first = record or 0
-        chosen = range(first, min(first + (count or 1), total))
+        chosen = clamped(first, count or 1, total - 1, "key")
         if not chosen:
             raise IndexError(f"no such key (the .kin holds {total})")
         return [InspectTarget(schema.KEY, KEY_SIZE * n, KEY_SIZE, f"[{n}]", {}) for n in chosen]
@@ -157,7 +157,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             for number, element in enumerate(elements):
                 block_notes.update(element_notes(f"{prefix}.elements[{number}]", element))
             return [InspectTarget(schema.BLOCK, offset, BLOCK_SIZE, prefix, block_notes)]
-        chosen = range(record, min(record + (count or 1), len(elements)))
+        chosen = clamped(record, count or 1, len(elements) - 1, "element")
         if record < 0 or not chosen:
             raise IndexError(f"no such element (block {block} has {len(elements)})")
         targets = []

@@ -30,6 +30,7 @@ __all__ = [
     "FormatHandler",
     "InspectTarget",
     "all_formats",
+    "clamped",
     "detect",
     "existing",
     "for_output",
@@ -50,6 +51,17 @@ class InspectTarget(NamedTuple):
     annotations: dict[str, str]
     file: str | None = None
     """The file the offset refers to, when not the file given on the command line (a database's companion)."""
+
+
+def clamped(first: int, count: int, last: int, what: str) -> range:
+    """``count`` numbers from ``first`` when the last there is is ``last``: fewer past the end, with a warning
+    saying so (every format's ``inspect --count``: ``what`` names the numbered things, ``game``, ``entry``...)."""
+    if first <= last < first + count - 1:
+        import warnings
+
+        warnings.warn(f"--count {count} from {what} {first}: the last is {last} ({last - first + 1} shown)",
+                      stacklevel=3)
+    return range(first, min(first + count, last + 1))
 
 
 @dataclass(frozen=True)
