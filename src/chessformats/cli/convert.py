@@ -70,6 +70,8 @@ def source_kind(path: str, given: str | None, target: str) -> str:
     if given is not None:
         if given not in _WRITES:
             raise UnsupportedError(f"convert reads no {given} (--from takes {', '.join(_WRITES)})", file=path)
+        if given == "chessbase":
+            registry.forced(path, given)  # (a renamed archive: said)
         kind, what = given, "PGN text (games)" if given == "pgn" else registry.FORMATS_TITLES[given]
     else:
         if not os.path.exists(registry.existing(path)):
