@@ -195,7 +195,7 @@ def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], N
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=screen,
+    with Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=screen,
                   transient=True) as bar:
         task = bar.add_task(f"reading {os.path.basename(source)}")
         last = [""]  # the stage drawn last

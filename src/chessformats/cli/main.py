@@ -19,7 +19,7 @@ from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import Deprecated, end_moves
 from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
-from .consoles import terminal
+from .consoles import plain, terminal
 from .distributed import add_dask_options, build_reduced
 from .failures import INTERNAL_ERROR
 from .inspecting import PATHS
@@ -86,7 +86,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     handler = detect(args.file, args.format, "info")
     waiting = terminal(_console(stderr=True))
     if waiting is not None:  # info reads every record (a big CTG: seconds): a spinner says it is working
-        with waiting.status(f"reading {os.path.basename(args.file)}"):
+        from rich.text import Text
+
+        with waiting.status(Text(f"reading {os.path.basename(args.file)}")):
             report = handler.info(registry.existing(args.file))
     else:
         report = handler.info(registry.existing(args.file))
@@ -96,15 +98,15 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return 0
     console = _console()
-    console.print(f"[bold]{args.file}[/bold]: {handler.doc.title}")
+    console.print(f"[bold]{plain(args.file)}[/bold]: {handler.doc.title}")
     for key, value in report.items():
         if key == "findings":
             continue
-        console.print(f"  {key}: {value}")
+        console.print(f"  {key}: {value}", markup=False)
     findings = report.get("findings") or []
     console.print("  findings: " + ("none" if not findings else ""))
     for finding in findings:
-        console.print(f"    - {finding}")
+        console.print(f"    - {finding}", markup=False)
     return 0
 
 
@@ -195,7 +197,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     count = make_book(book_path, builder, min_games=1).written
     console.rule("1. build")
     console.print(f"{builder.games} bundled games, first {args.max_ply} plies -> {len(builder.to_stats())} positions, "
-                  f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")
+                  f"{count} entries -> [bold]{plain(book_path)}[/bold] ({book_path.stat().st_size} bytes)")
 
     console.rule("2. probe")
     for line in ([], ["e4"], ["e4", "e5"]):
@@ -211,14 +213,15 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
     console.rule("4. info")
     for key, value in handler.info(str(book_path)).items():
-        console.print(f"{key}: {value}")
+        console.print(f"{key}: {value}", markup=False)
 
     console.rule("5. docs")
     from ..codegen.markdown import write_docs
 
     for path in write_docs(out / "docs", [h.doc for h in registry.all_formats()]):
-        console.print(f"generated {path}")
-    console.print(f"\nEverything is in {out}. Next: chessformats inspect {book_path} --record 0 --count 3")
+        console.print(f"generated {path}", markup=False)
+    console.print(f"\nEverything is in {out}. Next: chessformats inspect {book_path} --record 0 --count 3",
+                  markup=False)
     return 0
 
 
