@@ -213,8 +213,26 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
         return facts
 
 
+def _make_book(path: str, builder: Any, *, sources: Any = None, pgn_encoding: str | None = None,
+               **options: Any) -> Any:
+    """``build -o NAME.kob``: :func:`~chessformats.books.kvetka.make_book`. With ``--pgn-encoding``, the ``.ksf``
+    sources read in it: ``make_book`` takes no encoding for them (yet), so its steps are taken here with
+    :func:`~chessformats.books.kvetka.pgn_sources`'s ``encoding``."""
+    if pgn_encoding is None or not sources:
+        return make_book(path, builder, sources=sources, **options)
+    from chessformats.books.kvetka import pgn_sources, write_book
+    from chessformats.books.tree import filter_stats
+    from chessformats.formats.kvetka import ALL_PLIES
+
+    stats = filter_stats(builder.to_stats(), min_games=options["min_games"], min_score=options["min_score"],
+                         only=options["only"])  # (uniform: nothing for a Kvetka book)
+    max_move = min(int(builder.max_ply), ALL_PLIES)
+    ksf, references = pgn_sources(sources, max_ply=max_move, encoding=pgn_encoding)
+    return write_book(path, stats, max_move=max_move, sources=ksf, references=references)
+
+
 HANDLER = FormatHandler(
     key="kvetka", status="read, write, probe, inspect, convert",
     sniff=_sniff, info=_info, inspect=_inspect, probe=_probe,
-    build=make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
+    build=_make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
 )

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
-from .arguments import Deprecated, end_moves
+from .arguments import PGN_ENCODING_HELP, Deprecated, end_moves, pgn_encoding
 from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import plain, terminal
@@ -281,6 +281,8 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
                                  progress=bar.for_file(index, source, builder) if bar is not None else None)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
+    if args.pgn_encoding is not None:  # (check_build: with --sources, a .kob book)
+        options["pgn_encoding"] = args.pgn_encoding
     report = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                            only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
@@ -437,6 +439,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--uniform", action="store_true", help="every move weight 1 (a .bin book only)")
     p.add_argument("--sources", action="store_true",
                    help="record the PGN files as the book's sources (a .kob book only: writes NAME.ksf)")
+    p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (for the "
+                   "players' names --sources records: the moves read the same whatever the encoding)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_dask_options(p)
@@ -476,8 +480,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                "book or Monty data", required=False)
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
-    p.add_argument("--encoding", help="ChessBase: code page of names and texts (reading: UTF-8, else cp1252; "
-                   "writing: cp1252 where it holds the text, else UTF-8)")
+    p.add_argument("--encoding", help="the code page of a ChessBase base's names and texts: of the base read "
+                   "(default: measured; else UTF-8, else cp1252), of the base written (default: cp1252 where it holds "
+                   "the text, else UTF-8); not the PGN's (--pgn-encoding)")
+    p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (PGN -> ChessBase, "
+                   "archive, table)")
     p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
                    "chessbase, pgn; monty for a table) instead of recognising it")
     p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn, "
