@@ -102,3 +102,50 @@ def test_append_needs_a_chessbase_target(tmp_path: Path, capsys: pytest.CaptureF
     book = find_corpus("polyglot", "performance.bin")
     code, err = _run(capsys, "convert", str(book), str(tmp_path / "x.bin"), "--append")
     assert code != 0 and "--append" in err
+
+
+_CYRILLIC = ("Карпов, Анатолий", "Каспаров, Гарри")
+
+
+def _cp1251_games(folder: Path) -> Path:
+    games = folder / "ru.pgn"
+    games.write_bytes((f'[Event "Ч"]\n[White "{_CYRILLIC[0]}"]\n[Black "{_CYRILLIC[1]}"]\n[Result "1-0"]\n\n'
+                       '1. e4 e5 2. Nf3 1-0\n').encode("cp1251"))
+    return games
+
+
+def _names(base: Path) -> tuple[str, str]:
+    with open_database(base) as db:
+        headers = db.record(1).to_pgn().headers
+        return headers["White"], headers["Black"]
+
+
+def test_pgn_encoding_reads_the_pgn_in_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--pgn-encoding cp1251: the Cyrillic names in the base (written UTF-8: no Western code page holds them);
+    without it, auto: the bytes that are not UTF-8 read as Windows-1252, as Python's codec reads them."""
+    games = _cp1251_games(tmp_path)
+    assert main(["convert", str(games), "-o", str(tmp_path / "ru.cbh"), "--pgn-encoding", "cp1251"]) == 0
+    assert _names(tmp_path / "ru.cbh") == _CYRILLIC
+    assert main(["convert", str(games), "-o", str(tmp_path / "auto.cbh")]) == 0
+    assert _names(tmp_path / "auto.cbh") == tuple(name.encode("cp1251").decode("cp1252") for name in _CYRILLIC)
+    assert main(["convert", str(games), "-o", str(tmp_path / "ru.cbv"), "--pgn-encoding", "cp1251"]) == 0
+    assert _names(tmp_path / "ru.cbv") == _CYRILLIC
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("ru.cbh", "-o", "x.pgn", "--pgn-encoding", "cp1251"), "ru.cbh: --pgn-encoding is the encoding of PGN text read: "
+     "the source is a ChessBase base (--encoding: a ChessBase base's code page)"),
+    (("ru.pgn", "-o", "x.cbh", "--pgn-encoding", "nope"), "argument --pgn-encoding: no such encoding: nope"),
+])
+def test_pgn_encoding_refused_where_it_reads_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    argv: tuple[str, ...], message: str) -> None:
+    assert main(["convert", str(_cp1251_games(tmp_path)), "-o", str(tmp_path / "ru.cbh")]) == 0
+    capsys.readouterr()
+    try:
+        code = main(["convert", *(str(tmp_path / a) if "." in a else a for a in argv)])
+    except SystemExit as refused:  # (argparse's refusal of a value)
+        code = int(str(refused.code))
+    _, err = capsys.readouterr()
+    assert code == 2 and message in err
+    assert not (tmp_path / "x.pgn").exists() and not (tmp_path / "x.cbh").exists()

@@ -110,3 +110,39 @@ def test_cli_build_a_ctg_book(capsys: pytest.CaptureFixture[str], tmp_path: Path
             after.push_san(san)
         record = book.probe(after)
         assert record is not None and record.games == 7 and record.draws == 3
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CTG book of the example games' first 6 plies, built by the command."""
+    out = tmp_path_factory.mktemp("ctg") / "small.ctg"
+    assert main(["build", str(EXAMPLE_GAMES), "-o", str(out), "--max-ply", "6", "--min-games", "1", "--jobs",
+                 "1"]) == 0
+    return out
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("--record", "--record of a .ctg numbers a page's records: give --page P too"),
+    ("--count", "--count of a .ctg counts a page's records: give --page P too"),
+])
+def test_record_of_a_ctg_without_a_page_is_refused(capsys: pytest.CaptureFixture[str], small_book: Path,
+                                                   option: str, message: str) -> None:
+    """Not the header page shown as if the option had been read."""
+    code, out, err = run(capsys, "inspect", str(small_book), option, "1")
+    assert code == 2 and out == "" and err == f"chessformats: error: {small_book.name}: {message}\n"
+    code, out, _ = run(capsys, "inspect", str(small_book), "--page", "0", "--record", "1")
+    assert code == 0 and "pages[0].records[1]" in out and "pages[0].records[0]" not in out
+
+
+def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixture[str], small_book: Path) -> None:
+    """As ChessBase's games and Polyglot's entries: what there is, and a warning saying how many."""
+    with ctg.open_book(small_book) as book:
+        records = len(book.page_records(0))
+    code, out, err = run(capsys, "inspect", str(small_book), "--page", "0", "--record", "1", "--count", "999")
+    assert code == 0 and f"pages[0].records[{records - 1}]" in out and f"records[{records}]" not in out
+    assert f"warning: --count 999 from record 1: the last is {records - 1} ({records - 1} shown)" in err
+    cto = small_book.with_suffix(".cto")
+    entries = (cto.stat().st_size - 16) // 4  # (a .cto: a 16-byte header, then 4 bytes a page)
+    code, out, err = run(capsys, "inspect", str(cto), "--record", "0", "--count", str(entries + 1))
+    assert code == 0 and f"pages[{entries - 1}]" in out and f"pages[{entries}]" not in out
+    assert f"warning: --count {entries + 1} from entry 0: the last is {entries - 1} ({entries} shown)" in err

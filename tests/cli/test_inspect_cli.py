@@ -128,8 +128,11 @@ def test_count_past_the_end_is_clamped_with_a_warning(capsys: pytest.CaptureFixt
     code, out, err = run(capsys, "inspect", base, "--game", "4", "--count", "3")
     assert code == 0 and "games[4].kind" in out and "games[5].kind" in out and "games[6]" not in out
     assert "warning: --count 3 from game 4: the last is 5 (2 shown)" in err
-    code, out, _ = run(capsys, "inspect", _book(tmp_path), "--record", "1", "--count", "5")
+    code, out, err = run(capsys, "inspect", _book(tmp_path), "--record", "1", "--count", "5")
     assert code == 0 and "entries[2]" in out and "entries[3]" not in out
+    assert "warning: --count 5 from entry 1: the last is 2 (2 shown)" in err
+    code, out, err = run(capsys, "inspect", _book(tmp_path), "--record", "1", "--count", "2")
+    assert code == 0 and "entries[2]" in out and "warning" not in err  # (up to the last: nothing clamped)
 
 
 def test_an_entity_file_shows_its_own_records(capsys: pytest.CaptureFixture[str], base: Path) -> None:

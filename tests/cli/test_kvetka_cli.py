@@ -110,3 +110,35 @@ def test_formats_lists_kvetka(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "formats")
     assert code == 0 and "kvetka" in out and ".kob" in out
     assert registry.for_output("x.kob").key == "kvetka"
+
+
+def test_count_past_the_end_is_clamped_with_a_warning(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As ChessBase's games and Polyglot's entries: what there is, and a warning saying how many."""
+    kin = Path(str(built) + ".kin")
+    keys = kin.stat().st_size // 22  # (a .kin is 22-byte keys: docs/formats/kvetka.md)
+    code, out, err = run(capsys, "inspect", str(kin), "--record", "0", "--count", str(keys + 5))
+    assert code == 0 and f"[{keys - 1}].squares.a1" in out and f"[{keys}]" not in out
+    assert f"warning: --count {keys + 5} from key 0: the last is {keys - 1} ({keys} shown)" in err
+    with kvetka.open_book(str(built) + "_0.kob") as book:
+        elements = len(book.block_elements(0))
+    code, out, err = run(capsys, "inspect", str(built) + "_0.kob", "--block", "0", "--record", "2", "--count", "99")
+    assert code == 0 and f"blocks[0].elements[{elements - 1}]" in out and f"elements[{elements}]" not in out
+    assert f"warning: --count 99 from element 2: the last is {elements - 1} ({elements - 2} shown)" in err
+
+
+def test_pgn_encoding_reads_the_names_sources_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """build --sources --pgn-encoding cp1251: the .ksf's players as the PGN file names them; refused where no
+    book stores them (a .bin book; a .kob book without --sources)."""
+    games = tmp_path / "ru.pgn"
+    text = '[Event "?"]\n[White "Карпов, Анатолий"]\n[Black "Таль"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n'
+    games.write_bytes(text.encode("cp1251"))
+    code, _, err = run(capsys, "build", str(games), "-o", str(tmp_path / "ru.kob"), "--sources", "--pgn-encoding",
+                       "cp1251", "--min-games", "1", "--no-parallel")
+    assert code == 0, err
+    with kvetka.open_book(str(tmp_path / "ru.kob")) as book:
+        assert book.sources is not None
+        source, _ = book.sources.source(0)
+        assert [(game.white, game.black) for game in source.games] == [("Карпов, Анатолий", "Таль")]
+    for refused in (("-o", str(tmp_path / "x.bin")), ("-o", str(tmp_path / "x.kob"))):
+        code, _, err = run(capsys, "build", str(games), *refused, "--pgn-encoding", "cp1251")
+        assert code == 2 and "--pgn-encoding reads the players' names a Kvetka book's --sources records" in err

@@ -289,6 +289,15 @@ def test_a_renamed_archive_is_refused_saying_what_to_rename_it(tmp_path: Path,
     assert code == 2 and out == ""
     assert err == ("chessformats: error: base.dat: a ChessBase archive named otherwise than .cbv (an archive is "
                    "known by the name): rename it base.cbv\n")
+    renamed = ("chessformats: error: base.dat: a ChessBase archive named otherwise than .cbv (an archive is known by "
+               "the name): rename it base.cbv\n")
+    for command in (("info", "--format", "chessbase"), ("inspect", "--format", "chessbase"),
+                    ("convert", "--from", "chessbase", "-o", tmp_path / "out.pgn")):
+        # the format forced: the archive's content said as such, not 'no .cbh file beside it'
+        code, out, err = run(capsys, command[0], tmp_path / "base.dat", *command[1:])
+        assert (code, out, err) == (2, "", renamed), command
     (tmp_path / "base.dat").rename(tmp_path / "base.cbv")
     code, out, _ = run(capsys, "info", tmp_path / "base.cbv")
+    assert code == 0 and "ChessBase" in out
+    code, out, _ = run(capsys, "info", tmp_path / "base.cbv", "--format", "chessbase")
     assert code == 0 and "ChessBase" in out

@@ -62,6 +62,22 @@ def test_pgn_to_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert [row["result"] for row in rows] == [game.headers["Result"] for game in games]
 
 
+def test_pgn_to_parquet_in_its_encoding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--pgn-encoding: the names as the PGN file's code page has them (auto: its bytes read as Windows-1252);
+    --encoding, a base's code page, is refused for a PGN file's table (it goes through a base of its own)."""
+    names = ("Карпов, Анатолий", "Таль")
+    source = tmp_path / "ru.pgn"
+    source.write_bytes(f'[White "{names[0]}"]\n[Black "{names[1]}"]\n[Result "1-0"]\n\n1. e4 1-0\n'.encode("cp1251"))
+    for given, expected in ((("--pgn-encoding", "cp1251"), names),
+                            ((), tuple(name.encode("cp1251").decode("cp1252") for name in names))):
+        code, err = _convert(capsys, str(source), "-o", str(tmp_path / "ru.parquet"), "--force", *given)
+        assert code == 0, err
+        rows = pq.read_table(tmp_path / "ru.parquet").to_pylist()
+        assert [(row["white"], row["black"]) for row in rows] == [expected]
+    code, err = _convert(capsys, str(source), "-o", str(tmp_path / "x.parquet"), "--encoding", "cp1251")
+    assert code == 2 and "--encoding is a ChessBase base's code page: for the PGN file's, --pgn-encoding" in err
+
+
 @pytest.mark.parametrize("kind", ["polyglot", "ctg", "kvetka", "monty"])
 def test_books_and_monty_to_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
     source = {"polyglot": lambda: find_corpus("polyglot", "lasker-trap.bin"),

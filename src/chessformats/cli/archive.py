@@ -104,9 +104,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def convert_to_archive(source: str, target: str, *, encoding: str | None, console: Any,
-                       source_is_pgn: bool) -> int:
-    """A base (its ``.cbh`` or an archive) or a PGN file into the archive ``target`` (``.cbz``: enciphered with
-    the password)."""
+                       source_is_pgn: bool, pgn_encoding: str | None = None) -> int:
+    """A base (its ``.cbh`` or an archive) or a PGN file (in ``pgn_encoding``) into the archive ``target``
+    (``.cbz``: enciphered with the password)."""
     import tempfile
 
     from chessformats.formats.chessbase.archive_write import base_files, write_archive
@@ -123,7 +123,7 @@ def convert_to_archive(source: str, target: str, *, encoding: str | None, consol
             base = os.path.join(folder, stem + ".cbh")
             if source_is_pgn:
                 code = convert_to_chessbase(source, base, append=False, encoding=encoding, console=console,
-                                            from_base=False)
+                                            from_base=False, pgn_encoding=pgn_encoding)
                 if code:  # no game written ('nothing written' said): no archive of an empty base either
                     return code
             else:

@@ -9,7 +9,10 @@ import re
 import sys
 from typing import Any
 
-__all__ = ["Deprecated", "end_moves"]
+__all__ = ["PGN_ENCODING_HELP", "Deprecated", "end_moves", "pgn_encoding"]
+
+PGN_ENCODING_HELP = ("the PGN text's encoding (cp1251, latin-1, ...); default auto: UTF-8, and a game that is not "
+                     "valid UTF-8 as Windows-1252")
 
 
 _MOVE = re.compile(r"(?:[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[QRBNqrbn])?|[O0]-[O0](?:-[O0])?"
@@ -37,6 +40,19 @@ def end_moves(arguments: list[str]) -> list[str]:
             index += 1
         out += [f"--moves={move}" for move in moves] if moves else [word]
     return out
+
+
+def pgn_encoding(name: str) -> str | None:
+    """``--pgn-encoding``: a codec Python knows (``None`` for ``auto``); else argparse's one-line refusal."""
+    if name.lower() == "auto":
+        return None
+    import codecs
+
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"no such encoding: {name} (e.g. utf-8, cp1251, latin-1; or auto)") from None
+    return name
 
 
 class Deprecated(argparse.Action):

@@ -34,7 +34,7 @@ class BuildBar:
         self.sizes = [os.path.getsize(path) if os.path.isfile(path) else 0 for path in paths]
         self.total = sum(self.sizes)
         self.started = time.perf_counter()
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), TaskProgressColumn(),
                                  TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
                                  console=console, transient=True)
         self.task = self.progress.add_task("reading", total=self.total or None, rate="")

@@ -47,6 +47,10 @@ def check_build(args: argparse.Namespace, key: str) -> None:
             if args.sources:
                 raise FormatError("--sources records PGN files as the book's sources, not a ChessBase base",
                                   file=source)
+    if args.pgn_encoding is not None and not (key == "kvetka" and args.sources):
+        raise FormatError("--pgn-encoding reads the players' names a Kvetka book's --sources records (NAME.ksf): the "
+                          "other books store no text of the games, their moves read the same in any encoding",
+                          file=args.output)
     if args.memory < 0:
         raise ValueError("--memory must be 0 (keep every count in memory) or a number of MiB")
     if args.dask is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import warnings
 import weakref
 from typing import Any
 
@@ -27,7 +26,7 @@ from chessformats.formats.chessbase.codepage import base_code_page
 from chessformats.schemas import chessbase as schema
 
 from .archive import password_for
-from .registry import FormatHandler
+from .registry import FormatHandler, clamped
 
 
 def _sniff(path: str, head: bytes, size: int) -> int:
@@ -148,14 +147,6 @@ def _base_targets(path: str, *, game: int | None, record: int | None, count: int
         return _game_targets(db, first, count or 1)
 
 
-def _clamped(first: int, count: int, total: int, what: str) -> range:
-    """``count`` numbers from ``first``, the last ``total``: fewer past the end, with a warning saying so."""
-    if first + count - 1 > total:
-        warnings.warn(f"--count {count} from {what} {first}: the last is {total} ({total - first + 1} shown)",
-                      stacklevel=3)
-    return range(first, min(first + count, total + 1))
-
-
 def _entity_targets(db: Database, extension: str, record: int, count: int | None) -> list[Any]:
     """Records of an entity file (from 0, as the games' records number them)."""
     from .registry import InspectTarget
@@ -167,7 +158,7 @@ def _entity_targets(db: Database, extension: str, record: int, count: int | None
         raise IndexError(f"no record {record} in {os.path.basename(entities.path)} (records are 0.."
                          f"{len(entities) - 1})" if len(entities) else f"{os.path.basename(entities.path)} is empty")
     targets = []
-    for number in _clamped(record, count or 1, len(entities) - 1, "record"):
+    for number in clamped(record, count or 1, len(entities) - 1, "record"):
         offset = entities.header_size + number * entities.record_size
         targets.append(InspectTarget(entities.declaration, offset, entities.record_size, f"{label}[{number}]",
                                      {f"{label}[{number}]": entities[number].name} if entities[number].name else {},
@@ -181,7 +172,7 @@ def _game_targets(db: Database, first: int, count: int) -> list[Any]:
     from .registry import InspectTarget
 
     targets = []
-    for number in _clamped(first, count, db.record_count, "game"):
+    for number in clamped(first, count, db.record_count, "game"):
         header = db.record(number)
         at = schema.CBH_HEADER_SIZE * number
         label = header.headers.get("White", "") + " - " + header.headers.get("Black", "") \
@@ -216,7 +207,7 @@ def _archive_targets(path: str, record: int | None, count: int | None) -> list[A
         if not 0 <= first < max(total, 1):
             raise IndexError(f"no entry {first} in the file table of {os.path.basename(path)} (entries are "
                              f"0..{total - 1})")
-        for member in archive.members[first:first + len(_clamped(first, count or total - first, total - 1,
+        for member in archive.members[first:first + len(clamped(first, count or total - first, total - 1,
                                                                    "entry"))]:
             at = cbv.ARCHIVE_HEADER_SIZE + member.entry * size
             targets.append(InspectTarget(cbv.ARCHIVE_ENTRY, at, cbv.ARCHIVE_ENTRY_SIZE, f"files[{member.entry}]",

@@ -45,8 +45,9 @@ def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator
 
 
 def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: str | None, console: Any,
-                         from_base: bool) -> int:
-    """Write the games of ``source`` (PGN or a ChessBase base) into the base ``target``."""
+                         from_base: bool, pgn_encoding: str | None = None) -> int:
+    """Write the games of ``source`` (PGN or a ChessBase base) into the base ``target`` (``encoding``: the base's
+    code page; ``pgn_encoding``: the PGN's, ``None`` for UTF-8 and a game that is not UTF-8 as Windows-1252)."""
     skipped: list[str] = []
     started = time.perf_counter()
     if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
@@ -65,7 +66,8 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
         gc.freeze()
         try:
             if not from_base:
-                return write_database_from_pgn(target, source, encoding=encoding, append=append, progress=progress)
+                return write_database_from_pgn(target, source, encoding=encoding, pgn_encoding=pgn_encoding,
+                                               append=append, progress=progress)
             games = _base_games(source, skipped, encoding)
             if progress is not None:
                 games = _counted(games, progress)

@@ -70,6 +70,8 @@ def source_kind(path: str, given: str | None, target: str) -> str:
     if given is not None:
         if given not in _WRITES:
             raise UnsupportedError(f"convert reads no {given} (--from takes {', '.join(_WRITES)})", file=path)
+        if given == "chessbase":
+            registry.forced(path, given)  # (a renamed archive: said)
         kind, what = given, "PGN text (games)" if given == "pgn" else registry.FORMATS_TITLES[given]
     else:
         if not os.path.exists(registry.existing(path)):
@@ -110,6 +112,7 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
     kind = source_kind(args.source, args.source_format, target_key)
     if args.append and target_key != "chessbase":
         raise FormatError("--append is for ChessBase bases (TARGET .cbh)", file=args.target)
+    _check_encodings(args, kind, target_key)
     if target_key == "parquet":
         return _convert_to_table(args, console, kind)
     if kind == "chessbase":
@@ -123,14 +126,14 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         planned(args.target, None, force=args.force)
         with writing(args.target):
             return convert_to_archive(args.source, args.target, encoding=args.encoding, console=console,
-                                      source_is_pgn=kind == "pgn")
+                                      source_is_pgn=kind == "pgn", pgn_encoding=args.pgn_encoding)
     if target_key == "chessbase":
         from .chessbase_write import convert_to_chessbase
 
         planned(args.target, "chessbase", force=args.force, append=args.append)
         with writing(args.target):
             return convert_to_chessbase(args.source, args.target, append=args.append, encoding=args.encoding,
-                                        console=console, from_base=kind == "chessbase")
+                                        console=console, from_base=kind == "chessbase", pgn_encoding=args.pgn_encoding)
     if target_key == "pgn":
         planned(args.target, None, force=args.force)
         with writing(args.target):
@@ -151,6 +154,18 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         console.print("nothing written: no position of the source is reached from the start position")
         return 1
     return 0
+
+
+def _check_encodings(args: argparse.Namespace, kind: str, target_key: str) -> None:
+    """``--pgn-encoding`` is for a PGN source; ``--encoding`` for a base read or written (a PGN file's table goes
+    through a temporary base, whose code page is no concern of the user's)."""
+    if args.pgn_encoding is not None and kind != "pgn":
+        raise FormatError("--pgn-encoding is the encoding of PGN text read: the source is "
+                          f"{registry.FORMATS_TITLES.get(kind, kind)} (--encoding: a ChessBase base's code page)",
+                          file=args.source)
+    if args.encoding is not None and kind == "pgn" and target_key == "parquet":
+        raise FormatError("--encoding is a ChessBase base's code page: for the PGN file's, --pgn-encoding",
+                          file=args.source)
 
 
 def _member_name(name: str, target: str) -> None:
@@ -193,7 +208,7 @@ def _book_progress(console: Any, source: str) -> Iterator[Callable[[str, int], N
         return
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=screen,
+    with Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=screen,
                   transient=True) as bar:
         task = bar.add_task(f"reading {os.path.basename(source)}")
         last = [""]  # the stage drawn last

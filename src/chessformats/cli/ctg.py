@@ -9,6 +9,7 @@ from typing import Any
 import chess
 
 from chessformats.books.ctg import make_book
+from chessformats.engine.errors import FormatError
 from chessformats.formats.ctg import (
     PAGE_SIZE,
     BookMove,
@@ -69,7 +70,7 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, page: int | None = None, record: int | None = None, count: int | None = None,
              fen: str | None = None) -> list[Any]:
-    from .registry import InspectTarget
+    from .registry import InspectTarget, clamped
 
     lower = path.lower()
     if lower.endswith((".cto", ".ctb")):
@@ -80,10 +81,10 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
         # --record N: entry N and --count entries from it (default 1, as everywhere); neither: the header
         first = record or 0
         shown = count if count is not None else (1 if record is not None else 0)
-        last = min(first + shown, (size - header) // entry)
+        chosen = clamped(first, shown, (size - header) // entry - 1, "entry") if shown else range(0)
         targets = [InspectTarget(schema.CTO_HEADER, 0, header, "header", {})] if record is None else []
         return targets + [InspectTarget(schema.CTO_ENTRY, header + entry * n, entry, f"pages[{n}]", {})
-                          for n in range(first, last)]
+                          for n in chosen]
     with _open(path) as book:
         if fen is not None:
             board = fen_board(fen)
@@ -102,6 +103,9 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
             size = len(stored.to_bytes())
             return [InspectTarget(schema.RECORD, offset, size, prefix, notes)]
         if page is None:
+            if record is not None or count is not None:  # (not silently the header page)
+                option, does = ("--record", "numbers") if record is not None else ("--count", "counts")
+                raise FormatError(f"{option} of a .ctg {does} a page's records: give --page P too", file=path)
             return [InspectTarget(schema.HEADER_PAGE, 0, PAGE_SIZE, "header", {})]
         stored_records = book.page_records(page)
         if record is None:
@@ -109,7 +113,7 @@ def _inspect(path: str, *, page: int | None = None, record: int | None = None, c
             for number, item in enumerate(stored_records):
                 notes.update(record_notes(f"pages[{page}].records[{number}]", item))
             return [InspectTarget(schema.PAGE, PAGE_SIZE * (page + 1), PAGE_SIZE, f"pages[{page}]", notes)]
-        chosen = range(record, min(record + (count or 1), len(stored_records)))
+        chosen = clamped(record, count or 1, len(stored_records) - 1, "record")
         if record < 0 or not chosen:
             raise IndexError(f"no such record (page {page} has {len(stored_records)})")
         targets = []

@@ -93,14 +93,14 @@ def _info(path: str) -> dict[str, Any]:
 
 def _inspect(path: str, *, block: int | None = None, record: int | None = None, count: int | None = None,
              fen: str | None = None) -> list[Any]:
-    from .registry import InspectTarget
+    from .registry import InspectTarget, clamped
 
     lower = path.lower()
     size = os.path.getsize(path)
     if lower.endswith(".kin"):
         total = size // KEY_SIZE
         first = record or 0
-        chosen = range(first, min(first + (count or 1), total))
+        chosen = clamped(first, count or 1, total - 1, "key")
         if not chosen:
             raise IndexError(f"no such key (the .kin holds {total})")
         return [InspectTarget(schema.KEY, KEY_SIZE * n, KEY_SIZE, f"[{n}]", {}) for n in chosen]
@@ -157,7 +157,7 @@ def _inspect(path: str, *, block: int | None = None, record: int | None = None, 
             for number, element in enumerate(elements):
                 block_notes.update(element_notes(f"{prefix}.elements[{number}]", element))
             return [InspectTarget(schema.BLOCK, offset, BLOCK_SIZE, prefix, block_notes)]
-        chosen = range(record, min(record + (count or 1), len(elements)))
+        chosen = clamped(record, count or 1, len(elements) - 1, "element")
         if record < 0 or not chosen:
             raise IndexError(f"no such element (block {block} has {len(elements)})")
         targets = []
@@ -213,8 +213,26 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
         return facts
 
 
+def _make_book(path: str, builder: Any, *, sources: Any = None, pgn_encoding: str | None = None,
+               **options: Any) -> Any:
+    """``build -o NAME.kob``: :func:`~chessformats.books.kvetka.make_book`. With ``--pgn-encoding``, the ``.ksf``
+    sources read in it: ``make_book`` takes no encoding for them (yet), so its steps are taken here with
+    :func:`~chessformats.books.kvetka.pgn_sources`'s ``encoding``."""
+    if pgn_encoding is None or not sources:
+        return make_book(path, builder, sources=sources, **options)
+    from chessformats.books.kvetka import pgn_sources, write_book
+    from chessformats.books.tree import filter_stats
+    from chessformats.formats.kvetka import ALL_PLIES
+
+    stats = filter_stats(builder.to_stats(), min_games=options["min_games"], min_score=options["min_score"],
+                         only=options["only"])  # (uniform: nothing for a Kvetka book)
+    max_move = min(int(builder.max_ply), ALL_PLIES)
+    ksf, references = pgn_sources(sources, max_ply=max_move, encoding=pgn_encoding)
+    return write_book(path, stats, max_move=max_move, sources=ksf, references=references)
+
+
 HANDLER = FormatHandler(
     key="kvetka", status="read, write, probe, inspect, convert",
     sniff=_sniff, info=_info, inspect=_inspect, probe=_probe,
-    build=make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
+    build=_make_book, inspect_options=("block", "record", "count", "fen"), position=_position,
 )

@@ -16,10 +16,10 @@ from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
-from .arguments import Deprecated, end_moves
+from .arguments import PGN_ENCODING_HELP, Deprecated, end_moves, pgn_encoding
 from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
-from .consoles import terminal
+from .consoles import plain, terminal
 from .distributed import add_dask_options, build_reduced
 from .failures import INTERNAL_ERROR
 from .inspecting import PATHS
@@ -86,7 +86,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     handler = detect(args.file, args.format, "info")
     waiting = terminal(_console(stderr=True))
     if waiting is not None:  # info reads every record (a big CTG: seconds): a spinner says it is working
-        with waiting.status(f"reading {os.path.basename(args.file)}"):
+        from rich.text import Text
+
+        with waiting.status(Text(f"reading {os.path.basename(args.file)}")):
             report = handler.info(registry.existing(args.file))
     else:
         report = handler.info(registry.existing(args.file))
@@ -96,15 +98,15 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return 0
     console = _console()
-    console.print(f"[bold]{args.file}[/bold]: {handler.doc.title}")
+    console.print(f"[bold]{plain(args.file)}[/bold]: {handler.doc.title}")
     for key, value in report.items():
         if key == "findings":
             continue
-        console.print(f"  {key}: {value}")
+        console.print(f"  {key}: {value}", markup=False)
     findings = report.get("findings") or []
     console.print("  findings: " + ("none" if not findings else ""))
     for finding in findings:
-        console.print(f"    - {finding}")
+        console.print(f"    - {finding}", markup=False)
     return 0
 
 
@@ -195,7 +197,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     count = make_book(book_path, builder, min_games=1).written
     console.rule("1. build")
     console.print(f"{builder.games} bundled games, first {args.max_ply} plies -> {len(builder.to_stats())} positions, "
-                  f"{count} entries -> [bold]{book_path}[/bold] ({book_path.stat().st_size} bytes)")
+                  f"{count} entries -> [bold]{plain(book_path)}[/bold] ({book_path.stat().st_size} bytes)")
 
     console.rule("2. probe")
     for line in ([], ["e4"], ["e4", "e5"]):
@@ -211,14 +213,15 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
     console.rule("4. info")
     for key, value in handler.info(str(book_path)).items():
-        console.print(f"{key}: {value}")
+        console.print(f"{key}: {value}", markup=False)
 
     console.rule("5. docs")
     from ..codegen.markdown import write_docs
 
     for path in write_docs(out / "docs", [h.doc for h in registry.all_formats()]):
-        console.print(f"generated {path}")
-    console.print(f"\nEverything is in {out}. Next: chessformats inspect {book_path} --record 0 --count 3")
+        console.print(f"generated {path}", markup=False)
+    console.print(f"\nEverything is in {out}. Next: chessformats inspect {book_path} --record 0 --count 3",
+                  markup=False)
     return 0
 
 
@@ -278,6 +281,8 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
                                  progress=bar.for_file(index, source, builder) if bar is not None else None)
     only = True if args.only_white else False if args.only_black else None
     options: dict[str, Any] = {"sources": args.games} if args.sources else {}
+    if args.pgn_encoding is not None:  # (check_build: with --sources, a .kob book)
+        options["pgn_encoding"] = args.pgn_encoding
     report = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                            only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
@@ -434,6 +439,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--uniform", action="store_true", help="every move weight 1 (a .bin book only)")
     p.add_argument("--sources", action="store_true",
                    help="record the PGN files as the book's sources (a .kob book only: writes NAME.ksf)")
+    p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (for the "
+                   "players' names --sources records: the moves read the same whatever the encoding)")
     p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_dask_options(p)
@@ -473,8 +480,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                "book or Monty data", required=False)
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
-    p.add_argument("--encoding", help="ChessBase: code page of names and texts (reading: UTF-8, else cp1252; "
-                   "writing: cp1252 where it holds the text, else UTF-8)")
+    p.add_argument("--encoding", help="the code page of a ChessBase base's names and texts: of the base read "
+                   "(default: measured; else UTF-8, else cp1252), of the base written (default: cp1252 where it holds "
+                   "the text, else UTF-8); not the PGN's (--pgn-encoding)")
+    p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (PGN -> ChessBase, "
+                   "archive, table)")
     p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
                    "chessbase, pgn; monty for a table) instead of recognising it")
     p.add_argument("--to", dest="target_format", help="write this format (ctg, kvetka, polyglot, chessbase, pgn, "

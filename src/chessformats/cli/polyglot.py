@@ -89,7 +89,7 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
     from chessformats.schemas import polyglot as schema
 
     from .positions import fen_board
-    from .registry import InspectTarget
+    from .registry import InspectTarget, clamped
 
     size = _ENTRY.size
     with open_book(path, strict=False) as book:
@@ -105,7 +105,7 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
             indices = list(range(first, min(last, total - 1) + 1))
         else:
             first = record or 0
-            indices = list(range(first, min(first + (count or 1), total)))
+            indices = list(clamped(first, count or 1, total - 1, "entry"))
         if not indices or not all(0 <= i < total for i in indices):
             raise IndexError(f"no such entry (the book has {total})")
         targets = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .consoles import plain
+
 __all__ = ["INTERNALS", "show_probe"]
 
 INTERNALS = frozenset({"learn", "raw_move", "entry", "code", "nag", "annotation", "rating1", "rating2", "unknown1",
@@ -52,7 +54,7 @@ def show_probe(console: Any, fen: str, position: dict[str, Any] | None, moves: l
     if position is not None:
         console.print("  " + _position_line(position, side))
         if verbose:
-            console.print("  [dim]" + "  ".join(f"{k}={v}" for k, v in position.items()
+            console.print("  [dim]" + "  ".join(f"{k}={plain(v)}" for k, v in position.items()
                                                if k in INTERNALS and v is not None) + "[/dim]")
     if not moves:
         return
@@ -72,7 +74,7 @@ def show_probe(console: Any, fen: str, position: dict[str, Any] | None, moves: l
             score = _score(row)
             line += f"{row.get('games', 0):7,}  " + (f"{100 * score:5.1f}%" if score is not None else "     -")
         if verbose:
-            line += "  [dim]" + "  ".join(f"{k}={v}" for k, v in row.items() if k in INTERNALS or k == "uci") + \
+            line += "  [dim]" + "  ".join(f"{k}={plain(v)}" for k, v in row.items() if k in INTERNALS or k == "uci") + \
                 "[/dim]"
         console.print(line)
     if symbols:

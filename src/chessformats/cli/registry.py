@@ -30,9 +30,11 @@ __all__ = [
     "FormatHandler",
     "InspectTarget",
     "all_formats",
+    "clamped",
     "detect",
     "existing",
     "for_output",
+    "forced",
     "get",
     "recognise",
     "require",
@@ -50,6 +52,17 @@ class InspectTarget(NamedTuple):
     annotations: dict[str, str]
     file: str | None = None
     """The file the offset refers to, when not the file given on the command line (a database's companion)."""
+
+
+def clamped(first: int, count: int, last: int, what: str) -> range:
+    """``count`` numbers from ``first`` when the last there is is ``last``: fewer past the end, with a warning
+    saying so (every format's ``inspect --count``: ``what`` names the numbered things, ``game``, ``entry``...)."""
+    if first <= last < first + count - 1:
+        import warnings
+
+        warnings.warn(f"--count {count} from {what} {first}: the last is {last} ({last - first + 1} shown)",
+                      stacklevel=3)
+    return range(first, min(first + count, last + 1))
 
 
 @dataclass(frozen=True)
@@ -233,9 +246,10 @@ def recognise(path: str | os.PathLike[str]) -> Found:
 
 
 def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatHandler:
-    """The handler for a file: ``override`` if given, else the format its content shows (:func:`recognise`)."""
+    """The handler for a file: ``override`` if given (:func:`forced`), else the format its content shows
+    (:func:`recognise`)."""
     if override:
-        return get(override)
+        return forced(path, override)
     found = recognise(path)
     if found.handler is None:
         from .content import EMPTY
@@ -249,6 +263,23 @@ def detect(path: str | os.PathLike[str], override: str | None = None) -> FormatH
         raise FormatError(f"not a file of any known format ({found.what}; --format forces one)",
                           file=os.fspath(path))
     return found.handler
+
+
+def forced(path: str | os.PathLike[str], key: str) -> FormatHandler:
+    """The handler of the format ``key`` a command was told to read ``path`` as (``--format``, ``--from``). A
+    ChessBase archive named otherwise than ``.cbv`` is refused for ``chessbase``, saying what to rename it: the
+    archive's reader knows it by its name (a base's reader would look for a ``.cbh`` beside it)."""
+    handler = get(key)
+    name = os.fspath(path)
+    if key == "chessbase" and os.path.isfile(name):
+        from .content import misnamed, misnamed_archive
+
+        with open(name, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+        said = misnamed(name, head) if misnamed_archive(head) else None
+        if said is not None:
+            raise FormatError(said, file=name)
+    return handler
 
 
 _EMPTY_BOOKS = ("polyglot",)

@@ -44,7 +44,8 @@ def require_arrow(target: str) -> None:
 def convert_to_parquet(source: str, target: str, *, kind: str, encoding: str | None, password: str | None,
                        console: Any) -> WriteReport:
     """Write ``source`` (of the format ``kind``: ``pgn`` or one of :data:`TABLE_SOURCES`) as the Parquet table
-    ``target``; the report counts rows (games, plies, or positions and moves) and lists the games whose moves
+    ``target`` (``encoding``: a base's code page, or PGN text's: ``None`` for UTF-8, a game that is not UTF-8 as
+    Windows-1252); the report counts rows (games, plies, or positions and moves) and lists the games whose moves
     could not be read (their rows are written, with the reason in ``error``)."""
     from ..engine.tables import write_parquet
 
@@ -69,7 +70,7 @@ def _opened(source: str, kind: str, encoding: str | None, password: str | None,
         folder = tempfile.mkdtemp(prefix="chessformats-table-")
         try:
             cbh = os.path.join(folder, "games.cbh")
-            written = write_database_from_pgn(cbh, source, encoding=encoding)
+            written = write_database_from_pgn(cbh, source, pgn_encoding=encoding)  # (the base: every name kept)
             report.skipped.extend(written.skipped)
             with open_database(cbh) as db:
                 yield db, len(db)
@@ -128,7 +129,8 @@ def cmd_parquet(source: str, target: str, kind: str, args: Any, console: Any) ->
     from .archive import password_for
 
     started = time.perf_counter()
-    report = convert_to_parquet(source, target, kind=kind, encoding=args.encoding, password=password_for(source),
+    encoding = args.pgn_encoding if kind == "pgn" else args.encoding
+    report = convert_to_parquet(source, target, kind=kind, encoding=encoding, password=password_for(source),
                                 console=console)
     elapsed = time.perf_counter() - started
     console.print(f"{report.summary()} in {elapsed:.2f} s")
