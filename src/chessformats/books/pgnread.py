@@ -350,7 +350,10 @@ class HeaderTags(Sequence[dict[str, str]]):
 
 
 def parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:
-    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any."""
+    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any.
+
+    A null move is a token as python-chess spells it (``Z0``, ``--``, ``@@@@``: python-chess plays it; polyglot's
+    lexer stops at the last two), but ``0000``, all digits, a move number as polyglot reads it."""
     header = HEADER.match(text)
     position = header.end() if header else 0
     tags = dict(TAG.findall(text, 0, position))
