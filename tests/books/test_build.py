@@ -455,7 +455,8 @@ def test_batch_reading_equals_the_tokenizer(max_ply: int) -> None:
         "1.e4 e5 2.Nf3+ Nc6 1-0", "1. e4! e5?! 2. Nf3 1-0", "1. e4 e5 1-0 2. Nf3", "1. e4 12a 1-0", "1. 0-0 *",
         "1. e4 e5 2. Nf3 * Nc6", "1. e4 ~ e5 1-0", "1. e4 +e5 1-0", "1. Nf3xe5xd6xc7 1-0", "1. e4 e5 2. Nf3#+ 1-0",
         "", "1.", "1. d4 Nf6 2. c4 e6 3. Nc3 Bb4 4. Ne2 1/2-1/2", "1. e4 Ç5 1-0", "1 e4 2 e5 *", "1. e4 1-0+ e5 *",
-        "1. e4 e5+", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8")]
+        "1. e4 e5+", "1. e4 -- 2. d4 1-0", "1. e4 @@@@ 2. d4 Z0 *", "1. e4 {c} --+ 2. d4 *", "1.e4 --2.d4 *",
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8")]
     # movetext spread out (more characters a ply than the scan reads at first, or than it reads at all)
     plain = games[0][1][games[0][1].index("\n\n"):]
     games += [(0, f'[Result "1-0"]\n{plain.replace(" ", blank)}') for blank in (" " * 6, " " * 12, " " * 40)]

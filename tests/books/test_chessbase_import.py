@@ -179,6 +179,10 @@ _TRICKY = [
     '[Event "only tags"]\n',
     '[Event "only tags"]\n\n\n[Event "and again"]\n\n1. c4 *\n',
     _PLAIN.replace("Carlsen, Magnus", "Carlsen" * 10 + ", " + "é" * 40),  # names cut to their fields
+    _PLAIN.replace("2. Nf3", "2. Z0 Nf3"),  # (some tests take the texts before by index)
+    _PLAIN.replace("2. Nf3", "2. @@@@ Nf3"),
+    _PLAIN.replace("1. e4 e5", "1. e4 {c} --+ 2. --! e5"),  # null moves that play on, commented, marked
+    _PLAIN.replace("1. e4 e5", "1.e4 --2.-- e5"),
 ]
 
 

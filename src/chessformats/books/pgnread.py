@@ -54,12 +54,15 @@ _HEADER_FIELDS = re.compile(
 _PLAIN = r'[^"\\\n]*'
 _PLAIN_FIELDS = re.compile(
     rf'(?:\n?\[(?:Result "({_PLAIN})"|(FEN|SetUp|Variant) "{_PLAIN}"|[A-Za-z0-9_]+ "{_PLAIN}")\])+(?!\s*\[)')
-# movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group
+# movetext tokens as polyglot's lexer sees them; comments, NAGs and move numbers are told apart by group. The
+# symbols also hold python-chess's null moves "--" and "@@@@" (NULL_MOVES), read as its "Z0" is: a move token
+# (python-chess plays it). Polyglot's lexer refuses them (make-book stops: no book), so no book of polyglot's
+# changes; its "0000" stays a move number, all digits, as polyglot reads it (python-chess reads a null move)
 _TOKEN = re.compile(
     r"(\{[^}]*\}?|;[^\n]*|^%[^\n]*)"  # 1: comments
     r"|(\()|(\))"  # 2, 3: variations
     r"|(\$\d+|[!?]+|\.+)"  # 4: NAGs and the dots after move numbers
-    r"|([A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*)",  # 5: symbols: moves, move numbers (all digits), results
+    r"|([A-Za-z0-9][A-Za-z0-9_+#=:/-]*|\*|--|@@@@)",  # 5: symbols: moves, move numbers (all digits), results
     re.M,
 )
 _NO_MARKS = str.maketrans("", "", "+#!?")
@@ -347,7 +350,10 @@ class HeaderTags(Sequence[dict[str, str]]):
 
 
 def parse_game(text: str, max_ply: int) -> tuple[dict[str, str], list[str], str | None]:
-    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any."""
+    """Tags, the first ``max_ply`` main-line SAN tokens (``+``/``#`` stripped), and an error if any.
+
+    A null move is a token as python-chess spells it (``Z0``, ``--``, ``@@@@``: python-chess plays it; polyglot's
+    lexer stops at the last two), but ``0000``, all digits, a move number as polyglot reads it."""
     header = HEADER.match(text)
     position = header.end() if header else 0
     tags = dict(TAG.findall(text, 0, position))

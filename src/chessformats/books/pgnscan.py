@@ -11,7 +11,8 @@ passes over the tokens, no sort of them all), and numbered in their sorted order
 
 Only plain movetext is read here. A game whose movetext (within the part read) holds anything else --
 comments, variations, NAGs, escapes, non-ASCII text, an unknown character, a token too long to pack, a
-result with a check mark -- or whose text was cut before its moves are known for sure, is reported as not
+result with a check mark, python-chess's null moves ``--`` and ``@@@@`` (a run not starting with a letter or
+digit; an unknown character) -- or whose text was cut before its moves are known for sure, is reported as not
 read, and the caller reads it with the full tokenizer. A cut text (``truncated``) may end inside a token:
 its last symbol is not read unless something follows it, and its moves are known once the text read holds
 N + 1 moves (then the tokenizer stops at move N + 1 whatever comes after) or the game's result. The tests
