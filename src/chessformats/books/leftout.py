@@ -9,8 +9,6 @@ from collections import Counter
 
 import chess
 
-from ..kernel.newboard import chess960_if_needed
-
 __all__ = ["left_out_reason", "warn_left_out"]
 
 NULL_MOVE, CHESS960_CASTLING, ILLEGAL_MOVE, UNDERPROMOTION = (
@@ -20,11 +18,12 @@ NULL_MOVE, CHESS960_CASTLING, ILLEGAL_MOVE, UNDERPROMOTION = (
 def left_out_reason(board: chess.Board, move: chess.Move, code: int | None, *, beyond: str) -> str | None:
     """Why ``move`` of ``board`` cannot be stored (``code``: the format's move code of it, ``None`` when its table
     has none), or ``None`` when it can: a null move, Chess960 castling (the tables' castling is the king's two-file
-    step from e1/e8), a move not legal there, an underpromotion (the tables promote to a queen
+    step from e1/e8; a board whose castling rights need Chess960 is in Chess960 mode, as the model makes it:
+    :meth:`.stats.PositionStats.board`), a move not legal there, an underpromotion (the tables promote to a queen
     only), else a piece the table does not number (``beyond``: which, in the format's words)."""
     if not move:
         return NULL_MOVE
-    if board.is_castling(move) and chess960_if_needed(board).chess960:  # (the model's boards lose the flag)
+    if board.chess960 and board.is_castling(move):
         return CHESS960_CASTLING
     if not board.is_legal(move):
         return ILLEGAL_MOVE
