@@ -20,6 +20,7 @@ from chessformats.books.kvetka import to_bookstats
 from chessformats.books.stats import BookStats, MoveStats, PositionStats
 from conftest import find_corpus
 from kvetka_examples import board_after, games_stats, write_small_book
+from left_out_examples import left_out_positions, one_move_a_piece
 from reference_counter import count_games
 
 
@@ -94,45 +95,24 @@ def test_pgn_sources_of_windows_1252_games(tmp_path: Path) -> None:
 
 
 
-# Moves Kvetka has no code for (or no key for their position), one of each reason
-_CHESS960 = "qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/QNBNRKRB w KQkq - 0 1"  # king f1, rooks e1 and g1 (X-FEN)
-_KNIGHTS = "k7/8/8/8/8/8/8/KNNN4 w - - 0 1"  # three white knights: the table numbers two
-_QUEENS = "k7/8/8/8/8/8/8/KQQQQ3 w - - 0 1"  # four white queens: the table numbers three (CTG's two)
-_PROMOTION = "8/1P6/8/8/8/8/k7/7K w - - 0 1"
+_QUEENS = "k7/8/8/8/8/8/8/KQQQQ3 w - - 0 1"  # four white queens: Kvetka numbers three (CTG two)
 _CROWDED = "QQQQQQQQ/QQQQQQQQ/8/8/8/8/qqqqqqqq/qqqqqqkK w - - 0 1"  # 232 bits of squares: a key has 176
-
-
-def _one_move_a_piece(fen: str, piece_type: chess.PieceType) -> dict[chess.Move, MoveStats]:
-    board = chess.Board(fen)
-    moves = {move.from_square: move for move in board.legal_moves
-             if board.piece_type_at(move.from_square) == piece_type}
-    return {move: MoveStats(1, 1, 0, 0) for move in moves.values()}
 
 
 def test_left_out_moves_are_said_by_reason(tmp_path: Path) -> None:
     """The report counts the moves Kvetka cannot store and a warning says why, as CTG's does (its table numbers
     other pieces)."""
-    chess960 = chess.Board(_CHESS960, chess960=True)
-    castling = [move for move in chess960.legal_moves if chess960.is_castling(move)]  # python-chess says which
-    knights, queens = _one_move_a_piece(_KNIGHTS, chess.KNIGHT), _one_move_a_piece(_QUEENS, chess.QUEEN)
-    assert castling and len(knights) == 3 and len(queens) == 4
-    stats = BookStats(positions={
-        "960": PositionStats(_CHESS960, {move: MoveStats(1, 1, 0, 0) for move in castling}
-                             | {chess.Move.from_uci("b2b3"): MoveStats(1, 1, 0, 0)}),
-        "start": PositionStats(chess.STARTING_FEN, {chess.Move.null(): MoveStats(1, 1, 0, 0),
-                                                    chess.Move.from_uci("e2e5"): MoveStats(1, 0, 1, 0),
-                                                    chess.Move.from_uci("e2e4"): MoveStats(2, 1, 1, 0)}),
-        "knights": PositionStats(_KNIGHTS, knights),
+    positions, castling = left_out_positions()  # Kvetka numbers two knights: the third one's move is left out
+    queens = one_move_a_piece(_QUEENS, chess.QUEEN)
+    assert len(queens) == 4
+    stats = BookStats(positions=positions | {
         "queens": PositionStats(_QUEENS, queens),
-        "promotion": PositionStats(_PROMOTION, {chess.Move.from_uci(uci): MoveStats(1, 1, 0, 0)
-                                                for uci in ("b7b8r", "b7b8n", "b7b8q")}),
-        "crowded": PositionStats(_CROWDED, {chess.Move.from_uci("h1g2"): MoveStats(1, 1, 0, 0)}),
-    })
-    left_out = len(castling) + 2 + 1 + 1 + 2 + 1
+        "crowded": PositionStats(_CROWDED, {chess.Move.from_uci("h1g2"): MoveStats(1, 1, 0, 0)})})
+    left_out = castling + 2 + 1 + 1 + 2 + 1
     with pytest.warns(UserWarning) as caught:
         report = kvetka.write_book(tmp_path / "left", stats)
     assert report.counts["moves left out"] == left_out
-    message = (f"{left_out} moves left out: a Kvetka book cannot store them (Chess960 castling: {len(castling)}, "
+    message = (f"{left_out} moves left out: a Kvetka book cannot store them (Chess960 castling: {castling}, "
                "illegal move: 1, null move: 1, position the key cannot hold: 1, "
                "third knight/bishop/rook or fourth queen: 2, underpromotion: 2)")
     assert [str(warning.message) for warning in caught] == [message]
