@@ -20,6 +20,7 @@ from chessformats.books.stats import BookStats, MoveStats, PositionStats, read_p
 from chessformats.schemas import ctg as schema
 from conftest import find_corpus
 from ctg_oracles import BOOK, EXAMPLE_GAMES, spec_encode, spec_lookup
+from left_out_examples import left_out_positions
 from reference_counter import count_games
 
 
@@ -83,37 +84,17 @@ def test_unstorable_moves_are_left_out(tmp_path: Path) -> None:
         ctg.make_record(board, [chess.Move.from_uci("b7b8r")])
 
 
-# Moves CTG has no code for, one of each reason, in the positions python-chess makes of the model's FENs
-CHESS960 = "qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/QNBNRKRB w KQkq - 0 1"  # king f1, rooks e1 and g1 (X-FEN)
-KNIGHTS = "k7/8/8/8/8/8/8/KNNN4 w - - 0 1"  # three white knights
-
-
 def test_left_out_moves_are_counted_by_reason(tmp_path: Path) -> None:
     """The warning names each reason with its count: not "third pieces, underpromotions" for every move."""
-    chess960 = chess.Board(CHESS960, chess960=True)
-    castling = [move for move in chess960.legal_moves if chess960.is_castling(move)]  # python-chess says which
-    assert castling
-    knights = chess.Board(KNIGHTS)
-    knight_moves = [move for move in knights.legal_moves if knights.piece_type_at(move.from_square) == chess.KNIGHT]
-    from_squares = {move.from_square: move for move in knight_moves}  # one move of each knight
-    assert len(from_squares) == 3
-    stats = BookStats(positions={
-        "960": PositionStats(CHESS960, {move: MoveStats(1, 1, 0, 0) for move in castling}
-                             | {chess.Move.from_uci("b2b3"): MoveStats(1, 1, 0, 0)}),
-        "start": PositionStats(chess.STARTING_FEN, {chess.Move.null(): MoveStats(1, 1, 0, 0),
-                                                    chess.Move.from_uci("e2e5"): MoveStats(1, 0, 1, 0),
-                                                    chess.Move.from_uci("e2e4"): MoveStats(2, 1, 1, 0)}),
-        "knights": PositionStats(KNIGHTS, {move: MoveStats(1, 1, 0, 0) for move in from_squares.values()}),
-        "promotion": PositionStats("8/1P6/8/8/8/8/k7/7K w - - 0 1", {
-            chess.Move.from_uci(uci): MoveStats(1, 1, 0, 0) for uci in ("b7b8r", "b7b8n", "b7b8q")}),
-    })
-    left_out = len(castling) + 2 + 1 + 2
+    positions, castling = left_out_positions()  # CTG numbers two knights: the third one's move is left out
+    stats = BookStats(positions=positions)
+    left_out = castling + 2 + 1 + 2
     with pytest.warns(UserWarning) as caught:
         report = ctg.write_book(tmp_path / "left.ctg", stats)
     assert report.counts["moves left out"] == left_out
     message = str(caught[0].message)
     assert message.startswith(f"{left_out} moves left out: CTG cannot store them (")
-    assert message.endswith(f"(Chess960 castling: {len(castling)}, illegal move: 1, null move: 1, "
+    assert message.endswith(f"(Chess960 castling: {castling}, illegal move: 1, null move: 1, "
                             "third piece of a kind: 1, underpromotion: 2)")
 
 

@@ -17,8 +17,10 @@ import pytest
 from chessformats import ctg, kvetka, polyglot
 from chessformats.books.build import BookBuilder
 from chessformats.books.kvetka import to_bookstats
+from chessformats.books.stats import BookStats, MoveStats, PositionStats
 from conftest import find_corpus
 from kvetka_examples import board_after, games_stats, write_small_book
+from left_out_examples import left_out_positions, one_move_a_piece
 from reference_counter import count_games
 
 
@@ -90,6 +92,34 @@ def test_pgn_sources_of_windows_1252_games(tmp_path: Path) -> None:
     pgn.write_bytes(windows.replace("Müller, Jürgen", "Карпов").replace("Nuñez, José", "Таль").encode("cp1251"))
     sources, _ = kvetka.pgn_sources([pgn], max_ply=2, encoding="cp1251")
     assert sources[0].games[0].white == "Карпов"
+
+
+
+_QUEENS = "k7/8/8/8/8/8/8/KQQQQ3 w - - 0 1"  # four white queens: Kvetka numbers three (CTG two)
+_CROWDED = "QQQQQQQQ/QQQQQQQQ/8/8/8/8/qqqqqqqq/qqqqqqkK w - - 0 1"  # 232 bits of squares: a key has 176
+
+
+def test_left_out_moves_are_said_by_reason(tmp_path: Path) -> None:
+    """The report counts the moves Kvetka cannot store and a warning says why, as CTG's does (its table numbers
+    other pieces)."""
+    positions, castling = left_out_positions()  # Kvetka numbers two knights: the third one's move is left out
+    queens = one_move_a_piece(_QUEENS, chess.QUEEN)
+    assert len(queens) == 4
+    stats = BookStats(positions=positions | {
+        "queens": PositionStats(_QUEENS, queens),
+        "crowded": PositionStats(_CROWDED, {chess.Move.from_uci("h1g2"): MoveStats(1, 1, 0, 0)})})
+    left_out = castling + 2 + 1 + 1 + 2 + 1
+    with pytest.warns(UserWarning) as caught:
+        report = kvetka.write_book(tmp_path / "left", stats)
+    assert report.counts["moves left out"] == left_out
+    message = (f"{left_out} moves left out: a Kvetka book cannot store them (Chess960 castling: {castling}, "
+               "illegal move: 1, null move: 1, position the key cannot hold: 1, "
+               "third knight/bishop/rook or fourth queen: 2, underpromotion: 2)")
+    assert [str(warning.message) for warning in caught] == [message]
+    assert [warning.message for warning in report.warnings] == [message]
+    with kvetka.open_book(tmp_path / "left") as book:  # the moves stored: the first three queens' among them
+        found = book.probe(chess.Board(_QUEENS))
+        assert found is not None and len(found.moves) == 3
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import chess
 import numpy as np
 import pytest
 
@@ -91,3 +92,40 @@ def test_ctg_to_polyglot_writes_the_model_s_bytes(tmp_path: Path) -> None:
     assert (tmp_path / "bulk.bin").read_bytes() == (tmp_path / "model.bin").read_bytes()
     assert report.counts["positions"] == len(stats)
     assert report.counts["not reached"] == stats.unreached > 0
+
+
+# A line from the start position to a pawn on b7 that can take on a8, each move a book move (the walk follows
+# book moves only): 5.bxa8 promotes (to a knight: white's third one), then the third knight's moves
+_PROMOTING_LINE = ["e2e4", "d7d5", "e4d5", "c7c6", "d5c6", "g8f6", "c6b7", "b8d7"]
+
+
+def test_polyglot_to_ctg_says_the_moves_left_out_by_reason_as_the_model_does(tmp_path: Path) -> None:
+    board = chess.Board()
+    book: list[tuple[chess.Board, dict[str, int]]] = []
+    for uci in _PROMOTING_LINE:
+        book.append((board.copy(), {uci: 1}))
+        board.push_uci(uci)
+    promotions = {"b7a8q": 3, "b7a8n": 2, "b7a8r": 1}  # the queen is stored, the knight and rook are not
+    book.append((board.copy(), promotions))
+    board.push_uci("b7a8n")
+    book.append((board.copy(), {"e7e6": 1}))
+    board.push_uci("e7e6")
+    knight_moves = {move.uci(): 1 for move in board.legal_moves
+                    if board.piece_type_at(move.from_square) == chess.KNIGHT}
+    book.append((board.copy(), knight_moves))
+    polyglot.write_book(tmp_path / "line.bin", book)
+    underpromotions = sum(1 for uci in promotions if uci[-1] not in "q")  # python-chess's moves, counted here
+    with polyglot.open_book(tmp_path / "line.bin") as source:
+        stats = polyglot_books.to_bookstats(source)
+    with pytest.warns(UserWarning, match="left out") as model_said:
+        model = ctg_books.from_bookstats(tmp_path / "model.ctg", stats)
+    with pytest.warns(UserWarning, match="left out") as bulk_said:
+        bulk = convert_book(tmp_path / "line.bin", tmp_path / "bulk.ctg")
+    assert _files(tmp_path / "bulk.ctg") == _files(tmp_path / "model.ctg")
+    left_out = bulk.counts["moves left out"]
+    third = left_out - underpromotions
+    assert 0 < third < len(knight_moves)  # some knight's moves are stored, the third knight's are not
+    message = f"{left_out} moves left out: CTG cannot store them (third piece of a kind: {third}, underpromotion: 2)"
+    assert [str(w.message) for w in bulk_said] == [message] == [str(w.message) for w in model_said]
+    assert [w.message for w in bulk.warnings] == [message] == [w.message for w in model.warnings]
+    assert model.counts["moves left out"] == left_out

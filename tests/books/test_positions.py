@@ -11,10 +11,12 @@ import chess.polyglot
 import pytest
 
 from chessformats import ctg, polyglot
+from chessformats.books import polyglot as polyglot_books
 from chessformats.books.convert import convert_book
 from chessformats.books.ctg import occupancy_sieve
 from chessformats.books.polyglot import key_sieve
 from chessformats.books.positions import pack, unpack, xfen
+from chessformats.books.stats import BookStats, MoveStats, PositionStats
 from chessformats.books.tree import walk
 from chessformats.formats.ctg.position import occupied_squares
 from chessformats.formats.zobrist import child_keys
@@ -128,3 +130,41 @@ def test_walks_with_and_without_the_polyglot_sieve_find_the_same_positions(name:
 
     with polyglot.open_book(find_corpus("polyglot", name)) as book:
         assert walked(book, True) == walked(book, False)
+
+
+# Chess960 starting positions whose castling rights python-chess keeps only in Chess960 mode: the king off e1/e8
+# (rooks on the corners: the rights are the same squares as the standard ones), rooks off the corners
+_CHESS960 = ["rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1",  # king d1, rooks a1 h1 (X-FEN)
+             "qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/QNBNRKRB w KQkq - 0 1",  # king f1, rooks e1 g1 (X-FEN)
+             "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w FDfd - 0 1"]  # king e1, rooks d1 f1 (Shredder-FEN)
+
+
+def _same_chess960_board(found: chess.Board, fen: str) -> None:
+    """``found`` is python-chess's Chess960 board of ``fen``: the flag, the castling rights it keeps, the moves
+    (castling as king takes rook) and the Polyglot key."""
+    expected = chess.Board(fen, chess960=True)
+    assert found.chess960
+    assert found.clean_castling_rights() == expected.clean_castling_rights() != 0
+    assert set(found.legal_moves) == set(expected.legal_moves)
+    assert chess.polyglot.zobrist_hash(found) == chess.polyglot.zobrist_hash(expected)
+    assert found.fen() == expected.fen()
+
+
+@pytest.mark.parametrize("fen", _CHESS960)
+def test_the_model_s_boards_of_a_chess960_position_are_chess960_boards(fen: str) -> None:
+    chess960 = chess.Board(fen, chess960=True)
+    _same_chess960_board(PositionStats(fen).board(), fen)  # from the FEN
+    _same_chess960_board(unpack(pack(chess960)), fen)  # packed
+    _same_chess960_board(PositionStats(xfen(chess960), packed=pack(chess960)).board(), fen)
+    standard = chess.Board(fen.replace(fen.split()[2], "-"))  # without castling rights: no Chess960 needed
+    assert not PositionStats(standard.fen()).board().chess960 and not unpack(pack(standard)).chess960
+
+
+def test_a_polyglot_book_from_the_model_keys_a_chess960_position_as_python_chess(tmp_path: Path) -> None:
+    fen = _CHESS960[0]  # the rights drop the key's castling bits outside Chess960 mode (king off e1)
+    board = chess.Board(fen, chess960=True)
+    move = chess.Move.from_uci("e2e4")
+    stats = BookStats(positions={fen: PositionStats(fen, {move: MoveStats(1, 1, 0, 0)})})
+    polyglot_books.from_bookstats(tmp_path / "960.bin", stats)
+    with chess.polyglot.open_reader(tmp_path / "960.bin") as reader:
+        assert [entry.move for entry in reader.find_all(board)] == [move]

@@ -8,7 +8,6 @@ here, which also takes a BookStats).
 from __future__ import annotations
 
 import os
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -19,12 +18,18 @@ from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..formats import ctg
 from ..formats.ctg.model import BookMove, PositionRecord, Rating
 from ..formats.ctg.position import MOVES, encode, occupied_squares
-from ..kernel.newboard import chess960_if_needed
+from .leftout import left_out_reason, warn_left_out
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, filter_stats, position_key, walk
 from .tree import occupancy_sieve as tree_sieve
 
 __all__ = ["from_bookstats", "make_book", "records_from_stats", "to_bookstats", "write_book"]
+
+BOOK_NAME = "CTG"
+"""The format as the warning of the moves left out names it (:func:`.leftout.warn_left_out`)."""
+THIRD_PIECE = "third piece of a kind"
+"""Why a move with no code is left out when it is no underpromotion: CTG numbers the first two knights, bishops,
+rooks and queens of a side (:func:`.leftout.left_out_reason`)."""
 
 
 def to_bookstats(book: ctg.CtgBook, start: chess.Board | None = None, *, free_plies: int = 1,
@@ -102,9 +107,11 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
         twin = taken.setdefault(position_key(board, legal=True), set())
         for move, move_stats in position.moves.items():
             code = MOVES.encode(norm, move, board.piece_type_at(move.from_square))
-            if code is None or not board.is_legal(move):
-                left_out[_left_out_reason(board, move)] += 1
+            reason = left_out_reason(board, move, code, beyond=THIRD_PIECE)
+            if reason is not None:
+                left_out[reason] += 1
                 continue
+            assert code is not None  # (no code: a reason)
             if code in twin and code in codes:
                 continue
             twin.add(code)
@@ -133,24 +140,7 @@ def records_from_stats(stats: BookStats) -> tuple[list[PositionRecord], int]:
         book_moves = tuple(BookMove(_code_move(pieces, flipped, mirrored, code), code, 0) for code in codes)
         records.append(PositionRecord(board, book_moves, games, wins, draws, losses, 0, Rating(0, 0), Rating(0, 0),
                                       0, 0, 0, encoded, 0, None, None, None, flipped, mirrored))
-    skipped = sum(left_out.values())
-    if skipped:
-        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(left_out.items()))
-        warnings.warn(f"{skipped} moves left out: CTG cannot store them ({reasons})", stacklevel=2)
-    return records, skipped
-
-
-def _left_out_reason(board: chess.Board, move: chess.Move) -> str:
-    """Why CTG cannot store ``move`` of ``board`` (a move it has no code for, or not a legal move there)."""
-    if not move:
-        return "null move"
-    if board.is_castling(move) and chess960_if_needed(board).chess960:  # (the model's boards lose the flag)
-        return "Chess960 castling"  # CTG's castling is the king's two-file step from e1/e8
-    if not board.is_legal(move):
-        return "illegal move"
-    if move.promotion not in (None, chess.QUEEN):
-        return "underpromotion"
-    return "third piece of a kind"  # CTG numbers the first two knights, bishops, rooks and queens of a side
+    return records, warn_left_out(left_out, BOOK_NAME)
 
 
 def _code_move(own: tuple[int, ...], flipped: bool, mirrored: bool, code: int) -> chess.Move:

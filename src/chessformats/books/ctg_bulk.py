@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import os
-import warnings
-from typing import Any
+from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,8 +24,14 @@ from ..formats.ctg.batch import Encoded, encode_boards, hashes, legal_en_passant
 from ..formats.ctg.model import MAX_MOVES, MOVE, MOVE_SIZE, MOVES_LENGTH, MOVES_LENGTH_SIZE, BookMove, PositionRecord
 from ..formats.ctg.model import NO_RATING as _NO_RATING
 from ..formats.ctg.write import write_hashed
+from ..kernel.boards import move_of_code, to_board
 from ..kernel.playing import play
+from .ctg import BOOK_NAME, THIRD_PIECE
 from .layers import Walked, identities
+from .leftout import left_out_reason, warn_left_out
+
+if TYPE_CHECKING:
+    import chess
 
 __all__ = ["records_from_walked", "write_walked"]
 
@@ -52,7 +58,8 @@ def _pieces() -> tuple[list[bytes], list[bytes], bytes, int]:
 
 def records_from_walked(walked: Walked) -> tuple[list[tuple[int, bytes]], int]:
     """The records of a walked Polyglot book as ``(hash, record bytes)`` in the order first met, and the number of
-    moves left out because CTG cannot store them (third pieces, underpromotions)."""
+    moves left out because CTG cannot store them (a warning counts them by reason, as
+    :func:`.ctg.records_from_stats` does)."""
     boards = walked.boards
     count = len(walked.keys)
     owner = np.repeat(np.arange(count), np.diff(walked.offsets))
@@ -60,7 +67,7 @@ def records_from_walked(walked: Walked) -> tuple[list[tuple[int, bytes]], int]:
     encoded = encode_boards(boards, legal_ep)
     ctg_codes = move_codes(boards, owner, walked.codes, encoded).astype(np.int64)
     storable = np.flatnonzero(ctg_codes >= 0)
-    skipped = len(ctg_codes) - len(storable)
+    skipped = _left_out(walked, owner, np.flatnonzero(ctg_codes < 0))
     # each code once per position as the rules of chess see it (en passant only when a capture is legal)
     twins: dict[bytes, int] = {}
     legal_id = np.array([twins.setdefault(identity, len(twins)) for identity in identities(boards, legal_ep)],
@@ -115,6 +122,22 @@ def records_from_walked(walked: Walked) -> tuple[list[tuple[int, bytes]], int]:
     return result, skipped
 
 
+def _left_out(walked: Walked, owner: Array, unstorable: Array) -> int:
+    """Warn of the walk's moves that have no CTG code (``unstorable``: their indices) by reason, as
+    :func:`.ctg.records_from_stats` does (the walk's moves are legal: underpromotions and third pieces); return how
+    many."""
+    left_out: Counter[str] = Counter()
+    boards: dict[int, chess.Board] = {}  # the positions' boards, each made once
+    for index in unstorable.tolist():
+        position = int(owner[index])
+        board = boards.get(position)
+        if board is None:
+            board = boards[position] = to_board(walked.boards, position)
+        reason = left_out_reason(board, move_of_code(int(walked.codes[index]), board), None, beyond=THIRD_PIECE)
+        left_out[reason or THIRD_PIECE] += 1  # (never None: no code)
+    return warn_left_out(left_out, BOOK_NAME, stacklevel=3)
+
+
 def _record_hashes(records: int, event_ids: Array, is_parent: Array, encoded: Encoded,
                    child_encoded: Encoded) -> Array:
     """The hash of each record's encoded position."""
@@ -131,9 +154,6 @@ def write_walked(path: str | os.PathLike[str], walked: Walked) -> WriteReport:
     report_warnings: list[WriteWarning] = []
     with collect_warnings(report_warnings):
         items, skipped = records_from_walked(walked)
-        if skipped:
-            warnings.warn(f"{skipped} moves left out: CTG cannot store them (third pieces, underpromotions)",
-                          stacklevel=2)
     root = walked.weights[walked.offsets[0]:walked.offsets[1]] if len(walked.keys) else walked.weights[:0]
     report = write_hashed(path, items, games=int(root.sum()))
     report.warnings += report_warnings

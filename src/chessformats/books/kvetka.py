@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,12 +19,13 @@ import chess
 import chess.pgn
 
 from ..engine.codec import codec
-from ..engine.contract import WriteReport
+from ..engine.contract import WriteReport, WriteWarning, collect_warnings
 from ..engine.schema import enum_view
 from ..formats import kvetka
 from ..formats.kvetka.key import MOVES, KeyOverflowError, encode, key_occupied_squares, position_key
 from ..formats.pgngames import read_game
 from ..schemas.kvetka import GAME, GAME_RESULT
+from .leftout import left_out_reason, warn_left_out
 from .pgnread import decode_pgn
 from .stats import BookStats, MoveStats
 from .tree import Sieve, add_position, fen_key, filter_stats, legal_key, occupancy_sieve, walk
@@ -39,6 +41,14 @@ _ELO_LIMIT = codec(GAME).field("white_elo").mask
 """The largest rating a .ksf game stores (a larger one is stored as 0, unknown)."""
 _PGN_FAILURES = (IndexError, KeyError, ValueError, AssertionError)
 """What python-chess's ``read_game`` has been seen to raise on damaged movetext instead of logging an error."""
+BOOK_NAME = "a Kvetka book"
+"""The format as the warning of the moves left out names it (:func:`.leftout.warn_left_out`)."""
+BEYOND = "third knight/bishop/rook or fourth queen"
+"""Why a move with no code is left out when it is no underpromotion: Kvetka numbers the first two knights, bishops
+and rooks and the first three queens of a side (:func:`.leftout.left_out_reason`)."""
+NO_KEY = "position the key cannot hold"
+"""Why the moves of a position, or a move to a position, are left out when the position's squares take more bits
+than a key has (:class:`~chessformats.kvetka.KeyOverflowError`)."""
 
 
 def to_bookstats(book: kvetka.KvetkaBook, start: chess.Board | None = None, *, free_plies: int = 1,
@@ -92,33 +102,35 @@ def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka
     the same key are one element (moves merged). Moves are stored most played first. ``openings`` and
     ``references`` are keyed by FEN (move counters optional; en passant as python-chess writes it by
     default, only when a capture is legal); a reference is looked up for the first position met of a key.
-    Returns the elements, sorted by key, and the number of moves left out (no code in the table, or not
-    legal).
+    Returns the elements, sorted by key, and the number of moves left out (no code in the table, not legal, or a
+    position the key cannot hold: a warning counts them by reason, as :func:`.ctg.records_from_stats` does).
     """
     moves: dict[bytes, dict[int, int]] = {}
     incoming: dict[bytes, list[int]] = {}
     boards: dict[bytes, chess.Board] = {}
-    skipped = 0
+    left_out: Counter[str] = Counter()  # the moves left out, by reason
     for position in stats:
         board = position.board()
         try:
             found = encode(board)
         except KeyOverflowError:
-            skipped += len(position.moves)
+            left_out[NO_KEY] += len(position.moves)
             continue
         boards.setdefault(found.key, board)
         codes = moves.setdefault(found.key, {})
         for move, move_stats in position.moves.items():
             code = MOVES.encode(found.norm, move, board.piece_type_at(move.from_square))
-            if code is None or not board.is_legal(move):
-                skipped += 1
+            reason = left_out_reason(board, move, code, beyond=BEYOND)
+            if reason is not None:
+                left_out[reason] += 1
                 continue
+            assert code is not None  # (no code: a reason)
             child = board.copy(stack=False)
             child.push(move)
             try:
                 child_key = position_key(child)
             except KeyOverflowError:
-                skipped += 1
+                left_out[NO_KEY] += 1
                 continue
             codes[code] = codes.get(code, 0) + move_stats.games
             boards.setdefault(child_key, child)
@@ -147,7 +159,7 @@ def elements_from_stats(stats: BookStats, *, openings: Mapping[str, str | kvetka
         comment = note.comment() if isinstance(note, kvetka.Opening) else note
         elements.append(kvetka.Element(key, wins, draws, losses, ordered, 0, refs.get(legal_key(boards[key])),
                                        comment))
-    return elements, skipped
+    return elements, warn_left_out(left_out, BOOK_NAME)
 
 
 def _strip_counters(fen: str) -> str:
@@ -169,13 +181,17 @@ def write_book(path: str | os.PathLike[str], book: BookStats | kvetka.KvetkaBook
     elements and sources as read) or elements. Elements are sorted by key (the first of equal keys wins),
     truncated to the spec's limits (comment 300 characters, element 682 bytes) and packed into blocks in
     order; stale ``NAME_k.kob`` files of a previous, longer book and a stale ``.ksf`` are removed. The
-    report's ``counts["moves left out"]`` counts the moves of a BookStats that Kvetka cannot store.
+    report's ``counts["moves left out"]`` counts the moves of a BookStats that Kvetka cannot store, and its
+    warnings say why (:func:`elements_from_stats`).
     """
     skipped = 0
+    said: list[WriteWarning] = []
     if isinstance(book, BookStats):
-        book, skipped = elements_from_stats(book, openings=openings, references=references)
+        with collect_warnings(said):
+            book, skipped = elements_from_stats(book, openings=openings, references=references)
     result = kvetka.write_book(path, book, caption=caption, sources=sources, max_move=max_move,
                                elo_filters=elo_filters, links=links, file_limit=file_limit)
+    result.warnings[:0] = said
     if skipped:
         result.counts["moves left out"] = skipped
     return result

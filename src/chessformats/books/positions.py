@@ -6,8 +6,9 @@ and parses one character by character (``chess.Board(fen)``: 50 µs). Conversion
 one FEN per position and, writing, one board per position (hundreds of thousands), so the model's fast paths
 use these: :func:`xfen` is ``board.fen(en_passant="xfen")`` (the same string, 4 times faster), and
 :func:`pack`/:func:`unpack` keep a board in 86 bytes and give back the board ``chess.Board(fen)`` would
-(``unpack(pack(board))`` equals ``chess.Board(xfen(board))``, 15 times faster). Nothing here moves a piece:
-the rules stay python-chess's.
+(``unpack(pack(board))`` equals ``chess.Board(xfen(board))``, 15 times faster; in Chess960 mode when its castling
+rights need it, as :meth:`.stats.PositionStats.board` makes it). Nothing here moves a piece: the rules stay
+python-chess's.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import struct
 
 import chess
 
-from ..kernel.newboard import new_board
+from ..kernel.newboard import chess960_if_needed, new_board
 
 __all__ = ["pack", "unpack", "xfen"]
 
@@ -61,8 +62,10 @@ def pack(board: chess.Board) -> bytes:
 
 
 def unpack(packed: bytes) -> chess.Board:
-    """The board of :func:`pack`: the board ``chess.Board(xfen(board))`` gives, without parsing a FEN."""
+    """The board of :func:`pack`: the board ``chess.Board(xfen(board))`` gives, without parsing a FEN, in Chess960
+    mode when its castling rights are possible only in Chess960
+    (:func:`~chessformats.kernel.newboard.chess960_if_needed`: the board packed was a Chess960 board)."""
     (pawns, knights, bishops, rooks, queens, kings, white, black, castling, turn, ep, halfmove,
      fullmove) = _PACKED.unpack(packed)
-    return new_board(white, black, pawns, knights, bishops, rooks, queens, kings, bool(turn), None if ep < 0 else ep,
-                     castling, halfmove, fullmove)
+    return chess960_if_needed(new_board(white, black, pawns, knights, bishops, rooks, queens, kings, bool(turn),
+                                        None if ep < 0 else ep, castling, halfmove, fullmove))

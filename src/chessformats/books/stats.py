@@ -48,14 +48,16 @@ class PositionStats:
     :meth:`board` rebuilds instead of parsing the FEN (15 times faster); ``None``: parse the FEN."""
 
     def board(self) -> chess.Board:
-        """The position's board (as ``chess.Board(fen)`` gives it)."""
+        """The position's board (as ``chess.Board(fen)`` gives it), in Chess960 mode when its castling rights are
+        possible only in Chess960 (:func:`~chessformats.kernel.newboard.fen_board`: outside that mode python-chess
+        drops them, and the position's key and castling moves would be another position's)."""
         if self.packed is not None:
             from .positions import unpack
 
             return unpack(self.packed)
-        import chess
+        from ..kernel.newboard import fen_board
 
-        return chess.Board(self.fen)
+        return fen_board(self.fen)
 
 
 @dataclass

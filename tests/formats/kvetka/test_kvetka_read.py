@@ -289,6 +289,7 @@ def test_ksf_errors_are_located(tmp_path: Path) -> None:
                                              st.text(st.characters(max_codepoint=0x44F), max_size=5),
                                              st.text(max_size=3), st.integers(0, 0xFFFF), st.integers(0, 0xFFFF),
                                              st.integers(0, 3)), max_size=3)), max_size=3))
+@pytest.mark.filterwarnings("ignore:.*lacks written as '\\?':UserWarning")  # names of any characters, said
 def test_ksf_agrees_with_construct(tmp_path: Path, items: list[Any]) -> None:
     """ksf_bytes == construct's KSF build; KsfFile's reading == construct's parse (web-page words included)."""
     from chessformats.engine.schema import enum_view

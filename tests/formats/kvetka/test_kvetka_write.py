@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,44 @@ def test_sources_resolved_through_ksf(tmp_path: Path) -> None:
         kvetka.write_book(tmp_path / "copy", book)
     for suffix in ("_0.kob", ".kin", ".ksf"):
         assert (tmp_path / f"copy{suffix}").read_bytes() == (tmp_path / f"s{suffix}").read_bytes()
+
+
+
+def _lacking(name: str) -> int:
+    """The characters of ``name`` Windows-1251 has no byte for (Python's codec says)."""
+    lacking = 0
+    for char in name:
+        try:
+            char.encode("cp1251")
+        except UnicodeEncodeError:
+            lacking += 1
+    return lacking
+
+
+def test_names_the_code_page_lacks_are_written_as_question_marks_and_said(tmp_path: Path) -> None:
+    # a game's names are ANSI strings (Windows-1251: Cyrillic, no umlaut): a character it lacks becomes '?', and
+    # the report says where, counted (one warning a source, not one line a character)
+    games = (kvetka.KvetkaGame(0, 10, "Müller", "Иванов, И"), kvetka.KvetkaGame(10, 10, "Carlsen", "Dvořák, Łukasz"),
+             kvetka.KvetkaGame(20, 10, "Anand", "Gelfand"))
+    fine = kvetka.KvetkaSource(1, "/games/fine.pgn", (kvetka.KvetkaGame(0, 10, "Карпов, А", "Kasparov"),))
+    sources = [fine, kvetka.KvetkaSource(1, "/games/names.pgn", games)]
+    lacking = sum(_lacking(name) for game in games for name in (game.white, game.black))
+    assert lacking == 4 and _lacking("Иванов, И") == _lacking(fine.games[0].white) == 0
+    with pytest.warns(UserWarning, match="cp1251") as caught:
+        report = kvetka.write_book(tmp_path / "n", [], sources=sources)
+    said = [str(warning.message) for warning in caught]
+    assert said == [warning.message for warning in report.warnings]
+    assert len(said) == 1 and "/games/names.pgn" in said[0] and "fine.pgn" not in said[0]
+    assert f"{lacking} characters cp1251 lacks written as '?' in 2 names" in said[0]
+    assert "sources[1].games[0].white 'Müller'" in said[0] and "sources[1].games[1].black 'Dvořák, Łukasz'" in said[0]
+    assert "Иванов" not in said[0] and "Anand" not in said[0]
+    with kvetka.open_book(tmp_path / "n") as book:
+        written = book.source_games()
+    assert [(game.white, game.black) for game in written[1].games] == [
+        ("M?ller", "Иванов, И"), ("Carlsen", "Dvo??k, ?ukasz"), ("Anand", "Gelfand")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # names it can store: nothing said
+        assert kvetka.write_book(tmp_path / "f", [], sources=[fine, *written[1:]]).warnings == []
 
 
 

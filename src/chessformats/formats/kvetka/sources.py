@@ -6,7 +6,8 @@ from __future__ import annotations
 import operator
 import os
 import struct
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import construct as cs
@@ -47,6 +48,10 @@ _GAME_VALUES = operator.attrgetter("address", "length", "white", "black", "white
 _RESULTS = {value: name for value, (name, _) in schema.GAME_RESULT.meanings.items()}
 _SOURCE_TYPES = {value: name for value, (name, _) in schema.SOURCE_TYPE.meanings.items()}
 _UNKNOWN_RESULT = next(value for value, name in _RESULTS.items() if name == "unknown")
+_NAMES = schema.ANSI_STRING
+"""A game's names: ANSI strings, a character their code page lacks written as ``?``."""
+_EXAMPLES = 3
+"""Names a warning of characters written as ``?`` quotes (it counts them all)."""
 _INTERNET_KINDS = {value: name for value, (name, _) in schema.INTERNET_KIND.meanings.items()}
 _WEB = codec(schema.INTERNET_ADDRESS)
 _KIND = _WEB.field("kind")
@@ -211,8 +216,17 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
 
     Each source and its games are written from ``SOURCE``'s declaration, its count of games derived (a game's
     ``address`` is the stored word: for a web page its kind and position bit fields already); bad values raise
-    :class:`ValueError`.
+    :class:`ValueError`. A name's characters that the code page of its ANSI string (Windows-1251) lacks are
+    written as ``?``: one warning a source says where, and how many.
     """
+    for number, source in enumerate(sources):
+        replaced = list(_replaced_names(source, f"sources[{number}]"))
+        if replaced:
+            characters = sum(count for _, _, count in replaced)
+            quoted = ", ".join(f"{where} {name!r}" for where, name, _ in replaced[:_EXAMPLES])
+            more = f", and {len(replaced) - _EXAMPLES} more" if len(replaced) > _EXAMPLES else ""
+            warnings.warn(f"{source.address}: {characters} characters {_NAMES.encoding} lacks written as '?' in "
+                          f"{len(replaced)} names ({quoted}{more})", stacklevel=2)
     bodies = [_ENCODE_SOURCE((source.source_type, source.is_bad, source.address, None,
                               [_GAME_VALUES(game) for game in source.games])) for source in sources]
     count = len(bodies)
@@ -223,3 +237,16 @@ def ksf_bytes(sources: Sequence[KvetkaSource]) -> bytes:
         addresses.append(at)
         at += len(body)
     return _ENCODE_TOC((None, addresses, bytes(size - _listed(count)))) + b"".join(bodies)
+
+
+def _replaced_names(source: KvetkaSource, where: str) -> Iterator[tuple[str, str, int]]:
+    """The names of ``source``'s games that are stored with characters replaced (the code page of ANSI strings
+    lacks them: ``encode_text`` writes ``?``): the field, the name and how many characters."""
+    for index, game in enumerate(source.games):
+        for field, name in (("white", game.white), ("black", game.black)):
+            if name.isascii():
+                continue
+            stored = _NAMES.encode_text(name).decode(_NAMES.encoding, _NAMES.errors)  # one character a byte
+            replaced = sum(1 for given, kept in zip(name, stored, strict=True) if given != kept)
+            if replaced:
+                yield f"{where}.games[{index}].{field}", name, replaced

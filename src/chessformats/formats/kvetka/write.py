@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from ...engine.codec import codec
-from ...engine.contract import WriteReport
+from ...engine.contract import WriteReport, WriteWarning, collect_warnings
 from ...engine.fileio import atomic_write_set
 from ...schemas import kvetka as schema
 from .model import Element, fit
@@ -141,6 +141,9 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
     kob_paths = [f"{stem}_{number}.kob" for number in range(len(files))]
     kin_path = stem + ".kin"
     ksf_path = stem + ".ksf" if sources is not None else None
+    said: list[WriteWarning] = []
+    with collect_warnings(said):  # names written with '?'
+        ksf = ksf_bytes(sources) if sources is not None else None
     with atomic_write_set() as open_file:  # every file flushed first, then all renamed: a kill keeps the old book
         first = 0
         for number, count in enumerate(files):
@@ -153,8 +156,8 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
         handle = open_file(kin_path)
         for members in layout:
             handle.write(keys[members[0]])
-        if ksf_path is not None and sources is not None:
-            open_file(ksf_path).write(ksf_bytes(sources))
+        if ksf_path is not None and ksf is not None:
+            open_file(ksf_path).write(ksf)
     stale = len(files)
     while os.path.exists(f"{stem}_{stale}.kob"):
         os.unlink(f"{stem}_{stale}.kob")
@@ -163,7 +166,7 @@ def write_book(path: str | os.PathLike[str], book: KvetkaBook | Iterable[Element
         os.unlink(stem + ".ksf")
     return WriteResult(kob_paths[0], len(encoded), "elements",
                        [*kob_paths, kin_path, *([ksf_path] if ksf_path is not None else [])],
-                       counts={"blocks": len(block_data)})
+                       counts={"blocks": len(block_data)}, warnings=said)
 
 
 def _output_stem(path: str | os.PathLike[str]) -> str:
