@@ -261,17 +261,18 @@ def _elo(text: str | None) -> int:
 
 def make_book(path: str | os.PathLike[str], builder: Any, *, min_games: int = 3, min_score: float = 0.0,
               only: chess.Color | None = None, uniform: bool = False, file_limit: int = kvetka.DEFAULT_FILE_LIMIT,
-              sources: Sequence[str | os.PathLike[str]] | None = None) -> WriteReport:
+              sources: Sequence[str | os.PathLike[str]] | None = None, encoding: str | None = None) -> WriteReport:
     """``chessformats build -o NAME.kob``: a Kvetka book from a :class:`~.build.BookBuilder`; returns the report.
 
     Moves need ``min_games`` games and a score of ``min_score`` for the side that plays them (``only``: one
     side's moves). Kvetka stores results, not weights, so ``uniform`` changes nothing. ``max_move`` in the
     header is the builder's ``max_ply`` (``ALL_PLIES``, 255, when it is larger). With ``sources`` (the PGN files
-    the builder read), ``NAME.ksf`` describes them and every position refers to the first game it occurs in.
+    the builder read), ``NAME.ksf`` describes them and every position refers to the first game it occurs in;
+    ``encoding``: the PGN files' code page (:func:`pgn_sources`; default UTF-8, Windows-1252 for a game that is not).
     """
     stats = filter_stats(builder.to_stats(), min_games=min_games, min_score=min_score, only=only)
     max_move = min(int(getattr(builder, "max_ply", kvetka.ALL_PLIES)), kvetka.ALL_PLIES)
-    ksf_sources, references = pgn_sources(sources, max_ply=max_move) if sources else (None, None)
+    ksf_sources, references = pgn_sources(sources, max_ply=max_move, encoding=encoding) if sources else (None, None)
     result = write_book(path, stats, max_move=max_move, file_limit=file_limit, sources=ksf_sources,
                         references=references)
     return result

@@ -213,22 +213,10 @@ def _position(path: str, board: chess.Board) -> dict[str, Any] | None:
         return facts
 
 
-def _make_book(path: str, builder: Any, *, sources: Any = None, pgn_encoding: str | None = None,
-               **options: Any) -> Any:
-    """``build -o NAME.kob``: :func:`~chessformats.books.kvetka.make_book`. With ``--pgn-encoding``, the ``.ksf``
-    sources read in it: ``make_book`` takes no encoding for them (yet), so its steps are taken here with
-    :func:`~chessformats.books.kvetka.pgn_sources`'s ``encoding``."""
-    if pgn_encoding is None or not sources:
-        return make_book(path, builder, sources=sources, **options)
-    from chessformats.books.kvetka import pgn_sources, write_book
-    from chessformats.books.tree import filter_stats
-    from chessformats.formats.kvetka import ALL_PLIES
-
-    stats = filter_stats(builder.to_stats(), min_games=options["min_games"], min_score=options["min_score"],
-                         only=options["only"])  # (uniform: nothing for a Kvetka book)
-    max_move = min(int(builder.max_ply), ALL_PLIES)
-    ksf, references = pgn_sources(sources, max_ply=max_move, encoding=pgn_encoding)
-    return write_book(path, stats, max_move=max_move, sources=ksf, references=references)
+def _make_book(path: str, builder: Any, *, pgn_encoding: str | None = None, **options: Any) -> Any:
+    """``build -o NAME.kob``: :func:`~chessformats.books.kvetka.make_book` (``--pgn-encoding``: its ``encoding``, the
+    code page of the PGN files its ``.ksf`` names)."""
+    return make_book(path, builder, encoding=pgn_encoding, **options)
 
 
 HANDLER = FormatHandler(
