@@ -121,16 +121,19 @@ def _inspect(path: str, *, record: int | None = None, offset: int | None = None,
 
 def _probe(path: str, board: chess.Board) -> list[dict[str, Any]]:
     """The book's moves for ``board``. The book is opened in constant time and taken as sorted (as Polyglot writes
-    them); when that finds nothing, the whole book is read once: an unsorted book (the reader's warning says so)
-    is then searched through a sorted index. Entries whose moves are not moves are left out, with a warning."""
+    them); when that finds nothing and keys sampled over the book are out of order, the whole book is read once:
+    an unsorted book (the reader's warning says so) is then searched through a sorted index. Entries whose moves
+    are not moves are left out, with a warning."""
     from chessformats.formats.polyglot.read import open_book
 
     from .registry import with_shares
 
     with open_book(path, scan=False, strict=False) as book:  # constant-time open: a hit reads only its entries
         entries = list(book.find_all(board, minimum_weight=0))
-        if not entries and len(book) > 1 and not book.sorted:  # .sorted reads the whole book; unsorted: the
-            entries = list(book.find_all(board, minimum_weight=0))  # reader's warning says so, and a sorted index
+        # a miss in a book whose sampled keys are out of order: read it whole (.sorted; the reader's warning says
+        # it is unsorted) and search its sorted index; a sorted-looking book's miss costs no more than a hit
+        if not entries and len(book) > 1 and not book.looks_sorted() and not book.sorted:
+            entries = list(book.find_all(board, minimum_weight=0))
         left_out = sorted(set(book.entry_numbers(board)) - {entry.number for entry in
                                                             book.find_all(board, minimum_weight=0, legal_only=False)})
         _invalid(path, *_raw_moves(path, left_out))

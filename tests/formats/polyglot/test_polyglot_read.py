@@ -439,3 +439,22 @@ def test_choice_is_uniform_as_in_python_chess(weighted_book: Path) -> None:
             ours, theirs = random.Random(seed), random.Random(seed)
             assert book.choice(board, random=ours).move == reader.choice(board, random=theirs).move
             assert book.weighted_choice(board, random=ours).move == reader.weighted_choice(board, random=theirs).move
+
+
+def test_looks_sorted_samples_the_keys_in_constant_time(tmp_path: Path) -> None:
+    # sorted: passes; reversed, or a sorted book with an unsorted tail (books concatenated): fails, as .sorted does
+    import random as _random
+    import struct as _struct
+
+    from chessformats.formats.polyglot.read import open_book
+
+    rng = _random.Random(7)
+    keys = sorted(rng.getrandbits(64) for _ in range(3000))
+    tail = [rng.getrandbits(64) for _ in range(5)]
+    for name, order in (("sorted", keys), ("reversed", keys[::-1]), ("tail", keys + tail)):
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(b"".join(_struct.pack(">QHHI", key, 0x031C, 1, 0) for key in order))  # e2e4... as raw
+        with open_book(path, scan=False, strict=False) as book:
+            looks = book.looks_sorted()
+        with open_book(path, strict=False) as book:
+            assert looks == book.sorted == (name == "sorted"), name

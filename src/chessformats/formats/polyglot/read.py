@@ -19,6 +19,7 @@ import struct
 import warnings
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import chess
@@ -292,6 +293,20 @@ class PolyglotBook(BookMethods[Entry], Tabular, MappedFile):
         ``a1a1``, weight-0 and invalid entries included; see :meth:`probe` for the moves."""
         key = zobrist_hash(position) if isinstance(position, chess.Board) else int(position)
         return self._indices(key)
+
+    def looks_sorted(self, sample: int = 256) -> bool:
+        """Whether about ``sample`` keys spread over the book, its first and last 16 among them, are in order: a test
+        in constant time (the keys are read from the map), where :attr:`sorted` reads every key. An unsorted book
+        almost always fails it (one with an unsorted stretch between the samples passes it)."""
+        self._check_open()
+        if self._scanned:
+            return bool(self.sorted)
+        count = self._count
+        keys = _MappedKeys(self._data, count)
+        picked = sorted({*range(0, count, max(count // sample, 1)), *range(min(16, count)),
+                         *range(max(count - 16, 0), count)})
+        values = [keys[index] for index in picked]
+        return all(first <= second for first, second in pairwise(values))
 
     def _indices(self, key: int) -> range | list[int]:
         """File indices of the entries with ``key`` (ascending)."""
