@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..engine.contract import WriteReport
+from ..engine.contract import WriteReport, collect_warnings
 from ..engine.fileio import atomic_write
 from ..schemas import polyglot_facts as facts  # the entry's dtype without the declarations (start-up time)
 
@@ -53,15 +53,26 @@ def make_book(
     least ``min_score`` (a fraction; polyglot's ``-min-score`` is in percent), and only moves of
     ``only`` when given (``-only-white``/``-only-black``). The weight is ``sum`` (1 with ``uniform``).
     Entries are sorted by key, then by descending weight, ties in the order the moves were first met,
-    as polyglot's sort leaves them.
+    as polyglot's sort leaves them. A null move (python-chess's ``--``, ``Z0``; polyglot stops at them) is left
+    out, counted in the report (``moves left out``) and said in a warning, as the other books' writers do.
     """
-    count = 0
+    from collections import Counter
+
+    from .leftout import NULL_MOVE, warn_left_out
+
+    count = nulls = 0
     with atomic_write(path) as handle:
         for columns in builder.column_blocks():  # key ranges in ascending order: the book is written as it comes
-            records = _entries(columns, min_games, min_score, only, uniform)
+            records, left = _entries(columns, min_games, min_score, only, uniform)
             handle.write(records.tobytes())
             count += len(records)
-    return WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
+            nulls += left
+    report = WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
+    if nulls:
+        report.counts["moves left out"] = nulls
+        with collect_warnings(report.warnings):
+            warn_left_out(Counter({NULL_MOVE: nulls}), "a Polyglot book")
+    return report
 
 
 def to_bookstats(book: PolyglotBook, start: chess.Board | None = None, *, as_draws: bool = False,
@@ -160,13 +171,17 @@ def from_bookstats(path: str | os.PathLike[str], stats: BookStats) -> WriteRepor
 
 
 def _entries(columns: dict[str, np.ndarray[Any, Any]], min_games: int, min_score: float, only: chess.Color | None,
-             uniform: bool) -> np.ndarray[Any, Any]:
-    """The book's entries of some positions' counts (see :func:`make_book`), sorted."""
+             uniform: bool) -> tuple[np.ndarray[Any, Any], int]:
+    """The book's entries of some positions' counts (see :func:`make_book`), sorted, and how many null moves
+    would have been entries (raw move 0, ``a1a1``: never a legal move, so a null move; left out)."""
     n, total = columns["polyglot_n"], columns["polyglot_sum"]
     with np.errstate(divide="ignore", invalid="ignore"):
         keep = (n >= min_games) & (total != 0) & ~((total / n) / 2.0 < min_score)
     if only is not None:
         keep &= columns["white"] == only
+    null = columns["raw"] == 0
+    nulls = int(np.count_nonzero(keep & null))
+    keep &= ~null
     rows = np.flatnonzero(keep)
     weights = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
     rows = rows[np.lexsort((columns["first"][rows], -weights, columns["key"][rows]))]  # ties: first met first
@@ -174,4 +189,4 @@ def _entries(columns: dict[str, np.ndarray[Any, Any]], min_games: int, min_score
     records["key"] = columns["key"][rows]
     records["move"] = columns["raw"][rows]
     records["weight"] = np.ones(len(rows), dtype=np.int64) if uniform else total[rows]
-    return records
+    return records, nulls
