@@ -75,7 +75,7 @@ def encode_move(board: chess.Board | None, move: chess.Move) -> int:
     """The raw 16-bit move of ``move`` played from ``board``; with a board (not ``None``), castling is stored
     as king-takes-rook. A board whose castling rights are possible only in Chess960 is read as a Chess960 board
     (:func:`~chessformats.kernel.newboard.chess960_if_needed`: its castling is king-takes-rook already), flag or not
-    (the model's boards, :meth:`chessformats.books.stats.PositionStats.board`, come without it)."""
+    (a board a caller made from a FEN without ``chess960=True`` lacks it)."""
     if not move:
         return 0
     from_square, to_square = move.from_square, move.to_square
