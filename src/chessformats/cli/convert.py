@@ -74,8 +74,6 @@ def source_kind(path: str, given: str | None, target: str) -> str:
             registry.forced(path, given)  # (a renamed archive: said)
         kind, what = given, "PGN text (games)" if given == "pgn" else registry.FORMATS_TITLES[given]
     else:
-        if not os.path.exists(registry.existing(path)):
-            raise FileNotFoundError(f"{path}: no such file")
         try:
             kind = games_source(path, "convert")
         except FormatError:
@@ -142,7 +140,7 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
 
     planned(args.target, target_key, force=args.force)
     with writing(args.target), _book_progress(console, args.source) as progress:
-        report = convert_book(registry.existing(args.source), args.target, source_format=kind,
+        report = convert_book(args.source, args.target, source_format=kind,
                               target_format=target_key, progress=progress)
     print(report.summary())
     unreached = report.counts.get("not reached", 0)
@@ -196,7 +194,7 @@ def _convert_to_table(args: argparse.Namespace, console: Any, kind: str) -> int:
         _measure_encoding(args, console)
     planned(args.target, None, force=args.force)
     with writing(args.target):
-        return cmd_parquet(registry.existing(args.source), args.target, kind, args, console)
+        return cmd_parquet(args.source, args.target, kind, args, console)
 
 
 @contextlib.contextmanager

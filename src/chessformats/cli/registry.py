@@ -193,9 +193,10 @@ class Found(NamedTuple):
 def existing(path: str | os.PathLike[str]) -> str:
     """``path``, or the file a format's own naming gives it, as the readers take a book's name: ``NAME`` or
     ``NAME.kob`` -> ``NAME_0.kob`` (a Kvetka book's first file), ``NAME`` -> ``NAME.ctg``. A path that names no file
-    either way is a :class:`FileNotFoundError` naming what was looked for."""
+    either way (a link to no file neither) is a :class:`FileNotFoundError` naming what was looked for: the command
+    line's one "no such file" (:func:`.pipes.local_inputs` resolves every input with it)."""
     name = os.fspath(path)
-    if os.path.lexists(name):
+    if os.path.exists(name):
         return name
     stem, extension = os.path.splitext(name)
     kob = f"{stem}_0{extension}" if extension.lower() == ".kob" else f"{name}_0.kob"
