@@ -85,6 +85,8 @@ def test_convert_to_a_table_reads_a_book_by_its_name(books: Path, tmp_path: Path
     ("convert", "{}/nosuch.cbh", "--from", "chessbase", "-o", "{}/y.pgn"),
     ("convert", "{}/nosuch.cbh", "-o", "{}/y.pgn"),
     ("inspect", "{}/nosuch.bin"),
+    ("inspect", "{}/nosuch.bin", "--format", "polyglot"),
+    ("info", "{}/nosuch.ctg", "--format", "ctg"),
     ("build", "{}/nosuch.pgn", "-o", "{}/y.bin"),
     ("merge", "{}/line.bin", "{}/nosuch.bin", "-o", "{}/y.bin"),
 ])

@@ -67,6 +67,7 @@ _WRITTEN = {"polyglot": ".bin (Polyglot)", "ctg": ".ctg (CTG)", "kvetka": ".kob 
 def source_kind(path: str, given: str | None, target: str) -> str:
     """What the source of ``convert`` is (``given``: ``--from``; else from its content: ``pgn``, ``chessbase``, a
     book's format, ``monty``); refused, saying what the command does with it, when it cannot become ``target``."""
+    registry.existing(path)  # (no such file: said first, whatever --from says)
     if given is not None:
         if given not in _WRITES:
             raise UnsupportedError(f"convert reads no {given} (--from takes {', '.join(_WRITES)})", file=path)
@@ -229,6 +230,7 @@ def games_source(path: str, command: str) -> str:
     build imports no format's reader)."""
     from .content import compression, is_pgn, looks_like_pgn
 
+    registry.existing(path)  # (no such file)
     if not os.path.isdir(path):
         with open(path, "rb") as handle:
             head = handle.read(4096)
