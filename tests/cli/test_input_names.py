@@ -104,3 +104,20 @@ def test_a_dangling_link_is_no_such_file(tmp_path: Path, capsys: pytest.CaptureF
                  ("build", tmp_path / "link.pgn", "-o", tmp_path / "y.bin")):
         code, _, err = run(capsys, *argv)
         assert (code, err) == (2, f"chessformats: error: {tmp_path / 'link.pgn'}: no such file\n")
+
+
+def test_a_compressed_pgn_file_misnamed_is_told_its_name_once(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # (was: "rename it x.pgn.gz, not games: build reads PGN files (plain, .gz, ...)": a .gz refused as read)
+    import gzip
+
+    (tmp_path / "x.gz").write_bytes(gzip.compress(b'[Event "A"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n'))
+    code, _, err = run(capsys, "build", tmp_path / "x.gz", "-o", tmp_path / "b.bin")
+    assert code == 2 and err.count("\n") == 1 and "rename it x.pgn.gz:" in err, err
+    assert "not games" not in err and "plain" not in err and ".gz," not in err
+    assert err.rstrip().endswith("build reads PGN files (.pgn, .pgn.gz/.pgn.bz2/.pgn.xz/.pgn.zst) and ChessBase bases")
+    (tmp_path / "x.pgn.gz").write_bytes((tmp_path / "x.gz").read_bytes())  # renamed so: read
+    code, _, err = run(capsys, "build", tmp_path / "x.pgn.gz", "-o", tmp_path / "b.bin", "--min-games", "1")
+    assert code == 0, err
+    with chess.polyglot.open_reader(tmp_path / "b.bin") as reader:  # python-chess reads the game's first move
+        assert [entry.move for entry in reader.find_all(chess.Board())] == [chess.Move.from_uci("e2e4")]

@@ -16,7 +16,7 @@ from . import registry
 from .consoles import progress_bar, terminal
 from .outputs import files_of, planned, writing
 
-__all__ = ["BOOKS", "TARGETS", "cmd_convert", "source_kind", "writes_base"]
+__all__ = ["BOOKS", "GAMES_READ", "TARGETS", "cmd_convert", "source_kind", "writes_base"]
 
 BOOKS = ("ctg", "kvetka", "polyglot")
 """The book formats ``convert`` reads and writes."""
@@ -54,6 +54,10 @@ def writes_base(args: argparse.Namespace) -> bool:
     except FormatError:
         return False
 
+
+GAMES_READ = "PGN files (.pgn, .pgn.gz/.pgn.bz2/.pgn.xz/.pgn.zst) and ChessBase bases"
+"""What ``build`` (and ``convert``) read games from, as a refusal says it: a compressed file by its full name (the
+compression is known by the name, and a PGN file's by ``.pgn`` before it)."""
 
 _WRITES = {"pgn": ("chessbase", "archive", "parquet"), "chessbase": ("pgn", "chessbase", "archive", "parquet"),
            **{book: (*BOOKS, "parquet") for book in BOOKS}, "monty": ("parquet",)}
@@ -239,8 +243,8 @@ def games_source(path: str, command: str) -> str:
     found = registry.recognise(path)
     if found.handler is not None and found.handler.key == "chessbase":
         return "chessbase"
-    raise FormatError(f"{found.what}, not games: {command} reads PGN files (plain, .gz, .bz2, .xz, .zst) and "
-                      "ChessBase bases", file=path)
+    said = f"{found.what}:" if found.misnamed else f"{found.what}, not games:"  # (misnamed: what to rename it)
+    raise FormatError(f"{said} {command} reads {GAMES_READ}", file=path)
 
 
 def check_companions(path: str) -> None:
