@@ -121,3 +121,20 @@ def test_a_compressed_pgn_file_misnamed_is_told_its_name_once(tmp_path: Path,
     assert code == 0, err
     with chess.polyglot.open_reader(tmp_path / "b.bin") as reader:  # python-chess reads the game's first move
         assert [entry.move for entry in reader.find_all(chess.Board())] == [chess.Move.from_uci("e2e4")]
+
+
+def test_pgn_to_an_archive_names_the_archive_not_its_temporary_base(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import chess.pgn
+
+    from chessformats.formats.chessbase import open_database
+
+    game = chess.pgn.Game()
+    game.add_line([chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")])
+    (tmp_path / "g.pgn").write_text(f"{game}\n\n{game}\n\n", encoding="utf-8")
+    code, out, err = run(capsys, "convert", tmp_path / "g.pgn", "-o", tmp_path / "g.cbv")
+    assert code == 0, err
+    said = out + err
+    assert f"2 games written to {tmp_path / 'g.cbv'} in " in said and "chessformats-cbv" not in said
+    with open_database(tmp_path / "g.cbv") as base:  # (the archive holds the two games said)
+        assert len(base) == 2

@@ -132,7 +132,7 @@ def convert_to_archive(source: str, target: str, *, encoding: str | None, consol
             base = os.path.join(folder, stem + ".cbh")
             if source_is_pgn:
                 code = convert_to_chessbase(source, base, append=False, encoding=encoding, console=console,
-                                            from_base=False, pgn_encoding=pgn_encoding)
+                                            from_base=False, pgn_encoding=pgn_encoding, shown=target)
                 if code:  # no game written ('nothing written' said): no archive of an empty base either
                     return code
             else:
