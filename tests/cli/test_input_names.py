@@ -14,15 +14,7 @@ from pathlib import Path
 import chess
 import chess.polyglot
 import pytest
-from test_open_inputs import LINE, rows_of, write_book
-
-from chessformats.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from test_open_inputs import LINE, rows_of, run, write_book
 
 
 @pytest.fixture(scope="module")
