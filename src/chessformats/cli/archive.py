@@ -7,9 +7,12 @@ import argparse
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chessformats.engine.errors import FormatError
+
+if TYPE_CHECKING:
+    from chessformats.formats.chessbase.archive import Archive
 
 __all__ = ["PASSWORD_HELP", "add_archive_parsers", "cmd_extract", "cmd_list", "convert_to_archive", "is_archive_name",
            "password_for", "set_password"]
@@ -44,11 +47,19 @@ def password_for(path: str) -> str | None:
     raise FormatError("an enciphered archive (.cbz): give its password with --password", file=path)
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    """The members of an archive: name and size, one a line (``--json``: a list of objects)."""
+def _opened(path: str) -> Archive:
+    """The archive ``path`` (``list``, ``extract``): one that is not there said as every command says it."""
     from chessformats.formats.chessbase.archive import open_archive
 
-    with open_archive(args.archive, password=password_for(args.archive)) as archive:
+    from .registry import existing
+
+    existing(path)
+    return open_archive(path, password=password_for(path))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """The members of an archive: name and size, one a line (``--json``: a list of objects)."""
+    with _opened(args.archive) as archive:
         rows = [{"name": member.path, "size": member.size, "compressed_size": member.compressed_size,
                  "date": member.date, "time": member.time} for member in archive.members]
     if args.json:
@@ -81,11 +92,9 @@ def add_archive_parsers(sub: Any) -> None:
 def cmd_extract(args: argparse.Namespace) -> int:
     """Write the members of an archive into a folder (``-o``; default: the current folder). A file of the folder
     that has a member's name is replaced only with ``--force``."""
-    from chessformats.formats.chessbase.archive import open_archive
-
     started = time.perf_counter()
     folder = args.output or "."
-    with open_archive(args.archive, password=password_for(args.archive)) as archive:
+    with _opened(args.archive) as archive:
         try:
             chosen = [archive.member(name) for name in args.members] if args.members else archive.members
         except KeyError as missing:
@@ -123,7 +132,7 @@ def convert_to_archive(source: str, target: str, *, encoding: str | None, consol
             base = os.path.join(folder, stem + ".cbh")
             if source_is_pgn:
                 code = convert_to_chessbase(source, base, append=False, encoding=encoding, console=console,
-                                            from_base=False, pgn_encoding=pgn_encoding)
+                                            from_base=False, pgn_encoding=pgn_encoding, shown=target)
                 if code:  # no game written ('nothing written' said): no archive of an empty base either
                     return code
             else:

@@ -4,7 +4,6 @@ the book it writes), and what it says about the book written beyond its summary 
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TYPE_CHECKING, Any
 
 from ..engine.errors import FormatError
@@ -40,8 +39,6 @@ def check_build(args: argparse.Namespace, key: str) -> None:
         option = "--reducers" if args.reducers is not None else "--shuffle-dir"
         raise ValueError(f"{option} needs --dask, a .bin book and no ChessBase database among the inputs")
     for source in args.games:
-        if not os.path.exists(source):
-            raise FileNotFoundError(f"{source}: no such file")
         if games_source(source, "build") == "chessbase":
             check_companions(source)
             if args.sources:

@@ -45,9 +45,10 @@ def _base_games(path: str, skipped: list[str], encoding: str | None) -> Iterator
 
 
 def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: str | None, console: Any,
-                         from_base: bool, pgn_encoding: str | None = None) -> int:
+                         from_base: bool, pgn_encoding: str | None = None, shown: str | None = None) -> int:
     """Write the games of ``source`` (PGN or a ChessBase base) into the base ``target`` (``encoding``: the base's
-    code page; ``pgn_encoding``: the PGN's, ``None`` for UTF-8 and a game that is not UTF-8 as Windows-1252)."""
+    code page; ``pgn_encoding``: the PGN's, ``None`` for UTF-8 and a game that is not UTF-8 as Windows-1252);
+    ``shown``: the name the messages give the base (an archive's, for a base made in a temporary folder)."""
     skipped: list[str] = []
     started = time.perf_counter()
     if from_base and not append:  # record by record: guiding texts, every annotation and entity detail kept
@@ -78,8 +79,8 @@ def convert_to_chessbase(source: str, target: str, *, append: bool, encoding: st
     with progress_bar(console, f"converting {os.path.basename(source)}", "{task.completed:,} games") as progress:
         report = run(progress)
     elapsed = time.perf_counter() - started
-    console.print(f"{report.written:,} games {'added to' if append else 'written to'} {target} in {elapsed:.2f} s "
-                  f"({report.written / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
+    console.print(f"{report.written:,} games {'added to' if append else 'written to'} {shown or target} in "
+                  f"{elapsed:.2f} s ({report.written / elapsed if elapsed else 0:,.0f} games/s, {size:,} bytes read)")
     problems = skipped + [f"game {left.item}" + (f" (from line {left.line})" if left.line is not None else "")
                           + f": {left.reason}" for left in report.skipped]
     problems += [warning.message for warning in report.warnings]

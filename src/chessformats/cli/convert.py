@@ -16,7 +16,7 @@ from . import registry
 from .consoles import progress_bar, terminal
 from .outputs import files_of, planned, writing
 
-__all__ = ["BOOKS", "TARGETS", "cmd_convert", "source_kind", "writes_base"]
+__all__ = ["BOOKS", "GAMES_READ", "TARGETS", "cmd_convert", "source_kind", "writes_base"]
 
 BOOKS = ("ctg", "kvetka", "polyglot")
 """The book formats ``convert`` reads and writes."""
@@ -55,6 +55,10 @@ def writes_base(args: argparse.Namespace) -> bool:
         return False
 
 
+GAMES_READ = "PGN files (.pgn, .pgn.gz/.pgn.bz2/.pgn.xz/.pgn.zst) and ChessBase bases"
+"""What ``build`` (and ``convert``) read games from, as a refusal says it: a compressed file by its full name (the
+compression is known by the name, and a PGN file's by ``.pgn`` before it)."""
+
 _WRITES = {"pgn": ("chessbase", "archive", "parquet"), "chessbase": ("pgn", "chessbase", "archive", "parquet"),
            **{book: (*BOOKS, "parquet") for book in BOOKS}, "monty": ("parquet",)}
 """What ``convert`` writes from each source it reads."""
@@ -67,6 +71,7 @@ _WRITTEN = {"polyglot": ".bin (Polyglot)", "ctg": ".ctg (CTG)", "kvetka": ".kob 
 def source_kind(path: str, given: str | None, target: str) -> str:
     """What the source of ``convert`` is (``given``: ``--from``; else from its content: ``pgn``, ``chessbase``, a
     book's format, ``monty``); refused, saying what the command does with it, when it cannot become ``target``."""
+    registry.existing(path)  # (no such file: said first, whatever --from says)
     if given is not None:
         if given not in _WRITES:
             raise UnsupportedError(f"convert reads no {given} (--from takes {', '.join(_WRITES)})", file=path)
@@ -74,8 +79,6 @@ def source_kind(path: str, given: str | None, target: str) -> str:
             registry.forced(path, given)  # (a renamed archive: said)
         kind, what = given, "PGN text (games)" if given == "pgn" else registry.FORMATS_TITLES[given]
     else:
-        if not os.path.exists(registry.existing(path)):
-            raise FileNotFoundError(f"{path}: no such file")
         try:
             kind = games_source(path, "convert")
         except FormatError:
@@ -142,7 +145,7 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
 
     planned(args.target, target_key, force=args.force)
     with writing(args.target), _book_progress(console, args.source) as progress:
-        report = convert_book(registry.existing(args.source), args.target, source_format=kind,
+        report = convert_book(args.source, args.target, source_format=kind,
                               target_format=target_key, progress=progress)
     print(report.summary())
     unreached = report.counts.get("not reached", 0)
@@ -196,7 +199,7 @@ def _convert_to_table(args: argparse.Namespace, console: Any, kind: str) -> int:
         _measure_encoding(args, console)
     planned(args.target, None, force=args.force)
     with writing(args.target):
-        return cmd_parquet(registry.existing(args.source), args.target, kind, args, console)
+        return cmd_parquet(args.source, args.target, kind, args, console)
 
 
 @contextlib.contextmanager
@@ -231,6 +234,7 @@ def games_source(path: str, command: str) -> str:
     build imports no format's reader)."""
     from .content import compression, is_pgn, looks_like_pgn
 
+    registry.existing(path)  # (no such file)
     if not os.path.isdir(path):
         with open(path, "rb") as handle:
             head = handle.read(4096)
@@ -239,8 +243,8 @@ def games_source(path: str, command: str) -> str:
     found = registry.recognise(path)
     if found.handler is not None and found.handler.key == "chessbase":
         return "chessbase"
-    raise FormatError(f"{found.what}, not games: {command} reads PGN files (plain, .gz, .bz2, .xz, .zst) and "
-                      "ChessBase bases", file=path)
+    said = f"{found.what}:" if found.misnamed else f"{found.what}, not games:"  # (misnamed: what to rename it)
+    raise FormatError(f"{said} {command} reads {GAMES_READ}", file=path)
 
 
 def check_companions(path: str) -> None:

@@ -36,14 +36,27 @@ _COMPRESSED_NAMES = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"
 
 
 def local_inputs(args: argparse.Namespace) -> None:
-    """Replace, in the parsed arguments, each input that is a stream (:func:`local`) by its temporary copy."""
+    """Replace, in the parsed arguments, each input by the file every command then reads: a stream (:func:`local`)
+    by its temporary copy, a book's name by its first file (:func:`.registry.existing`: ``NAME`` -> ``NAME_0.kob``
+    or ``NAME.ctg``). An input that names no file stays as given: the command says so when it reads it (after
+    refusing its options: ``build``), in :func:`.registry.existing`'s words."""
     _COPIES.clear()  # (one command's streams: a pipe's inode may be another pipe's in the next command)
     for name in INPUTS:
         value = getattr(args, name, None)
         if isinstance(value, list):
-            setattr(args, name, [local(item) if isinstance(item, str) else item for item in value])
+            setattr(args, name, [_named(local(item)) if isinstance(item, str) else item for item in value])
         elif isinstance(value, str):
-            setattr(args, name, local(value))
+            setattr(args, name, _named(local(value)))
+
+
+def _named(path: str) -> str:
+    """The file ``path`` names (:func:`.registry.existing`); ``path`` itself when it names none."""
+    from .registry import existing
+
+    try:
+        return existing(path)
+    except FileNotFoundError:
+        return path
 
 
 def local(path: str) -> str:

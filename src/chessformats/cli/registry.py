@@ -193,9 +193,11 @@ class Found(NamedTuple):
 def existing(path: str | os.PathLike[str]) -> str:
     """``path``, or the file a format's own naming gives it, as the readers take a book's name: ``NAME`` or
     ``NAME.kob`` -> ``NAME_0.kob`` (a Kvetka book's first file), ``NAME`` -> ``NAME.ctg``. A path that names no file
-    either way is a :class:`FileNotFoundError` naming what was looked for."""
+    either way (a link to no file neither) is a :class:`FileNotFoundError` naming what was looked for: the command
+    line's one "no such file" (:func:`.pipes.local_inputs` resolves every input with it, and every command checks
+    its inputs with it before it opens one)."""
     name = os.fspath(path)
-    if os.path.lexists(name):
+    if os.path.exists(name):
         return name
     stem, extension = os.path.splitext(name)
     kob = f"{stem}_0{extension}" if extension.lower() == ".kob" else f"{name}_0.kob"
@@ -270,7 +272,7 @@ def forced(path: str | os.PathLike[str], key: str) -> FormatHandler:
     ChessBase archive named otherwise than ``.cbv`` is refused for ``chessbase``, saying what to rename it: the
     archive's reader knows it by its name (a base's reader would look for a ``.cbh`` beside it)."""
     handler = get(key)
-    name = os.fspath(path)
+    name = existing(path)
     if key == "chessbase" and os.path.isfile(name):
         from .content import misnamed, misnamed_archive
 
