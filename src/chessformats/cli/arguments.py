@@ -57,9 +57,13 @@ def _ascii_codec(name: str, examples: str) -> bool:
         codecs.lookup(name)
     except LookupError:
         raise argparse.ArgumentTypeError(f"no such encoding: {name} ({examples})") from None
+    import warnings
+
     try:
-        return _ASCII.decode(name, errors="replace") == _ASCII.decode("ascii") and \
-            _ASCII.decode("ascii").encode(name, errors="replace") == _ASCII
+        with warnings.catch_warnings():  # (unicode_escape's words on the backslash of ASCII)
+            warnings.simplefilter("ignore")
+            return _ASCII.decode(name, errors="replace") == _ASCII.decode("ascii") and \
+                _ASCII.decode("ascii").encode(name, errors="replace") == _ASCII
     except (LookupError, UnicodeError):  # a codec of no text (base64, rot13), or without errors="replace" (idna)
         return False
 

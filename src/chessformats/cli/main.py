@@ -482,8 +482,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
     p.add_argument("--encoding", type=code_page, metavar="NAME", help="the code page of a ChessBase base's names and "
                    "texts (one byte a character, ASCII as ASCII; or utf-8): of the base read (default: measured; else "
-                   "UTF-8, else cp1252), of the base written (default: cp1252 where it holds the text, else UTF-8); not "
-                   "the PGN's (--pgn-encoding)")
+                   "UTF-8, else cp1252), of the base written (default: cp1252 where it holds the text, else UTF-8); "
+                   "not the PGN's (--pgn-encoding)")
     p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (PGN -> ChessBase, "
                    "archive, table)")
     p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
