@@ -1,5 +1,7 @@
 """The command line's arguments before and around argparse: ``--moves`` that ends at the first word that is not a
-move, and the old spellings of options kept working (not shown in ``--help``)."""
+move, the encodings of ``--encoding`` and ``--pgn-encoding`` checked (a wrong one: argparse's one-line refusal,
+not a traceback at the first text written), and the old spellings of options kept working (not shown in
+``--help``)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import re
 import sys
 from typing import Any
 
-__all__ = ["PGN_ENCODING_HELP", "Deprecated", "end_moves", "pgn_encoding"]
+__all__ = ["PGN_ENCODING_HELP", "Deprecated", "code_page", "end_moves", "pgn_encoding"]
 
 PGN_ENCODING_HELP = ("the PGN text's encoding (cp1251, latin-1, ...); default auto: UTF-8, and a game that is not "
                      "valid UTF-8 as Windows-1252")
@@ -42,17 +44,55 @@ def end_moves(arguments: list[str]) -> list[str]:
     return out
 
 
-def pgn_encoding(name: str) -> str | None:
-    """``--pgn-encoding``: a codec Python knows (``None`` for ``auto``); else argparse's one-line refusal."""
-    if name.lower() == "auto":
-        return None
+_ASCII = bytes(range(32, 127)) + b"\t\n\r"
+
+
+def _ascii_codec(name: str, examples: str) -> bool:
+    """Whether ``name`` is a text codec that reads and writes ASCII (the PGN's markup, a name's ASCII letters) as
+    ASCII, bytes it does not define read as U+FFFD (not UTF-16, UTF-7, EBCDIC, nor a codec of no text: base64,
+    rot13); argparse's one-line refusal of a codec Python does not know."""
     import codecs
 
     try:
         codecs.lookup(name)
     except LookupError:
-        raise argparse.ArgumentTypeError(f"no such encoding: {name} (e.g. utf-8, cp1251, latin-1; or auto)") from None
+        raise argparse.ArgumentTypeError(f"no such encoding: {name} ({examples})") from None
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # (unicode_escape's words on the backslash of ASCII)
+            warnings.simplefilter("ignore")
+            return _ASCII.decode(name, errors="replace") == _ASCII.decode("ascii") and \
+                _ASCII.decode("ascii").encode(name, errors="replace") == _ASCII
+    except (LookupError, UnicodeError):  # a codec of no text (base64, rot13), or without errors="replace" (idna)
+        return False
+
+
+def pgn_encoding(name: str) -> str | None:
+    """``--pgn-encoding``: a codec Python knows (``None`` for ``auto``) that reads ASCII as ASCII, the PGN's tags
+    and moves being ASCII whatever the names' encoding; else argparse's one-line refusal."""
+    if name.lower() == "auto":
+        return None
+    examples = "e.g. utf-8, cp1251, latin-1; or auto"
+    if not _ascii_codec(name, examples):
+        raise argparse.ArgumentTypeError(f"{name} cannot be a PGN file's encoding: it does not read ASCII (the tags "
+                                         f"and moves) as ASCII ({examples})")
     return name
+
+
+def code_page(name: str) -> str:
+    """``--encoding``, a ChessBase base's code page: a codec Python knows that writes ASCII as ASCII and every other
+    character in one byte (cp1252, cp1251, latin-1, koi8-r, ...), or UTF-8 (what the base's texts are read as when
+    valid); else argparse's one-line refusal. UTF-16 or UTF-32 would write 0 bytes into names that end at one, a
+    byte-order mark into each: names that read back wrong."""
+    import codecs
+
+    examples = "a code page: cp1252, cp1251, latin-1, ...; or utf-8"
+    if _ascii_codec(name, examples) and (codecs.lookup(name).name == "utf-8" or all(
+            len(char.encode(name, errors="replace")) == 1 for char in "é€Ж")):
+        return name
+    raise argparse.ArgumentTypeError(f"{name} cannot be a ChessBase base's code page: it must write ASCII as ASCII "
+                                     f"and each other character in one byte ({examples})")
 
 
 class Deprecated(argparse.Action):

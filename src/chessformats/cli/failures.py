@@ -3,11 +3,13 @@ traceback and a request to report it for what is a bug (exit status 3).
 
 A user's error is a :class:`~chessformats.engine.errors.FormatError` (a file of the wrong format, damaged or
 missing a part, an output refused), an :class:`OSError` (no such file, no permission), or a
-:class:`KeyError`/:class:`IndexError`/:class:`ValueError` raised on purpose: by the command line's own code (``no
-such game``: its innermost frame is the command line's), by python-chess called by the command line (a FEN or a
-move it refuses), or, a :class:`ValueError`, by the library's own ``raise`` (a value a format cannot store).
-Anything else (a :class:`KeyError` from deep in a reader, a :class:`TypeError`, numpy's errors...) is a bug, and
-a one-line message would hide it.
+:class:`KeyError`/:class:`IndexError`/:class:`ValueError` raised on purpose: by a ``raise`` statement of the package
+(the command line's ``no such game``, the library's refusal of a value a format cannot store), or by one of
+python-chess called by the command line (a FEN or a move it refuses). "By a ``raise`` statement" is exact, not
+guessed from where it happened: the innermost frame's instruction is ``RAISE_VARARGS``. The same types raised by
+Python itself are bugs, though in the package's code: ``d[k]`` of a missing key, a tuple unpacked from too few
+values, ``int()`` of a text that is no number, numpy's errors; so is anything else (a :class:`TypeError`, ...): a
+one-line message would hide it.
 """
 
 from __future__ import annotations
@@ -28,12 +30,25 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CLI = os.path.join(_PACKAGE, "cli")
 
 
-def _frames(tb: TracebackType | None) -> list[str]:
-    files = []
+def _frames(tb: TracebackType | None) -> list[TracebackType]:
+    frames = []
     while tb is not None:
-        files.append(os.path.abspath(tb.tb_frame.f_code.co_filename))
+        frames.append(tb)
         tb = tb.tb_next
-    return files
+    return frames
+
+
+def _file(tb: TracebackType) -> str:
+    return os.path.abspath(tb.tb_frame.f_code.co_filename)
+
+
+def _raised(tb: TracebackType) -> bool:
+    """Whether the frame of ``tb`` raised its exception by a ``raise`` statement (not Python's own error of an
+    operation: a subscript, an unpacking, a call of a builtin)."""
+    import opcode
+
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] == opcode.opmap["RAISE_VARARGS"]
 
 
 def is_users_error(exc: BaseException) -> bool:
@@ -42,19 +57,18 @@ def is_users_error(exc: BaseException) -> bool:
         return True
     if not isinstance(exc, (KeyError, IndexError, ValueError)):
         return False
+    frames = _frames(exc.__traceback__)
+    if not frames or not _raised(frames[-1]):
+        return False
+    innermost = _file(frames[-1])
+    if innermost.startswith(_PACKAGE + os.sep):  # the package's own refusal: no such game, a value it cannot store
+        return True
     import chess
 
-    files = _frames(exc.__traceback__)
-    if not files:
-        return False
-    innermost = files[-1]
-    if innermost.startswith(_CLI + os.sep):  # the command line's own refusal: no such game, entry, option...
-        return True
-    ours = [name for name in files if name.startswith(_PACKAGE + os.sep)]
-    if ours and ours[-1].startswith(_CLI + os.sep) and innermost.startswith(os.path.dirname(chess.__file__) + os.sep):
-        return True  # python-chess refusing what the command line gave it: the user's FEN or move
-    # a ValueError the library raised itself (its innermost frame is the package's): a value it refuses, said
-    return type(exc) is ValueError and innermost.startswith(_PACKAGE + os.sep)
+    ours = [name for name in map(_file, frames) if name.startswith(_PACKAGE + os.sep)]
+    # python-chess refusing what the command line gave it: the user's FEN or move
+    return bool(ours) and ours[-1].startswith(_CLI + os.sep) and \
+        innermost.startswith(os.path.dirname(chess.__file__) + os.sep)
 
 
 def report(exc: Exception) -> int:

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
-from .arguments import PGN_ENCODING_HELP, Deprecated, end_moves, pgn_encoding
+from .arguments import PGN_ENCODING_HELP, Deprecated, code_page, end_moves, pgn_encoding
 from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import plain, terminal
@@ -424,8 +424,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build an opening book from games (like polyglot make-book)")
     p.add_argument("games", nargs="+",
-                   help="PGN files (plain, .gz, .bz2, .xz or .zst) or ChessBase databases (.cbh or another of "
-                        "their files)")
+                   help="PGN files (.pgn, .pgn.gz, .pgn.bz2, .pgn.xz or .pgn.zst) or ChessBase databases (.cbh or "
+                        "another of their files)")
     add_output(p, "the book to write: .bin (Polyglot), .ctg (CTG), .kob (Kvetka); its extension picks the format")
     p.add_argument("--to", choices=BUILT, help="the book's format, whatever the extension of -o")
     p.add_argument("--format", dest="to", action=Deprecated, help=argparse.SUPPRESS)
@@ -480,9 +480,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                "book or Monty data", required=False)
     p.add_argument("--no-annotations", action="store_true", help="ChessBase -> PGN: moves and variations only")
     p.add_argument("--append", action="store_true", help="-> ChessBase: add the games to the base TARGET")
-    p.add_argument("--encoding", help="the code page of a ChessBase base's names and texts: of the base read "
-                   "(default: measured; else UTF-8, else cp1252), of the base written (default: cp1252 where it holds "
-                   "the text, else UTF-8); not the PGN's (--pgn-encoding)")
+    p.add_argument("--encoding", type=code_page, metavar="NAME", help="the code page of a ChessBase base's names and "
+                   "texts (one byte a character, ASCII as ASCII; or utf-8): of the base read (default: measured; else "
+                   "UTF-8, else cp1252), of the base written (default: cp1252 where it holds the text, else UTF-8); "
+                   "not the PGN's (--pgn-encoding)")
     p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (PGN -> ChessBase, "
                    "archive, table)")
     p.add_argument("--from", dest="source_format", help="read SOURCE as this format (ctg, kvetka, polyglot, "
