@@ -56,10 +56,6 @@ def make_book(
     as polyglot's sort leaves them. A null move (python-chess's ``--``, ``Z0``; polyglot stops at them) is left
     out, counted in the report (``moves left out``) and said in a warning, as the other books' writers do.
     """
-    from collections import Counter
-
-    from .leftout import NULL_MOVE, warn_left_out
-
     count = nulls = 0
     with atomic_write(path) as handle:
         for columns in builder.column_blocks():  # key ranges in ascending order: the book is written as it comes
@@ -68,7 +64,11 @@ def make_book(
             count += len(records)
             nulls += left
     report = WriteReport(os.fspath(path), count, "entries", [os.fspath(path)])
-    if nulls:
+    if nulls:  # (.leftout imports python-chess, which a build of plain games does without)
+        from collections import Counter
+
+        from .leftout import NULL_MOVE, warn_left_out
+
         report.counts["moves left out"] = nulls
         with collect_warnings(report.warnings):
             warn_left_out(Counter({NULL_MOVE: nulls}), "a Polyglot book")
