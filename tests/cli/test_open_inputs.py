@@ -275,6 +275,12 @@ def test_compressed_pgn_without_its_name_is_refused_saying_what_to_rename_it(
     assert "rename it noext.pgn.gz" in err and not (tmp_path / "x.bin").exists()
     packed.rename(tmp_path / "noext.pgn.gz")
     assert run(capsys, "build", tmp_path / "noext.pgn.gz", "-o", tmp_path / "x.bin", "--min-games", "1")[0] == 0
+    # a small compressed file (26 bytes: an entry and a half) is no damaged Polyglot book either
+    small = tmp_path / "y.gz"
+    small.write_bytes(gzip.compress(b"hello\n"))
+    for command in ("info", "inspect"):
+        code, _, err = run(capsys, command, small)
+        assert code == 2 and "y.gz: gzip-compressed data" in err and "Polyglot" not in err, err
 
 
 def test_a_renamed_archive_is_refused_saying_what_to_rename_it(tmp_path: Path,

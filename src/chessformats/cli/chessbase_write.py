@@ -1,4 +1,4 @@
-"""The command line's ``convert`` into a ChessBase base: PGN (plain, .gz, .bz2, .xz, .zst) or another base to
+"""The command line's ``convert`` into a ChessBase base: PGN (.pgn, .pgn.gz/.bz2/.xz/.zst) or another base to
 ``.cbh``, streamed, with a progress bar on a terminal; ``--append`` adds to an existing base. PGN goes through
 :func:`~chessformats.books.chessbase_import.write_database_from_pgn` (plain main lines read in batches, the rest
 by python-chess); a base is copied record by record (:func:`~chessformats.formats.chessbase.compact.copy_database`);

@@ -30,8 +30,8 @@ ChessBase archive, from a base or PGN; ``.parquet``: a table, from a base, PGN, 
 def _target_format(target: str, given: str | None) -> str:
     if given is not None:
         if given not in TARGETS.values():
-            raise UnsupportedError(f"convert does not write {given} (it writes {', '.join(TARGETS.values())})",
-                                   file=target)
+            kinds = ", ".join(dict.fromkeys(TARGETS.values()))
+            raise UnsupportedError(f"convert does not write {given} (it writes {kinds})", file=target)
         return given
     lower = target.lower()
     for extension, key in TARGETS.items():

@@ -26,11 +26,11 @@ _ENTRY = struct.Struct(facts.ENTRY_FORMAT)
 def _sniff(path: str, head: bytes, size: int) -> int:
     """From the content alone: 2 for whole entries whose first ones have valid moves and sorted keys, 1 for a
     damaged book (the reader says what is wrong): valid moves with unsorted keys, a file that is not whole
-    entries, or sorted keys with a few entries (at most one in eight) whose moves are not moves; 0 otherwise
-    (text, another format's header, bytes whose moves are mostly not moves)."""
+    entries (four at least), or sorted keys with a few entries (at most one in eight) whose moves are not moves;
+    0 otherwise (text, another format's header, bytes whose moves are mostly not moves)."""
     count = len(head) // _ENTRY.size
-    if count == 0 or looks_like_text(head):
-        return 0
+    if count == 0 or looks_like_text(head) or (size % _ENTRY.size and count < 4):
+        return 0  # (a few bytes that are not whole entries: no evidence, e.g. a small compressed file)
     records = list(_ENTRY.iter_unpack(head[:count * _ENTRY.size]))
     bad = sum(move_problem(record[1]) is not None for record in records)
     keys = [record[0] for record in records]
