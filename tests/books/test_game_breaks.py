@@ -154,3 +154,17 @@ def test_the_break_is_found_wherever_the_text_is_cut_in_chunks(text: str, monkey
     for chunk in range(1, len(text) + 1):
         monkeypatch.setattr(pgnread, "_CHUNK", chunk)
         assert list(game_spans(text)) == expected
+
+
+def test_pieces_are_cut_at_the_first_break_from_their_nominal_end(tmp_path: Path) -> None:
+    # wherever the nominal end falls (on the newline after a result too): the first break that starts there or
+    # later, as found in the whole file
+    data = (EXAMPLE + EXAMPLE.replace("1-0", "1/2-1/2  \r")).encode()
+    path = tmp_path / "games.pgn"
+    path.write_bytes(data)
+    breaks = list(pgnread.BYTE_BREAK.finditer(data))
+    assert len(breaks) == 3
+    for size in range(1, len(data)):
+        ends = [match.end() for match in breaks if match.start() >= size - 1]
+        pieces = list(plan_pieces([path], piece_bytes=size))
+        assert pieces[0].end == (ends[0] if ends else len(data))  # type: ignore[union-attr]
