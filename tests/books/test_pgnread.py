@@ -103,6 +103,26 @@ def test_batch_reading_of_generated_movetext_equals_the_tokenizer(bodies: list[s
         _compare([f'[Result "*"]\n\n{body}\n\n' for body in bodies], max_ply)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PLAIN_MOVETEXT + _ODD_MOVETEXT), max_size=30).map(" ".join),
+                min_size=1, max_size=6),
+       st.sampled_from(["1-0", "0-1 ", "1/2-1/2", "*"]), st.integers(1, 12))
+def test_batch_reading_of_games_without_blank_lines_equals_the_tokenizer(bodies: list[str], result: str,
+                                                                        max_ply: int) -> None:
+    # each game's result line right before the next game's tags: cut there unless in a comment, then the scan
+    # reads what the tokenizer reads, game by game
+    text = "".join(f'[Result "*"]\n\n{body} {result}\n' for body in bodies)
+    spans = list(game_spans(text))
+    if not re.search(r"[{};%\[]", "".join(bodies)):  # (what may hide a break, or make one: a '[' after a blank line)
+        assert len(spans) == len(bodies)
+    batch, skipped = read_batch(text, spans, 0, 1, max_ply)
+    expected = [parse_game(text[start:end], max_ply) for start, end in spans]
+    assert [(game.number, game.reason) for game in skipped] == [
+        (number, error) for number, (_, _, error) in enumerate(expected, 1) if error is not None]
+    assert [batch.sans(index) for index in range(len(batch.numbers))] == [
+        sans for _, sans, error in expected if error is None]
+
+
 def _game_spans_counting(text: str) -> list[tuple[int, int]]:
     """:func:`game_spans` as first written: each break's braces counted with ``str.count``."""
     spans, start, pending = [], 0, 0
@@ -119,7 +139,9 @@ def _game_spans_counting(text: str) -> list[tuple[int, int]]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["{", "}", "{x}", "\n\n[", "\n \n[", "\n\n", "\n", "[", " ", "e4", "é", "€", "\x00",
-                                 "\r", "\t", "\n\t\n [", "\n\r\n\r["]),
+                                 "\r", "\t", "\n\t\n [", "\n\r\n\r[",
+                                 # a result's line before a tag line (a break without a blank line), and near misses
+                                 "1-0", "0-1", "1/2-1/2", "*", "2", '\n[E "', '\n [E\t"', "\n[E", '[E "', '"', "]"]),
                 max_size=60).map("".join), st.sampled_from([1, 2, 7, 8, 9, 1 << 20]))
 def test_game_breaks_in_comments_are_found_as_by_counting(text: str, chunk: int) -> None:
     # the breaks and the braces found with numpy a chunk at a time (cut anywhere, and around the 8 bytes summed
@@ -253,9 +275,9 @@ def test_windows_1252_games_are_read_as_windows_1252(tmp_path: Path) -> None:
 
 _LATIN_PARTS = ["ü", "ß“", "€", "Ä–", "é", "Ñ", "a", " ", "{", "}", "1. e4", "\n", "\r\n"]
 _UTF8_PARTS = [*_LATIN_PARTS, "丁", "\u2013", "Москва"]
-_BREAKS = ["\n\n", "\r\n\r\n", "\n \n", "\n\n\n", "\n\t\r\n"]
-"""Game breaks (a blank line between games; in a file of Mac OS 9's line ends, "\\r" alone, no game break is found
-in the bytes: its games are decided together)."""
+_BREAKS = ["\n\n", "\r\n\r\n", "\n \n", "\n\n\n", "\n\t\r\n", " 1-0\n", "*\r\n", " 1/2-1/2 \n"]
+"""Game breaks (a blank line between games, or a result's line before the next game's tags; in a file of Mac OS 9's
+line ends, "\\r" alone, no game break is found in the bytes: its games are decided together)."""
 
 
 @settings(max_examples=150, deadline=None)
@@ -296,10 +318,10 @@ def test_utf8_text_reads_as_before(text: str, chunk: int, mark: bool) -> None:
 
 
 def test_a_stream_holds_back_a_bounded_length(monkeypatch: pytest.MonkeyPatch) -> None:
-    # games with no blank line between them (no game break): held back up to _HOLD bytes, then decided up to the
-    # last line end (or the last ASCII byte), a part at a time
+    # games with no blank line between them and no result (no game break): held back up to _HOLD bytes, then
+    # decided up to the last line end (or the last ASCII byte), a part at a time
     monkeypatch.setattr(pgnread, "_HOLD", 100)
-    for line in ('[Event "Café"]\n1. e4 e5 *\n', '[Event "Café"]\r1. e4 e5 *\r', "é" * 30 + "a"):
+    for line in ('[Event "Café"]\n1. e4 e5\n', '[Event "Café"]\r1. e4 e5 *\r', "é" * 30 + "a"):
         text = line * 40
         decoder = pgnread._Decoder()
         parts, held = [], 0

@@ -36,7 +36,20 @@ if TYPE_CHECKING:
 __all__ = ["BYTE_BREAK", "GAME_BREAK", "HEADER", "TAG", "HeaderTags", "decode_pgn", "game_spans", "open_text",
            "parse_game", "read_headers", "split_games"]
 
-GAME_BREAK = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\[)")
+_BLANK = r"[ \t\r]"
+_AFTER_RESULT = "|".join(rf"(?<={result}{_BLANK * blanks}\n)" for result in ("1-0", "0-1", "1/2-1/2", r"\*")
+                         for blanks in range(4))
+GAME_BREAK = re.compile(
+    rf"\n(?:{_BLANK}*\n(?={_BLANK}*\[)"  # a blank line before a '['
+    # or a line ending in a game's result (and at most three blanks) before a tag line; the first look behind
+    # fails fast at the end of a tag line
+    rf'|(?<=[012*{_BLANK[1:-1]}]\n)(?={_BLANK}*\[[ \t]*[A-Za-z0-9_]+[ \t]+")(?:{_AFTER_RESULT}))')
+"""Where one game ends and the next starts: the game's text ends at the newline the break starts with, the next
+game's starts where the break ends. A break is a blank line before a ``[`` (the PGN standard's export format),
+or a newline between a line ending in a game termination (``1-0``, ``0-1``, ``1/2-1/2``, ``*``, then at most
+three blanks) and a line starting with a tag (``[Name "``): the games of many files follow each other without
+a blank line, and ``polyglot make-book`` (whose lexer ends a game at its result) reads them as games. Every
+reader splits a text into games with it (:func:`game_spans` skips the breaks inside a brace comment)."""
 BYTE_BREAK = re.compile(GAME_BREAK.pattern.encode("ascii"))
 """A game break in bytes: :data:`GAME_BREAK` on the undecoded file (it is ASCII, so no break cuts a character of
 an ASCII-compatible encoding in two)."""
@@ -154,7 +167,7 @@ _LONG_BREAK = 1 << 12
 still one, found later or not at all: then the game is decided with the next)."""
 _HOLD = 1 << 22
 """Bytes a stream holds back at most waiting for a game break (then it decides on what it holds up to its last
-line end as one game): a file of games not parted by blank lines is not held whole."""
+line end as one game): a file of games not parted by game breaks is not held whole."""
 
 
 class _Decoder(codecs.IncrementalDecoder):
@@ -221,7 +234,7 @@ codecs.register(_find_codec)  # the text streams of :func:`open_text` decode by 
 
 
 def split_games(text: str, base_offset: int = 0) -> Iterator[tuple[int, str]]:
-    """``(offset, game text)`` of every game: games are separated by a blank line before a tag.
+    """``(offset, game text)`` of every game: games are separated by game breaks (:data:`GAME_BREAK`).
 
     A break inside a brace comment (unbalanced ``{``) is not a game boundary.
     """
@@ -234,8 +247,8 @@ def game_spans(text: str) -> Iterator[tuple[int, int]]:
 
     A game break (:data:`GAME_BREAK`) is one when the text since the last one holds no more ``{`` than ``}``.
     Both are found with numpy, :data:`_CHUNK` characters at a time: a break starts at a newline, and is one
-    where a newline and a ``[`` follow it (the pattern tells where blanks do); the braces before each break are
-    a sum over the chunk."""
+    where a newline and a ``[`` follow it (the pattern tells where blanks do, and where a ``[`` follows a line
+    that may end in a result); the braces before each break are a sum over the chunk."""
     start = 0
     balance = 0  # '{' less '}' before the last game break taken
     before = 0  # '{' less '}' before the chunk
@@ -261,8 +274,10 @@ def game_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def _breaks(text: str, chunk: int, data: np.ndarray[Any, Any], size: int) -> list[tuple[int, int]]:
     """The :data:`GAME_BREAK` matches starting in ``text[chunk:chunk + size]`` (``data``: its characters, a
-    byte each, and two more bytes), as ``(start, end)``. A match starts at a newline and ends at the next
-    newline with blanks alone between them (so no two overlap, and each is one that ``finditer`` finds)."""
+    byte each, and two more bytes), as ``(start, end)``. A match starts at a newline and ends after it or at the
+    next newline with blanks alone between them (so no two overlap, and each is one that ``finditer`` finds):
+    one is looked for at a newline before a blank line and a ``[`` (sure), or before a blank, or before a ``[``
+    after a line that may end in a result (its last character a result's, or a blank)."""
     newlines = np.flatnonzero(data[:size] == _NEWLINE)
     following, then = data[newlines + 1], data[newlines + 2]
     near_end = newlines >= size - 2
@@ -270,6 +285,10 @@ def _breaks(text: str, chunk: int, data: np.ndarray[Any, Any], size: int) -> lis
     double = following == _NEWLINE
     sure = double & (then == _BRACKET) & ~near_end  # "\n\n["
     unsure = blank | (double & ((then == _SPACE) | (then == _TAB) | (then == _RETURN))) | near_end
+    tagged = np.flatnonzero(following == _BRACKET)  # (a line before a tag line mostly ends in ']')
+    if len(tagged):
+        before = data[newlines[tagged] - 1]  # (the first newline of the chunk: its last byte, read again below)
+        unsure[tagged[_ENDS_RESULT[before] | (newlines[tagged] == 0)]] = True
     found = []
     for newline, certain in zip(newlines[sure | unsure].tolist(), sure[sure | unsure].tolist(), strict=True):
         at = chunk + newline
@@ -306,6 +325,9 @@ def _brace_balances(data: np.ndarray[Any, Any], size: int, places: list[int]) ->
 _ONES, _FIFTY_SIX = every_lane(1), np.uint64(56)
 _CHUNK = 1 << 20
 _OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
+_ENDS_RESULT = np.zeros(256, dtype=bool)
+_ENDS_RESULT[list(b"012* \t\r")] = True
+"""The last characters of a line a :data:`GAME_BREAK` after a result may follow."""
 
 
 def read_headers(text: str, spans: list[tuple[int, int]]) -> tuple[list[int], list[str | None], list[bool]]:

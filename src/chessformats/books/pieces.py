@@ -49,6 +49,7 @@ cost the merging process 70 MiB more on inputs of distinct games, for no speed; 
 cost fewer round trips)."""
 
 _PROBE = 1 << 16
+_LOOK_BACK = 16  # (more than a break looks back at: a result and three blanks)
 
 
 class Piece(NamedTuple):
@@ -73,12 +74,15 @@ def _cuts(path: str, size: int, piece_bytes: int) -> list[int]:
             position = max(target, cuts[-1] + 1)
             found = None
             while found is None and position < size:
-                handle.seek(position - 1)  # a break starts with the newline before the blank line
-                data = handle.read(_PROBE + 64)
-                match = BYTE_BREAK.search(data)
+                # a break starts with a newline (the one before the blank line, or after the result); the bytes
+                # before it are read too, for the result it may look back at
+                back = min(position - 1, _LOOK_BACK)
+                handle.seek(position - 1 - back)
+                data = handle.read(back + _PROBE + 64)
+                match = BYTE_BREAK.search(data, back)
                 if match is not None and match.end() < len(data):
-                    found = position - 1 + match.end()
-                elif len(data) < _PROBE:
+                    found = position - 1 - back + match.end()
+                elif len(data) < back + _PROBE:
                     break
                 else:
                     position += _PROBE
