@@ -18,9 +18,9 @@ events' order keys) by the games of the pieces before it, which gives the number
 Pieces:
 
 - **a plain file** is cut into byte ranges of about ``piece_bytes``: the client reads a few kB at each
-  nominal cut and moves it to the next game break (a blank line before a tag line); the workers open the
-  file and read their range themselves, so the files must be at the same path on every worker (a shared
-  file system). As with ``--jobs 2``, a cut is not checked against a brace comment that holds a blank line
+  nominal cut and moves it to the next game break (a blank line, or a result's line, before a tag line); the
+  workers open the file and read their range themselves, so the files must be at the same path on every worker
+  (a shared file system). As with ``--jobs 2``, a cut is not checked against a brace comment that holds a blank line
   followed by ``[`` (polyglot's lexer would not cut there either way: a game would be split).
 - **a compressed file** (``.gz``, ``.bz2``, ``.xz``, ``.zst``) cannot be entered in the middle: the client
   decompresses it as a stream, cuts the text into pieces at game breaks as the one-process build does, and
