@@ -175,3 +175,19 @@ def test_convert_refuses_an_archive_name_before_making_its_base(tmp_path: Path, 
     code, out, err = run(capsys, "convert", tmp_path / "g.pgn", "-o", tmp_path / archive, "--password", "x")
     assert code == 2 and said in err and err.count("\n") == 1 and out == ""
     assert sorted(path.name for path in tmp_path.iterdir()) == ["g.pgn"]
+
+
+@pytest.mark.parametrize(("option", "value", "said"), [
+    ("--jobs", "0", "argument --jobs: 0 is less than 1"), ("--jobs", "-3", "argument --jobs: -3 is less than 1"),
+    ("--min-games", "-1", "argument --min-games: -1 is less than 0"),
+    ("--dask-workers", "0", "argument --dask-workers: 0 is less than 1"),
+    ("--reducers", "0", "argument --reducers: 0 is less than 1"), ("--jobs", "two", "invalid int value: 'two'")])
+def test_counts_a_build_cannot_use_are_refused_as_it_parses(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              option: str, value: str, said: str) -> None:
+    # (they were taken: --jobs 0 or --min-games -1 ran a build that did nothing useful, without a word)
+    (tmp_path / "g.pgn").write_text(GAMES)
+    with pytest.raises(SystemExit) as exit_:
+        main(["build", str(tmp_path / "g.pgn"), "-o", str(tmp_path / "b.bin"), option, value])
+    assert exit_.value.code == 2 and said in capsys.readouterr().err and not (tmp_path / "b.bin").exists()
+    assert main(["build", str(tmp_path / "g.pgn"), "-o", str(tmp_path / "b.bin"), "--min-games", "0",
+                      "--jobs", "1"]) == 0

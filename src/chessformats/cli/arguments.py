@@ -9,9 +9,10 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PGN_ENCODING_HELP", "Deprecated", "code_page", "end_moves", "pgn_encoding"]
+__all__ = ["PGN_ENCODING_HELP", "Deprecated", "at_least", "code_page", "end_moves", "pgn_encoding"]
 
 PGN_ENCODING_HELP = ("the PGN text's encoding (cp1251, latin-1, ...); default auto: UTF-8, and a game that is not "
                      "valid UTF-8 as Windows-1252")
@@ -93,6 +94,22 @@ def code_page(name: str) -> str:
         return name
     raise argparse.ArgumentTypeError(f"{name} cannot be a ChessBase base's code page: it must write ASCII as ASCII "
                                      f"and each other character in one byte ({examples})")
+
+
+def at_least(lowest: int) -> Callable[[str], int]:
+    """An integer option's type: a whole number of at least ``lowest`` (``--jobs 0`` or ``--min-games -1`` are
+    argparse's one-line refusal, not a build that silently does nothing)."""
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"{value} is less than {lowest}")
+        return value
+
+    number.__name__ = f"int >= {lowest}"
+    return number
 
 
 class Deprecated(argparse.Action):

@@ -7,6 +7,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
+from .arguments import at_least
 from .outputs import say_built
 
 if TYPE_CHECKING:
@@ -20,8 +21,9 @@ def add_dask_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER",
                    help="count on a Dask cluster (pip install 'chessformats[dask]'): a scheduler address such as "
                         "tcp://host:8786, or none for a local cluster of --dask-workers processes")
-    p.add_argument("--dask-workers", type=int, default=2, help="processes of the local Dask cluster (default 2)")
-    p.add_argument("--reducers", type=int, metavar="R",
+    p.add_argument("--dask-workers", type=at_least(1), default=2,
+                   help="processes of the local Dask cluster (default 2)")
+    p.add_argument("--reducers", type=at_least(1), metavar="R",
                    help="with --dask and a .bin book: key ranges merged by R tasks on the workers (default: one per "
                         "GiB of input, at least one per worker thread)")
     p.add_argument("--shuffle-dir", metavar="DIR",

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
-from .arguments import PGN_ENCODING_HELP, Deprecated, code_page, end_moves, pgn_encoding
+from .arguments import PGN_ENCODING_HELP, Deprecated, at_least, code_page, end_moves, pgn_encoding
 from .building import BUILT, check_build, reduced, say_left_out
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import plain, terminal
@@ -430,7 +430,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--to", choices=BUILT, help="the book's format, whatever the extension of -o")
     p.add_argument("--format", dest="to", action=Deprecated, help=argparse.SUPPRESS)
     p.add_argument("--max-ply", type=int, default=1024, help="plies of each game to use (default 1024)")
-    p.add_argument("--min-games", type=int, default=3, help="games a move needs to enter the book (default 3)")
+    p.add_argument("--min-games", type=at_least(0), default=3, help="games a move needs to enter the book (default 3)")
     p.add_argument("--min-score", type=float, default=0.0,
                    help="score in percent a move needs for the side that plays it (default 0)")
     side = p.add_mutually_exclusive_group()
@@ -441,7 +441,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="record the PGN files as the book's sources (a .kob book only: writes NAME.ksf)")
     p.add_argument("--pgn-encoding", type=pgn_encoding, metavar="NAME", help=PGN_ENCODING_HELP + " (for the "
                    "players' names --sources records: the moves read the same whatever the encoding)")
-    p.add_argument("--jobs", type=int, default=2, help="processes reading games (default 2)")
+    p.add_argument("--jobs", type=at_least(1), default=2, help="processes reading games (default 2)")
     p.add_argument("--no-parallel", action="store_true", help="read with one process (same as --jobs 1)")
     add_dask_options(p)
     p.add_argument("--password", help=PASSWORD_HELP)
