@@ -138,3 +138,19 @@ def test_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["build", str(tmp_path / "standard.pgn"), "-o", str(tmp_path / "expected.bin"),
                  "--min-games", "1"]) == 0
     assert (tmp_path / "standard.bin").read_bytes() == (tmp_path / "expected.bin").read_bytes()
+
+
+@pytest.mark.parametrize("wanted", ["zzz", "blitzz", "180 + x", "40/", "rapid,3+"])
+def test_a_time_control_that_is_no_category_nor_tag_is_refused(wanted: str) -> None:
+    # a typo left every game out without a word; the PGN standard's TimeControl forms (9.6.1) and the categories pass
+    with pytest.raises(ValueError, match="neither a lichess category"):
+        GameFilter.of(time_controls=wanted)
+    for fine in ("blitz,Rapid", "180+2", "40/7200:3600", "*60", "-", "?", "300"):
+        assert GameFilter.of(time_controls=fine).time_controls is not None
+
+
+def test_cli_refuses_an_unknown_time_control_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "g.pgn").write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n')
+    assert main(["build", str(tmp_path / "g.pgn"), "-o", str(tmp_path / "b.bin"), "--time-control", "zzz"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "time control 'zzz'" in err and not (tmp_path / "b.bin").exists()

@@ -37,6 +37,10 @@ _LIMITS = ((29, "ultraBullet"), (179, "bullet"), (479, "blitz"), (1499, "rapid")
 """The longest estimated duration (seconds) of each category below classical (scalachess ``Speed``)."""
 
 _TIME_CONTROL = re.compile(r"\s*(\d+)\s*(?:\+\s*(\d+)\s*)?")
+_PERIOD = r"(?:\d+/\d+|\d+(?:\+\d+)?|\*\d+)"
+_TIME_CONTROL_TAG = re.compile(rf"\?|-|{_PERIOD}(?::{_PERIOD})*")
+"""A ``TimeControl`` tag as the PGN standard writes one (9.6.1: ``?``, ``-``, periods such as ``40/7200:3600``,
+``180+2``, ``*60``)."""
 _NOT_NAME = re.compile(r"[\s_-]+")
 _ALIASES = {"": "standard", "chess": "standard", "normal": "standard", "standard": "standard",
             "chess960": "chess960", "960": "chess960", "fischerandom": "chess960", "fischerrandom": "chess960",
@@ -94,7 +98,12 @@ class GameFilter:
         wanted = self.time_controls or frozenset()
         known = {name.lower(): name for name in TIME_CATEGORIES}
         object.__setattr__(self, "_categories", frozenset(known[n.lower()] for n in wanted if n.lower() in known))
-        object.__setattr__(self, "_exact", frozenset(n.strip() for n in wanted if n.lower() not in known))
+        exact = frozenset(n.strip() for n in wanted if n.lower() not in known)
+        for name in sorted(exact):
+            if not _TIME_CONTROL_TAG.fullmatch(name):  # (a typo would leave every game out, without a word)
+                raise ValueError(f"time control {name!r}: neither a lichess category ({', '.join(TIME_CATEGORIES)}) "
+                                 "nor a PGN TimeControl tag (180+2, 40/7200:3600, -)")
+        object.__setattr__(self, "_exact", exact)
         object.__setattr__(self, "_seen", {})  # TimeControl tag -> wanted (a month of lichess has a few hundred)
 
     @classmethod
