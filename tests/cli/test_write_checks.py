@@ -181,7 +181,7 @@ def test_convert_refuses_an_archive_name_before_making_its_base(tmp_path: Path, 
     ("--jobs", "0", "argument --jobs: 0 is less than 1"), ("--jobs", "-3", "argument --jobs: -3 is less than 1"),
     ("--min-games", "-1", "argument --min-games: -1 is less than 0"),
     ("--dask-workers", "0", "argument --dask-workers: 0 is less than 1"),
-    ("--reducers", "0", "argument --reducers: 0 is less than 1"), ("--jobs", "two", "invalid int value: 'two'")])
+    ("--jobs", "two", "invalid int value: 'two'")])  # (--reducers 0: refused with --dask, tests/books/test_shuffle)
 def test_counts_a_build_cannot_use_are_refused_as_it_parses(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                               option: str, value: str, said: str) -> None:
     # (they were taken: --jobs 0 or --min-games -1 ran a build that did nothing useful, without a word)

@@ -23,7 +23,7 @@ def add_dask_options(p: argparse.ArgumentParser) -> None:
                         "tcp://host:8786, or none for a local cluster of --dask-workers processes")
     p.add_argument("--dask-workers", type=at_least(1), default=2,
                    help="processes of the local Dask cluster (default 2)")
-    p.add_argument("--reducers", type=at_least(1), metavar="R",
+    p.add_argument("--reducers", type=int, metavar="R",
                    help="with --dask and a .bin book: key ranges merged by R tasks on the workers (default: one per "
                         "GiB of input, at least one per worker thread)")
     p.add_argument("--shuffle-dir", metavar="DIR",
