@@ -89,9 +89,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         from rich.text import Text
 
         with waiting.status(Text(f"reading {os.path.basename(args.file)}")):
-            report = handler.info(registry.existing(args.file))
+            report = handler.info(args.file)
     else:
-        report = handler.info(registry.existing(args.file))
+        report = handler.info(args.file)
     if args.json:
         import json
 
@@ -115,9 +115,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if handler.probe is None:
         raise FormatError(f"{handler.doc.title} files cannot be probed", file=args.book)
     board = _board(args.fen, args.moves)
-    book = registry.existing(args.book)  # (a book's name: its first file)
-    moves = handler.probe(book, board)
-    position = handler.position(book, board) if handler.position is not None else None
+    moves = handler.probe(args.book, board)  # (a book's name is its first file already: pipes.local_inputs)
+    position = handler.position(args.book, board) if handler.position is not None else None
     if args.json:
         shown: Any = moves if handler.position is None else {"fen": board.fen(), "position": position, "moves": moves}
         import json

@@ -189,15 +189,16 @@ def stream_pgn_text(decoded: DecodedGame, headers: Mapping[str, str]) -> str:
     return _text(holder.headers, tokens)
 
 
-def mainline_sans(decoded: DecodedGame, max_ply: int | None = None, *,
-                  checks: bool = False) -> tuple[dict[str, str], list[str]]:
+def mainline_sans(decoded: DecodedGame, max_ply: int | None = None, *, checks: bool = False,
+                  moves: list[chess.Move] | None = None) -> tuple[dict[str, str], list[str]]:
     """The tags a book builder needs (``FEN``, ``SetUp``, ``Variant`` when the game does not start from the
     standard position) and the first ``max_ply`` (default all) main-line moves as SAN, without check marks unless
-    ``checks``."""
+    ``checks``; ``moves``: the main line when the caller has walked it already (:func:`main_line`)."""
     holder = chess.pgn.Game()
     board = _setup(holder, decoded)
     tags = {name: holder.headers[name] for name in ("FEN", "SetUp", "Variant") if name in holder.headers}
-    moves = main_line(decoded)
+    if moves is None:
+        moves = main_line(decoded)
     sans = [board.san_and_push(move) for move in moves[:max_ply]]
     return tags, sans if checks else [san.rstrip("+#") for san in sans]
 

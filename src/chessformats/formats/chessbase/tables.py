@@ -312,7 +312,7 @@ def _one_game(db: Database, number: int, san: bool) -> _Game | FormatError:
         start = decoded.start
         fen = None if start.standard and not decoded.chess960 else start.fen()
         main = main_line(decoded)
-        text = " ".join(mainline_sans(decoded, checks=True)[1]) if san else None
+        text = " ".join(mainline_sans(decoded, checks=True, moves=main)[1]) if san else None
         uci = " ".join(move.uci() for move in main).encode("ascii")
         return _Game(uci, text, len(main), sum(token is PUSH for token in decoded.tokens), fen)
     except FormatError as error:
