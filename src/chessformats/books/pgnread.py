@@ -37,13 +37,17 @@ __all__ = ["BYTE_BREAK", "GAME_BREAK", "HEADER", "TAG", "HeaderTags", "decode_pg
            "parse_game", "read_headers", "split_games"]
 
 _BLANK = r"[ \t\r]"
-_AFTER_RESULT = "|".join(rf"(?<={result}{_BLANK * blanks}\n)" for result in ("1-0", "0-1", "1/2-1/2", r"\*")
+_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+_LINE_END = "".join(sorted({result[-1] for result in _RESULTS})) + " \t\r"
+"""The last characters of a line a game break after a result may follow: a result's, or a blank (the pattern's
+look behind and the numpy scan's table, :data:`_ENDS_RESULT`)."""
+_AFTER_RESULT = "|".join(rf"(?<={re.escape(result)}{_BLANK * blanks}\n)" for result in _RESULTS
                          for blanks in range(4))
 GAME_BREAK = re.compile(
     rf"\n(?:{_BLANK}*\n(?={_BLANK}*\[)"  # a blank line before a '['
     # or a line ending in a game's result (and at most three blanks) before a tag line; the first look behind
     # fails fast at the end of a tag line
-    rf'|(?<=[012*{_BLANK[1:-1]}]\n)(?={_BLANK}*\[[ \t]*[A-Za-z0-9_]+[ \t]+")(?:{_AFTER_RESULT}))')
+    rf'|(?<=[{re.escape(_LINE_END)}]\n)(?={_BLANK}*\[[ \t]*[A-Za-z0-9_]+[ \t]+")(?:{_AFTER_RESULT}))')
 """Where one game ends and the next starts: the game's text ends at the newline the break starts with, the next
 game's starts where the break ends. A break is a blank line before a ``[`` (the PGN standard's export format),
 or a newline between a line ending in a game termination (``1-0``, ``0-1``, ``1/2-1/2``, ``*``, then at most
@@ -326,7 +330,7 @@ _ONES, _FIFTY_SIX = every_lane(1), np.uint64(56)
 _CHUNK = 1 << 20
 _OPEN, _CLOSE, _NEWLINE, _SPACE, _TAB, _RETURN, _BRACKET = b"{}\n \t\r["
 _ENDS_RESULT = np.zeros(256, dtype=bool)
-_ENDS_RESULT[list(b"012* \t\r")] = True
+_ENDS_RESULT[list(_LINE_END.encode("ascii"))] = True
 """The last characters of a line a :data:`GAME_BREAK` after a result may follow."""
 
 
