@@ -1,22 +1,16 @@
-"""What ``chessformats build`` checks before it reads a game (its inputs, and every option against the format of
-the book it writes), and what it says about the book written beyond its summary line."""
+"""What ``chessformats build`` checks before it reads a game: its inputs, and every option against the format of
+the book it writes. (The moves a format cannot store are said by its writer's warning: :mod:`..books.leftout`.)"""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
 
 from ..engine.errors import FormatError
 
-if TYPE_CHECKING:
-    from ..engine.contract import WriteReport
-
-__all__ = ["BUILT", "check_build", "reduced", "say_left_out"]
+__all__ = ["BUILT", "check_build", "reduced"]
 
 BUILT = ("polyglot", "ctg", "kvetka")
 """The formats ``build`` writes."""
-
-_BOOKS = {"polyglot": "a Polyglot book", "ctg": "a CTG book", "kvetka": "a Kvetka book"}
 
 _REFUSED = {
     "sources": {"polyglot": "a Polyglot book stores no sources (a Kvetka book does: NAME.ksf)",
@@ -72,11 +66,3 @@ def _need_dask() -> None:
         importlib.import_module("dask.distributed")
     except ImportError:
         raise FormatError("--dask needs Dask: pip install 'chessformats[dask]'") from None
-
-
-def say_left_out(say: Any, key: str, report: WriteReport) -> None:
-    """Say the moves the book's format cannot store, which the writer left out (unless a warning of the writer
-    said so already)."""
-    left = report.counts.get("moves left out", 0)
-    if left and not any("left out" in warning.message for warning in report.warnings):
-        say(f"warning: {left:,} moves left out: {_BOOKS.get(key, key)} cannot store them")

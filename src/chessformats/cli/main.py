@@ -17,7 +17,7 @@ from ..engine.errors import FormatError
 from . import registry
 from .archive import PASSWORD_HELP, add_archive_parsers, set_password
 from .arguments import PGN_ENCODING_HELP, Deprecated, at_least, code_page, end_moves, pgn_encoding
-from .building import BUILT, check_build, reduced, say_left_out
+from .building import BUILT, check_build, reduced
 from .consoles import console as _console  # (the tests replace it to draw on a terminal)
 from .consoles import plain, terminal
 from .distributed import add_dask_options, build_reduced
@@ -285,7 +285,6 @@ def _build(args: argparse.Namespace, handler: registry.FormatHandler, console: C
     report = handler.build(args.output, builder, min_games=args.min_games, min_score=args.min_score / 100.0,
                            only=only, uniform=args.uniform, **options)
     elapsed = time.perf_counter() - started
-    say_left_out(say, handler.key, report)
     rows = len(builder)  # (counted while the book was written)
     builder.close()  # the spilled counts, if any
     games = builder.games - builder.not_games
