@@ -125,7 +125,9 @@ def cmd_convert(args: argparse.Namespace, console: Any) -> int:
         from .archive import convert_to_archive
 
         if kind == "pgn":  # the base made first takes the archive's name
-            _member_name(os.path.splitext(os.path.basename(args.target))[0] + ".cbh", args.target)
+            from ..formats.chessbase.archive_write import stored_name
+
+            stored_name(os.path.splitext(os.path.basename(args.target))[0] + ".cbh", args.target)
         planned(args.target, None, force=args.force)
         with writing(args.target):
             return convert_to_archive(args.source, args.target, encoding=args.encoding, console=console,
@@ -169,24 +171,6 @@ def _check_encodings(args: argparse.Namespace, kind: str, target_key: str) -> No
     if args.encoding is not None and kind == "pgn" and target_key == "parquet":
         raise FormatError("--encoding is a ChessBase base's code page: for the PGN file's, --pgn-encoding",
                           file=args.source)
-
-
-def _member_name(name: str, target: str) -> None:
-    """Refuse, before any game is read, a member ``name`` the archive ``target`` cannot store (its writer would
-    refuse it once the base is made): one the reader refuses, or with a character cp1252, the code page of
-    archive names, lacks."""
-    from ..formats.chessbase.archive import NAME_CODE_PAGE, name_problem
-
-    problem = name_problem(name)
-    if problem is None:
-        try:
-            name.encode(NAME_CODE_PAGE)
-        except UnicodeEncodeError as error:
-            char = name[error.start]
-            problem = f"the character {char!r} (U+{ord(char):04X}) has no byte in {NAME_CODE_PAGE}, the code page " \
-                      "of archive names: name the archive in Western European letters, e.g. ASCII ones"
-    if problem is not None:
-        raise FormatError(f"{name!r} cannot be the name of its base: {problem}", file=target)
 
 
 def _convert_to_table(args: argparse.Namespace, console: Any, kind: str) -> int:

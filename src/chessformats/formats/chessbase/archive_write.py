@@ -24,7 +24,7 @@ from ...engine.fileio import atomic_write
 from ...schemas.chessbase import cbv as schema
 from .archive import ARCHIVE_EXTENSIONS, NAME_CODE_PAGE, name_problem
 
-__all__ = ["base_files", "write_archive"]
+__all__ = ["base_files", "stored_name", "write_archive"]
 
 
 def _block(chunk: bytes, compress: bool) -> bytes:
@@ -54,10 +54,11 @@ def _stamp(seconds: float) -> tuple[int, int]:
             ((moment.hour * 100 + moment.minute) * 100 + moment.second) * 100 + moment.microsecond // 10000)
 
 
-def _stored_name(name: str, target: str) -> bytes:
+def stored_name(name: str, target: str) -> bytes:
     """The bytes of file ``name`` in the file table, or a :class:`FormatError` naming what keeps it out: a name
     the reader refuses (:func:`.archive.name_problem`), a character without a byte in the code page names are
-    read in (a broken name -- cp1252 would put ``?`` for it -- is never written), a name too long."""
+    read in (a broken name -- cp1252 would put ``?`` for it -- is never written), a name too long. The command line
+    asks it of the base a PGN file becomes before it reads a game."""
     problem = name_problem(name)
     if problem is not None:
         raise FormatError(f"{name!r} cannot be a member's name: {problem}", file=target)
@@ -67,7 +68,8 @@ def _stored_name(name: str, target: str) -> bytes:
         char = name[error.start]
         raise FormatError(f"{name!r} cannot be a member's name: the character {char!r} (U+{ord(char):04X}) has no "
                           f"byte in {NAME_CODE_PAGE}, the code page archive names are read in (the archive records "
-                          f"none): rename the base to a name of Western European letters, e.g. ASCII ones",
+                          f"none): rename it (or the archive its base is named after) in Western European letters, "
+                          "e.g. ASCII ones",
                           file=target) from None
     if len(raw) >= schema.NAME_SIZE:
         raise FormatError(f"{name!r} cannot be a member's name: {len(raw)} bytes, a name holds at most "
@@ -83,7 +85,7 @@ def write_archive(path: str | os.PathLike[str], files: Iterable[str | os.PathLik
     target = os.fspath(path)
     sources = [os.fspath(file) for file in files]
     names = [os.path.basename(source) for source in sources]
-    stored = [_stored_name(name, target) for name in names]
+    stored = [stored_name(name, target) for name in names]
     seen: set[str] = set()
     for name in names:
         if name.lower() in seen:
